@@ -1,0 +1,81 @@
+"""The one exception hierarchy of toolsift, raised identically by the Rust and pure-Python engines.
+
+Every class derives from a standard base as well as :class:`ToolsiftError`, so existing
+``except ValueError`` / ``except KeyError`` clauses keep working.
+
+Example:
+    >>> import toolsift
+    >>> try:
+    ...     toolsift.ToolIndex([]).search("   ")
+    ... except toolsift.QueryError as exc:
+    ...     print(exc)
+    Query must not be empty.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ToolsiftError",
+    "QueryError",
+    "LimitError",
+    "ToolDefinitionError",
+    "DuplicateToolError",
+    "CatalogError",
+    "EngineUnavailableError",
+    "DiscoveryError",
+    "SnapshotError",
+]
+
+
+class ToolsiftError(Exception):
+    """Base class of every error toolsift raises on purpose."""
+
+
+class QueryError(ToolsiftError, ValueError):
+    """The query cannot be searched: empty after trimming, or without a letter or number."""
+
+
+class LimitError(ToolsiftError, ValueError):
+    """``limit`` is not a positive integer."""
+
+
+class ToolDefinitionError(ToolsiftError, ValueError):
+    """A tool definition is malformed. The message names the tool and the field."""
+
+    def __init__(self, message: str, *, tool: str | None = None, field: str | None = None):
+        super().__init__(message)
+        self.tool = tool
+        self.field = field
+
+
+class DuplicateToolError(ToolDefinitionError):
+    """Two tools share one canonical name; toolsift never overwrites one silently."""
+
+
+class CatalogError(ToolsiftError, ValueError):
+    """A catalogue file cannot be read. The message names the file, the line and the field."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ):
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.field = field
+
+
+class EngineUnavailableError(ToolsiftError, ImportError):
+    """``engine="rust"`` was asked for but the compiled extension cannot be loaded."""
+
+
+class DiscoveryError(ToolsiftError, RuntimeError):
+    """Tool discovery is unavailable or disabled in this session."""
+
+
+class SnapshotError(ToolsiftError, ValueError):
+    """A saved index is truncated, corrupted, or written by a newer format version."""

@@ -1,0 +1,39 @@
+//! The engine's only error type. `bindings::errors` maps each variant to a toolsift.errors class.
+
+use std::fmt;
+
+/// Every way an engine call can fail on its input.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// The query is empty (or whitespace only).
+    EmptyQuery,
+    /// The query tokenizes to nothing: it has no letter or number.
+    NoSearchableTerms,
+    /// `limit` is not a positive integer.
+    InvalidLimit(i64),
+    /// A parameter is out of its range (name, message).
+    InvalidParameter(&'static str, String),
+    /// A document or field id is out of range.
+    InvalidDocument(String),
+    /// A snapshot cannot be read.
+    Snapshot(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::EmptyQuery => f.write_str("Query must not be empty."),
+            Error::NoSearchableTerms => {
+                f.write_str("Query must contain at least one letter or number.")
+            }
+            Error::InvalidLimit(n) => write!(f, "Limit must be a positive integer, got {n}."),
+            Error::InvalidParameter(name, msg) => write!(f, "Invalid {name}: {msg}"),
+            Error::InvalidDocument(msg) => f.write_str(msg),
+            Error::Snapshot(msg) => f.write_str(msg),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,6 @@
+//! toolsift's engine: tokenizer, compact inverted index and BM25+ scoring.
+//!
+//! The engine is plain Rust; `bindings` (behind the `python` feature) is the only code that uses pyo3.
+
+pub mod error;
+
