@@ -1,0 +1,65 @@
+"""Deterministic synthetic catalogues shaped like ../shared/data/mcp_mixed.tools.jsonl.
+
+MCP-style names (``verb_object`` on ``server-N``), 10–60 word descriptions drawn from a Zipf-like
+vocabulary, 1–8 schema keys. Written by us; no third-party text.
+"""
+
+from __future__ import annotations
+
+import random
+
+from toolsift import Tool
+
+VERBS = "get list create update delete search find fetch send read write run query open close merge add remove sync export import upload download start stop schedule cancel".split()
+OBJECTS = "issue pull_request file folder message channel user event calendar record table row column page document image video invoice payment customer order ticket repo branch commit release build job pod cluster bucket secret key token note task project comment review alert metric log trace dashboard report email contact lead deal".split()
+WORDS = (
+    "the a an of to for in with from by and or on at as is are this that it its returns "
+    "given specified optional required list results details data information current new "
+    "existing id name value values query filter limit page size sort order status type "
+    "repository account workspace organization team project service api endpoint request "
+    "response json text content summary description title url path directory storage cloud "
+    "database server client remote local network cache index search match score rank tool "
+    "agent model prompt context session time date range start end duration timezone location "
+    "address city country price amount currency balance transaction report chart graph table "
+    "spreadsheet sheet cell formula email inbox thread reply draft label attachment calendar "
+    "meeting invite schedule reminder notification alert webhook event trigger workflow action "
+    "pipeline build deploy release version branch commit merge diff review issue bug feature "
+    "user member role permission access token secret credential key certificate policy"
+).split()
+KEYS = "id name query path limit offset owner repo branch title body content channel text user email start end timezone format page per_page sort order status url method headers".split()
+
+
+def synthetic_tools(n: int, seed: int = 7) -> list[Tool]:
+    rng = random.Random(seed)
+    weights = [1.0 / (i + 1) ** 0.9 for i in range(len(WORDS))]
+    tools = []
+    servers = max(1, n // 13)
+    for i in range(n):
+        verb, obj = rng.choice(VERBS), rng.choice(OBJECTS)
+        server = f"server-{rng.randrange(servers)}"
+        raw = f"{verb}_{obj}_{i}"
+        words = rng.choices(WORDS, weights=weights, k=rng.randint(10, 60))
+        words[rng.randrange(len(words))] = obj.replace("_", " ")
+        description = f"{verb.capitalize()} {' '.join(words)}."
+        keys = rng.sample(KEYS, rng.randint(1, 8))
+        schema = {"type": "object", "properties": {k: {"type": "string"} for k in keys}}
+        tools.append(
+            Tool(
+                name=f"mcp__{server}__{raw}",
+                description=description,
+                input_schema=schema,
+                server=server,
+                mcp_tool_name=raw,
+            )
+        )
+    return tools
+
+
+def synthetic_queries(n: int, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        words = [rng.choice(VERBS), rng.choice(OBJECTS).replace("_", " ")]
+        words += rng.choices(WORDS[20:], k=rng.randint(0, 4))
+        out.append(" ".join(words))
+    return out

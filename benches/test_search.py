@@ -1,0 +1,75 @@
+"""Index build and single-query search, Rust beside pure Python, on real and synthetic catalogues.
+
+Time with:  pytest benches/test_search.py --benchmark-enable --benchmark-only --benchmark-columns=median,mean,ops,rounds
+CI runs every bench once as a test (``--benchmark-disable``) so that none can rot.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+pytest.importorskip("pytest_benchmark")
+
+from _synthetic import synthetic_queries, synthetic_tools  # noqa: E402
+
+from toolsift import ToolIndex, available_engines  # noqa: E402
+
+ENGINES = [pytest.param(e, id=e) for e in ("rust", "python")]
+
+
+def need(engine: str) -> None:
+    if engine not in available_engines():
+        pytest.skip("toolsift._core is not built")
+
+
+def cycle_search(index, queries, limit=8):
+    it = itertools.cycle(queries)
+
+    def run():
+        return index.search(next(it), limit)
+
+    return run
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.benchmark(group="search-mcp_mixed-11578-tools")
+def test_search_mcp_mixed(benchmark, engine, mcp_mixed_tools, mcp_mixed_queries):
+    need(engine)
+    index = ToolIndex(mcp_mixed_tools, engine=engine)
+    assert index.search("read a file from the filesystem")  # never time a wrong answer
+    benchmark(cycle_search(index, mcp_mixed_queries))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.benchmark(group="build-mcp_mixed-11578-tools")
+def test_build_mcp_mixed(benchmark, engine, mcp_mixed_tools):
+    need(engine)
+    index = benchmark.pedantic(
+        ToolIndex, args=(mcp_mixed_tools,), kwargs={"engine": engine}, rounds=3, iterations=1
+    )
+    assert len(index) == len(mcp_mixed_tools)
+
+
+@pytest.mark.parametrize("n", [1_000, 10_000])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_search_synthetic(benchmark, engine, n):
+    need(engine)
+    benchmark.group = f"search-synthetic-{n}-tools"
+    index = ToolIndex(synthetic_tools(n), engine=engine)
+    queries = synthetic_queries(200)
+    assert index.search(queries[0])
+    benchmark(cycle_search(index, queries))
+
+
+@pytest.mark.parametrize("n", [1_000, 10_000])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_build_synthetic(benchmark, engine, n):
+    need(engine)
+    benchmark.group = f"build-synthetic-{n}-tools"
+    tools = synthetic_tools(n)
+    index = benchmark.pedantic(
+        ToolIndex, args=(tools,), kwargs={"engine": engine}, rounds=3, iterations=1
+    )
+    assert len(index) == n

@@ -1,0 +1,57 @@
+"""toolsift: deferred-tool search for LLM agents and MCP gateways.
+
+Index every tool, give the model one search meta-tool, and activate only the best matches.
+
+Example:
+    >>> import toolsift
+    >>> index = toolsift.ToolIndex(toolsift.default_tools())
+    >>> index.search("open a pull request", limit=1)[0].tool.mcp_tool_name
+    'create_pull_request'
+"""
+
+from __future__ import annotations
+
+from ._tokenize import tokenize as _py_tokenize
+from .errors import (
+    CatalogError,
+    DiscoveryError,
+    DuplicateToolError,
+    EngineUnavailableError,
+    LimitError,
+    QueryError,
+    SnapshotError,
+    ToolDefinitionError,
+    ToolsiftError,
+)
+from .catalog import default_tools
+from .index import FieldWeights, Match, ToolIndex, available_engines
+from .loaders import load_catalog, load_tools
+from .tools import Tool
+
+try:
+    from ._core import tokenize
+except ImportError:  # the pure-Python twin splits identically
+    tokenize = _py_tokenize
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Tool",
+    "ToolIndex",
+    "Match",
+    "FieldWeights",
+    "load_tools",
+    "load_catalog",
+    "default_tools",
+    "tokenize",
+    "available_engines",
+    "ToolsiftError",
+    "QueryError",
+    "LimitError",
+    "ToolDefinitionError",
+    "DuplicateToolError",
+    "CatalogError",
+    "EngineUnavailableError",
+    "DiscoveryError",
+    "SnapshotError",
+]

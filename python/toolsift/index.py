@@ -1,0 +1,249 @@
+"""``ToolIndex``: tools in, ranked matches out, on the Rust engine or its pure-Python twin.
+
+Example:
+    >>> from toolsift import Tool, ToolIndex
+    >>> index = ToolIndex([
+    ...     Tool(name="create_issue", description="Open a new issue in a repository"),
+    ...     Tool(name="send_message", description="Send a chat message to a channel"),
+    ... ])
+    >>> [m.tool.name for m in index.search("open an issue")]
+    ['create_issue']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from . import _fallback
+from .errors import DuplicateToolError, EngineUnavailableError, QueryError
+from .tools import Tool
+
+if TYPE_CHECKING:
+    from ._engine import EngineIndex
+
+__all__ = ["FieldWeights", "Match", "ToolIndex", "EngineName", "available_engines"]
+
+EngineName = Literal["auto", "rust", "python"]
+MatchReason = Literal["select", "exact_name", "bm25"]
+
+DEFAULT_LIMIT = 8
+
+
+@dataclass(frozen=True)
+class FieldWeights:
+    """How much one token of each field adds to a tool's term frequency (seed 000's weights).
+
+    A weight of 0 leaves the field out of the index. ``search_hint`` (seed 001's curated phrase)
+    and ``description`` (whose first 200 characters are already the summary) are toolsift's own.
+
+    Example:
+        >>> FieldWeights(summary=3.0).summary
+        3.0
+    """
+
+    name: float = 6.0
+    label: float = 4.0
+    server: float = 2.0
+    mcp_tool_name: float = 4.0
+    summary: float = 2.0
+    schema_key: float = 1.0
+    search_hint: float = 4.0
+    description: float = 0.0
+    title: float = 0.0
+
+    def as_list(self) -> list[float]:
+        return [float(getattr(self, f.name)) for f in dataclasses.fields(self)]
+
+
+# Field ids: positions in FieldWeights, in the order the seed builds its document.
+_NAME, _LABEL, _SERVER, _MCP, _SUMMARY, _KEY, _HINT, _DESCRIPTION, _TITLE = range(9)
+
+
+def _document(tool: Tool, weights: list[float]) -> list[tuple[int, str]]:
+    """A tool's indexed fields as ``(field id, text)`` pairs; weight-0 fields are left out."""
+    fields: list[tuple[int, str]] = [(_NAME, tool.name), (_LABEL, tool.display_label)]
+    if tool.server:
+        fields.append((_SERVER, tool.server))
+    if tool.server and tool.mcp_tool_name:
+        fields.append((_MCP, tool.mcp_tool_name))
+    fields.append((_SUMMARY, tool.display_summary))
+    fields.extend((_KEY, key) for key in tool.schema_keys)
+    if tool.search_hint:
+        fields.append((_HINT, tool.search_hint))
+    if weights[_DESCRIPTION]:
+        fields.append((_DESCRIPTION, tool.description))
+    if tool.title and weights[_TITLE]:
+        fields.append((_TITLE, tool.title))
+    return [(f, text) for f, text in fields if text and weights[f]]
+
+
+@dataclass(frozen=True)
+class Match:
+    """One ranked tool.
+
+    Attributes:
+        tool: the matched tool.
+        score: its BM25+ score (higher is better).
+        reason: why it is in the list: ``"bm25"`` for a ranked match.
+    """
+
+    tool: Tool
+    score: float
+    reason: MatchReason = "bm25"
+
+    @property
+    def name(self) -> str:
+        return self.tool.name
+
+
+_warned_fallback = False
+_warn_lock = threading.Lock()
+
+
+def _rust_index_class() -> type[EngineIndex] | None:
+    try:
+        from . import _core
+    except ImportError:
+        return None
+    return _core.Index
+
+
+def available_engines() -> list[str]:
+    """The engines that can run here: ``["rust", "python"]``, or ``["python"]`` without the extension."""
+    return ["rust", "python"] if _rust_index_class() is not None else ["python"]
+
+
+def _select_engine(engine: str) -> tuple[str, type[EngineIndex]]:
+    global _warned_fallback
+    if engine == "python":
+        return "python", _fallback.Index
+    if engine not in ("auto", "rust"):
+        raise ValueError(f"engine must be 'auto', 'rust' or 'python', got {engine!r}")
+    cls = _rust_index_class()
+    if cls is not None:
+        return "rust", cls
+    if engine == "rust":
+        raise EngineUnavailableError(
+            "The Rust engine (toolsift._core) cannot be loaded. Reinstall toolsift from a wheel, "
+            "or build it with a Rust toolchain (`pip install .`), or pass engine='python'."
+        )
+    with _warn_lock:
+        if not _warned_fallback:
+            _warned_fallback = True
+            warnings.warn(
+                "toolsift: the Rust extension (toolsift._core) could not be loaded; using the "
+                "pure-Python engine, which ranks identically but is about 100x slower.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+    return "python", _fallback.Index
+
+
+class ToolIndex:
+    """A searchable, immutable index of tools.
+
+    Arguments:
+        tools: the tools to index; canonical names must be unique.
+        engine: ``"rust"``, ``"python"``, or ``"auto"`` (Rust, falling back to Python with one
+            ``RuntimeWarning`` when the extension cannot be loaded).
+        k1, b, delta: BM25+ parameters (defaults 1.2, 0.75, 1.0).
+        field_weights: per-field weights; defaults to :class:`FieldWeights`.
+
+    Raises:
+        DuplicateToolError: two tools share a name.
+        EngineUnavailableError: ``engine="rust"`` without the compiled extension.
+
+    Example:
+        >>> index = ToolIndex([Tool(name="get_weather", description="Current weather for a city")])
+        >>> index.search("weather in Paris")[0].tool.name
+        'get_weather'
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[Tool],
+        *,
+        engine: EngineName = "auto",
+        k1: float = 1.2,
+        b: float = 0.75,
+        delta: float = 1.0,
+        field_weights: FieldWeights | None = None,
+    ) -> None:
+        self._tools: tuple[Tool, ...] = tuple(tools)
+        self._by_name: dict[str, int] = {}
+        for i, tool in enumerate(self._tools):
+            if not isinstance(tool, Tool):
+                raise TypeError(f"tools[{i}] must be a toolsift.Tool, got {type(tool).__name__}")
+            if tool.name in self._by_name:
+                raise DuplicateToolError(
+                    f"Duplicate tool name {tool.name!r} (tools[{self._by_name[tool.name]}] and "
+                    f"tools[{i}]); tool names must be unique in an index.",
+                    tool=tool.name,
+                    field="name",
+                )
+            self._by_name[tool.name] = i
+        self.field_weights = field_weights if field_weights is not None else FieldWeights()
+        weights = self.field_weights.as_list()
+        self.engine, cls = _select_engine(engine)
+        self._index: EngineIndex = cls(
+            [t.name for t in self._tools],
+            [_document(t, weights) for t in self._tools],
+            weights,
+            k1=k1,
+            b=b,
+            delta=delta,
+        )
+        self.params = (float(k1), float(b), float(delta))
+
+    @property
+    def tools(self) -> tuple[Tool, ...]:
+        """The indexed tools, in the order given."""
+        return self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def get(self, name: str) -> Tool | None:
+        """The tool with this canonical name, or ``None``."""
+        i = self._by_name.get(name)
+        return None if i is None else self._tools[i]
+
+    def __repr__(self) -> str:
+        return f"ToolIndex(tools={len(self._tools)}, engine={self.engine!r})"
+
+    def search(
+        self, query: str, limit: int = DEFAULT_LIMIT, *, exclude: Iterable[str] = ()
+    ) -> list[Match]:
+        """The best ``limit`` tools for ``query``, best first.
+
+        Arguments:
+            query: natural-language or keyword query; trimmed first.
+            limit: how many matches at most (a positive int). Default 8.
+            exclude: tool names to leave out (for example the already active ones); they are
+                removed before the cut, so the limit is still filled.
+
+        Raises:
+            QueryError: the query is empty after trimming or has no letter or number.
+            LimitError: ``limit`` is not a positive integer.
+        """
+        if not isinstance(query, str):
+            raise QueryError(f"Query must be a string, got {type(query).__name__}.")
+        query = query.strip()
+        _fallback.check_limit(limit)
+        if not query:
+            raise QueryError("Query must not be empty.")
+        excluded = [self._by_name[n] for n in exclude if n in self._by_name]
+        hits = self._index.search(query, limit, excluded or None)
+        tools = self._tools
+        return [Match(tools[doc], score) for doc, score in hits]

@@ -1,0 +1,22 @@
+//! The one place where engine errors become Python exceptions (classes from toolsift.errors).
+
+use pyo3::exceptions::PyValueError;
+use pyo3::PyErr;
+
+use crate::error::Error;
+
+pyo3::import_exception!(toolsift.errors, QueryError);
+pyo3::import_exception!(toolsift.errors, LimitError);
+pyo3::import_exception!(toolsift.errors, SnapshotError);
+
+impl From<Error> for PyErr {
+    fn from(err: Error) -> PyErr {
+        let msg = err.to_string();
+        match err {
+            Error::EmptyQuery | Error::NoSearchableTerms => QueryError::new_err(msg),
+            Error::InvalidLimit(_) => LimitError::new_err(msg),
+            Error::Snapshot(_) => SnapshotError::new_err(msg),
+            Error::InvalidParameter(..) | Error::InvalidDocument(_) => PyValueError::new_err(msg),
+        }
+    }
+}

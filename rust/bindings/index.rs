@@ -1,0 +1,142 @@
+//! `toolsift._core.Index`: the Rust engine as a frozen Python class.
+
+use std::collections::HashSet;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use super::text::{extract_text, type_name};
+use crate::bm25::Params;
+use crate::index::Index;
+
+#[pyclass(name = "Index", module = "toolsift._core", frozen)]
+pub struct PyIndex {
+    inner: Index,
+}
+
+fn extract_documents(documents: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<(usize, String)>>> {
+    let mut out = Vec::new();
+    for (i, doc) in documents.try_iter()?.enumerate() {
+        let doc = doc?;
+        let mut fields = Vec::new();
+        for field in doc.try_iter().map_err(|_| {
+            PyTypeError::new_err(format!("document {i} must be a sequence of (field, text) pairs"))
+        })? {
+            let field = field?;
+            let pair = field.cast::<PyTuple>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "document {i}: each field must be a (field id, text) tuple, got {}",
+                    type_name(&field)
+                ))
+            })?;
+            if pair.len() != 2 {
+                return Err(PyValueError::new_err(format!(
+                    "document {i}: each field must be a (field id, text) pair"
+                )));
+            }
+            let id: usize = pair.get_item(0)?.extract().map_err(|_| {
+                PyTypeError::new_err(format!("document {i}: field id must be a non-negative int"))
+            })?;
+            let text = extract_text(&pair.get_item(1)?, "field text")?;
+            fields.push((id, text.into_owned()));
+        }
+        out.push(fields);
+    }
+    Ok(out)
+}
+
+fn extract_exclude(exclude: Option<&Bound<'_, PyAny>>) -> PyResult<HashSet<u32>> {
+    let mut set = HashSet::new();
+    if let Some(ex) = exclude {
+        for item in ex.try_iter()? {
+            set.insert(item?.extract::<u32>()?);
+        }
+    }
+    Ok(set)
+}
+
+#[pymethods]
+impl PyIndex {
+    #[new]
+    #[pyo3(signature = (names, documents, field_weights, *, k1 = 1.2, b = 0.75, delta = 1.0))]
+    fn new(
+        py: Python<'_>,
+        names: &Bound<'_, PyAny>,
+        documents: &Bound<'_, PyAny>,
+        field_weights: Vec<f64>,
+        k1: f64,
+        b: f64,
+        delta: f64,
+    ) -> PyResult<Self> {
+        let names: Vec<String> = names
+            .try_iter()?
+            .map(|n| n.and_then(|n| extract_text(&n, "name").map(|s| s.into_owned())))
+            .collect::<PyResult<_>>()?;
+        let documents = extract_documents(documents)?;
+        let params = Params::validated(k1, b, delta)?;
+        let inner = py.detach(|| Index::build(names, &documents, field_weights, params))?;
+        Ok(PyIndex { inner })
+    }
+
+    #[pyo3(signature = (query, limit, exclude = None))]
+    fn search(
+        &self,
+        py: Python<'_>,
+        query: &Bound<'_, PyAny>,
+        limit: &Bound<'_, PyAny>,
+        exclude: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<(u32, f64)>> {
+        let query = extract_text(query, "query")?;
+        let limit = extract_limit(limit)?;
+        let exclude = extract_exclude(exclude)?;
+        let inner = &self.inner;
+        Ok(py.detach(|| inner.search(&query, limit, &exclude))?)
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    #[getter]
+    fn vocabulary_size(&self) -> usize {
+        self.inner.vocabulary_size()
+    }
+
+    #[getter]
+    fn average_length(&self) -> f64 {
+        self.inner.average_length()
+    }
+
+    #[getter]
+    fn memory_bytes(&self) -> usize {
+        self.inner.memory_bytes()
+    }
+
+    fn document_frequency(&self, term: &Bound<'_, PyAny>) -> PyResult<usize> {
+        Ok(self.inner.document_frequency(&extract_text(term, "term")?))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<toolsift._core.Index documents={} terms={}>", self.inner.len(), self.inner.vocabulary_size())
+    }
+}
+
+/// `limit` must be an int (not a bool) >= 1; the message is the same as the pure-Python engine's.
+pub fn extract_limit(limit: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let bad = || -> PyErr {
+        super::errors::LimitError::new_err(format!(
+            "Limit must be a positive integer, got {}.",
+            limit.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".into())
+        ))
+    };
+    if limit.is_instance_of::<pyo3::types::PyBool>() || !limit.is_instance_of::<pyo3::types::PyInt>() {
+        return Err(bad());
+    }
+    let n: i64 = limit.extract().map_err(|_| bad())?;
+    if n < 1 {
+        return Err(bad());
+    }
+    Ok(usize::try_from(n).unwrap_or(usize::MAX))
+}
+

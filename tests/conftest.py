@@ -1,0 +1,87 @@
+"""Shared fixtures: the engine parametrisation, Hypothesis profiles and ../shared locations."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("fast", max_examples=200, deadline=None)
+settings.register_profile(
+    "slow", max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def shared_dir() -> Path | None:
+    """``../shared`` beside the checkout, or ``$TOOLSIFT_SHARED_DIR``; None where it is absent."""
+    env = os.environ.get("TOOLSIFT_SHARED_DIR")
+    candidates = [Path(env)] if env else []
+    candidates.append(ROOT.parent / "shared")
+    for path in candidates:
+        if (path / "data").is_dir():
+            return path
+    return None
+
+
+def require_shared(sub: str = "data") -> Path:
+    base = shared_dir()
+    if base is None or not (base / sub).exists():
+        pytest.skip(
+            f"../shared/{sub} not found beside the checkout (set TOOLSIFT_SHARED_DIR): "
+            "it holds the third-party catalogues and the reference oracle, which are not shipped"
+        )
+    return base / sub
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    return require_shared("data")
+
+
+@pytest.fixture(scope="session")
+def reference():
+    """The independent oracle port of seed 000 (``../shared/reference/seed000_reference.py``)."""
+    path = require_shared("reference")
+    sys.path.insert(0, str(path))
+    try:
+        import seed000_reference
+    finally:
+        sys.path.remove(str(path))
+    return seed000_reference
+
+
+def _have_rust() -> bool:
+    try:
+        import toolsift._core  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+HAVE_RUST = _have_rust()
+
+
+@pytest.fixture(params=["rust", "python"])
+def engine(request) -> str:
+    """Run a test against both engines (pydantic-core's ``py_and_json`` pattern)."""
+    if request.param == "rust" and not HAVE_RUST:
+        if os.environ.get("CI"):
+            pytest.fail("the Rust extension must be built in CI")
+        pytest.skip("toolsift._core is not built (pip install -e .)")
+    return request.param
+
+
+@pytest.fixture
+def engine_index(engine):
+    """The raw engine class for ``engine``."""
+    if engine == "rust":
+        from toolsift._core import Index
+    else:
+        from toolsift._fallback import Index
+    return Index

@@ -1,0 +1,98 @@
+"""``ToolIndex``: the public search API over Tool objects, on both engines."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import toolsift
+from toolsift import DuplicateToolError, LimitError, QueryError, Tool, ToolIndex
+from toolsift import index as index_module
+
+TOOLS = [
+    Tool(name="create_issue", description="Open a new issue in a GitHub repository"),
+    Tool(name="send_message", description="Send a chat message to a Slack channel"),
+    Tool(
+        name="mcp__fs__read_file",
+        description="Read a file from disk",
+        server="fs",
+        mcp_tool_name="read_file",
+        input_schema={"type": "object", "properties": {"path": {"type": "string"}}},
+    ),
+]
+
+
+def test_search_returns_matches_best_first(engine):
+    index = ToolIndex(TOOLS, engine=engine)
+    assert index.engine == engine
+    matches = index.search("open an issue")
+    assert [m.tool.name for m in matches] == ["create_issue"]
+    assert matches[0].reason == "bm25" and matches[0].score > 0
+    assert [m.name for m in index.search("read the file at this path")] == ["mcp__fs__read_file"]
+
+
+def test_default_limit_is_eight_and_limit_is_validated(engine):
+    tools = [Tool(name=f"tool_{i}", description="shared words here") for i in range(20)]
+    index = ToolIndex(tools, engine=engine)
+    assert len(index.search("shared words")) == 8
+    assert len(index.search("shared words", limit=3)) == 3
+    for bad in (0, -2, 1.5, True, None, "8"):
+        with pytest.raises(LimitError):
+            index.search("shared", limit=bad)
+
+
+def test_query_errors(engine):
+    index = ToolIndex(TOOLS, engine=engine)
+    for q in ("", "   ", "\n\t"):
+        with pytest.raises(QueryError, match="must not be empty"):
+            index.search(q)
+    with pytest.raises(QueryError, match="Query must contain at least one letter or number."):
+        index.search("?? -- !!")
+    with pytest.raises(QueryError):
+        index.search(None)  # type: ignore[arg-type]
+
+
+def test_empty_index_is_not_an_error(engine):
+    assert ToolIndex([], engine=engine).search("anything") == []
+
+
+def test_duplicate_names_are_rejected():
+    with pytest.raises(DuplicateToolError, match="create_issue"):
+        ToolIndex([TOOLS[0], TOOLS[0]], engine="python")
+
+
+def test_exclude_leaves_out_names_before_the_cut(engine):
+    tools = [Tool(name=f"t{i}", description="alpha") for i in range(5)]
+    index = ToolIndex(tools, engine=engine)
+    got = [m.name for m in index.search("alpha", limit=2, exclude=["t0", "t1", "unknown"])]
+    assert got == ["t2", "t3"]
+
+
+def test_field_weights_are_configurable(engine):
+    tools = [
+        Tool(name="a", description="weather", search_hint="forecast"),
+        Tool(name="b", description="forecast weather report"),
+    ]
+    plain = ToolIndex(tools, engine=engine, field_weights=toolsift.FieldWeights(search_hint=0.0))
+    assert [m.name for m in plain.search("forecast")] == ["b"]
+    hinted = ToolIndex(tools, engine=engine)
+    assert [m.name for m in hinted.search("forecast")][0] == "a"
+
+
+def test_auto_falls_back_to_python_with_one_warning(monkeypatch):
+    monkeypatch.setattr(index_module, "_rust_index_class", lambda: None)
+    monkeypatch.setattr(index_module, "_warned_fallback", False)
+    with pytest.warns(RuntimeWarning, match="pure-Python engine"):
+        first = ToolIndex(TOOLS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        second = ToolIndex(TOOLS)
+    assert first.engine == second.engine == "python"
+    with pytest.raises(toolsift.EngineUnavailableError):
+        ToolIndex(TOOLS, engine="rust")
+
+
+def test_unknown_engine_is_an_error():
+    with pytest.raises(ValueError, match="engine"):
+        ToolIndex(TOOLS, engine="java")  # type: ignore[arg-type]
