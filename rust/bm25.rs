@@ -27,7 +27,11 @@ pub struct Params {
 
 impl Default for Params {
     fn default() -> Self {
-        Params { k1: 1.2, b: 0.75, delta: 1.0 }
+        Params {
+            k1: 1.2,
+            b: 0.75,
+            delta: 1.0,
+        }
     }
 }
 
@@ -35,10 +39,16 @@ impl Params {
     /// Checks the ranges in which every matched term contributes a finite, positive amount.
     pub fn validated(k1: f64, b: f64, delta: f64) -> Result<Params> {
         if !(k1.is_finite() && k1 >= 0.0) {
-            return Err(Error::InvalidParameter("k1", format!("must be a finite number >= 0, got {k1}")));
+            return Err(Error::InvalidParameter(
+                "k1",
+                format!("must be a finite number >= 0, got {k1}"),
+            ));
         }
         if !(b.is_finite() && (0.0..=1.0).contains(&b)) {
-            return Err(Error::InvalidParameter("b", format!("must be between 0 and 1, got {b}")));
+            return Err(Error::InvalidParameter(
+                "b",
+                format!("must be between 0 and 1, got {b}"),
+            ));
         }
         if !(delta.is_finite() && delta >= 0.0) {
             return Err(Error::InvalidParameter(
@@ -95,9 +105,17 @@ mod tests {
     #[test]
     fn idf_matches_hand_computed_values() {
         // N = 10, df = 1: ln(1 + 9.5 / 1.5) = ln(7.333...) = 1.99243016469021...
-        let cases = [(10, 1, 1.992_430_164_690_206_5), (10, 10, 0.046_520_015_634_892_91), (1, 1, 0.287_682_072_451_780_9)];
+        let cases = [
+            (10, 1, 1.992_430_164_690_206_5),
+            (10, 10, 0.046_520_015_634_892_91),
+            (1, 1, 0.287_682_072_451_780_9),
+        ];
         for (n, df, want) in cases {
-            assert!(close(idf(n, df), want), "idf({n}, {df}) = {} != {want}", idf(n, df));
+            assert!(
+                close(idf(n, df), want),
+                "idf({n}, {df}) = {} != {want}",
+                idf(n, df)
+            );
         }
     }
 

@@ -36,8 +36,13 @@ pub struct Index {
     avg_len: f64,
 }
 
-/// One field of one document, as the builder receives it.
-pub type Field<'a> = (usize, &'a str);
+/// What a search leaves out or adds beyond plain BM25+ ranking. Every option is applied inside
+/// the engine, before the top-k cut, so the limit is still filled.
+#[derive(Debug, Clone, Default)]
+pub struct SearchOptions {
+    /// Document ids never returned (for example the tools a session already activated).
+    pub exclude: HashSet<u32>,
+}
 
 struct Scratch {
     acc: Vec<f64>,
@@ -102,7 +107,9 @@ impl Index {
             )));
         }
         if documents.len() > u32::MAX as usize {
-            return Err(Error::InvalidDocument("too many documents (at most 2^32 - 1)".into()));
+            return Err(Error::InvalidDocument(
+                "too many documents (at most 2^32 - 1)".into(),
+            ));
         }
         for (f, w) in field_weights.iter().enumerate() {
             if !(w.is_finite() && *w >= 0.0) {
@@ -161,7 +168,9 @@ impl Index {
             lengths.push(length);
         }
         if entries.len() > u32::MAX as usize {
-            return Err(Error::InvalidDocument("too many postings (at most 2^32 - 1)".into()));
+            return Err(Error::InvalidDocument(
+                "too many postings (at most 2^32 - 1)".into(),
+            ));
         }
         // Counting sort by term; documents stay ascending within a term.
         let mut offsets = Vec::with_capacity(terms.len() + 1);
@@ -184,7 +193,10 @@ impl Index {
         let idf = df.iter().map(|&d| bm25::idf(n, d as usize)).collect();
         let total: f64 = lengths.iter().sum();
         let avg_len = bm25::average_length(total, n);
-        let norms = lengths.iter().map(|&len| params.norm(len, avg_len)).collect();
+        let norms = lengths
+            .iter()
+            .map(|&len| params.norm(len, avg_len))
+            .collect();
         Ok(Index {
             params,
             field_weights,
@@ -258,20 +270,24 @@ impl Index {
     }
 
     /// Tokenizes `query` and searches it; see [`Index::search_tokens`].
-    pub fn search(&self, query: &str, limit: usize, exclude: &HashSet<u32>) -> Result<Vec<(u32, f64)>> {
+    pub fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        options: &SearchOptions,
+    ) -> Result<Vec<(u32, f64)>> {
         let mut tokens: Vec<String> = Vec::new();
         for_each_token(query, |t| tokens.push(t.to_owned()));
-        self.search_tokens(&tokens, limit, exclude)
+        self.search_tokens(&tokens, limit, options)
     }
 
     /// The top `limit` documents for query `tokens` by BM25+ score (descending, then name
-    /// ascending), leaving out the documents in `exclude` before the cut, so the limit is still
-    /// filled. Only documents with a score > 0 are returned.
+    /// ascending), after applying `options`. Only documents with a score > 0 are returned.
     pub fn search_tokens<S: AsRef<str>>(
         &self,
         tokens: &[S],
         limit: usize,
-        exclude: &HashSet<u32>,
+        options: &SearchOptions,
     ) -> Result<Vec<(u32, f64)>> {
         if tokens.is_empty() {
             return Err(Error::NoSearchableTerms);
@@ -298,8 +314,13 @@ impl Index {
                 acc.resize(self.len(), 0.0);
             }
             for (tok, qtf) in &query {
-                let Some(&term) = self.term_ids.get(*tok) else { continue };
-                let (start, end) = (self.offsets[term as usize] as usize, self.offsets[term as usize + 1] as usize);
+                let Some(&term) = self.term_ids.get(*tok) else {
+                    continue;
+                };
+                let (start, end) = (
+                    self.offsets[term as usize] as usize,
+                    self.offsets[term as usize + 1] as usize,
+                );
                 let idf = self.idf[term as usize];
                 for (&doc, &tf) in self.docs[start..end].iter().zip(&self.tfs[start..end]) {
                     let d = doc as usize;
@@ -310,7 +331,7 @@ impl Index {
                     }
                 }
             }
-            let hits = self.top_k(acc, touched, limit, exclude);
+            let hits = self.top_k(acc, touched, limit, options);
             for &doc in touched.iter() {
                 acc[doc as usize] = 0.0;
             }
@@ -319,14 +340,25 @@ impl Index {
         })
     }
 
-    fn top_k(&self, acc: &[f64], touched: &[u32], limit: usize, exclude: &HashSet<u32>) -> Vec<(u32, f64)> {
-        let mut heap: BinaryHeap<Candidate> = BinaryHeap::with_capacity(limit.min(touched.len()) + 1);
+    fn top_k(
+        &self,
+        acc: &[f64],
+        touched: &[u32],
+        limit: usize,
+        options: &SearchOptions,
+    ) -> Vec<(u32, f64)> {
+        let mut heap: BinaryHeap<Candidate> =
+            BinaryHeap::with_capacity(limit.min(touched.len()) + 1);
         for &doc in touched {
             let score = acc[doc as usize];
-            if !(score > 0.0) || exclude.contains(&doc) {
+            if !(score > 0.0) || options.exclude.contains(&doc) {
                 continue;
             }
-            let cand = Candidate { score, doc, name: &self.names[doc as usize] };
+            let cand = Candidate {
+                score,
+                doc,
+                name: &self.names[doc as usize],
+            };
             if heap.len() < limit {
                 heap.push(cand);
             } else if let Some(worst) = heap.peek() {
@@ -336,7 +368,10 @@ impl Index {
                 }
             }
         }
-        heap.into_sorted_vec().into_iter().map(|c| (c.doc, c.score)).collect()
+        heap.into_sorted_vec()
+            .into_iter()
+            .map(|c| (c.doc, c.score))
+            .collect()
     }
 }
 
@@ -352,15 +387,21 @@ mod tests {
         Index::build(names, &documents, W.to_vec(), Params::default()).unwrap()
     }
 
-    fn none() -> HashSet<u32> {
-        HashSet::new()
+    fn none() -> SearchOptions {
+        SearchOptions::default()
     }
 
     #[test]
     fn ranks_by_weighted_bm25_plus() {
         let idx = build(&[
-            ("read_file", &[(0, "read_file"), (1, "Read a file from disk")]),
-            ("write_file", &[(0, "write_file"), (1, "Write a file to disk")]),
+            (
+                "read_file",
+                &[(0, "read_file"), (1, "Read a file from disk")],
+            ),
+            (
+                "write_file",
+                &[(0, "write_file"), (1, "Write a file to disk")],
+            ),
             ("fetch", &[(0, "fetch"), (1, "Fetch a URL")]),
         ]);
         let hits = idx.search("read file", 8, &none()).unwrap();
@@ -377,7 +418,11 @@ mod tests {
 
     #[test]
     fn ties_break_by_name_and_limit_cuts_after_sorting() {
-        let idx = build(&[("b", &[(1, "same text")]), ("a", &[(1, "same text")]), ("c", &[(1, "same text")])]);
+        let idx = build(&[
+            ("b", &[(1, "same text")]),
+            ("a", &[(1, "same text")]),
+            ("c", &[(1, "same text")]),
+        ]);
         let hits = idx.search("same", 2, &none()).unwrap();
         assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![1, 0]);
         assert_eq!(hits[0].1, hits[1].1);
@@ -386,8 +431,10 @@ mod tests {
     #[test]
     fn exclusion_happens_before_the_cut() {
         let idx = build(&[("a", &[(1, "x y")]), ("b", &[(1, "x")]), ("c", &[(1, "x")])]);
-        let excl: HashSet<u32> = [0].into_iter().collect();
-        let hits = idx.search("x", 2, &excl).unwrap();
+        let opts = SearchOptions {
+            exclude: [0].into_iter().collect(),
+        };
+        let hits = idx.search("x", 2, &opts).unwrap();
         assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![1, 2]);
     }
 

@@ -1,14 +1,12 @@
 //! `toolsift._core.Index`: the Rust engine as a frozen Python class.
 
-use std::collections::HashSet;
-
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use super::text::{extract_text, type_name};
 use crate::bm25::Params;
-use crate::index::Index;
+use crate::index::{Index, SearchOptions};
 
 #[pyclass(name = "Index", module = "toolsift._core", frozen)]
 pub struct PyIndex {
@@ -21,7 +19,9 @@ fn extract_documents(documents: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<(usize, S
         let doc = doc?;
         let mut fields = Vec::new();
         for field in doc.try_iter().map_err(|_| {
-            PyTypeError::new_err(format!("document {i} must be a sequence of (field, text) pairs"))
+            PyTypeError::new_err(format!(
+                "document {i} must be a sequence of (field, text) pairs"
+            ))
         })? {
             let field = field?;
             let pair = field.cast::<PyTuple>().map_err(|_| {
@@ -46,14 +46,14 @@ fn extract_documents(documents: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<(usize, S
     Ok(out)
 }
 
-fn extract_exclude(exclude: Option<&Bound<'_, PyAny>>) -> PyResult<HashSet<u32>> {
-    let mut set = HashSet::new();
+fn extract_options(exclude: Option<&Bound<'_, PyAny>>) -> PyResult<SearchOptions> {
+    let mut options = SearchOptions::default();
     if let Some(ex) = exclude {
         for item in ex.try_iter()? {
-            set.insert(item?.extract::<u32>()?);
+            options.exclude.insert(item?.extract::<u32>()?);
         }
     }
-    Ok(set)
+    Ok(options)
 }
 
 #[pymethods]
@@ -89,9 +89,9 @@ impl PyIndex {
     ) -> PyResult<Vec<(u32, f64)>> {
         let query = extract_text(query, "query")?;
         let limit = extract_limit(limit)?;
-        let exclude = extract_exclude(exclude)?;
+        let options = extract_options(exclude)?;
         let inner = &self.inner;
-        Ok(py.detach(|| inner.search(&query, limit, &exclude))?)
+        Ok(py.detach(|| inner.search(&query, limit, &options))?)
     }
 
     fn __len__(&self) -> usize {
@@ -118,7 +118,11 @@ impl PyIndex {
     }
 
     fn __repr__(&self) -> String {
-        format!("<toolsift._core.Index documents={} terms={}>", self.inner.len(), self.inner.vocabulary_size())
+        format!(
+            "<toolsift._core.Index documents={} terms={}>",
+            self.inner.len(),
+            self.inner.vocabulary_size()
+        )
     }
 }
 
@@ -127,10 +131,15 @@ pub fn extract_limit(limit: &Bound<'_, PyAny>) -> PyResult<usize> {
     let bad = || -> PyErr {
         super::errors::LimitError::new_err(format!(
             "Limit must be a positive integer, got {}.",
-            limit.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".into())
+            limit
+                .repr()
+                .map(|r| r.to_string())
+                .unwrap_or_else(|_| "?".into())
         ))
     };
-    if limit.is_instance_of::<pyo3::types::PyBool>() || !limit.is_instance_of::<pyo3::types::PyInt>() {
+    if limit.is_instance_of::<pyo3::types::PyBool>()
+        || !limit.is_instance_of::<pyo3::types::PyInt>()
+    {
         return Err(bad());
     }
     let n: i64 = limit.extract().map_err(|_| bad())?;
@@ -139,4 +148,3 @@ pub fn extract_limit(limit: &Bound<'_, PyAny>) -> PyResult<usize> {
     }
     Ok(usize::try_from(n).unwrap_or(usize::MAX))
 }
-
