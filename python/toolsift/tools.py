@@ -200,14 +200,14 @@ class Tool:
                 raise _invalid(name, field_name, "must not be empty (use None)")
 
         schema = self.input_schema
-        if not isinstance(schema, Mapping):
+        if type(schema) is not dict and not isinstance(schema, Mapping):
             raise _invalid(name, "input_schema", f"must be a JSON object, got {_kind(schema)}")
         properties = schema.get("properties")
         if properties is None:
             if "properties" in schema:
                 raise _invalid(name, "input_schema.properties", "must be a JSON object, got None")
             keys: tuple[str, ...] = ()
-        elif not isinstance(properties, Mapping):
+        elif type(properties) is not dict and not isinstance(properties, Mapping):
             raise _invalid(
                 name, "input_schema.properties", f"must be a JSON object, got {_kind(properties)}"
             )
