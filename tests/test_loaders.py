@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -20,6 +19,8 @@ from toolsift.loaders import (
     load_tools,
 )
 from toolsift.tools import Tool
+
+from .conftest import require_shared
 
 SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
 EMPTY = {"type": "object", "properties": {}}
@@ -764,12 +765,7 @@ def test_mcp_load_round_trip(server: str, items: list[dict[str, Any]]) -> None:
 
 
 def shared_data_dir() -> Path:
-    env = os.environ.get("TOOLSIFT_SHARED_DIR")
-    shared = Path(env) if env else Path(__file__).resolve().parents[2] / "shared"
-    data = shared / "data"
-    if not data.is_dir():
-        pytest.skip(f"../shared/data not found: looked in {data} (set TOOLSIFT_SHARED_DIR)")
-    return data
+    return require_shared("data")
 
 
 SHARED = [

@@ -12,7 +12,6 @@ import math
 import random
 
 import pytest
-
 from toolsift import ToolIndex, load_catalog
 
 CATALOGUES = [
