@@ -7,6 +7,8 @@ objects. ``Index`` is the raw engine: documents are lists of ``(field id, text)`
 from collections.abc import Iterable, Sequence
 from typing import final
 
+__all__ = ["Index", "tokenize", "__version__"]
+
 __version__: str
 
 def tokenize(text: str) -> list[str]:
@@ -42,8 +44,8 @@ class Index:
         [(0, 2.0...)]
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         names: Iterable[str],
         documents: Iterable[Sequence[tuple[int, str]]],
         field_weights: Sequence[float],
@@ -51,7 +53,7 @@ class Index:
         k1: float = 1.2,
         b: float = 0.75,
         delta: float = 1.0,
-    ) -> None: ...
+    ) -> Index: ...
     def search(
         self, query: str, limit: int, exclude: Iterable[int] | None = None
     ) -> list[tuple[int, float]]:
