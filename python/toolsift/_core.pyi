@@ -29,7 +29,8 @@ class Index:
     Arguments:
         names: one name per document; ties in score break by name, ascending (code point order).
         documents: per document, a sequence of ``(field id, text)`` pairs.
-        field_weights: ``field_weights[f]`` is the weight of field ``f`` (finite, >= 0; 0 = not indexed).
+        field_weights: ``field_weights[f]`` is the weight of field ``f`` (finite, >= 0; a field of
+            weight 0 is not scored, but required terms still find its words).
         k1: BM25 term-frequency saturation (>= 0). Default 1.2.
         b: length normalisation (0..1). Default 0.75.
         delta: BM25+ lower bound for a matched term (>= 0). Default 1.0.
