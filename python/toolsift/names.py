@@ -25,12 +25,10 @@ from typing import Union
 from .query import name_key
 from .tools import Tool
 
-__all__ = ["NameTable", "MAX_SPAN_WORDS", "MIN_KEY_LENGTH"]
+__all__ = ["NameTable", "MIN_KEY_LENGTH"]
 
-#: The longest run of query words tried as one name (``get code snippet`` → ``get_code_snippet``).
-MAX_SPAN_WORDS = 8
-#: Normalised names shorter than this never match a span of a keyword query (``a``, ``go``, ``ls``):
-#: as words they are too often ordinary words. ``select:`` still finds them.
+#: Normalised names shorter than this never match in a keyword query (``a``, ``go``, ``ls``);
+#: ``select:`` still finds them.
 MIN_KEY_LENGTH = 3
 # Above this many keys, suggestions do not scan every key with difflib (per-call work would be
 # proportional to the corpus); they use only the candidates the engine ranks.
@@ -71,23 +69,32 @@ class NameTable:
         # qualified ones (``server`` + ``tool``, which also serves ``mcp__server__tool``).
         plain: dict[str, _Ids] = {}
         qualified: dict[str, _Ids] = {}
+        server_keys: dict[str, str] = {}
         for i, tool in enumerate(tools):
-            if tool.server is None:
-                for alias in tool.aliases():
-                    key = name_key(alias)
+            server = tool.server
+            if server is None:
+                for alias in (tool.name, tool.mcp_tool_name):
+                    key = name_key(alias) if alias is not None else ""
                     if key:
                         _add(plain, key, i)
                 continue
             raw = tool.mcp_tool_name if tool.mcp_tool_name is not None else tool.name
             raw_key = name_key(raw)
-            qual_key = name_key(tool.server) + raw_key
+            server_key = server_keys.get(server)
+            if server_key is None:
+                server_key = server_keys[server] = name_key(server)
+            qual_key = server_key + raw_key
             if qual_key:
                 _add(qualified, qual_key, i)
-            for alias in tool.aliases():
-                key = name_key(alias)
-                if not key or key == qual_key or key == "mcp" + qual_key:
-                    continue
-                _add(plain, key, i)
+            if raw_key:
+                _add(plain, raw_key, i)
+            if name_key(tool.name) != "mcp" + qual_key:
+                # Sanitising changed the canonical name (non-ASCII server or tool name), or the
+                # name is not canonical: index every alias the slow way.
+                for alias in tool.aliases():
+                    key = name_key(alias)
+                    if key and key != qual_key and key != "mcp" + qual_key and key != raw_key:
+                        _add(plain, key, i)
         self._plain = plain
         self._qualified = qualified
 
@@ -117,36 +124,25 @@ class NameTable:
                 return exact
         return found
 
-    def find_in_words(self, words: Sequence[str]) -> list[tuple[tuple[int, ...], int, int]]:
-        """The tool names written in a query, as ``(tool ids, first word, end word)`` spans.
+    def find_names(
+        self, candidates: Sequence[tuple[str, str]]
+    ) -> list[tuple[tuple[int, ...], str]]:
+        """The candidate spans that name tools, as ``(tool ids, rest of the query)``.
 
-        Runs of up to :data:`MAX_SPAN_WORDS` consecutive words are tried, longest first at each
-        position, left to right; a matched run is consumed (``get code snippet`` matches
-        ``get_code_snippet`` and not also ``code_snippet``). Spans whose key is shorter than
+        ``candidates`` come from :func:`toolsift.query.name_candidates`; a name found twice (or
+        two spans naming the same tools) is kept once, at its first position. Keys shorter than
         :data:`MIN_KEY_LENGTH` are skipped.
         """
-        keys = [name_key(w) for w in words]
-        out: list[tuple[tuple[int, ...], int, int]] = []
-        i = 0
-        n = len(keys)
-        while i < n:
-            if not keys[i]:
-                i += 1
+        out: list[tuple[tuple[int, ...], str]] = []
+        seen: set[tuple[int, ...]] = set()
+        for name, rest in candidates:
+            key = name_key(name)
+            if len(key) < MIN_KEY_LENGTH:
                 continue
-            hit = None
-            for j in range(min(n, i + MAX_SPAN_WORDS), i, -1):
-                key = "".join(keys[i:j])
-                if len(key) < MIN_KEY_LENGTH:
-                    continue
-                ids = self.lookup_key(key)
-                if ids:
-                    hit = (ids, i, j)
-                    break
-            if hit is None:
-                i += 1
-            else:
-                out.append(hit)
-                i = hit[2]
+            ids = self.lookup_key(key)
+            if ids and ids not in seen:
+                seen.add(ids)
+                out.append((ids, rest))
         return out
 
     def suggest(self, name: str, candidates: Iterable[int], n: int = 3) -> tuple[str, ...]:
