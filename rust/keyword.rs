@@ -18,6 +18,7 @@
 //! Per query term the work is one scan of the *distinct* name parts (for substrings) plus the
 //! postings of the matched parts and terms, never a scan of every tool.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
@@ -103,13 +104,31 @@ fn token_postings<S: AsRef<str>>(texts: &[S]) -> Postings {
     Postings::build(map, pairs)
 }
 
+/// Per-thread accumulators, reused across queries (see `index.rs`).
+#[derive(Default)]
+struct Scratch {
+    score: Vec<f64>,
+    touched: Vec<u32>,
+    term: Vec<f64>,
+    term_touched: Vec<u32>,
+    required: Vec<u32>,
+    required_touched: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
 /// An immutable keyword index (seed 001's scorer).
 #[derive(Debug, Clone)]
 pub struct KeywordIndex {
     names: Vec<String>,
     mcp: Vec<bool>,
-    /// Distinct name parts, and for each the documents holding it.
-    parts: Vec<Box<str>>,
+    /// Distinct name parts joined by `\0` (tokens never hold one), with each part's start
+    /// offset: one substring search of this string finds every part containing a term.
+    joined_parts: String,
+    part_starts: Vec<usize>,
+    /// For each distinct name part, the documents holding it.
     part_docs: Postings,
     hints: Postings,
     descriptions: Postings,
@@ -167,10 +186,18 @@ impl KeywordIndex {
                 }
             }
         }
+        let mut joined_parts = String::new();
+        let mut part_starts = Vec::with_capacity(keys.len());
+        for key in &keys {
+            part_starts.push(joined_parts.len());
+            joined_parts.push_str(key);
+            joined_parts.push('\0');
+        }
         Ok(KeywordIndex {
             names,
             mcp,
-            parts: keys,
+            joined_parts,
+            part_starts,
             part_docs: Postings::build(map, pairs),
             hints: token_postings(hints),
             descriptions: token_postings(descriptions),
@@ -185,36 +212,66 @@ impl KeywordIndex {
         self.names.is_empty()
     }
 
-    /// Each matched document's points for one term, in first-touched order.
-    fn term_points(&self, term: &str, points: &mut HashMap<u32, f64, ahash::RandomState>) {
-        points.clear();
-        // 2 = an exact part, 1 = a part containing the term.
-        let mut level: HashMap<u32, u8, ahash::RandomState> = HashMap::default();
-        for &doc in self.part_docs.get(term) {
-            level.insert(doc, 2);
+    /// Each matched document's points for one term: fills `sc.term` / `sc.term_touched`.
+    fn term_points(&self, term: &str, sc: &mut Scratch) {
+        let n = self.len();
+        if sc.term.len() < n {
+            sc.term.resize(n, 0.0);
         }
-        for (id, part) in self.parts.iter().enumerate() {
-            if &**part != term && part.contains(term) {
-                for &doc in self.part_docs.docs_of(id as u32) {
-                    level.entry(doc).or_insert(1);
+        let Scratch {
+            term: points,
+            term_touched: touched,
+            ..
+        } = sc;
+        let mut add = |doc: u32, p: f64, only_if_new: bool| {
+            let d = doc as usize;
+            if points[d] == 0.0 {
+                touched.push(doc);
+            } else if only_if_new {
+                return;
+            }
+            points[d] += p;
+        };
+        let exact_id = self.part_docs.ids.get(term).copied();
+        if let Some(id) = exact_id {
+            for &doc in self.part_docs.docs_of(id) {
+                let p = if self.mcp[doc as usize] {
+                    EXACT_PART_MCP
+                } else {
+                    EXACT_PART
+                };
+                add(doc, p, true);
+            }
+        }
+        if !term.is_empty() {
+            // memchr's SIMD substring search (~10x std's `match_indices` here); after a match,
+            // the search resumes at the next part, so each part is found once.
+            let hay = self.joined_parts.as_bytes();
+            let finder = memchr::memmem::Finder::new(term.as_bytes());
+            let mut pos = 0;
+            while let Some(found) = finder.find(&hay[pos..]) {
+                let at = pos + found;
+                // The part holding this match; `part_starts` is ascending and starts at 0.
+                let part = self.part_starts.partition_point(|&s| s <= at) - 1;
+                pos = self.part_starts.get(part + 1).copied().unwrap_or(hay.len());
+                if exact_id == Some(part as u32) {
+                    continue;
+                }
+                for &doc in self.part_docs.docs_of(part as u32) {
+                    let p = if self.mcp[doc as usize] {
+                        SUBSTRING_PART_MCP
+                    } else {
+                        SUBSTRING_PART
+                    };
+                    add(doc, p, true);
                 }
             }
         }
-        for (&doc, &lvl) in &level {
-            let mcp = self.mcp[doc as usize];
-            let p = match (lvl, mcp) {
-                (2, true) => EXACT_PART_MCP,
-                (2, false) => EXACT_PART,
-                (_, true) => SUBSTRING_PART_MCP,
-                (_, false) => SUBSTRING_PART,
-            };
-            *points.entry(doc).or_insert(0.0) += p;
-        }
         for &doc in self.hints.get(term) {
-            *points.entry(doc).or_insert(0.0) += HINT;
+            add(doc, HINT, false);
         }
         for &doc in self.descriptions.get(term) {
-            *points.entry(doc).or_insert(0.0) += DESCRIPTION;
+            add(doc, DESCRIPTION, false);
         }
     }
 
@@ -232,44 +289,76 @@ impl KeywordIndex {
         if limit == 0 {
             return Err(Error::InvalidLimit(0));
         }
-        let mut points = HashMap::default();
-        let mut scores: HashMap<u32, f64, ahash::RandomState> = HashMap::default();
         let mut terms: Vec<&str> = Vec::new();
         for tok in tokens {
             if !terms.contains(&tok.as_ref()) {
                 terms.push(tok.as_ref());
             }
         }
-        for term in terms {
-            self.term_points(term, &mut points);
-            for (&doc, &p) in &points {
-                *scores.entry(doc).or_insert(0.0) += p;
+        let n = self.len();
+        SCRATCH.with(|cell| {
+            let mut sc = cell.borrow_mut();
+            let sc = &mut *sc;
+            if sc.score.len() < n {
+                sc.score.resize(n, 0.0);
+                sc.required.resize(n, 0);
             }
-        }
-        let mut required: Vec<HashSet<u32>> = Vec::new();
-        for term in &options.required {
-            self.term_points(term, &mut points);
-            required.push(points.keys().copied().collect());
-        }
-        let mut hits: Vec<(u32, f64)> = scores
-            .into_iter()
-            .filter(|&(doc, score)| {
-                score > 0.0
-                    && !options.exclude.contains(&doc)
-                    && options
-                        .include
-                        .as_ref()
-                        .map_or(true, |inc| inc.contains(&doc))
-                    && required.iter().all(|set| set.contains(&doc))
-            })
-            .collect();
-        hits.sort_by(|a, b| {
-            b.1.total_cmp(&a.1)
-                .then_with(|| self.names[a.0 as usize].cmp(&self.names[b.0 as usize]))
-                .then_with(|| a.0.cmp(&b.0))
-        });
-        hits.truncate(limit);
-        Ok(hits)
+            for term in &terms {
+                self.term_points(term, sc);
+                for &doc in &sc.term_touched {
+                    let d = doc as usize;
+                    if sc.score[d] == 0.0 {
+                        sc.touched.push(doc);
+                    }
+                    sc.score[d] += sc.term[d];
+                    sc.term[d] = 0.0;
+                }
+                sc.term_touched.clear();
+            }
+            for term in &options.required {
+                self.term_points(term, sc);
+                for &doc in &sc.term_touched {
+                    sc.required[doc as usize] += 1;
+                    sc.term[doc as usize] = 0.0;
+                }
+                sc.required_touched.extend_from_slice(&sc.term_touched);
+                sc.term_touched.clear();
+            }
+            let need = options.required.len() as u32;
+            let mut hits: Vec<(u32, f64)> = sc
+                .touched
+                .iter()
+                .map(|&doc| (doc, sc.score[doc as usize]))
+                .filter(|&(doc, score)| {
+                    score > 0.0
+                        && sc.required[doc as usize] == need
+                        && !options.exclude.contains(&doc)
+                        && options
+                            .include
+                            .as_ref()
+                            .map_or(true, |inc| inc.contains(&doc))
+                })
+                .collect();
+            for &doc in &sc.touched {
+                sc.score[doc as usize] = 0.0;
+            }
+            for &doc in &sc.required_touched {
+                sc.required[doc as usize] = 0;
+            }
+            sc.touched.clear();
+            sc.required_touched.clear();
+            let by_rank = |a: &(u32, f64), b: &(u32, f64)| {
+                b.1.total_cmp(&a.1)
+                    .then_with(|| self.names[a.0 as usize].cmp(&self.names[b.0 as usize]))
+                    .then_with(|| a.0.cmp(&b.0))
+            };
+            if hits.len() > limit {
+                hits.select_nth_unstable_by(limit - 1, by_rank);
+                hits.truncate(limit);
+            }
+            hits.sort_unstable_by(by_rank);
+            Ok(hits)
+        })
     }
 
     /// Tokenizes `query` and searches it; see [`KeywordIndex::search_tokens`].
