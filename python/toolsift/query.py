@@ -43,6 +43,9 @@ _SELECT = re.compile(r"select\s*:", re.IGNORECASE)
 _STRIP = "\"'`«»“”‘’()[]{}<>,;:!?*"
 _NOT_ALNUM_ASCII = re.compile(r"[^a-z0-9]+")
 _IDENTIFIER = re.compile(r"[^\W_][_./-]+[^\W_]|[a-z][A-Z]")
+# A whitespace-delimited word that contains an identifier feature (one regex pass per query).
+_IDENTIFIER_WORD = re.compile(r"(?<!\S)\S*?(?:[^\W_][_./-]+[^\W_]|[a-z][A-Z])\S*")
+_HAS_ALNUM = re.compile(r"[^\W_]")
 _BACKTICKED = re.compile(r"`([^`]+)`")
 
 
@@ -126,7 +129,8 @@ def parse_query(query: object, *, max_length: int = DEFAULT_MAX_QUERY_LENGTH) ->
         else:
             free.append(word)
     text = " ".join(free)
-    if not tokenize(text):
+    # A cheap "has a letter or number"; the engine's tokenizer has the last word (QueryError).
+    if not _HAS_ALNUM.search(text):
         if not required:
             raise QueryError("Query must contain at least one letter or number.")
         text = " ".join(required)
@@ -176,13 +180,14 @@ def name_candidates(text: str, max_words: int = 8) -> tuple[tuple[str, str], ...
     if 0 < len(words) <= max_words:
         out.append((text, ""))
     quoted_spans: list[tuple[int, int]] = []
-    for m in _BACKTICKED.finditer(text):
-        phrase = m.group(1).strip()
-        quoted_spans.append(m.span())
-        if phrase:
-            out.append((phrase, _without(text, m.start(), m.end())))
-    for m in re.finditer(r"\S+", text):
-        if any(a <= m.start() < b for a, b in quoted_spans):
+    if "`" in text:
+        for m in _BACKTICKED.finditer(text):
+            phrase = m.group(1).strip()
+            quoted_spans.append(m.span())
+            if phrase:
+                out.append((phrase, _without(text, m.start(), m.end())))
+    for m in _IDENTIFIER_WORD.finditer(text):
+        if quoted_spans and any(a <= m.start() < b for a, b in quoted_spans):
             continue
         word = m.group().strip(_STRIP)
         if word and _is_identifier(word) and not (len(words) == 1 and out):
