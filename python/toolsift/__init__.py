@@ -26,6 +26,7 @@ from .errors import (
 from .catalog import default_tools
 from .index import FieldWeights, Match, ToolIndex, available_engines
 from .loaders import load_catalog, load_tools
+from .session import DiscoveryResult, DiscoverySession
 from .tools import Tool
 
 try:
@@ -43,6 +44,8 @@ __all__ = [
     "load_tools",
     "load_catalog",
     "default_tools",
+    "DiscoverySession",
+    "DiscoveryResult",
     "tokenize",
     "available_engines",
     "ToolsiftError",
