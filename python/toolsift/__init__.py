@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 from ._tokenize import tokenize as _py_tokenize
+from .catalog import default_tools
 from .errors import (
     CatalogError,
     DiscoveryError,
@@ -23,9 +24,9 @@ from .errors import (
     ToolDefinitionError,
     ToolsiftError,
 )
-from .catalog import default_tools
 from .index import FieldWeights, Match, ToolIndex, available_engines
 from .loaders import load_catalog, load_tools
+from .metatool import meta_tool
 from .session import DiscoveryResult, DiscoverySession
 from .tools import Tool
 
@@ -46,6 +47,7 @@ __all__ = [
     "default_tools",
     "DiscoverySession",
     "DiscoveryResult",
+    "meta_tool",
     "tokenize",
     "available_engines",
     "ToolsiftError",
