@@ -3,4 +3,5 @@
 //! The engine is plain Rust; `bindings` (behind the `python` feature) is the only code that uses pyo3.
 
 pub mod error;
-
+pub mod tokenize;
+mod unicode_tables;

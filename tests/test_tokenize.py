@@ -1,4 +1,4 @@
-"""The tokenizer: table cases and the reference port as an oracle.
+"""The tokenizer: table cases, the reference port as an oracle, and Rust/Python parity.
 
 The reference port (``shared/reference``) computes the seed's rule straight from this
 interpreter's ``unicodedata``; our engines use tables generated from Unicode 14.0.0, so tests that
@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import json
 import os
 import subprocess
 import sys
 import unicodedata
+import zlib
 from pathlib import Path
 from unittest import mock
 
@@ -23,6 +25,7 @@ from toolsift import _tokenize
 from toolsift._tokenize import UNICODE_VERSION, tokenize
 
 ROOT = Path(__file__).resolve().parents[1]
+CASES_FILE = ROOT / "tests" / "data" / "tokenize_cases.jsonl"
 SLOW = os.environ.get("HYPOTHESIS_PROFILE") == "slow"
 ON_UNICODE_14 = unicodedata.unidata_version == UNICODE_VERSION
 NOT_UNICODE_14 = (
@@ -226,3 +229,47 @@ def test_every_code_point_matches_reference(oracle, first):
             text = CONTEXTS.replace("{0}", chr(cp))
             assert (hex(cp), tokenize(text)) == (hex(cp), oracle(text))
     assert ours == theirs
+
+
+def _cases_file():
+    with CASES_FILE.open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def test_cases_file_matches_this_engine():
+    """tests/data/tokenize_cases.jsonl, which the Rust tests read, is still what we compute."""
+    lines = _cases_file()
+    cases = [line for line in lines if "text" in line]
+    assert len(cases) >= 1000
+    assert [tokenize(c["text"]) for c in cases] == [c["tokens"] for c in cases]
+    chunks = [line for line in lines if "template" in line]
+    assert sum(c["last"] - c["first"] + 1 for c in chunks) == 0x110000
+    for chunk in chunks if SLOW else chunks[:2]:
+        cps = (cp for cp in range(chunk["first"], chunk["last"] + 1) if not 0xD800 <= cp <= 0xDFFF)
+        text = " ".join(chunk["template"].replace("{0}", chr(cp)) for cp in cps)
+        tokens = "".join(t + "\n" for t in tokenize(text))
+        assert zlib.crc32(tokens.encode()) == chunk["crc32"], hex(chunk["first"])
+
+
+# The Rust engine, through the binding's toolsift._core.tokenize (lossy str conversion).
+needs_core = pytest.mark.skipif(
+    importlib.util.find_spec("toolsift._core") is None,
+    reason="the extension toolsift._core is not built (maturin develop)",
+)
+
+
+@needs_core
+@given(identifiers | tricky_text | any_text)
+@example("ΑΣ\ud800Σ")
+def test_rust_engine_matches(text):
+    from toolsift import _core
+
+    assert _core.tokenize(text) == tokenize(text)
+
+
+@needs_core
+@pytest.mark.parametrize(("text", "expected"), CASES)
+def test_rust_engine_cases(text, expected):
+    from toolsift import _core
+
+    assert _core.tokenize(text) == expected
