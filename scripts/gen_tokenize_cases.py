@@ -2,9 +2,10 @@
 
 Usage (from the repository root): ``python scripts/gen_tokenize_cases.py``
 
-The Rust tests (``rust/tokenize.rs``) read the file and check that the Rust tokenizer gives the
-same tokens; ``tests/test_tokenize.py`` checks that the Python engine still does. Together they
-keep the two engines equal without building the extension. Each line is a JSON object, either
+The Rust tests (``rust/tokenize/python_parity.rs``) read the file and check that the Rust
+tokenizer gives the same tokens; ``tests/test_tokenize.py`` checks that the Python engine still
+does. Together they keep the two engines equal without building the extension. Each line is a
+JSON object, either
 
 * ``{"text": ..., "tokens": [...]}``: a case (random strings, biased toward tricky characters),
 * ``{"template": ..., "first": ..., "last": ..., "crc32": ...}``: for every code point ``c``
