@@ -24,9 +24,10 @@ from .errors import (
     ToolDefinitionError,
     ToolsiftError,
 )
-from .index import FieldWeights, Match, ToolIndex, available_engines
+from .index import FieldWeights, ToolIndex, available_engines
 from .loaders import load_catalog, load_tools
 from .metatool import meta_tool
+from .result import Match, SearchResult
 from .session import DiscoveryResult, DiscoverySession
 from .tools import Tool
 
@@ -41,6 +42,7 @@ __all__ = [
     "Tool",
     "ToolIndex",
     "Match",
+    "SearchResult",
     "FieldWeights",
     "load_tools",
     "load_catalog",
