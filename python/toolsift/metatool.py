@@ -186,6 +186,10 @@ def call_meta_tool(session: DiscoverySession | None, arguments: Mapping[str, Any
     query = arguments.get("query")
     if query is None:
         raise QueryError("Query must not be empty.")
+    if not isinstance(query, str):
+        raise QueryError(f"Query must be a string, got {type(query).__name__}.")
+    if not query.strip():  # the query is checked before the limit, as the seed does
+        raise QueryError("Query must not be empty.")
     result = session.search(query, _limit(arguments.get("limit")))
     return MetaToolCall(
         content=search_tool_bm25_content(result),

@@ -40,9 +40,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from . import _fallback
-from .errors import DiscoveryError, DuplicateToolError, QueryError
-from .index import DEFAULT_LIMIT, EngineName, Match, ToolIndex
+from .errors import DiscoveryError, DuplicateToolError
+from .index import DEFAULT_LIMIT, EngineName, ToolIndex
 from .loaders import from_mcp
+from .result import Match, QueryKind
 from .tokens import tool_tokens
 from .tools import Tool
 
@@ -58,7 +59,6 @@ __all__ = [
 
 DiscoveryMode = Literal["off", "all", "mcp-only", "auto"]
 ToolSource = Literal["builtin", "mcp", "extension", "custom"]
-QueryKind = Literal["select", "keyword"]
 
 #: Seed 000's essential built-ins: never hidden unless ``always_available`` says otherwise.
 DEFAULT_ALWAYS_AVAILABLE = ("read", "bash", "edit")
@@ -423,12 +423,14 @@ class DiscoverySession:
     def search(self, query: str, limit: int = DEFAULT_LIMIT) -> DiscoveryResult:
         """Rank the hidden tools for ``query`` and activate the matches (seed 000's execute).
 
-        Already-active tools are never in ``matches``; those the query matches are listed in
-        ``already_active``.
+        The query language is :meth:`ToolIndex.search`'s: ``select:A,B`` fetches tools by name
+        (``missing`` lists the names no tool of the session answers to), ``+word`` requires a
+        word, and a tool named exactly is always among the matches. Already-active tools are
+        never in ``matches``; those the query matches are listed in ``already_active``.
 
         Raises:
             DiscoveryError: discovery is off (seed 000's message).
-            QueryError: the query is empty or has no letter or number.
+            QueryError: the query is not a string, is empty, or has no letter or number.
             LimitError: ``limit`` is not a positive integer.
 
         Example:
@@ -437,22 +439,16 @@ class DiscoverySession:
             ('mcp__calendar__create_event',)
         """
         snapshot, selected_count = self._current_snapshot()  # DiscoveryError first, as the seed
-        if not isinstance(query, str):
-            raise QueryError(f"Query must be a string, got {type(query).__name__}.")
-        query = query.strip()
         _fallback.check_limit(limit)
-        if not query:
-            raise QueryError("Query must not be empty.")
         # Activated tools stay in the index (activation never rebuilds it): ask for enough
-        # results that `limit` fresh ones survive leaving the active ones out.
-        result = snapshot.discoverable.search(query, limit + selected_count)
-        fixed_result = snapshot.fixed.search(query, limit)
-        # Temporary until the query-language SearchResult lands on main: read its attributes
-        # when they exist, else a plain list means a keyword search with nothing missing.
-        query_kind: QueryKind = getattr(result, "query_kind", "keyword")
-        missing = tuple(getattr(result, "missing", ()))
-        if missing:
-            also_missing = set(getattr(fixed_result, "missing", ()))
+        # results that `limit` fresh ones survive leaving the active ones out. Seed 000 has no
+        # cap on the limit beyond the corpus size, so the index's hard cap is lifted.
+        window = limit + selected_count
+        result = snapshot.discoverable.search(query, window, max_limit=window)
+        fixed_result = snapshot.fixed.search(query, limit, max_limit=limit)
+        missing = result.missing
+        if missing:  # a select: name of an always-visible tool is found, not missing
+            also_missing = set(fixed_result.missing)
             missing = tuple(n for n in missing if n in also_missing)
         matches: list[Match] = []
         already: list[str] = []
@@ -478,14 +474,14 @@ class DiscoverySession:
         already.extend(m.tool.name for m in fixed_result)
         activated = tuple(m.tool.name for m in matches)
         return DiscoveryResult(
-            query=query,
+            query=result.query,
             limit=limit,
             matches=tuple(matches),
             activated=activated,
             already_active=tuple(dict.fromkeys(already))[:limit],
             selected=active_selected,
             total_tools=len(snapshot.discoverable) - selected_count,
-            query_kind=query_kind,
+            query_kind=result.query_kind,
             missing=missing,
             generation=generation,
         )
