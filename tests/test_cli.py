@@ -76,6 +76,7 @@ def test_search_the_builtin_catalogue():
     lines = out.stdout.splitlines()
     assert lines[0] == 'Activated 3 of 221 discoverable tools for "open a pull request"'
     assert sum(line.startswith("- github/") for line in lines) == 3
+    assert lines[1].endswith("  mcp__github__merge_pull_request")  # the name to call
 
 
 def test_search_every_catalogue_format(catalogs):

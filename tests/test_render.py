@@ -93,3 +93,9 @@ def test_rich_on_a_terminal(monkeypatch):
     assert text.count("24.154") == 1 and "20.154" in text and "19.154" not in text
     assert "... 2 more" in text
     assert "├──" in text or "└──" in text
+
+
+def test_names_are_shown_on_request():
+    details = _details(1)
+    assert "tool_0" not in render_text(details)
+    assert render_text(details, names=True).splitlines()[1].endswith("  24.154  tool_0")

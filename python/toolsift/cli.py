@@ -178,7 +178,7 @@ def _search(args: argparse.Namespace) -> int:
     session, _ = _session(args)
     result = session.search(args.query, args.limit)
     if args.format == "text":
-        print_details(search_tool_bm25_details(result), expanded=True)
+        print_details(search_tool_bm25_details(result), expanded=True, names=True)
     elif args.format == "details":
         print(dumps(search_tool_bm25_details(result)))
     elif args.format == "toolsearch":

@@ -72,25 +72,33 @@ def _quoted(text: str) -> str:
     return '"' + str(text).replace('"', '\\"') + '"'
 
 
-def _rows(
-    details: Mapping[str, Any], expanded: bool
-) -> tuple[list[tuple[str, str, str, str]], int]:
-    """The shown matches as (label, server, score, description), and how many are left out."""
+_Row = tuple[str, str, str, str, str]
+
+
+def _rows(details: Mapping[str, Any], expanded: bool, names: bool) -> tuple[list[_Row], int]:
+    """The shown matches as (label, server, score, name, description), and how many are left
+    out; ``name`` is empty unless ``names`` is set and it differs from the label."""
     tools = list(details.get("tools") or [])
     shown = tools if expanded else tools[:COLLAPSED_MATCH_LIMIT]
-    rows = [
-        (
-            _cut(t.get("label") or t.get("name", ""), MATCH_LABEL_LEN),
-            str(t.get("server_name") or ""),
-            f"{float(t.get('score', 0.0)):.3f}",
-            _cut(t.get("description") or "", MATCH_DESCRIPTION_LEN),
+    rows = []
+    for t in shown:
+        name = str(t.get("name", ""))
+        label = str(t.get("label") or name)
+        rows.append(
+            (
+                _cut(label, MATCH_LABEL_LEN),
+                str(t.get("server_name") or ""),
+                f"{float(t.get('score', 0.0)):.3f}",
+                name if names and name != label else "",
+                _cut(t.get("description") or "", MATCH_DESCRIPTION_LEN),
+            )
         )
-        for t in shown
-    ]
     return rows, len(tools) - len(shown)
 
 
-def render_text(details: Mapping[str, Any] | None, *, expanded: bool = False) -> str:
+def render_text(
+    details: Mapping[str, Any] | None, *, expanded: bool = False, names: bool = False
+) -> str:
     """The plain-text view of seed 000's ``details``.
 
     ``details`` is what :func:`~toolsift.contract.search_tool_bm25_details` returns.
@@ -98,6 +106,7 @@ def render_text(details: Mapping[str, Any] | None, *, expanded: bool = False) ->
     Arguments:
         details: the details, or ``None``, which gives the fallback warning line.
         expanded: show every match rather than the first 5.
+        names: also show each tool's canonical name (what the model calls) after its score.
 
     Example:
         >>> render_text({"query": "x", "total_tools": 0, "tools": []})
@@ -106,10 +115,10 @@ def render_text(details: Mapping[str, Any] | None, *, expanded: bool = False) ->
     if details is None:
         return NO_DETAILS
     lines = [_status(details)]
-    rows, more = _rows(details, expanded)
-    for label, server, score, description in rows:
+    rows, more = _rows(details, expanded, names)
+    for label, server, score, name, description in rows:
         head = f"- {label}" + (f"  [{server}]" if server else "") + f"  {score}"
-        lines.append(head)
+        lines.append(head + (f"  {name}" if name else ""))
         if description:
             lines.append(f"  {description}")
     if more:
@@ -129,6 +138,7 @@ def print_details(
     file: IO[str] | None = None,
     *,
     expanded: bool = False,
+    names: bool = False,
     color: bool | None = None,
 ) -> None:
     """Print the view of ``details``: with ``rich`` on a terminal, else as :func:`render_text`.
@@ -137,6 +147,7 @@ def print_details(
         details: seed 000's details, or ``None``.
         file: where to print; default ``sys.stdout``.
         expanded: show every match rather than the first 5.
+        names: also show each tool's canonical name after its score.
         color: force ``rich`` on (``True``) or off (``False``); default: on for a terminal
             without ``NO_COLOR``.
 
@@ -146,7 +157,7 @@ def print_details(
     """
     out = file if file is not None else sys.stdout
     if not (color if color is not None else _use_rich(out)):
-        print(render_text(details, expanded=expanded), file=out)
+        print(render_text(details, expanded=expanded, names=names), file=out)
         return
     from rich.console import Console
     from rich.text import Text
@@ -157,13 +168,15 @@ def print_details(
         console.print(Text(NO_DETAILS, style="yellow"))
         return
     tree = Tree(Text(_status(details), style="bold"), guide_style="dim")
-    rows, more = _rows(details, expanded)
-    for label, server, score, description in rows:
+    rows, more = _rows(details, expanded, names)
+    for label, server, score, name, description in rows:
         item = Text()
         item.append(label, style="bold cyan")
         if server:
             item.append(f"  {server}", style="magenta")
         item.append(f"  {score}", style="green")
+        if name:
+            item.append(f"  {name}")
         if description:
             item.append(f"\n{description}", style="dim")
         tree.add(item)
