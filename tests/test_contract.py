@@ -249,3 +249,17 @@ def test_golden_files_are_what_json_stringify_writes():
             check=True,
         )
         assert out.stdout == text, path.name
+
+
+def test_tool_search_response_of_a_session_select(default_session):
+    result = default_session.search("select:github/create_issue,get_forecast,no_such_tool")
+    response = tool_search_response(result)
+    assert response["query_kind"] == "select"
+    assert [m["name"] for m in response["matches"]] == [
+        "mcp__github__create_issue",
+        "mcp__weather__get_forecast",
+    ]
+    assert all("score" not in m for m in response["matches"])
+    assert response["missing"] == ["no_such_tool"]
+    keyword = tool_search_response(default_session.search("weather forecast", 2))
+    assert "missing" not in keyword and all("score" in m for m in keyword["matches"])

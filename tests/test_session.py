@@ -370,3 +370,38 @@ def _server_tools(server: str, n: int) -> list[Tool]:
         )
         for i in range(n)
     ]
+
+
+# --- the query language through the session ----------------------------------------------------
+
+
+def test_select_query_activates_by_name_and_reports_missing(session):
+    result = session.search("select:send_message,web_fetch,nope")
+    assert result.query_kind == "select"
+    assert set(result.activated) == {"mcp__slack__send_message", "web_fetch"}
+    assert result.missing == ("nope",)
+    again = session.search("select:send_message,read,nope")
+    assert again.activated == ()
+    assert set(again.already_active) == {"mcp__slack__send_message", "read"}
+    assert again.missing == ("nope",)  # active tools are found, not missing
+
+
+def test_keyword_query_kind_and_required_words(session):
+    result = session.search("+slack channels")
+    assert result.query_kind == "keyword" and result.missing == ()
+    assert set(result.activated) <= {"mcp__slack__send_message", "mcp__slack__list_channels"}
+    assert "web_fetch" not in result.activated
+
+
+def test_limit_is_not_capped_below_the_corpus(engine):
+    s = DiscoverySession(mode="all", engine=engine)
+    s.connect_server("github", github_tools(40))
+    assert len(s.search("github", limit=30).activated) == 30
+    assert len(s.search("github", limit=30).activated) == 10
+
+
+def test_a_tool_named_exactly_is_found(engine):
+    s = DiscoverySession(mode="all", engine=engine)
+    s.connect_server("github", github_tools(12))
+    result = s.search("tool_7 issue pull request release branch commit workflow", limit=2)
+    assert "mcp__github__tool_7" in result.activated
