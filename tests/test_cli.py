@@ -204,3 +204,24 @@ def test_progress_bar_on_a_terminal(tmp_path, monkeypatch):
     assert terminal.getvalue() == ""  # small loads draw nothing
     assert list(cli._progress_paths([small, big])) == [small, big]
     assert "loading big.json" in terminal.getvalue()
+
+
+def test_a_closed_pipe_is_not_an_error():
+    command = [
+        sys.executable,
+        "-m",
+        "toolsift",
+        "search",
+        "the",
+        "--limit",
+        "221",
+        "--format",
+        "toolsearch",
+    ]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.read(10)
+        process.stdout.close()
+        stderr = process.stderr.read()
+        assert process.wait(timeout=120) == 0
+    assert stderr == b""

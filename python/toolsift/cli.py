@@ -203,7 +203,8 @@ def _stats(args: argparse.Namespace) -> int:
             session.search(query, args.limit)
         activated: list[Tool] = [t for t in tools if t.name in set(session.selected)]
         active_tokens = sum(sizes[t.name] for t in activated)
-        active_note = f"{len(activated)} tools from {len(args.query)} queries"
+        queries = len(args.query)
+        active_note = f"{len(activated)} tools from {queries} quer{'y' if queries == 1 else 'ies'}"
         active_count = len(activated)
     else:
         active_count = min(args.limit, len(tools))
@@ -258,6 +259,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ToolsiftError, _Failure) as exc:
         print(f"toolsift: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `toolsift search ... | head`: the reader left, which is fine
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes stdout
+        return 0
 
 
 if __name__ == "__main__":
