@@ -59,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"toolsift {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    catalog = argparse.ArgumentParser(add_help=False)
+    catalog = _Parser(add_help=False)
     catalog.add_argument(
         "--catalog",
         action="append",

@@ -137,6 +137,12 @@ def search_tool_bm25_content(result: DiscoveryResult) -> str:
     ``already_active_tools`` is appended (toolsift's one extension) only when the query matched
     tools that are already active, so that the model does not conclude they are missing;
     otherwise the bytes are exactly the seed's.
+
+    Example:
+        >>> from toolsift import DiscoverySession
+        >>> session = DiscoverySession.from_default_catalog()
+        >>> search_tool_bm25_content(session.search("zzyzx"))
+        '{"query":"zzyzx","activated_tools":[],"match_count":0,"total_tools":221}'
     """
     content: dict[str, Any] = {
         "query": result.query,
@@ -169,6 +175,13 @@ def search_tool_bm25_details(result: DiscoveryResult) -> dict[str, Any]:
     active_selected_tools, tools: [{name, label, description, server_name?, mcp_tool_name?,
     schema_keys, score}]}``, with ``description`` the tool's summary and ``score`` rounded to 6
     decimals. ``already_active_tools`` is appended only when non-empty, as in the content.
+
+    Example:
+        >>> from toolsift import DiscoverySession
+        >>> session = DiscoverySession.from_default_catalog()
+        >>> details = search_tool_bm25_details(session.search("weather forecast", limit=1))
+        >>> details["tools"][0]["label"], details["tools"][0]["server_name"]
+        ('weather/get_forecast', 'weather')
     """
     details: dict[str, Any] = {
         "query": result.query,
@@ -192,6 +205,13 @@ def tool_search_response(result: DiscoveryResult) -> dict[str, Any]:
 
     ``score`` (rounded to 6 decimals) is left out of ``select`` responses, and ``missing`` is
     present in ``select`` responses only. ``parameters`` is the full JSON Schema.
+
+    Example:
+        >>> from toolsift import DiscoverySession
+        >>> session = DiscoverySession.from_default_catalog()
+        >>> response = tool_search_response(session.search("select:get_forecast,nope"))
+        >>> [m["name"] for m in response["matches"]], response["missing"]
+        (['mcp__weather__get_forecast'], ['nope'])
     """
     select = result.query_kind == "select"
     matches = []
@@ -240,11 +260,21 @@ def anthropic_tool_result(result: DiscoveryResult, tool_use_id: str) -> dict[str
 
 def anthropic_deferred_tools(tools: Iterable[Tool]) -> list[dict[str, Any]]:
     """Anthropic tool definitions marked ``defer_loading: true``: sent with the request but
-    kept out of the model's context until a ``tool_reference`` names them."""
+    kept out of the model's context until a ``tool_reference`` names them.
+
+    Example:
+        >>> anthropic_deferred_tools([Tool(name="ping")])[0]
+        {'name': 'ping', 'description': '', 'input_schema': {...}, 'defer_loading': True}
+    """
     return [{**tool.to_anthropic(), "defer_loading": True} for tool in tools]
 
 
 def openai_deferred_tools(tools: Iterable[Tool]) -> list[dict[str, Any]]:
     """OpenAI Responses API function tools marked ``defer_loading: true``, for a request that
-    also carries OpenAI's ``tool_search`` tool."""
+    also carries OpenAI's ``tool_search`` tool.
+
+    Example:
+        >>> openai_deferred_tools([Tool(name="ping")])[0]["defer_loading"]
+        True
+    """
     return [{**tool.to_openai_responses(), "defer_loading": True} for tool in tools]

@@ -139,6 +139,12 @@ class MetaToolCall:
         content: the model-visible text (compact JSON).
         details: the runtime-only details for the renderer.
         result: the session's :class:`~toolsift.DiscoveryResult`.
+
+    Example:
+        >>> from toolsift import DiscoverySession
+        >>> call = call_meta_tool(DiscoverySession.from_default_catalog(), {"query": "weather"})
+        >>> call.details["limit"], call.content.startswith('{"query":"weather"')
+        (8, True)
     """
 
     content: str

@@ -95,7 +95,13 @@ class DiscoveryResult:
         total_tools: how many hidden tools were searched (the seed's ``total_tools``).
         query_kind: ``"select"`` for a ``select:A,B`` lookup, else ``"keyword"``.
         missing: for ``select``, the requested names that match no tool of the session.
-        generation: the session generation the search ran on.
+        generation: the session generation right after the search.
+
+    Example:
+        >>> session = DiscoverySession([Tool(name="send_email", description="Send an email")])
+        >>> result = session.search("select:send_email,fax")
+        >>> result.query_kind, result.activated, result.missing
+        ('select', ('send_email',), ('fax',))
     """
 
     query: str

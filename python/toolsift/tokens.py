@@ -72,7 +72,12 @@ def counter(name: TokenizerName = "heuristic") -> Callable[[str], int]:
 
 
 def tool_json(tool: Tool) -> str:
-    """The compact JSON of a tool as an OpenAI Chat Completions function tool."""
+    """The compact JSON of a tool as an OpenAI Chat Completions function tool.
+
+    Example:
+        >>> tool_json(Tool(name="ping"))[:40]
+        '{"type":"function","function":{"name":"p'
+    """
     return json.dumps(tool.to_openai_chat(), separators=(",", ":"), ensure_ascii=False)
 
 
