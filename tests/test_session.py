@@ -325,7 +325,9 @@ def test_many_threads_search_activate_connect_and_disconnect(engine):
 
     def churner(seed: int) -> None:
         rng = random.Random(seed)
-        for _ in range(30):
+        for step in range(30):
+            if step % 10 == 9:
+                s.set_mode(rng.choice(["all", "mcp-only"]))
             server = rng.choice(["gamma", "delta", "epsilon"])
             if rng.random() < 0.5:
                 s.connect_server(server, _server_tools(server, rng.randint(1, 20)))
@@ -405,3 +407,38 @@ def test_a_tool_named_exactly_is_found(engine):
     s.connect_server("github", github_tools(12))
     result = s.search("tool_7 issue pull request release branch commit workflow", limit=2)
     assert "mcp__github__tool_7" in result.activated
+
+
+def test_an_index_build_does_not_block_state_changes(monkeypatch):
+    import toolsift.session as session_module
+
+    started, release = threading.Event(), threading.Event()
+    real = session_module.ToolIndex
+
+    def slow_index(tools, **options):
+        started.set()
+        assert release.wait(10)
+        return real(tools, **options)
+
+    s = DiscoverySession(builtins(), mode="all")
+    monkeypatch.setattr(session_module, "ToolIndex", slow_index)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(s.search, "fetch a web page", 1)
+        assert started.wait(10)
+        s.connect_server("slack", slack_tools())  # would deadlock if the build held the lock
+        assert s.activate(["todo_write"]) == ("todo_write",)
+        assert "mcp__slack__send_message" in names(s.hidden_tools)
+        release.set()
+        result = pending.result(timeout=10)
+    assert result.activated == ("web_fetch",)
+    assert s.search("slack message", 1).activated == ("mcp__slack__send_message",)
+
+
+def test_concurrent_first_searches_build_the_index_once(engine):
+    s = DiscoverySession(mode="all", engine=engine)
+    s.connect_server("github", github_tools(30))
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda q: s.search(q, 1), ["github issue"] * 16))
+    assert s._builds == 1
+    activated = [name for r in results for name in r.activated]
+    assert len(activated) == len(set(activated)) == 16

@@ -73,6 +73,8 @@ DISABLED_MESSAGE = (
 UNAVAILABLE_MESSAGE = "Tool discovery is unavailable in this session."
 
 _MODES = ("off", "all", "mcp-only", "auto")
+# How often a search is retried when concurrent activations left it short of fresh matches.
+_SEARCH_ATTEMPTS = 8
 _SOURCES = ("builtin", "mcp", "extension", "custom")
 
 
@@ -195,7 +197,8 @@ class DiscoverySession:
         meta_tool_name: str = META_TOOL_NAME,
     ) -> None:
         _check_mode(mode)
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # guards every field below
+        self._build_lock = threading.Lock()  # one snapshot build at a time
         self._mode: DiscoveryMode = mode
         self._mcp_discovery = bool(mcp_discovery)
         self._always = frozenset(always_available)
@@ -444,39 +447,50 @@ class DiscoverySession:
             >>> s.search("create a calendar event", limit=1).activated
             ('mcp__calendar__create_event',)
         """
-        snapshot, selected_count = self._current_snapshot()  # DiscoveryError first, as the seed
+        self.ensure_enabled()  # before the query and limit checks, as the seed does
         _fallback.check_limit(limit)
-        # Activated tools stay in the index (activation never rebuilds it): ask for enough
-        # results that `limit` fresh ones survive leaving the active ones out. Seed 000 has no
-        # cap on the limit beyond the corpus size, so the index's hard cap is lifted.
-        window = limit + selected_count
-        result = snapshot.discoverable.search(query, window, max_limit=window)
+        for attempt in range(_SEARCH_ATTEMPTS):
+            snapshot, selected_count = self._current_snapshot()  # DiscoveryError first
+            # Activated tools stay in the index (activation never rebuilds it): ask for enough
+            # results that `limit` fresh ones survive leaving the active ones out. Seed 000 has
+            # no cap on the limit beyond the corpus size, so the index's hard cap is lifted.
+            window = limit + selected_count
+            result = snapshot.discoverable.search(query, window, max_limit=window)
+            with self._lock:
+                mode = self._effective_mode()
+                entries, selected = self._entries, self._selected
+                fresh = [
+                    m
+                    for m in result
+                    if (e := entries.get(m.tool.name)) is not None
+                    and m.tool.name not in selected
+                    and self._hideable(e, mode)
+                ]
+                if len(fresh) < limit and len(result) == window and attempt < _SEARCH_ATTEMPTS - 1:
+                    continue  # another call activated some of these meanwhile: search again
+                matches = fresh[:limit]
+                last = matches[-1] if len(matches) == limit else None
+                already = []
+                for match in result:
+                    if match is last:
+                        break
+                    name = match.tool.name
+                    if name in entries and (
+                        name in selected or not self._hideable(entries[name], mode)
+                    ):
+                        already.append(name)
+                for match in matches:
+                    selected[match.tool.name] = None
+                if matches:
+                    self._changed(catalog=False)
+                active_selected = tuple(n for n in selected if n in entries)
+                generation = self._generation
+            break
         fixed_result = snapshot.fixed.search(query, limit, max_limit=limit)
         missing = result.missing
         if missing:  # a select: name of an always-visible tool is found, not missing
             also_missing = set(fixed_result.missing)
             missing = tuple(n for n in missing if n in also_missing)
-        matches: list[Match] = []
-        already: list[str] = []
-        with self._lock:
-            mode = self._effective_mode()
-            entries, selected = self._entries, self._selected
-            for match in result:
-                if len(matches) == limit:
-                    break
-                name = match.tool.name
-                entry = entries.get(name)
-                if entry is None:
-                    continue  # its server disconnected since the snapshot
-                if name in selected or not self._hideable(entry, mode):
-                    already.append(name)
-                else:
-                    matches.append(match)
-                    selected[name] = None
-            if matches:
-                self._changed(catalog=False)
-            active_selected = tuple(n for n in selected if n in entries)
-            generation = self._generation
         already.extend(m.tool.name for m in fixed_result)
         activated = tuple(m.tool.name for m in matches)
         return DiscoveryResult(
@@ -571,27 +585,45 @@ class DiscoverySession:
             self._check_enabled()
 
     def _current_snapshot(self) -> tuple[_Snapshot, int]:
-        """The index snapshot of the current catalogue, built at most once per catalogue
-        generation, and how many of its tools are active now."""
+        """The index snapshot of the current catalogue, and how many of its tools are active.
+
+        A snapshot is built at most once per catalogue generation, by one thread at a time
+        (``_build_lock``) and outside the state lock, so connects, disconnects, activations and
+        searches on the previous snapshot go on while a large catalogue is indexed.
+        """
         with self._lock:
             self._check_enabled()
             snapshot = self._snapshot
-            if snapshot is None or snapshot.catalog_generation != self._catalog_generation:
+            if snapshot is not None and snapshot.catalog_generation == self._catalog_generation:
+                return snapshot, self._selected_in(snapshot)
+        with self._build_lock:
+            with self._lock:
+                snapshot = self._snapshot
+                generation = self._catalog_generation
+                if snapshot is not None and snapshot.catalog_generation == generation:
+                    return snapshot, self._selected_in(snapshot)  # built while we waited
                 mode = self._effective_mode()
                 discoverable: list[Tool] = []
                 fixed: list[Tool] = []
                 for entry in self._entries.values():
                     (discoverable if self._hideable(entry, mode) else fixed).append(entry.tool)
-                snapshot = _Snapshot(
-                    catalog_generation=self._catalog_generation,
-                    discoverable=ToolIndex(discoverable, engine=self._engine),
-                    fixed=ToolIndex(fixed, engine=self._engine),
-                    names=frozenset(t.name for t in discoverable),
-                )
+            snapshot = _Snapshot(
+                catalog_generation=generation,
+                discoverable=ToolIndex(discoverable, engine=self._engine),
+                fixed=ToolIndex(fixed, engine=self._engine),
+                names=frozenset(t.name for t in discoverable),
+            )
+            with self._lock:
                 self._snapshot = snapshot
                 self._builds += 1
-            names = snapshot.names
-            return snapshot, sum(1 for n in self._selected if n in names)
+                # If the catalogue changed meanwhile, this search uses the snapshot it asked for
+                # (its results are checked against the live state before activation) and the
+                # next search builds again.
+                return snapshot, self._selected_in(snapshot)
+
+    def _selected_in(self, snapshot: _Snapshot) -> int:
+        names = snapshot.names
+        return sum(1 for n in self._selected if n in names)
 
 
 def _check_mode(mode: object) -> None:
