@@ -41,7 +41,7 @@ from typing import Any, Literal
 
 from . import _fallback
 from .errors import DiscoveryError, DuplicateToolError
-from .index import DEFAULT_LIMIT, EngineName, ToolIndex
+from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, EngineName, ToolIndex
 from .loaders import from_mcp
 from .result import Match, QueryKind
 from .tokens import tool_tokens
@@ -449,58 +449,49 @@ class DiscoverySession:
         """
         self.ensure_enabled()  # before the query and limit checks, as the seed does
         _fallback.check_limit(limit)
+        # Seed 000 caps the limit only by the corpus: lift the index's hard cap (25) above it.
+        cap = max(limit, DEFAULT_MAX_LIMIT)
         for attempt in range(_SEARCH_ATTEMPTS):
-            snapshot, selected_count = self._current_snapshot()  # DiscoveryError first
-            # Activated tools stay in the index (activation never rebuilds it): ask for enough
-            # results that `limit` fresh ones survive leaving the active ones out. Seed 000 has
-            # no cap on the limit beyond the corpus size, so the index's hard cap is lifted.
-            window = limit + selected_count
-            result = snapshot.discoverable.search(query, window, max_limit=window)
+            snapshot, active = self._current_snapshot()
+            # Active tools stay in the index (activation never rebuilds it); they are excluded
+            # before the cut, so `limit` fresh tools come back. `ranked` is the same search
+            # without the exclusion: the active tools in it are reported as already active.
+            result = snapshot.discoverable.search(query, limit, exclude=active, max_limit=cap)
+            ranked = result
+            if active and result.query_kind == "keyword":
+                ranked = snapshot.discoverable.search(query, limit, max_limit=cap)
             with self._lock:
                 mode = self._effective_mode()
                 entries, selected = self._entries, self._selected
-                fresh = [
-                    m
-                    for m in result
-                    if (e := entries.get(m.tool.name)) is not None
-                    and m.tool.name not in selected
-                    and self._hideable(e, mode)
-                ]
-                if len(fresh) < limit and len(result) == window and attempt < _SEARCH_ATTEMPTS - 1:
+                matches = [m for m in result if m.tool.name in entries]
+                fresh = [m for m in matches if not self._is_active(m.tool.name, mode)]
+                if len(fresh) < len(matches) and attempt < _SEARCH_ATTEMPTS - 1:
                     continue  # another call activated some of these meanwhile: search again
-                matches = fresh[:limit]
-                last = matches[-1] if len(matches) == limit else None
-                already = []
-                for match in result:
-                    if match is last:
-                        break
-                    name = match.tool.name
-                    if name in entries and (
-                        name in selected or not self._hideable(entries[name], mode)
-                    ):
-                        already.append(name)
-                for match in matches:
+                already = [m.tool.name for m in ranked if m.tool.name in entries]
+                already = [n for n in already if self._is_active(n, mode)]
+                for match in fresh:
                     selected[match.tool.name] = None
-                if matches:
+                if fresh:
                     self._changed(catalog=False)
                 active_selected = tuple(n for n in selected if n in entries)
                 generation = self._generation
             break
-        fixed_result = snapshot.fixed.search(query, limit, max_limit=limit)
         missing = result.missing
-        if missing:  # a select: name of an always-visible tool is found, not missing
-            also_missing = set(fixed_result.missing)
-            missing = tuple(n for n in missing if n in also_missing)
-        already.extend(m.tool.name for m in fixed_result)
-        activated = tuple(m.tool.name for m in matches)
+        if len(snapshot.fixed):  # the always-visible tools the query matches are active too
+            fixed_result = snapshot.fixed.search(query, limit, max_limit=cap)
+            already.extend(m.tool.name for m in fixed_result)
+            if missing:  # a select: name of an always-visible tool is found, not missing
+                also_missing = set(fixed_result.missing)
+                missing = tuple(n for n in missing if n in also_missing)
+        activated = tuple(m.tool.name for m in fresh)
         return DiscoveryResult(
             query=result.query,
             limit=limit,
-            matches=tuple(matches),
+            matches=tuple(fresh),
             activated=activated,
             already_active=tuple(dict.fromkeys(already))[:limit],
             selected=active_selected,
-            total_tools=len(snapshot.discoverable) - selected_count,
+            total_tools=len(snapshot.discoverable) - len(active),
             query_kind=result.query_kind,
             missing=missing,
             generation=generation,
@@ -562,6 +553,10 @@ class DiscoverySession:
             return False
         return not entry.always
 
+    def _is_active(self, name: str, mode: str) -> bool:
+        """Whether the tool ``name`` (present in the session) is visible to the model."""
+        return name in self._selected or not self._hideable(self._entries[name], mode)
+
     def _hidden_names(self) -> frozenset[str]:
         mode = self._effective_mode()
         if mode == "off":
@@ -584,8 +579,8 @@ class DiscoverySession:
         with self._lock:
             self._check_enabled()
 
-    def _current_snapshot(self) -> tuple[_Snapshot, int]:
-        """The index snapshot of the current catalogue, and how many of its tools are active.
+    def _current_snapshot(self) -> tuple[_Snapshot, tuple[str, ...]]:
+        """The index snapshot of the current catalogue, and which of its tools are active.
 
         A snapshot is built at most once per catalogue generation, by one thread at a time
         (``_build_lock``) and outside the state lock, so connects, disconnects, activations and
@@ -621,9 +616,9 @@ class DiscoverySession:
                 # next search builds again.
                 return snapshot, self._selected_in(snapshot)
 
-    def _selected_in(self, snapshot: _Snapshot) -> int:
+    def _selected_in(self, snapshot: _Snapshot) -> tuple[str, ...]:
         names = snapshot.names
-        return sum(1 for n in self._selected if n in names)
+        return tuple(n for n in self._selected if n in names)
 
 
 def _check_mode(mode: object) -> None:
