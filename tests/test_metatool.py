@@ -105,3 +105,20 @@ def test_call_errors_carry_the_seed_messages(session):
     for limit in (0, -3, 1.5, "2", True):
         with pytest.raises(LimitError, match="Limit must be a positive integer"):
             call_meta_tool(session, {"query": "weather", "limit": limit})
+
+
+def test_description_lists_at_most_max_servers():
+    tools = [
+        Tool(name=f"t{i}_{j}", server=f"server{i:02d}") for i in range(60) for j in range(i % 4 + 1)
+    ]
+    text = meta_tool_description(tools, {"server03": "x" * 300}, max_servers=10)
+    lines = [line for line in text.splitlines() if line.startswith("- ")]
+    assert len(lines) == 11
+    assert lines[-1] == "- and 50 more servers with 110 tools: search to find them."
+    listed = [line.split(" ")[1] for line in lines[:-1]]
+    assert listed == sorted(listed)
+    assert all(line.split("(")[1].startswith("4 tools") for line in lines[:-1])
+    assert "- server03 (4 tools): " + "x" * 157 + "..." in text
+    assert meta_tool_description(list(reversed(tools)), max_servers=10) == meta_tool_description(
+        tools, max_servers=10
+    )

@@ -33,8 +33,12 @@ __all__ = ["meta_tool", "meta_tool_description", "call_meta_tool", "MetaToolCall
 
 #: Built-in (server-less) tools are listed under this heading in the description.
 BUILTIN_GROUP = "built-in"
+#: How many servers the description lists at most (the ones with the most tools).
+MAX_SERVERS_LISTED = 50
 #: How many tool names a group without a summary lists.
 _NAMES_LISTED = 8
+#: Longest server summary in the description, in characters.
+_SUMMARY_LEN = 160
 
 _INTRO = (
     "Search the hidden tool-discovery index and activate the top matches for the current "
@@ -72,13 +76,19 @@ def _input_schema() -> dict[str, Any]:
 
 
 def meta_tool_description(
-    tools: tuple[Tool, ...] | list[Tool], summaries: Mapping[str, str] | None = None
+    tools: tuple[Tool, ...] | list[Tool],
+    summaries: Mapping[str, str] | None = None,
+    *,
+    max_servers: int = MAX_SERVERS_LISTED,
 ) -> str:
     """The meta-tool description for a discoverable catalogue.
 
     Servers are listed in code-point order of their names, each with its tool count and its
-    summary (or, lacking one, its first tool names); server-less tools come last, under
-    ``built-in``. The text depends only on the set of tools and the summaries, not their order.
+    summary (cut at 160 characters; lacking one, its first tool names); server-less tools come
+    last, under ``built-in``. Past ``max_servers`` servers, the ones with the most tools are
+    listed (ties by name) and one line counts the rest, so a gateway with hundreds of servers
+    keeps a short description. The text depends only on the set of tools and the summaries,
+    not on their order.
 
     Example:
         >>> from toolsift import Tool
@@ -95,20 +105,39 @@ def meta_tool_description(
     lines = [_INTRO.format(limit=DEFAULT_LIMIT), ""]
     count = sum(len(v) for v in groups.values())
     lines.append(
-        f"Discoverable tools: {count} on {len(servers)} server{'' if len(servers) == 1 else 's'}"
+        f"Discoverable tools: {count} on {_plural(len(servers), 'server')}"
         + (f" and {len(groups[''])} built-in." if "" in groups else ".")
     )
-    for key in [*servers, *([""] if "" in groups else [])]:
+    listed = servers
+    if len(servers) > max_servers:
+        largest = sorted(servers, key=lambda k: (-len(groups[k]), k))[:max_servers]
+        listed = sorted(largest)
+    for key in [*listed, *([""] if "" in groups else [])]:
         names = sorted(groups[key])
         label = key or BUILTIN_GROUP
         summary = " ".join(summaries.get(key, "").split()) if key else ""
+        if len(summary) > _SUMMARY_LEN:
+            summary = summary[: _SUMMARY_LEN - 3].rstrip() + "..."
         if not summary:
             summary = ", ".join(names[:_NAMES_LISTED]) + (", ..." if len(names) > 8 else "")
-        lines.append(f"- {label} ({len(names)} tool{'' if len(names) == 1 else 's'}): {summary}")
+        lines.append(f"- {label} ({_plural(len(names), 'tool')}): {summary}")
+    if len(listed) < len(servers):
+        rest = [k for k in servers if k not in set(listed)]
+        tools_left = sum(len(groups[k]) for k in rest)
+        lines.append(
+            f"- and {_plural(len(rest), 'more server')} with {_plural(tools_left, 'tool')}: "
+            "search to find them."
+        )
     return "\n".join(lines)
 
 
-def meta_tool(session: DiscoverySession, *, name: str | None = None) -> Tool:
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def meta_tool(
+    session: DiscoverySession, *, name: str | None = None, max_servers: int = MAX_SERVERS_LISTED
+) -> Tool:
     """The meta-tool definition for ``session``, as a :class:`~toolsift.Tool`.
 
     Call ``.to_mcp()``, ``.to_openai_chat()``, ``.to_openai_responses()`` or
@@ -118,6 +147,7 @@ def meta_tool(session: DiscoverySession, *, name: str | None = None) -> Tool:
     Arguments:
         session: the session whose discoverable catalogue the description lists.
         name: the tool name; default the session's ``meta_tool_name`` (``search_tool_bm25``).
+        max_servers: how many servers the description lists at most (default 50).
 
     Example:
         >>> from toolsift import DiscoverySession
