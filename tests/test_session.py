@@ -442,3 +442,8 @@ def test_concurrent_first_searches_build_the_index_once(engine):
     assert s._builds == 1
     activated = [name for r in results for name in r.activated]
     assert len(activated) == len(set(activated)) == 16
+
+
+def test_a_single_always_available_name_may_be_a_string():
+    s = DiscoverySession([Tool(name="web_fetch"), Tool(name="x")], always_available="web_fetch")
+    assert names(s.hidden_tools) == ["x"]

@@ -201,7 +201,9 @@ class DiscoverySession:
         self._build_lock = threading.Lock()  # one snapshot build at a time
         self._mode: DiscoveryMode = mode
         self._mcp_discovery = bool(mcp_discovery)
-        self._always = frozenset(always_available)
+        self._always = frozenset(
+            (always_available,) if isinstance(always_available, str) else always_available
+        )
         self._auto_max_tools = auto_max_tools
         self._auto_max_tokens = auto_max_tokens
         self._engine: EngineName = engine
@@ -214,6 +216,7 @@ class DiscoverySession:
         self._catalog_generation = 0
         self._snapshot: _Snapshot | None = None
         self._builds = 0
+        self._auto_over = False  # more hideable tools or schema tokens than auto mode allows
         by_server: dict[str, list[Tool]] = {}
         builtins: list[Tool] = []
         for tool in tools:
@@ -526,6 +529,11 @@ class DiscoverySession:
         self._generation += 1
         if catalog:
             self._catalog_generation += 1
+            # What "auto" resolves to depends on the catalogue only: decide it once per change.
+            candidates = [e for e in self._entries.values() if not e.always]
+            self._auto_over = len(candidates) > self._auto_max_tools or (
+                sum(e.tokens for e in candidates) > self._auto_max_tokens
+            )
 
     def _entry(self, tool: Tool, source: ToolSource) -> _Entry:
         always = self._always
@@ -538,11 +546,7 @@ class DiscoverySession:
     def _effective_mode(self) -> Literal["off", "all", "mcp-only"]:
         mode = self._mode
         if mode == "auto":
-            candidates = [e for e in self._entries.values() if not e.always]
-            over = len(candidates) > self._auto_max_tools or (
-                sum(e.tokens for e in candidates) > self._auto_max_tokens
-            )
-            mode = "all" if over else "off"
+            mode = "all" if self._auto_over else "off"
         if mode == "off":
             return "mcp-only" if self._mcp_discovery else "off"
         return mode
