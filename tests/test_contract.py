@@ -110,6 +110,9 @@ def test_already_active_is_appended_only_when_present():
     extended = json.loads(search_tool_bm25_content(_result(already_active=("read",))))
     assert list(extended)[-1] == "already_active_tools"
     assert extended["already_active_tools"] == ["read"]
+    strict = _result(already_active=("read",))
+    assert search_tool_bm25_content(strict, already_active=False) == plain
+    assert "already_active_tools" not in search_tool_bm25_details(strict, already_active=False)
 
 
 def test_golden_search_tool_bm25(default_session, golden):

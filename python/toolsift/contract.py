@@ -130,13 +130,13 @@ def dumps(value: Any) -> str:
 # --- seed 000: search_tool_bm25 ---------------------------------------------------------------
 
 
-def search_tool_bm25_content(result: DiscoveryResult) -> str:
+def search_tool_bm25_content(result: DiscoveryResult, *, already_active: bool = True) -> str:
     """Seed 000's model-visible ``content`` text:
     ``{"query","activated_tools","match_count","total_tools"}`` as compact JSON.
 
     ``already_active_tools`` is appended (toolsift's one extension) only when the query matched
     tools that are already active, so that the model does not conclude they are missing;
-    otherwise the bytes are exactly the seed's.
+    otherwise the bytes are exactly the seed's. ``already_active=False`` never appends it.
 
     Example:
         >>> from toolsift import DiscoverySession
@@ -150,7 +150,7 @@ def search_tool_bm25_content(result: DiscoveryResult) -> str:
         "match_count": len(result.matches),
         "total_tools": result.total_tools,
     }
-    if result.already_active:
+    if already_active and result.already_active:
         content["already_active_tools"] = list(result.already_active)
     return dumps(content)
 
@@ -170,11 +170,14 @@ def _match_details(tool: Tool, score: float) -> dict[str, Any]:
     return entry
 
 
-def search_tool_bm25_details(result: DiscoveryResult) -> dict[str, Any]:
+def search_tool_bm25_details(
+    result: DiscoveryResult, *, already_active: bool = True
+) -> dict[str, Any]:
     """Seed 000's runtime-only ``details``: ``{query, limit, total_tools, activated_tools,
     active_selected_tools, tools: [{name, label, description, server_name?, mcp_tool_name?,
     schema_keys, score}]}``, with ``description`` the tool's summary and ``score`` rounded to 6
-    decimals. ``already_active_tools`` is appended only when non-empty, as in the content.
+    decimals. ``already_active_tools`` is appended only when non-empty, as in the content,
+    and never with ``already_active=False``.
 
     Example:
         >>> from toolsift import DiscoverySession
@@ -191,7 +194,7 @@ def search_tool_bm25_details(result: DiscoveryResult) -> dict[str, Any]:
         "active_selected_tools": list(result.selected),
         "tools": [_match_details(m.tool, m.score) for m in result.matches],
     }
-    if result.already_active:
+    if already_active and result.already_active:
         details["already_active_tools"] = list(result.already_active)
     return details
 
