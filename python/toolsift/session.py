@@ -452,33 +452,40 @@ class DiscoverySession:
         """
         self.ensure_enabled()  # before the query and limit checks, as the seed does
         _fallback.check_limit(limit)
+        attempt = 1
+        while True:
+            found = self._search_once(query, limit, retry=attempt < _SEARCH_ATTEMPTS)
+            if found is not None:
+                return found
+            attempt += 1  # another call activated some of the matches meanwhile: search again
+
+    def _search_once(self, query: str, limit: int, *, retry: bool) -> DiscoveryResult | None:
+        """One search and its activation; ``None`` (when ``retry``) if it lost a race."""
         # Seed 000 caps the limit only by the corpus: lift the index's hard cap (25) above it.
         cap = max(limit, DEFAULT_MAX_LIMIT)
-        for attempt in range(_SEARCH_ATTEMPTS):
-            snapshot, active = self._current_snapshot()
-            # Active tools stay in the index (activation never rebuilds it); they are excluded
-            # before the cut, so `limit` fresh tools come back. `ranked` is the same search
-            # without the exclusion: the active tools in it are reported as already active.
-            result = snapshot.discoverable.search(query, limit, exclude=active, max_limit=cap)
-            ranked = result
-            if active and result.query_kind == "keyword":
-                ranked = snapshot.discoverable.search(query, limit, max_limit=cap)
-            with self._lock:
-                mode = self._effective_mode()
-                entries, selected = self._entries, self._selected
-                matches = [m for m in result if m.tool.name in entries]
-                fresh = [m for m in matches if not self._is_active(m.tool.name, mode)]
-                if len(fresh) < len(matches) and attempt < _SEARCH_ATTEMPTS - 1:
-                    continue  # another call activated some of these meanwhile: search again
-                already = [m.tool.name for m in ranked if m.tool.name in entries]
-                already = [n for n in already if self._is_active(n, mode)]
-                for match in fresh:
-                    selected[match.tool.name] = None
-                if fresh:
-                    self._changed(catalog=False)
-                active_selected = tuple(n for n in selected if n in entries)
-                generation = self._generation
-            break
+        snapshot, active = self._current_snapshot()
+        # Active tools stay in the index (activation never rebuilds it); they are excluded
+        # before the cut, so `limit` fresh tools come back. `ranked` is the same search
+        # without the exclusion: the active tools in it are reported as already active.
+        result = snapshot.discoverable.search(query, limit, exclude=active, max_limit=cap)
+        ranked = result
+        if active and result.query_kind == "keyword":
+            ranked = snapshot.discoverable.search(query, limit, max_limit=cap)
+        with self._lock:
+            mode = self._effective_mode()
+            entries, selected = self._entries, self._selected
+            matches = [m for m in result if m.tool.name in entries]
+            fresh = [m for m in matches if not self._is_active(m.tool.name, mode)]
+            if retry and len(fresh) < len(matches):
+                return None
+            already = [m.tool.name for m in ranked if m.tool.name in entries]
+            already = [n for n in already if self._is_active(n, mode)]
+            for match in fresh:
+                selected[match.tool.name] = None
+            if fresh:
+                self._changed(catalog=False)
+            active_selected = tuple(n for n in selected if n in entries)
+            generation = self._generation
         missing = result.missing
         if len(snapshot.fixed):  # the always-visible tools the query matches are active too
             fixed_result = snapshot.fixed.search(query, limit, max_limit=cap)
@@ -486,12 +493,11 @@ class DiscoverySession:
             if missing:  # a select: name of an always-visible tool is found, not missing
                 also_missing = set(fixed_result.missing)
                 missing = tuple(n for n in missing if n in also_missing)
-        activated = tuple(m.tool.name for m in fresh)
         return DiscoveryResult(
             query=result.query,
             limit=limit,
             matches=tuple(fresh),
-            activated=activated,
+            activated=tuple(m.tool.name for m in fresh),
             already_active=tuple(dict.fromkeys(already))[:limit],
             selected=active_selected,
             total_tools=len(snapshot.discoverable) - len(active),
