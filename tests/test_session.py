@@ -258,19 +258,64 @@ def test_tools_of_another_server_are_rejected(session):
 # --- index lifetime ----------------------------------------------------------------------------
 
 
-def test_index_is_built_once_per_catalogue_change_never_per_query(session):
-    session.search("slack")
+def test_index_is_rebuilt_only_when_the_hidden_corpus_changes(session):
+    session.search("slack message", limit=1)  # builds, then activates: the corpus changed
     builds = session._builds
-    for query in ["slack message", "web page", "task list", "zzz"]:
-        session.search(query)  # activation changes the generation, not the catalogue
-    assert session._builds == builds
-    generation = session.generation
-    session.connect_server("github", github_tools(2))
-    assert session.generation > generation
-    assert session._builds == builds  # lazily: not until a search needs it
-    session.search("github")
-    session.search("github issue")
+    session.search("web page", limit=1)  # rebuilds for the activation, then activates
     assert session._builds == builds + 1
+    builds = session._builds
+    session.search("zzyzx")  # rebuilds for the last activation; activates nothing
+    assert session._builds == builds + 1
+    for query in ["zzyzx", "qwerty", "zzyzx"]:
+        session.search(query)  # nothing changes: never rebuilt per query
+    assert session._builds == builds + 1
+    session.connect_server("github", github_tools(2))
+    assert session._builds == builds + 1  # lazily: not until a search needs it
+    session.search("zzyzx")
+    assert session._builds == builds + 2
+
+
+def test_without_rebuild_on_activation_only_catalogue_changes_rebuild(engine):
+    s = DiscoverySession(builtins(), mode="all", engine=engine, rebuild_on_activation=False)
+    s.connect_server("slack", slack_tools())
+    s.search("slack")
+    builds = s._builds
+    for query in ["slack message", "web page", "task list", "zzz"]:
+        s.search(query)  # activation changes the generation, not the catalogue
+    assert s._builds == builds
+    generation = s.generation
+    s.connect_server("github", github_tools(2))
+    assert s.generation > generation and s._builds == builds
+    s.search("github")
+    s.search("github issue")
+    assert s._builds == builds + 1
+    result = s.search("slack message", limit=5)  # active tools are excluded, not re-ranked
+    assert "mcp__slack__send_message" in result.already_active
+    assert "mcp__slack__send_message" not in result.activated
+
+
+def test_scores_after_activation_are_the_seeds(engine, reference):
+    from toolsift import default_tools
+
+    s = DiscoverySession(default_tools(), mode="all", engine=engine)
+    for query in ["open a pull request", "send a slack message", "create a calendar event"]:
+        hidden = s.hidden_tools
+        records = [
+            {
+                "name": t.name,
+                "description": t.description,
+                "input_schema": dict(t.input_schema),
+                "server": t.server,
+                "mcp_tool_name": t.mcp_tool_name,
+            }
+            for t in hidden
+        ]
+        want = reference.ReferenceIndex(records).search(query, 5)
+        got = s.search(query, 5)
+        assert got.total_tools == len(hidden)
+        assert [m.tool.name for m in got.matches] == [name for name, _ in want]
+        for match, (_, score) in zip(got.matches, want):
+            assert match.score == pytest.approx(score, rel=1e-9)
 
 
 def test_the_first_search_scores_exactly_as_a_plain_index(engine):
@@ -303,10 +348,11 @@ def test_empty_session_search_returns_nothing(engine):
 # --- many threads ------------------------------------------------------------------------------
 
 
-def test_many_threads_search_activate_connect_and_disconnect(engine):
+@pytest.mark.parametrize("rebuild", [True, False])
+def test_many_threads_search_activate_connect_and_disconnect(engine, rebuild):
     """Invariants under contention: every activation is reported by exactly one call, an
     active tool is never in fresh results, and the views always agree with each other."""
-    s = DiscoverySession(builtins(), mode="all", engine=engine)
+    s = DiscoverySession(builtins(), mode="all", engine=engine, rebuild_on_activation=rebuild)
     for server in ("alpha", "beta"):
         s.connect_server(server, _server_tools(server, 30))
     queries = ["issue", "release branch", "deploy", "message channel", "file", "report"]
@@ -434,12 +480,14 @@ def test_an_index_build_does_not_block_state_changes(monkeypatch):
     assert s.search("slack message", 1).activated == ("mcp__slack__send_message",)
 
 
-def test_concurrent_first_searches_build_the_index_once(engine):
-    s = DiscoverySession(mode="all", engine=engine)
+@pytest.mark.parametrize("rebuild", [True, False])
+def test_concurrent_searches_activate_each_tool_once(engine, rebuild):
+    s = DiscoverySession(mode="all", engine=engine, rebuild_on_activation=rebuild)
     s.connect_server("github", github_tools(30))
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(lambda q: s.search(q, 1), ["github issue"] * 16))
-    assert s._builds == 1
+    if not rebuild:
+        assert s._builds == 1
     activated = [name for r in results for name in r.activated]
     assert len(activated) == len(set(activated)) == 16
 

@@ -10,13 +10,15 @@ Concurrency: every change of state happens under one lock and bumps :attr:`gener
 searches run on an immutable snapshot (two :class:`~toolsift.ToolIndex` objects), so any number
 of threads may search, activate, connect and disconnect at once.
 
-Index lifetime: the snapshot indexes every tool the mode makes discoverable, active or not, and
-is rebuilt only when that catalogue changes (:attr:`catalog_generation`: a server connects,
-disconnects or changes its tools, or the mode changes), by the first search that needs it, never
-per query and never on activation; active tools are left out of a search's results instead. So
-BM25's corpus statistics (N, document frequencies, mean length) cover the discoverable tools,
-active ones included, where the seed recomputes them over the still-hidden tools: the first
-search of a session scores exactly as the seed does, later ones may differ in the last digits.
+Index lifetime: a snapshot is rebuilt only when the corpus it indexes changes, by the first
+search that needs it (one build at a time, outside the state lock), never per query. By default
+(``rebuild_on_activation=True``) it indexes the hidden tools, exactly seed 000's corpus, so every
+score is the seed's; an activating search changes that corpus, and the next search rebuilds. With
+``rebuild_on_activation=False`` it indexes every discoverable tool, active or not, is rebuilt only
+when the catalogue or the mode changes (:attr:`catalog_generation`), and active tools are left
+out of the results instead: cheaper on very large catalogues, but once tools are active BM25's
+corpus statistics include them, so scores (and, in about half of the searches of a ten-search
+session, the order of the top 5) differ from the seed's.
 
 Example:
     >>> from toolsift import DiscoverySession, Tool
@@ -62,7 +64,7 @@ ToolSource = Literal["builtin", "mcp", "extension", "custom"]
 
 #: Seed 000's essential built-ins: never hidden unless ``always_available`` says otherwise.
 DEFAULT_ALWAYS_AVAILABLE = ("read", "bash", "edit")
-#: Seed 000's auto-mode thresholds: discovery turns on above 40 tools or 16,000 schema tokens.
+#: Auto mode's default thresholds: discovery turns on above 40 tools or 16,000 schema tokens.
 AUTO_MAX_TOOLS = 40
 AUTO_MAX_TOKENS = 16_000
 
@@ -128,11 +130,11 @@ class _Entry:
 
 @dataclass(frozen=True)
 class _Snapshot:
-    """What searches read: immutable, replaced whole when the catalogue or mode changes."""
+    """What searches read: immutable, replaced whole when its corpus changes."""
 
-    catalog_generation: int
-    discoverable: ToolIndex  # every tool the mode makes discoverable, active or not
-    fixed: ToolIndex  # the tools that are never hidden
+    key: int  # the generation it was built for (see DiscoverySession._corpus_key)
+    discoverable: ToolIndex  # the hidden tools (and the active ones, without rebuilds)
+    fixed: ToolIndex  # the visible tools that `discoverable` leaves out
     names: frozenset[str]  # the names in `discoverable`
 
 
@@ -171,6 +173,9 @@ class DiscoverySession:
         auto_max_tools, auto_max_tokens: the thresholds of ``mode="auto"`` (40 and 16,000).
         engine: the ranking engine of the indexes (see :class:`~toolsift.ToolIndex`).
         meta_tool_name: the name of the search meta-tool, used in error messages.
+        rebuild_on_activation: index the hidden tools only and rebuild after activations, so
+            scores are exactly seed 000's (default); ``False`` indexes active tools too and
+            rebuilds only on catalogue changes (see the module docstring).
 
     Raises:
         DuplicateToolError: two tools share a canonical name.
@@ -195,6 +200,7 @@ class DiscoverySession:
         auto_max_tokens: int = AUTO_MAX_TOKENS,
         engine: EngineName = "auto",
         meta_tool_name: str = META_TOOL_NAME,
+        rebuild_on_activation: bool = True,
     ) -> None:
         _check_mode(mode)
         self._lock = threading.RLock()  # guards every field below
@@ -208,6 +214,7 @@ class DiscoverySession:
         self._auto_max_tokens = auto_max_tokens
         self._engine: EngineName = engine
         self.meta_tool_name = meta_tool_name
+        self._rebuild_on_activation = bool(rebuild_on_activation)
         self._entries: dict[str, _Entry] = {}
         self._servers: dict[str, tuple[str, ...]] = {}
         self._summaries: dict[str, str] = dict(summaries or {})
@@ -464,9 +471,10 @@ class DiscoverySession:
         # Seed 000 caps the limit only by the corpus: lift the index's hard cap (25) above it.
         cap = max(limit, DEFAULT_MAX_LIMIT)
         snapshot, active = self._current_snapshot()
-        # Active tools stay in the index (activation never rebuilds it); they are excluded
-        # before the cut, so `limit` fresh tools come back. `ranked` is the same search
-        # without the exclusion: the active tools in it are reported as already active.
+        # Active tools still in the index (all of them when activation does not rebuild it,
+        # else those activated since it was built) are excluded before the cut, so `limit`
+        # fresh tools come back. `ranked` is the same search without the exclusion: the active
+        # tools in it are reported as already active, as are the matches among `fixed`.
         result = snapshot.discoverable.search(query, limit, exclude=active, max_limit=cap)
         ranked = result
         if active and result.query_kind == "keyword":
@@ -589,31 +597,39 @@ class DiscoverySession:
         with self._lock:
             self._check_enabled()
 
-    def _current_snapshot(self) -> tuple[_Snapshot, tuple[str, ...]]:
-        """The index snapshot of the current catalogue, and which of its tools are active.
+    def _corpus_key(self) -> int:
+        """The generation that decides whether the snapshot is current."""
+        if self._rebuild_on_activation:
+            return self._generation  # any change, activation included
+        return self._catalog_generation
 
-        A snapshot is built at most once per catalogue generation, by one thread at a time
+    def _current_snapshot(self) -> tuple[_Snapshot, tuple[str, ...]]:
+        """The index snapshot of the current corpus, and which of its tools are active.
+
+        A snapshot is built at most once per corpus generation, by one thread at a time
         (``_build_lock``) and outside the state lock, so connects, disconnects, activations and
         searches on the previous snapshot go on while a large catalogue is indexed.
         """
         with self._lock:
             self._check_enabled()
             snapshot = self._snapshot
-            if snapshot is not None and snapshot.catalog_generation == self._catalog_generation:
+            if snapshot is not None and snapshot.key == self._corpus_key():
                 return snapshot, self._selected_in(snapshot)
         with self._build_lock:
             with self._lock:
                 snapshot = self._snapshot
-                generation = self._catalog_generation
-                if snapshot is not None and snapshot.catalog_generation == generation:
+                key = self._corpus_key()
+                if snapshot is not None and snapshot.key == key:
                     return snapshot, self._selected_in(snapshot)  # built while we waited
                 mode = self._effective_mode()
+                selected = self._selected if self._rebuild_on_activation else {}
                 discoverable: list[Tool] = []
                 fixed: list[Tool] = []
-                for entry in self._entries.values():
-                    (discoverable if self._hideable(entry, mode) else fixed).append(entry.tool)
+                for name, entry in self._entries.items():
+                    hidden = self._hideable(entry, mode) and name not in selected
+                    (discoverable if hidden else fixed).append(entry.tool)
             snapshot = _Snapshot(
-                catalog_generation=generation,
+                key=key,
                 discoverable=ToolIndex(discoverable, engine=self._engine),
                 fixed=ToolIndex(fixed, engine=self._engine),
                 names=frozenset(t.name for t in discoverable),
@@ -621,7 +637,7 @@ class DiscoverySession:
             with self._lock:
                 self._snapshot = snapshot
                 self._builds += 1
-                # If the catalogue changed meanwhile, this search uses the snapshot it asked for
+                # If the corpus changed meanwhile, this search uses the snapshot it asked for
                 # (its results are checked against the live state before activation) and the
                 # next search builds again.
                 return snapshot, self._selected_in(snapshot)
