@@ -7,6 +7,7 @@ pub mod error;
 pub mod index;
 pub mod keyword;
 pub mod tokenize;
+mod unicode_tables;
 
 #[cfg(feature = "python")]
 mod bindings;
