@@ -346,6 +346,7 @@ class Index:
         matched: dict[int, int] = {}
         get = acc.get
         known = 0
+        count = opts.coverage  # matched-term counts are only needed by the coverage rule
         fraction = opts.prefix_fraction
         for tok, qtf in _distinct(tokens).items():
             entry = self._postings.get(tok)
@@ -354,7 +355,9 @@ class Index:
                 docs, tfs, idf = entry
                 for d, tf in zip(docs, tfs):
                     acc[d] = get(d, 0.0) + qtf * idf * ((tf * k1p1) / (tf + norms[d]) + delta)
-                    matched[d] = matched.get(d, 0) + 1
+                if count:
+                    for d in docs:
+                        matched[d] = matched.get(d, 0) + 1
                 continue
             expansions = self._expansions(tok, opts)
             if not expansions:
@@ -369,7 +372,8 @@ class Index:
                         best[d] = score
             for d, score in best.items():
                 acc[d] = get(d, 0.0) + score
-                matched[d] = matched.get(d, 0) + 1
+                if count:
+                    matched[d] = matched.get(d, 0) + 1
         return acc, matched, known
 
     def _required_sets(self, required: list[str]) -> list[set[int]] | None:

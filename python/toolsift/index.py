@@ -442,7 +442,10 @@ class ToolIndex:
         queues: list[list[int]] = []
         for ids, rest in named:
             # The engine applies exclude / servers / required and scores the rest of the query.
-            scored = self._index.score_documents(rest, list(ids), sorted(excluded), **filters)
+            # A name held by one tool needs no order: an empty query only applies the filters.
+            scored = self._index.score_documents(
+                rest if len(ids) > 1 else "", list(ids), sorted(excluded), **filters
+            )
             scored.sort(key=lambda hit: (-hit[1], tools[hit[0]].name))
             if scored:
                 queues.append([d for d, _ in scored[:EXACT_NAME_MAX_TOOLS]])
