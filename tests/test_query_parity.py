@@ -1,7 +1,7 @@
 """Hypothesis: the Rust and Python engines agree on every query form and search option.
 
-Words are drawn from a small ASCII vocabulary so that terms overlap, prefixes expand and ties
-happen (non-ASCII parity is the tokenizer's business, tested in its own file).
+Words are drawn from a small vocabulary (a few non-ASCII words among them) so that terms overlap,
+prefixes expand and ties happen.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ pytestmark = pytest.mark.skipif(not HAVE_RUST, reason="toolsift._core is not bui
 VOCAB = [
     "read", "reader", "reading", "write", "file", "files", "search", "searches", "web",
     "github", "issue", "slack", "message", "send", "get", "list", "create", "query", "db", "x",
+    "Ünïcode", "café", "cafés", "日本語", "ﬁle",
 ]  # fmt: skip
 word = st.sampled_from(VOCAB)
 text = st.lists(word, min_size=0, max_size=8).map(" ".join)
@@ -106,9 +107,19 @@ def test_engines_agree_on_every_option(
         assert total == score.get(doc, 0.0)
 
 
-servers = st.sampled_from(["fs", "github", "slack", "web-tools"])
+servers = st.sampled_from(["fs", "github", "slack", "web-tools", "@acme/ünï"])
 raw_names = st.sampled_from(
-    ["read_file", "write_file", "search", "send_message", "getCurrentTime", "list_issues", "fetch"]
+    [
+        "read_file",
+        "write_file",
+        "search",
+        "send_message",
+        "getCurrentTime",
+        "list_issues",
+        "fetch",
+        "café_menu",
+        "Ünïcode_tool",
+    ]
 )
 tools = st.lists(
     st.builds(
