@@ -232,14 +232,18 @@ class Index:
         acc, matched, known = self._accumulate(tokens, opts)
         min_matched = (known + 1) // 2 if opts.coverage and known >= 4 else 0
         names = self._names
-        hits = [
-            (d, s)
-            for d, s in acc.items()
-            if s > 0.0
-            and s >= opts.threshold
-            and self._passes(d, opts, req)
-            and (not min_matched or matched[d] >= min_matched)
-        ]
+        excluded = opts.exclude
+        # One cheap pass over the scored documents; each rarer filter is its own pass.
+        hits = [(d, s) for d, s in acc.items() if s > 0.0 and d not in excluded]
+        if opts.threshold > 0.0:
+            hits = [h for h in hits if h[1] >= opts.threshold]
+        if opts.include is not None:
+            included = opts.include
+            hits = [h for h in hits if h[0] in included]
+        if req:
+            hits = [h for h in hits if all(h[0] in docs for docs in req)]
+        if min_matched:
+            hits = [h for h in hits if matched[h[0]] >= min_matched]
 
         def key(hit: tuple[int, float]) -> tuple[float, str, int]:
             return (-hit[1], names[hit[0]], hit[0])
