@@ -24,7 +24,7 @@ from ._tokenize import tokenize
 from .errors import DuplicateToolError, EngineUnavailableError, LimitError
 from .explain import Explanation, TermContribution
 from .names import NameTable
-from .query import DEFAULT_MAX_QUERY_LENGTH, ParsedQuery, parse_query
+from .query import DEFAULT_MAX_QUERY_LENGTH, ParsedQuery, name_candidates, parse_query
 from .result import Match, SearchResult
 from .tools import Tool
 
@@ -435,7 +435,7 @@ class ToolIndex:
         name brings at most :data:`EXACT_NAME_MAX_TOOLS` tools, so that a name held by dozens of
         servers (``hello``, ``search``) cannot fill the whole list.
         """
-        named = self.names.find_names(parsed.candidates)
+        named = self.names.find_names(name_candidates(parsed.text))
         if not named:
             return []
         tools = self._tools

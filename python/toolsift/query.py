@@ -77,8 +77,6 @@ class ParsedQuery:
         text: for ``keyword``, the ranking text (every word that is not ``+required``). When the
             query has only required words, it is those words, so they rank.
         required: for ``keyword``, the required words without their ``+``, in order.
-        candidates: for ``keyword``, the spans of the ranking text that may be tool names, each
-            with the rest of the ranking text: see :func:`name_candidates`.
         truncated: the query was cut to the length cap.
     """
 
@@ -87,7 +85,6 @@ class ParsedQuery:
     names: tuple[str, ...] = ()
     text: str = ""
     required: tuple[str, ...] = ()
-    candidates: tuple[tuple[str, str], ...] = ()
     truncated: bool = False
 
 
@@ -139,7 +136,6 @@ def parse_query(query: object, *, max_length: int = DEFAULT_MAX_QUERY_LENGTH) ->
         "keyword",
         text=text,
         required=tuple(required),
-        candidates=name_candidates(text),
         truncated=truncated,
     )
 
