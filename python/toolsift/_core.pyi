@@ -7,7 +7,7 @@ objects. ``Index`` is the raw engine: documents are lists of ``(field id, text)`
 from collections.abc import Iterable, Sequence
 from typing import final
 
-__all__ = ["Index", "tokenize", "__version__"]
+__all__ = ["Index", "KeywordIndex", "tokenize", "__version__"]
 
 __version__: str
 
@@ -175,14 +175,14 @@ class KeywordIndex:
         [(0, 12.0)]
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         names: Iterable[str],
         parts: Iterable[Sequence[str]],
         mcp: Sequence[bool],
         hints: Iterable[str],
         descriptions: Iterable[str],
-    ) -> None: ...
+    ) -> KeywordIndex: ...
     def search(
         self,
         query: str,

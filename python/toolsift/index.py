@@ -29,7 +29,7 @@ from .result import Match, SearchResult
 from .tools import Tool
 
 if TYPE_CHECKING:
-    from ._engine import EngineIndex
+    from ._engine import EngineIndex, EngineKeywordIndex
 
 __all__ = [
     "FieldWeights",
@@ -191,7 +191,7 @@ class ToolIndex:
             if tool.server is not None:
                 self._by_server.setdefault(tool.server, []).append(i)
         self._name_table: NameTable | None = None
-        self._keyword: Any = None
+        self._keyword: EngineKeywordIndex | None = None
         self._name_lock = threading.Lock()
         self.field_weights = field_weights if field_weights is not None else FieldWeights()
         weights = self.field_weights.as_list()
@@ -239,16 +239,18 @@ class ToolIndex:
                     table = self._name_table = NameTable(self._tools)
         return table
 
-    def _keyword_index(self) -> Any:
+    def _keyword_index(self) -> EngineKeywordIndex:
         """Seed 001's keyword scorer on the same engine, built on first use."""
         keyword = self._keyword
         if keyword is None:
             with self._name_lock:
                 keyword = self._keyword
                 if keyword is None:
-                    cls = _keyword.KeywordIndex
+                    cls: type[EngineKeywordIndex] = _keyword.KeywordIndex
                     if self.engine == "rust":
-                        from ._core import KeywordIndex as cls  # type: ignore[no-redef]
+                        from ._core import KeywordIndex
+
+                        cls = KeywordIndex
                     tools = self._tools
                     keyword = self._keyword = cls(
                         [t.name for t in tools],
