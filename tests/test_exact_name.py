@@ -127,3 +127,22 @@ def test_seed_004_regression(engine, shared_data):
     assert all(m.reason == "exact_name" for m in result[:6])
     # One query word alone still finds its tool.
     assert index.search("search_graph")[0].name == wanted[0]
+
+
+def test_lazy_tables_are_built_once_under_threads(engine):
+    from concurrent.futures import ThreadPoolExecutor
+
+    index = ToolIndex(TOOLS, engine=engine)
+    queries = ["search_graph", "select:read_file", "edit file", "getCurrentTime"] * 20
+
+    def run(i):
+        return index.search(queries[i], ranker="keyword" if i % 3 == 0 else "bm25").names
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        got = list(pool.map(run, range(len(queries))))
+    fresh = ToolIndex(TOOLS, engine=engine)
+    want = [
+        fresh.search(q, ranker="keyword" if i % 3 == 0 else "bm25").names
+        for i, q in enumerate(queries)
+    ]
+    assert got == want

@@ -70,3 +70,21 @@ def test_normalised_scores(index):
 def test_bad_gate_values(index, kwargs):
     with pytest.raises(ValueError):
         index.search("send", **kwargs)
+
+
+def test_gates_apply_to_the_keyword_ranker(index):
+    full = index.search("send slack message", ranker="keyword", limit=10)
+    assert [
+        m.score for m in index.search("send slack message", ranker="keyword", threshold=20)
+    ] == [m.score for m in full if m.score >= 20]
+    floor = index.search("send slack message", ranker="keyword", relative_floor=1.0)
+    assert [m.score for m in floor] == [full[0].score]
+    with pytest.raises(ValueError):
+        index.search("send", ranker="keyword", threshold=-1.0)
+
+
+def test_named_tools_survive_the_gates(engine):
+    tools = [*TOOLS, Tool(name="zeta_tool", description="unrelated")]
+    index = ToolIndex(tools, engine=engine)
+    result = index.search("zeta_tool send slack message channel", relative_floor=1.0)
+    assert result[0].name == "zeta_tool" and result[0].reason == "exact_name"

@@ -311,11 +311,12 @@ class ToolIndex:
                 with it, scored at this fraction of an exact match (0.0 turns it off).
             prefix_min_len: the shortest query term that is expanded (characters).
             max_expansions: the most index terms one query term expands to.
-            threshold: drop ranked matches scoring below this (0.0 = off).
+            threshold: drop ranked matches scoring below this (0.0 = off); also applies to the
+                keyword ranker's points. Named (exact_name) tools are never dropped by a gate.
             relative_floor: drop ranked matches scoring below this fraction of the best score
                 of the result (0.0 = off).
             coverage: with 4 or more distinct known query terms, a ranked match must match at
-                least half of them.
+                least half of them (BM25+ ranker only).
             normalize: fill :attr:`Match.normalized_score` (score / best score, the best is 1.0).
             max_limit: the hard cap on ``limit`` (default 25); ``select:`` returns at most this.
             max_query_length: the query length cap in characters (default 500).
@@ -337,6 +338,11 @@ class ToolIndex:
         if isinstance(max_query_length, bool) or not isinstance(max_query_length, int):
             raise TypeError("max_query_length must be an int")
         parsed = parse_query(query, max_length=max(1, max_query_length))
+        # Same checks and messages as the engines, whichever ranker runs.
+        _fallback._Options(
+            None, None, None, prefix_fraction, prefix_min_len, max_expansions,
+            threshold, relative_floor, coverage,
+        )  # fmt: skip
         notices: list[str] = []
         clamped = limit > max_limit
         if clamped:
@@ -370,9 +376,13 @@ class ToolIndex:
             }
             gates = {"threshold": threshold, "relative_floor": relative_floor, "coverage": coverage}
             matches = self._rank(parsed, limit, excluded, filters, gates, exact_names)
+        if ranker == "keyword" and threshold:
+            matches = [m for m in matches if m.score >= threshold]
         if relative_floor and matches:
+            # Relative to the best score of the whole result; named (exact_name) tools stay.
             best = max(m.score for m in matches)
-            matches = [m for m in matches if m.reason != "bm25" or m.score >= relative_floor * best]
+            floor = relative_floor * best
+            matches = [m for m in matches if m.reason == "exact_name" or m.score >= floor]
         if normalize and matches:
             best = max(m.score for m in matches)
             matches = [
