@@ -146,3 +146,14 @@ def test_lazy_tables_are_built_once_under_threads(engine):
         for i, q in enumerate(queries)
     ]
     assert got == want
+
+
+def test_squashed_names_inside_a_longer_query(engine):
+    tools = [*TOOLS, Tool(name="weather", description="Weather for a city"), Tool(name="_health")]
+    index = ToolIndex(tools, engine=engine)
+    result = index.search("please run searchgraph and then getcurrenttime for me now")
+    assert result.names[:2] == ["mcp__codebase__search_graph", "mcp__time__get_current_time"]
+    assert {m.reason for m in result[:2]} == {"exact_name"}
+    # A plain word names only tools whose own name has separators or case humps.
+    long_query = "what is the weather in paris today and how is my health please"
+    assert all(m.reason == "bm25" for m in index.search(long_query))

@@ -22,7 +22,7 @@ import difflib
 from collections.abc import Iterable, Sequence
 from typing import Union
 
-from .query import name_key
+from .query import is_identifier, name_key
 from .tools import Tool
 
 __all__ = ["NameTable", "MIN_KEY_LENGTH"]
@@ -125,21 +125,33 @@ class NameTable:
         return found
 
     def find_names(
-        self, candidates: Sequence[tuple[str, str]]
+        self,
+        candidates: Sequence[tuple[str, str]],
+        squashed: Sequence[tuple[str, str]] = (),
     ) -> list[tuple[tuple[int, ...], str]]:
         """The candidate spans that name tools, as ``(tool ids, rest of the query)``.
 
-        ``candidates`` come from :func:`toolsift.query.name_candidates`; a name found twice (or
-        two spans naming the same tools) is kept once, at its first position. Keys shorter than
-        :data:`MIN_KEY_LENGTH` are skipped.
+        ``candidates`` come from :func:`toolsift.query.name_candidates`. ``squashed`` plain
+        words (:func:`toolsift.query.squashed_candidates`, e.g. ``searchgraph``) come after them
+        and only name tools whose own name is an identifier (``search_graph``, ``searchGraph``;
+        not ``health`` or ``_health``). A name
+        found twice (or two spans naming the same tools) is kept once, at its first position.
+        Keys shorter than :data:`MIN_KEY_LENGTH` are skipped.
         """
         out: list[tuple[tuple[int, ...], str]] = []
         seen: set[tuple[int, ...]] = set()
-        for name, rest in candidates:
+        tools = self._tools
+        marked = [(name, rest, False) for name, rest in candidates]
+        marked += [(name, rest, True) for name, rest in squashed]
+        for name, rest, plain in marked:
             key = name_key(name)
             if len(key) < MIN_KEY_LENGTH:
                 continue
             ids = self.lookup_key(key)
+            if plain:
+                ids = tuple(
+                    i for i in ids if is_identifier(tools[i].mcp_tool_name or tools[i].name)
+                )
             if ids and ids not in seen:
                 seen.add(ids)
                 out.append((ids, rest))

@@ -32,6 +32,7 @@ __all__ = [
     "parse_query",
     "name_key",
     "name_candidates",
+    "squashed_candidates",
     "DEFAULT_MAX_QUERY_LENGTH",
 ]
 
@@ -46,6 +47,7 @@ _IDENTIFIER = re.compile(r"[^\W_][_./-]+[^\W_]|[a-z][A-Z]")
 # A whitespace-delimited word that contains an identifier feature (one regex pass per query).
 _IDENTIFIER_WORD = re.compile(r"(?<!\S)\S*?(?:[^\W_][_./-]+[^\W_]|[a-z][A-Z])\S*")
 _HAS_ALNUM = re.compile(r"[^\W_]")
+_LONG_WORD = re.compile(r"(?<!\S)\S{6,}")
 _BACKTICKED = re.compile(r"`([^`]+)`")
 
 
@@ -145,7 +147,7 @@ def _without(text: str, start: int, end: int) -> str:
     return " ".join(f"{text[:start]} {text[end:]}".split())
 
 
-def _is_identifier(word: str) -> bool:
+def is_identifier(word: str) -> bool:
     """``read_file``, ``fs/read_file``, ``getCurrentTime``: not an ordinary word."""
     return _IDENTIFIER.search(word) is not None
 
@@ -153,9 +155,9 @@ def _is_identifier(word: str) -> bool:
 def name_candidates(text: str, max_words: int = 8) -> tuple[tuple[str, str], ...]:
     """The spans of ``text`` that the exact-name tier looks up, each with the rest of the text.
 
-    In query order:
+    The whole text first, when it has at most ``max_words`` words (``search_graph``,
+    ``read file``); then, in query order:
 
-    * the whole text, when it has at most ``max_words`` words (``search_graph``, ``read file``);
     * every backticked phrase (`` `search` ``, `` `get code snippet` ``): code, so a name;
     * every word that looks like an identifier: letters or digits joined by ``_ - . /``, or a
       camelCase hump (``get_code_snippet``, ``fs/read_file``, ``getCurrentTime``).
@@ -163,6 +165,8 @@ def name_candidates(text: str, max_words: int = 8) -> tuple[tuple[str, str], ...
     Ordinary words (``search``, ``vault``, ``New``), also in quotes (``say "Hello"`` quotes a
     string, not a tool), are not candidates on their own: measured on mcp_mixed's 1,243 labelled
     queries, treating every word as a possible name put unrelated tools first in a third of them.
+    A long plain word may still be a name typed without its separators (``searchgraph``): see
+    :func:`squashed_candidates`.
 
     Example:
         >>> for name, rest in name_candidates("use `search_graph` then trace_path"):
@@ -171,21 +175,49 @@ def name_candidates(text: str, max_words: int = 8) -> tuple[tuple[str, str], ...
         'search_graph'                           rest: 'use then trace_path'
         'trace_path'                             rest: 'use `search_graph` then'
     """
-    out: list[tuple[str, str]] = []
-    words = text.split()
-    if 0 < len(words) <= max_words:
-        out.append((text, ""))
+    return tuple((name, rest) for _, name, rest in _spans(text, max_words, squashed=False))
+
+
+def squashed_candidates(text: str) -> tuple[tuple[str, str], ...]:
+    """Plain words of at least :data:`MIN_SQUASHED_LENGTH` letters or digits (``searchgraph``,
+    ``getcurrenttime``) with the rest of the text: names typed lowercase without separators.
+
+    The exact-name tier accepts such a word only for a tool whose own name has separators or
+    case humps, so ``weather`` never promotes a tool named ``weather``.
+    """
+    return tuple((name, rest) for _, name, rest in _spans(text, 0, squashed=True))
+
+
+#: The shortest plain word tried as a name typed without separators.
+MIN_SQUASHED_LENGTH = 6
+
+
+def _spans(text: str, max_words: int, *, squashed: bool) -> list[tuple[int, str, str]]:
+    """``(start, name, rest)`` candidates of one kind (see the two callers), by position."""
+    out: list[tuple[int, str, str]] = []
     quoted_spans: list[tuple[int, int]] = []
     if "`" in text:
         for m in _BACKTICKED.finditer(text):
             phrase = m.group(1).strip()
             quoted_spans.append(m.span())
-            if phrase:
-                out.append((phrase, _without(text, m.start(), m.end())))
+            if phrase and not squashed:
+                out.append((m.start(), phrase, _without(text, m.start(), m.end())))
+    if squashed:
+        for m in _LONG_WORD.finditer(text):
+            if quoted_spans and any(a <= m.start() < b for a, b in quoted_spans):
+                continue
+            word = m.group().strip(_STRIP)
+            if len(word) >= MIN_SQUASHED_LENGTH and word.isalnum():
+                out.append((m.start(), word, _without(text, m.start(), m.end())))
+        return out
+    words = text.split()
     for m in _IDENTIFIER_WORD.finditer(text):
         if quoted_spans and any(a <= m.start() < b for a, b in quoted_spans):
             continue
         word = m.group().strip(_STRIP)
-        if word and _is_identifier(word) and not (len(words) == 1 and out):
-            out.append((word, _without(text, m.start(), m.end())))
-    return tuple(out)
+        if word and is_identifier(word) and len(words) != 1:
+            out.append((m.start(), word, _without(text, m.start(), m.end())))
+    out.sort(key=lambda span: span[0])
+    if 0 < len(words) <= max_words:
+        out.insert(0, (-1, text, ""))
+    return out
