@@ -24,13 +24,7 @@ from ._tokenize import tokenize
 from .errors import DuplicateToolError, EngineUnavailableError, LimitError
 from .explain import Explanation, TermContribution
 from .names import NameTable
-from .query import (
-    DEFAULT_MAX_QUERY_LENGTH,
-    ParsedQuery,
-    name_candidates,
-    parse_query,
-    squashed_candidates,
-)
+from .query import DEFAULT_MAX_QUERY_LENGTH, ParsedQuery, parse_query
 from .result import Match, SearchResult
 from .tools import Tool
 
@@ -453,8 +447,7 @@ class ToolIndex:
         name brings at most :data:`EXACT_NAME_MAX_TOOLS` tools, so that a name held by dozens of
         servers (``hello``, ``search``) cannot fill the whole list.
         """
-        text = parsed.text
-        named = self.names.find_names(name_candidates(text), squashed_candidates(text))
+        named = self.names.find_names(parsed.text)
         if not named:
             return []
         tools = self._tools

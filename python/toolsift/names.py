@@ -22,7 +22,7 @@ import difflib
 from collections.abc import Iterable, Sequence
 from typing import Union
 
-from .query import is_identifier, name_key
+from .query import is_identifier, name_key, name_spans, without
 from .tools import Tool
 
 __all__ = ["NameTable", "MIN_KEY_LENGTH"]
@@ -124,37 +124,32 @@ class NameTable:
                 return exact
         return found
 
-    def find_names(
-        self,
-        candidates: Sequence[tuple[str, str]],
-        squashed: Sequence[tuple[str, str]] = (),
-    ) -> list[tuple[tuple[int, ...], str]]:
-        """The candidate spans that name tools, as ``(tool ids, rest of the query)``.
+    def find_names(self, text: str) -> list[tuple[tuple[int, ...], str]]:
+        """The tool names written in a query's ranking text, as ``(tool ids, rest of the text)``.
 
-        ``candidates`` come from :func:`toolsift.query.name_candidates`. ``squashed`` plain
-        words (:func:`toolsift.query.squashed_candidates`, e.g. ``searchgraph``) come after them
-        and only name tools whose own name is an identifier (``search_graph``, ``searchGraph``;
-        not ``health`` or ``_health``). A name
-        found twice (or two spans naming the same tools) is kept once, at its first position.
-        Keys shorter than :data:`MIN_KEY_LENGTH` are skipped.
+        Candidates are :func:`toolsift.query.name_candidates` (the whole text, backticked
+        phrases, identifier-like words), then :func:`toolsift.query.squashed_candidates` (plain
+        words of 6+ characters such as ``searchgraph``), which only name tools whose own name is
+        an identifier (``search_graph``; not ``health`` or ``_health``). A name found twice (or
+        two spans naming the same tools) is kept once, at its first position. Keys shorter than
+        :data:`MIN_KEY_LENGTH` are skipped. Per query: one dict lookup per candidate.
         """
         out: list[tuple[tuple[int, ...], str]] = []
         seen: set[tuple[int, ...]] = set()
         tools = self._tools
-        marked = [(name, rest, False) for name, rest in candidates]
-        marked += [(name, rest, True) for name, rest in squashed]
-        for name, rest, plain in marked:
-            key = name_key(name)
-            if len(key) < MIN_KEY_LENGTH:
-                continue
-            ids = self.lookup_key(key)
-            if plain:
-                ids = tuple(
-                    i for i in ids if is_identifier(tools[i].mcp_tool_name or tools[i].name)
-                )
-            if ids and ids not in seen:
-                seen.add(ids)
-                out.append((ids, rest))
+        for squashed in (False, True):
+            for start, end, name in name_spans(text, squashed=squashed):
+                key = name.lower() if squashed and name.isascii() else name_key(name)
+                if len(key) < MIN_KEY_LENGTH:
+                    continue
+                ids = self.lookup_key(key)
+                if squashed and ids:
+                    ids = tuple(
+                        i for i in ids if is_identifier(tools[i].mcp_tool_name or tools[i].name)
+                    )
+                if ids and ids not in seen:
+                    seen.add(ids)
+                    out.append((ids, without(text, start, end)))
         return out
 
     def suggest(self, name: str, candidates: Iterable[int], n: int = 3) -> tuple[str, ...]:

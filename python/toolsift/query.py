@@ -142,7 +142,7 @@ def parse_query(query: object, *, max_length: int = DEFAULT_MAX_QUERY_LENGTH) ->
     )
 
 
-def _without(text: str, start: int, end: int) -> str:
+def without(text: str, start: int, end: int) -> str:
     """``text`` without ``text[start:end]``, whitespace collapsed."""
     return " ".join(f"{text[:start]} {text[end:]}".split())
 
@@ -175,7 +175,9 @@ def name_candidates(text: str, max_words: int = 8) -> tuple[tuple[str, str], ...
         'search_graph'                           rest: 'use then trace_path'
         'trace_path'                             rest: 'use `search_graph` then'
     """
-    return tuple((name, rest) for _, name, rest in _spans(text, max_words, squashed=False))
+    return tuple(
+        (name, without(text, a, b)) for a, b, name in name_spans(text, max_words, squashed=False)
+    )
 
 
 def squashed_candidates(text: str) -> tuple[tuple[str, str], ...]:
@@ -185,30 +187,31 @@ def squashed_candidates(text: str) -> tuple[tuple[str, str], ...]:
     The exact-name tier accepts such a word only for a tool whose own name has separators or
     case humps, so ``weather`` never promotes a tool named ``weather``.
     """
-    return tuple((name, rest) for _, name, rest in _spans(text, 0, squashed=True))
+    return tuple((name, without(text, a, b)) for a, b, name in name_spans(text, 0, squashed=True))
 
 
 #: The shortest plain word tried as a name typed without separators.
 MIN_SQUASHED_LENGTH = 6
 
 
-def _spans(text: str, max_words: int, *, squashed: bool) -> list[tuple[int, str, str]]:
-    """``(start, name, rest)`` candidates of one kind (see the two callers), by position."""
-    out: list[tuple[int, str, str]] = []
+def name_spans(text: str, max_words: int = 8, *, squashed: bool) -> list[tuple[int, int, str]]:
+    """``(start, end, name)`` candidates of one kind (see :func:`name_candidates` and
+    :func:`squashed_candidates`), by position; the whole text is ``(0, len(text), text)``."""
+    out: list[tuple[int, int, str]] = []
     quoted_spans: list[tuple[int, int]] = []
     if "`" in text:
         for m in _BACKTICKED.finditer(text):
             phrase = m.group(1).strip()
             quoted_spans.append(m.span())
             if phrase and not squashed:
-                out.append((m.start(), phrase, _without(text, m.start(), m.end())))
+                out.append((m.start(), m.end(), phrase))
     if squashed:
         for m in _LONG_WORD.finditer(text):
             if quoted_spans and any(a <= m.start() < b for a, b in quoted_spans):
                 continue
             word = m.group().strip(_STRIP)
             if len(word) >= MIN_SQUASHED_LENGTH and word.isalnum():
-                out.append((m.start(), word, _without(text, m.start(), m.end())))
+                out.append((m.start(), m.end(), word))
         return out
     words = text.split()
     for m in _IDENTIFIER_WORD.finditer(text):
@@ -216,8 +219,8 @@ def _spans(text: str, max_words: int, *, squashed: bool) -> list[tuple[int, str,
             continue
         word = m.group().strip(_STRIP)
         if word and is_identifier(word) and len(words) != 1:
-            out.append((m.start(), word, _without(text, m.start(), m.end())))
+            out.append((m.start(), m.end(), word))
     out.sort(key=lambda span: span[0])
     if 0 < len(words) <= max_words:
-        out.insert(0, (-1, text, ""))
+        out.insert(0, (0, len(text), text))
     return out
