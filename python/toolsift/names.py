@@ -102,9 +102,12 @@ class NameTable:
         """Tool ids whose normalised name form is ``key``, ascending."""
         if not key:
             return ()
-        found = _ids(self._plain.get(key)) + _ids(self._qualified.get(key))
-        if key.startswith("mcp"):
-            found += _ids(self._qualified.get(key[3:]))
+        plain = self._plain.get(key)
+        qualified = self._qualified.get(key)
+        canonical = self._qualified.get(key[3:]) if key.startswith("mcp") else None
+        if qualified is None and canonical is None:  # the common case: one dict hit or none
+            return _ids(plain)
+        found = _ids(plain) + _ids(qualified) + _ids(canonical)
         if len(found) > 1:
             found = tuple(sorted(set(found)))
         return found
