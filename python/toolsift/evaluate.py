@@ -422,17 +422,52 @@ def format_table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+class _MemoEmbedder:
+    """An embedder that remembers query vectors, so several hybrid rankers embed each query once.
+
+    The per-query embedding cost is measured separately (``embed ms/query``), unbatched.
+    """
+
+    def __init__(self, embed: Callable[[list[str]], Any]) -> None:
+        self._embed = embed
+        self.model_id = getattr(embed, "model_id", None)
+        self._memo: dict[str, Any] = {}
+
+    def prime(self, texts: Sequence[str]) -> float:
+        """Embed ``texts`` in batches; return the unbatched milliseconds per text (first 100)."""
+        sample = list(dict.fromkeys(texts))[:100]
+        start = time.perf_counter()
+        for text in sample:
+            self._embed([text])
+        per_query = 1000.0 * (time.perf_counter() - start) / max(len(sample), 1)
+        todo = [t for t in dict.fromkeys(texts) if t not in self._memo]
+        for t, v in zip(todo, self._embed(todo)):
+            self._memo[t] = v
+        return per_query
+
+    def __call__(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        if len(texts) == 1 and texts[0] in self._memo:
+            return np.asarray([self._memo[texts[0]]])
+        return self._embed(texts)
+
+
 def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
     """Evaluate every requested ranker on every requested set; the JSON-ready results."""
     options: dict[str, Any] = {}
+    memo: _MemoEmbedder | None = None
     if getattr(args, "embed", None):
         from .embed import get_embedder
 
-        options["embedder"] = get_embedder(args.embed)
+        memo = _MemoEmbedder(get_embedder(args.embed))
+        options["embedder"] = memo
     results: dict[str, Any] = {"datasets": {}}
     for name in filter(None, (d.strip() for d in args.datasets.split(","))):
         ds = load_dataset(name, data_dir, strict=not args.lenient, limit=args.limit_queries)
         res: dict[str, Any] = {"tools": len(ds.tools), "queries": len(ds.queries), "note": ds.note}
+        if memo is not None:
+            res["embed ms/query"] = memo.prime([q.text for q in ds.queries])
         res["rankers"] = {}
         for spec in _expand(args.rankers):
             try:
@@ -468,6 +503,9 @@ def main(args: argparse.Namespace) -> int:
         print(json.dumps(results, indent=2))
     else:
         for name, res in results["datasets"].items():
-            print(f"{name}: {res['tools']} tools, {res['queries']} queries ({res['note']})")
+            line = f"{name}: {res['tools']} tools, {res['queries']} queries ({res['note']})"
+            if "embed ms/query" in res:
+                line += f"; query embedding {res['embed ms/query']:.1f} ms (not in ms/query)"
+            print(line)
         print(format_table(results))
     return 0
