@@ -1,0 +1,123 @@
+"""Retrieval quality of toolsift beside its peers on the labeled sets of ../shared/data.
+
+Run from the repository root (the labeled sets are not shipped; see ../shared/data/README.md):
+
+    python benches/eval_quality.py                                  # default BM25+ and the peers
+    python benches/eval_quality.py --rankers toolsift,peers,variants  # + the issue-5 variants
+    python benches/eval_quality.py --embed minilm --rankers toolsift,dense,hybrid-minmax,hybrid-rrf
+    python benches/eval_quality.py --sensitivity                    # field-weight sensitivity
+    python benches/eval_quality.py --tune                           # tune weights on one split
+
+It accepts every option of ``toolsift eval`` (``--datasets``, ``--rankers``, ``--limit-queries N``,
+``--json``, ``--embed``); ``--sensitivity`` and ``--tune`` are this script's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import json
+import sys
+from typing import Any
+
+from toolsift import evaluate as ev
+from toolsift._variants import Variant, VariantIndex, parse_variant
+
+#: Fields whose weight the sweeps move (search_hint/title/description are absent in these sets).
+SWEPT = ("name", "label", "server", "mcp_tool_name", "summary", "schema_key")
+
+
+def _ndcg(ds: ev.Dataset, variant: Variant) -> float:
+    return ev.evaluate(ds, VariantIndex(ds.tools, variant).search)["nDCG@10"]
+
+
+def sensitivity(datasets: list[ev.Dataset], base: Variant) -> dict[str, Any]:
+    """nDCG@10 with one field weight halved, zeroed or doubled at a time."""
+    out: dict[str, Any] = {"base": base.label, "rows": {}}
+    out["rows"]["(base)"] = {ds.name: _ndcg(ds, base) for ds in datasets}
+    for name, factor in itertools.product(SWEPT, (0.0, 0.5, 2.0)):
+        w = getattr(base.weights, name)
+        weights = dataclasses.replace(base.weights, **{name: w * factor})
+        variant = dataclasses.replace(base, weights=weights)
+        key = f"{name} {w:g}->{w * factor:g}"
+        out["rows"][key] = {ds.name: _ndcg(ds, variant) for ds in datasets}
+        print(
+            f"  {key:<24} " + " ".join(f"{v:.3f}" for v in out["rows"][key].values()),
+            file=sys.stderr,
+        )
+    return out
+
+
+def _split(ds: ev.Dataset, part: int) -> ev.Dataset:
+    return dataclasses.replace(ds, queries=ds.queries[part::2])
+
+
+def tune(datasets: list[ev.Dataset], base: Variant, tune_on: str) -> dict[str, Any]:
+    """Coordinate ascent over field weights on the even queries of ``tune_on``; reported on
+    that set's odd queries and on every other set (never seen while tuning)."""
+    by_name = {ds.name: ds for ds in datasets}
+    train = _split(by_name[tune_on], 0)
+    best, best_score = base, _ndcg(train, base)
+    grid = (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0)
+    for _ in range(2):
+        for name in SWEPT:
+            for w in grid:
+                cand = dataclasses.replace(
+                    best, weights=dataclasses.replace(best.weights, **{name: w})
+                )
+                score = _ndcg(train, cand)
+                if score > best_score + 1e-4:
+                    best, best_score = cand, score
+    report = {
+        "tuned_on": f"{tune_on} (even queries)",
+        "train nDCG@10": best_score,
+        "weights": dataclasses.asdict(best.weights),
+        "held_out": {},
+    }
+    for ds in datasets:
+        held = _split(ds, 1) if ds.name == tune_on else ds
+        report["held_out"][ds.name] = {"base": _ndcg(held, base), "tuned": _ndcg(held, best)}
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ev.add_arguments(parser)
+    parser.add_argument("--sensitivity", action="store_true", help="field-weight sensitivity")
+    parser.add_argument(
+        "--tune",
+        metavar="SET",
+        nargs="?",
+        const="metatool",
+        help="tune field weights on SET's even queries (default metatool)",
+    )
+    parser.add_argument("--base", default="base", help="variant the sweeps start from")
+    args = parser.parse_args(argv)
+    if not (args.sensitivity or args.tune):
+        return ev.main(args)
+    data_dir = ev.find_data_dir(args.data)
+    if data_dir is None:
+        print(
+            "eval_quality: ../shared/data not found (pass --data or TOOLSIFT_SHARED_DIR)",
+            file=sys.stderr,
+        )
+        return 2
+    names = [d for d in args.datasets.split(",") if d]
+    datasets = [ev.load_dataset(n, data_dir, limit=args.limit_queries) for n in names]
+    base = parse_variant(args.base)
+    result = sensitivity(datasets, base) if args.sensitivity else tune(datasets, base, args.tune)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    elif args.sensitivity:
+        print("| weights | " + " | ".join(names) + " |")
+        print("|---|" + "---:|" * len(names))
+        for key, row in result["rows"].items():
+            print(f"| {key} | " + " | ".join(f"{row[n]:.3f}" for n in names) + " |")
+    else:
+        print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
