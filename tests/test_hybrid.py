@@ -178,3 +178,28 @@ def test_minilm_hybrid_on_the_default_catalogue(tmp_path) -> None:
     result = h.search("open a pull request", 3)
     assert result.mode == "hybrid"
     assert "pull" in result[0].name
+
+
+def test_keyword_reason_is_ranked_not_pinned() -> None:
+    """Seed 001's keyword points (reason "keyword") are a ranked list, fused like BM25."""
+    index = ToolIndex(TOOLS)
+    lexical = [dataclasses.replace(m, reason="keyword") for m in index.search("read file", 10)]
+    got = hybrid(dense_weight=1.0).search(
+        "read file", 1, lexical=lexical, query_vector=[1, 0, 0, 0]
+    )
+    assert got[0].name == "get_weather" and got[0].reason == "dense"
+
+
+def test_lexical_search_lifts_the_agent_caps() -> None:
+    from toolsift.hybrid import lexical_search
+
+    seen: dict[str, object] = {}
+
+    class CappedIndex:
+        def search(self, query, limit, *, exclude=(), max_limit=25, max_query_length=500):
+            seen.update(limit=limit, max_limit=max_limit, max_query_length=max_query_length)
+            return []
+
+    lexical_search(CappedIndex(), "q" * 600, 100)  # type: ignore[arg-type]
+    assert seen["max_limit"] == 100 and seen["max_query_length"] >= 600
+    assert lexical_search(ToolIndex(TOOLS), "email", 100)[0].name == "send_email"

@@ -220,9 +220,11 @@ def _toolsift_ranker(tools: Sequence[Tool], engine: str) -> Ranker:
     index = ToolIndex(tools, engine=engine)  # type: ignore[arg-type]
     pos = {t.name: i for i, t in enumerate(tools)}
 
+    from .hybrid import lexical_search
+
     def rank(query: str, k: int) -> list[int]:
-        try:
-            return [pos[m.tool.name] for m in index.search(query, k)]
+        try:  # the whole query and 100 results, as the peers get (no agent-facing caps)
+            return [pos[m.tool.name] for m in lexical_search(index, query, k)]
         except ToolsiftError:  # a query with no letter or digit ranks nothing
             return []
 

@@ -60,10 +60,13 @@ __all__ = [
 ]
 
 Fusion = Literal["minmax", "rrf"]
-HybridReason = Literal["select", "exact_name", "bm25", "dense", "hybrid"]
+HybridReason = Literal["select", "exact_name", "bm25", "keyword", "dense", "hybrid"]
 
 #: Longest query text embedded (seed 002 caps query length against abuse).
 MAX_QUERY_CHARS = 2000
+#: ``Match.reason`` values of ranked lexical matches; any other reason (``select``,
+#: ``exact_name``) is a tier that stays in front of the fused list.
+RANKED_REASONS = frozenset({"bm25", "keyword"})
 #: How deep each list goes before fusion.
 DEFAULT_CANDIDATES = 100
 
@@ -124,7 +127,8 @@ class HybridMatch:
         score: 0..1, the best fused tool has 1.0 (non-BM25 lexical matches too).
         reason: ``"select"`` / ``"exact_name"`` (kept from the lexical engine), ``"hybrid"`` (in
             both lists), ``"bm25"`` (lexical list only) or ``"dense"`` (dense list only).
-        lexical: the BM25+ score, or ``None`` when the tool was not in the lexical list.
+        lexical: the lexical score (BM25+, or the engine's keyword points), ``None`` when the tool
+            was not in the lexical list.
         dense: the cosine similarity, or ``None`` when it was not in the dense list.
     """
 
@@ -301,19 +305,19 @@ class HybridIndex:
         vector, note = self._query_vector(query, query_vector)
         if lexical is None:
             try:
-                lexical = self.index.search(query, self.candidates, exclude=excluded)
+                lexical = lexical_search(self.index, query, self.candidates, excluded)
             except QueryError:
                 if vector is None:  # nothing to rank with
                     raise
                 lexical = []  # e.g. only punctuation or an unsupported script: dense alone
-        front = [m for m in lexical if m.reason != "bm25" and m.tool.name not in excluded]
+        front = [m for m in lexical if m.reason not in RANKED_REASONS and m.name not in excluded]
         taken = {m.tool.name for m in front} | excluded
         bm25 = [
             (self._pos[m.tool.name], m.score)
             for m in lexical
-            if m.reason == "bm25" and m.tool.name not in taken and m.tool.name in self._pos
+            if m.reason in RANKED_REASONS and m.name not in taken and m.name in self._pos
         ][: self.candidates]
-        out = [HybridMatch(m.tool, 1.0, m.reason, m.score) for m in front[:limit]]
+        out = [HybridMatch(m.tool, 1.0, m.reason, m.score) for m in front[:limit]]  # type: ignore[arg-type]
         room = limit - len(out)
         tools = self.index.tools
         if vector is None:
@@ -342,6 +346,29 @@ class HybridIndex:
                 HybridMatch(tools[d], s / best, reason, lex_score.get(d), dense_score.get(d))
             )
         return HybridResult(out, "hybrid")
+
+
+def lexical_search(
+    index: ToolIndex, query: str, limit: int, exclude: Iterable[str] = ()
+) -> Sequence[Match]:
+    """``index.search(query, limit, exclude=...)`` without the agent-facing caps.
+
+    Where ``ToolIndex.search`` caps ``limit`` (``max_limit``) and the query length
+    (``max_query_length``) for agents, fusion and evaluation need the full candidate list and the
+    whole query, so both caps are lifted when the installed ``ToolIndex`` has them.
+    """
+    if _has_caps(index):
+        return index.search(  # type: ignore[call-arg]
+            query, limit, exclude=exclude, max_limit=max(limit, 1), max_query_length=1 << 20
+        )
+    return index.search(query, limit, exclude=exclude)
+
+
+def _has_caps(index: ToolIndex) -> bool:
+    import inspect
+
+    params = inspect.signature(index.search).parameters
+    return "max_limit" in params and "max_query_length" in params
 
 
 def make_eval_ranker(
