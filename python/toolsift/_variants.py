@@ -60,6 +60,9 @@ STOPWORDS_EN = frozenset(
     get""".split()
 )
 
+# Prefix of the stemmed copies of ``stem_expansion`` (a character the tokenizer never emits).
+_STEM_MARK = "\u00a7"
+
 # Han (with compatibility ideographs), Kana (hiragana, katakana, halfwidth katakana), Hangul.
 _CJK_RUN = re.compile(
     r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
@@ -154,6 +157,9 @@ class Variant:
         cjk: split CJK runs into character bigrams.
         stem: English Snowball stemming of document and query tokens.
         stopwords: drop :data:`STOPWORDS_EN` from queries (kept when nothing else is left).
+        stem_expansion: instead of replacing tokens by their stems, also index a stemmed copy
+            of every field at this fraction of its weight (0 = off), and query both forms, so
+            an exact form outscores a merely related one.
         distinct_query_terms: count a repeated query term once (bm25s, tantivy), not ``qtf`` times.
         idf: ``"lucene"`` ``ln(1 + (N - df + 0.5)/(df + 0.5))`` (the engine's) or ``"plus"``
             ``ln((N + 1)/df)`` (rank_bm25's and bm25s' BM25+).
@@ -174,6 +180,7 @@ class Variant:
     stem: bool = False
     stopwords: bool = False
     distinct_query_terms: bool = False
+    stem_expansion: float = 0.0
     idf: Literal["lucene", "plus"] = "lucene"
 
     @property
@@ -189,6 +196,8 @@ class Variant:
                 parts.append(short.get(opt, opt))
         if self.idf != base.idf:
             parts.append(f"idf={self.idf}")
+        if self.stem_expansion:
+            parts.append(f"stemx={self.stem_expansion:g}")
         if self.description:
             parts.append(f"desc={self.description:g}")
         if self.property_descriptions:
@@ -231,6 +240,8 @@ def parse_variant(spec: str) -> Variant:
             kwargs["description"] = float(value or 1)
         elif key in ("propdesc", "property_descriptions"):
             kwargs["property_descriptions"] = float(value or 1)
+        elif key == "stemx":
+            kwargs["stem_expansion"] = float(value or 0.5)
         elif key == "idf":
             kwargs["idf"] = value
         elif key in ("k1", "b", "delta"):
@@ -301,6 +312,10 @@ class VariantIndex:
         base_tokenize = tokenize or _default_tokenize()
         self._query_split = (lambda t: cjk_split(t, base_tokenize)) if v.cjk else base_tokenize
         weights = v.weights.as_list() + [v.description, v.property_descriptions]
+        n_plain = len(weights)
+        self._expand = _stemmer() if v.stem_expansion else None
+        if self._expand is not None:
+            weights += [w * v.stem_expansion for w in weights]
         n = len(self.tools)
         # per document: field id -> token list
         per_doc: list[dict[int, list[str]]] = []
@@ -308,6 +323,9 @@ class VariantIndex:
             fields: dict[int, list[str]] = {}
             for fid, text in _fields(tool, v):
                 fields.setdefault(fid, []).extend(self.analyze(text))
+            if self._expand is not None:
+                for fid, toks in list(fields.items()):
+                    fields[fid + n_plain] = [_STEM_MARK + t for t in self._expand(toks)]
             per_doc.append(fields)
         n_fields = len(weights)
         if v.scoring == "bm25f":
@@ -362,6 +380,8 @@ class VariantIndex:
             tokens = kept or tokens
         if self.analyze._stem is not None and tokens:
             tokens = self.analyze._stem(tokens)
+        if self._expand is not None:
+            tokens = tokens + [_STEM_MARK + t for t in self._expand(tokens)]
         return tokens
 
     def scores(self, tokens: Iterable[str]) -> np.ndarray:
