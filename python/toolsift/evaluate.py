@@ -12,6 +12,16 @@ Metrics, per query, averaged over queries (``R`` = the relevant tools, binary ga
 * MRR = ``1 / rank`` of the first relevant tool in the top 100 (0 when none);
 * nDCG@10 = ``Σ_{relevant i ≤ 10} 1/log2(i+1)`` over the ideal ``Σ_{i ≤ min(|R|,10)} 1/log2(i+1)``.
 
+Wiring ``toolsift eval`` into the CLI (``cli.py``)::
+
+    evaluate.add_arguments(sub.add_parser("eval", help="retrieval quality on labeled sets"))
+    ...
+    if args.command == "eval":
+        return evaluate.main(args)
+
+The full table is ``python benches/eval_quality.py --rankers toolsift,peers,variants`` (or
+``toolsift eval`` with the same options); it needs ``pip install 'toolsift[eval]'``.
+
 Example:
     >>> from toolsift.evaluate import Query, ndcg_at, recall_at
     >>> q = Query("read a file", frozenset({3}))
@@ -66,20 +76,31 @@ DEFAULT_RANKERS = (
 )
 #: The variants measured for issue 5 (see ``toolsift._variants.parse_variant``).
 VARIANT_RANKERS = (
+    # one change at a time from the engine's ranking
     "v:base",
     "v:qdistinct",
-    "v:idf=plus",
-    "v:bm25f",
-    "v:cjk",
     "v:stop",
     "v:stem",
+    "v:stemx=0.5",
+    "v:cjk",
+    "v:bm25f",
+    "v:idf=plus",
+    "v:desc=0.25",
     "v:desc=1",
+    "v:propdesc=0.25",
     "v:propdesc=1",
-    "v:cjk+stop+stem",
-    "v:cjk+stop+stem+desc=1",
-    "v:cjk+stop+stem+desc=1+propdesc=1",
-    "v:bm25f+cjk+stop+stem+desc=1",
+    # combinations, ending with the recommended default (RECOMMENDED_VARIANT)
+    "v:qdistinct+stop",
+    "v:qdistinct+stop+stem",
+    "v:qdistinct+stop+stemx=0.5",
+    "v:qdistinct+stop+stemx=0.5+cjk+bm25f",
+    "v:qdistinct+stop+stemx=0.5+cjk+desc=0.25",
+    "v:qdistinct+stop+stemx=0.5+cjk+propdesc=0.25",
+    "v:qdistinct+stop+stemx=0.5+cjk+k1=2+delta=0.5",
+    "v:qdistinct+stop+stemx=0.5+cjk",
 )
+#: The variant recommended as the engine's next default (see BENCHMARKS.md).
+RECOMMENDED_VARIANT = "qdistinct+stop+stemx=0.5+cjk"
 
 
 @dataclass(frozen=True)
