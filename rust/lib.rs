@@ -6,6 +6,7 @@ pub mod bm25;
 pub mod error;
 pub mod index;
 pub mod tokenize;
+mod unicode_tables;
 
 #[cfg(feature = "python")]
 mod bindings;

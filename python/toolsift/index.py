@@ -20,18 +20,29 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from . import _fallback
-from .errors import DuplicateToolError, EngineUnavailableError, QueryError
+from .errors import DuplicateToolError, EngineUnavailableError, LimitError
+from .names import NameTable
+from .query import DEFAULT_MAX_QUERY_LENGTH, ParsedQuery, parse_query
+from .result import Match, SearchResult
 from .tools import Tool
 
 if TYPE_CHECKING:
     from ._engine import EngineIndex
 
-__all__ = ["FieldWeights", "Match", "ToolIndex", "EngineName", "available_engines"]
+__all__ = [
+    "FieldWeights",
+    "Match",
+    "SearchResult",
+    "ToolIndex",
+    "EngineName",
+    "available_engines",
+]
 
 EngineName = Literal["auto", "rust", "python"]
-MatchReason = Literal["select", "exact_name", "bm25"]
 
 DEFAULT_LIMIT = 8
+#: A larger ``limit`` is clamped to this (seed 001's hard cap), and the result says so.
+DEFAULT_MAX_LIMIT = 25
 
 
 @dataclass(frozen=True)
@@ -82,25 +93,6 @@ def _document(tool: Tool, weights: list[float]) -> list[tuple[int, str]]:
     return [(f, text) for f, text in fields if text and weights[f]]
 
 
-@dataclass(frozen=True)
-class Match:
-    """One ranked tool.
-
-    Attributes:
-        tool: the matched tool.
-        score: its BM25+ score (higher is better).
-        reason: why it is in the list: ``"bm25"`` for a ranked match.
-    """
-
-    tool: Tool
-    score: float
-    reason: MatchReason = "bm25"
-
-    @property
-    def name(self) -> str:
-        return self.tool.name
-
-
 _warned_fallback = False
 _warn_lock = threading.Lock()
 
@@ -114,7 +106,7 @@ def _rust_index_class() -> type[EngineIndex] | None:
 
 
 def available_engines() -> list[str]:
-    """The engines that can run here: ``["rust", "python"]``, or ``["python"]`` without the extension."""
+    """The engines that can run here: ``["rust", "python"]``, or ``["python"]`` without Rust."""
     return ["rust", "python"] if _rust_index_class() is not None else ["python"]
 
 
@@ -176,6 +168,7 @@ class ToolIndex:
     ) -> None:
         self._tools: tuple[Tool, ...] = tuple(tools)
         self._by_name: dict[str, int] = {}
+        self._by_server: dict[str, list[int]] = {}
         for i, tool in enumerate(self._tools):
             if not isinstance(tool, Tool):
                 raise TypeError(f"tools[{i}] must be a toolsift.Tool, got {type(tool).__name__}")
@@ -187,6 +180,10 @@ class ToolIndex:
                     field="name",
                 )
             self._by_name[tool.name] = i
+            if tool.server is not None:
+                self._by_server.setdefault(tool.server, []).append(i)
+        self._name_table: NameTable | None = None
+        self._name_lock = threading.Lock()
         self.field_weights = field_weights if field_weights is not None else FieldWeights()
         weights = self.field_weights.as_list()
         self.engine, cls = _select_engine(engine)
@@ -222,28 +219,143 @@ class ToolIndex:
     def __repr__(self) -> str:
         return f"ToolIndex(tools={len(self._tools)}, engine={self.engine!r})"
 
+    @property
+    def names(self) -> NameTable:
+        """The name table of ``select:`` and the exact-name tier, built on first use."""
+        table = self._name_table
+        if table is None:
+            with self._name_lock:
+                table = self._name_table
+                if table is None:
+                    table = self._name_table = NameTable(self._tools)
+        return table
+
+    def _allowed(self, servers: Iterable[str] | None) -> set[int] | None:
+        """Tool ids on the given servers (``None``: no filter). Unknown servers match nothing."""
+        if servers is None:
+            return None
+        if isinstance(servers, str):
+            servers = (servers,)
+        allowed: set[int] = set()
+        for server in servers:
+            allowed.update(self._by_server.get(server, ()))
+        return allowed
+
     def search(
-        self, query: str, limit: int = DEFAULT_LIMIT, *, exclude: Iterable[str] = ()
-    ) -> list[Match]:
-        """The best ``limit`` tools for ``query``, best first.
+        self,
+        query: str,
+        limit: int = DEFAULT_LIMIT,
+        *,
+        exclude: Iterable[str] = (),
+        servers: Iterable[str] | None = None,
+        max_limit: int = DEFAULT_MAX_LIMIT,
+        max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
+    ) -> SearchResult:
+        """The best tools for ``query``, best first, as a :class:`SearchResult`.
 
         Arguments:
-            query: natural-language or keyword query; trimmed first.
-            limit: how many matches at most (a positive int). Default 8.
+            query: ``select:A,B`` to fetch tools by name, or a keyword query (``+term`` words
+                are required); trimmed first, and cut to ``max_query_length`` characters.
+            limit: how many matches at most (a positive int). Default 8. Above ``max_limit`` it
+                is clamped, and the result says so.
             exclude: tool names to leave out (for example the already active ones); they are
-                removed before the cut, so the limit is still filled.
+                removed before the cut, so the limit is still filled. ``select:`` ignores it.
+            servers: only tools of these MCP servers (exact server names), applied before the
+                cut; a ``select:`` name outside them is ``missing``.
+            max_limit: the hard cap on ``limit`` (default 25); ``select:`` returns at most this.
+            max_query_length: the query length cap in characters (default 500).
 
         Raises:
-            QueryError: the query is empty after trimming or has no letter or number.
-            LimitError: ``limit`` is not a positive integer.
+            QueryError: the query is empty after trimming, has no letter or number, or is
+                ``select:`` without a name.
+            LimitError: ``limit`` or ``max_limit`` is not a positive integer.
         """
         if not isinstance(query, str):
-            raise QueryError(f"Query must be a string, got {type(query).__name__}.")
-        query = query.strip()
+            parse_query(query)  # raises the QueryError
         _fallback.check_limit(limit)
-        if not query:
-            raise QueryError("Query must not be empty.")
-        excluded = [self._by_name[n] for n in exclude if n in self._by_name]
-        hits = self._index.search(query, limit, excluded or None)
+        _fallback.check_limit(max_limit)
+        if isinstance(max_query_length, bool) or not isinstance(max_query_length, int):
+            raise TypeError("max_query_length must be an int")
+        parsed = parse_query(query, max_length=max(1, max_query_length))
+        notices: list[str] = []
+        clamped = limit > max_limit
+        if clamped:
+            notices.append(f"limit {limit} clamped to {max_limit}")
+            limit = max_limit
+        if parsed.truncated:
+            notices.append(f"query cut to {max_query_length} characters")
+        allowed = self._allowed(servers)
+        if parsed.kind == "select":
+            return self._select(parsed, limit, max_limit, allowed, notices, clamped)
+        excluded = {self._by_name[n] for n in exclude if n in self._by_name}
+        if allowed is not None:
+            excluded.update(i for i in range(len(self._tools)) if i not in allowed)
+        hits = self._index.search(parsed.text, limit, sorted(excluded) or None)
         tools = self._tools
-        return [Match(tools[doc], score) for doc, score in hits]
+        return SearchResult(
+            query=parsed.query,
+            query_kind="keyword",
+            limit=limit,
+            matches=tuple(Match(tools[doc], score, "bm25") for doc, score in hits),
+            notices=tuple(notices),
+            clamped=clamped,
+            truncated=parsed.truncated,
+            total_tools=len(tools),
+        )
+
+    def _select(
+        self,
+        parsed: ParsedQuery,
+        limit: int,
+        max_limit: int,
+        allowed: set[int] | None,
+        notices: list[str],
+        clamped: bool,
+    ) -> SearchResult:
+        table = self.names
+        tools = self._tools
+        seen: set[int] = set()
+        matches: list[Match] = []
+        missing: list[str] = []
+        suggestions: dict[str, tuple[str, ...]] = {}
+        for name in parsed.names:
+            ids = [i for i in table.lookup(name) if allowed is None or i in allowed]
+            if not ids:
+                missing.append(name)
+                suggestions[name] = self._suggest(name, allowed)
+                continue
+            for i in ids:
+                if i not in seen:
+                    seen.add(i)
+                    matches.append(Match(tools[i], 0.0, "select"))
+        if len(matches) > max_limit:
+            notices.append(f"select: {len(matches)} tools found, returned the first {max_limit}")
+            del matches[max_limit:]
+        return SearchResult(
+            query=parsed.query,
+            query_kind="select",
+            limit=limit,
+            matches=tuple(matches),
+            missing=tuple(missing),
+            suggestions=suggestions,
+            notices=tuple(notices),
+            clamped=clamped,
+            truncated=parsed.truncated,
+            total_tools=len(tools),
+        )
+
+    def _suggest(self, name: str, allowed: set[int] | None) -> tuple[str, ...]:
+        """Up to three "did you mean" names for a ``select:`` name that matched nothing."""
+        try:
+            hits = self._index.search(name, 20)
+        except LimitError:  # pragma: no cover - 20 is a valid limit
+            hits = []
+        except ValueError:  # the name has no letter or number: no candidates from the engine
+            hits = []
+        candidates = [doc for doc, _ in hits if allowed is None or doc in allowed]
+        suggestions = self.names.suggest(name, candidates)
+        if allowed is not None:
+            suggestions = tuple(
+                s for s in suggestions if any(i in allowed for i in self.names.lookup(s))
+            )
+        return suggestions
