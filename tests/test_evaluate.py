@@ -251,3 +251,16 @@ def test_mcp_mixed_strict_labels_resolve() -> None:
     # lenient counts every tool with a relevant raw name, so its sets are supersets
     assert all(s.relevant <= lz.relevant for s, lz in zip(strict.queries, lenient.queries))
     assert any(s.relevant < lz.relevant for s, lz in zip(strict.queries, lenient.queries))
+
+
+def test_summary_table_shows_deltas_against_the_first_ranker() -> None:
+    results = {
+        "datasets": {
+            "a": {"rankers": {"toolsift": {"nDCG@10": 0.5}, "v:x": {"nDCG@10": 0.625}}},
+            "b": {"rankers": {"toolsift": {"nDCG@10": 0.25}, "v:x": {"error": "unavailable"}}},
+        }
+    }
+    lines = ev.format_summary(results).splitlines()
+    assert lines[0] == "| nDCG@10 | a | b |"
+    assert lines[2] == "| toolsift | 0.500 | 0.250 |"
+    assert lines[3] == "| v:x | 0.625 (+0.125) | – |"

@@ -476,6 +476,29 @@ class _MemoEmbedder:
         return self._embed(texts)
 
 
+def format_summary(results: dict[str, Any], metric: str = "nDCG@10") -> str:
+    """One Markdown table: a row per ranker, a column per set, each cell ``metric`` (Δ vs the
+    first ranker)."""
+    names = list(results["datasets"])
+    rankers: list[str] = []
+    for res in results["datasets"].values():
+        rankers += [r for r in res["rankers"] if r not in rankers]
+    lines = [f"| {metric} | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    for ranker in rankers:
+        cells = []
+        for name in names:
+            ranked = results["datasets"][name]["rankers"]
+            m, first = ranked.get(ranker, {}), next(iter(ranked.values()))
+            if metric not in m:
+                cells.append("–")
+            elif ranker == next(iter(ranked)):
+                cells.append(f"{m[metric]:.3f}")
+            else:
+                cells.append(f"{m[metric]:.3f} ({m[metric] - first[metric]:+.3f})")
+        lines.append(f"| {ranker} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
     """Evaluate every requested ranker on every requested set; the JSON-ready results."""
     options: dict[str, Any] = {}
@@ -531,4 +554,6 @@ def main(args: argparse.Namespace) -> int:
                 line += f"; query embedding {res['embed ms/query']:.1f} ms (not in ms/query)"
             print(line)
         print(format_table(results))
+        print()
+        print(format_summary(results))
     return 0
