@@ -7,6 +7,7 @@ Run from the repository root (the labeled sets are not shipped; see ../shared/da
     python benches/eval_quality.py --embed minilm --rankers toolsift,dense,hybrid-minmax,hybrid-rrf
     python benches/eval_quality.py --sensitivity                    # field-weight sensitivity
     python benches/eval_quality.py --tune                           # tune weights on one split
+    python benches/eval_quality.py --cjk-known-item                 # is Chinese text findable?
 
 It accepts every option of ``toolsift eval`` (``--datasets``, ``--rankers``, ``--limit-queries N``,
 ``--json``, ``--embed``); ``--sensitivity`` and ``--tune`` are this script's own.
@@ -81,6 +82,28 @@ def tune(datasets: list[ev.Dataset], base: Variant, tune_on: str) -> dict[str, A
     return report
 
 
+def cjk_known_item(data_dir: Any, variants: list[str]) -> dict[str, Any]:
+    """Known-item search over mcp_mixed's tools with Chinese descriptions (no labeled CJK queries
+    exist): the query is four Han characters from the middle of the longest Han run of the
+    tool's description, the relevant tool is that tool. Measures whether CJK text is findable."""
+    import re
+
+    ds = ev.load_dataset("mcp_mixed", data_dir, limit=1)
+    han = re.compile(r"[\u4e00-\u9fff]+")
+    queries = []
+    for i, tool in enumerate(ds.tools):
+        runs = han.findall(tool.description)
+        longest = max(runs, key=len) if runs else ""
+        if len(longest) >= 8:
+            mid = len(longest) // 2
+            queries.append(ev.Query(longest[mid - 2 : mid + 2], frozenset({i})))
+    probe = dataclasses.replace(ds, queries=tuple(queries), note="CJK known-item")
+    out: dict[str, Any] = {"queries": len(queries)}
+    for spec in variants:
+        out[spec] = ev.evaluate(probe, ev.make_ranker(spec, ds.tools))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ev.add_arguments(parser)
@@ -93,7 +116,18 @@ def main(argv: list[str] | None = None) -> int:
         help="tune field weights on SET's even queries (default metatool)",
     )
     parser.add_argument("--base", default="base", help="variant the sweeps start from")
+    parser.add_argument(
+        "--cjk-known-item", action="store_true", help="CJK known-item probe on mcp_mixed"
+    )
     args = parser.parse_args(argv)
+    if args.cjk_known_item:
+        data_dir = ev.find_data_dir(args.data)
+        if data_dir is None:
+            print("eval_quality: ../shared/data not found", file=sys.stderr)
+            return 2
+        ranks = ["toolsift", "v:base", "v:cjk", f"v:{ev.RECOMMENDED_VARIANT}"]
+        print(json.dumps(cjk_known_item(data_dir, ranks), indent=2))
+        return 0
     if not (args.sensitivity or args.tune):
         return ev.main(args)
     data_dir = ev.find_data_dir(args.data)
