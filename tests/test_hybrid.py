@@ -203,3 +203,19 @@ def test_lexical_search_lifts_the_agent_caps() -> None:
     lexical_search(CappedIndex(), "q" * 600, 100)  # type: ignore[arg-type]
     assert seen["max_limit"] == 100 and seen["max_query_length"] >= 600
     assert lexical_search(ToolIndex(TOOLS), "email", 100)[0].name == "send_email"
+
+
+def test_eval_ranker_with_a_variant_lexical_list() -> None:
+    from toolsift._variants import VariantIndex, parse_variant
+    from toolsift.hybrid import make_eval_ranker
+
+    tools = default_tools()
+
+    def embed(texts: list[str]) -> np.ndarray:
+        return np.ones((len(texts), 3), dtype=np.float32)
+
+    ranker = make_eval_ranker("hybrid-minmax=0@qdistinct+stop", tools, embedder=embed)
+    expected = VariantIndex(tools, parse_variant("qdistinct+stop")).search("list open issues", 5)
+    assert ranker("list open issues", 5) == expected
+    with pytest.raises(ImportError, match="needs an embedder"):
+        make_eval_ranker("dense", tools)

@@ -374,28 +374,45 @@ def _has_caps(index: ToolIndex) -> bool:
 def make_eval_ranker(
     spec: str, tools: Sequence[Tool], *, embedder: Any = None, **_: Any
 ) -> Callable[[str, int], list[int]]:
-    """A ranker for :mod:`toolsift.evaluate`: ``dense``, ``hybrid-minmax[=w]``, ``hybrid-rrf[=w]``.
+    """A ranker for :mod:`toolsift.evaluate`: ``dense``, ``hybrid-minmax[=w][@variant]``,
+    ``hybrid-rrf[=w][@variant]``.
 
-    ``w`` is the dense weight (default 0.5). Needs ``embedder`` (``--embed``).
+    ``w`` is the dense weight (default 0.5). ``@variant`` takes the lexical list from a
+    :mod:`toolsift._variants` variant (e.g. ``@qdistinct+stop+stemx=0.5+cjk``) instead of the
+    engine. Needs ``embedder`` (``--embed``).
     """
     if embedder is None:
         raise ImportError(f"ranker {spec!r} needs an embedder (--embed minilm|wordllama)")
-    name, _, value = spec.partition("=")
+    head, _, variant_spec = spec.partition("@")
+    name, _, value = head.partition("=")
     w = float(value) if value else 0.5
     fusion: Fusion = "rrf" if name == "hybrid-rrf" else "minmax"
     if name == "dense":
         w = 1.0
     elif name not in ("hybrid-minmax", "hybrid-rrf"):
         raise ValueError(f"unknown ranker {spec!r}")
-    hybrid = HybridIndex(ToolIndex(tools), embed=embedder, fusion=fusion, dense_weight=w)
+    index = ToolIndex(tools)
+    hybrid = HybridIndex(index, embed=embedder, fusion=fusion, dense_weight=w)
     pos = {t.name: i for i, t in enumerate(tools)}
+    lexical_of: Callable[[str], list[Match]] | None = None
+    if variant_spec:
+        from ._variants import VariantIndex, parse_variant, top_k
+
+        variant = VariantIndex(tools, parse_variant(variant_spec))
+        name_rank = np.argsort(np.argsort([t.name for t in tools], kind="stable"))
+
+        def lexical_of(query: str) -> list[Match]:
+            scores = variant.scores(variant.query_tokens(query))
+            top = top_k(scores, hybrid.candidates, name_rank)
+            return [Match(tools[d], float(scores[d]), "bm25") for d in top]
 
     def rank(query: str, k: int) -> list[int]:
         try:
             if name == "dense":
                 vector, _ = hybrid._query_vector(query, None)
                 return [d for d, _ in hybrid.dense_search(vector, k)] if vector is not None else []
-            return [pos[m.tool.name] for m in hybrid.search(query, k)]
+            lexical = lexical_of(query) if lexical_of is not None else None
+            return [pos[m.tool.name] for m in hybrid.search(query, k, lexical=lexical)]
         except QueryError:
             return []
 
