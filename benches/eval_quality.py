@@ -8,6 +8,7 @@ Run from the repository root (the labeled sets are not shipped; see ../shared/da
     python benches/eval_quality.py --sensitivity                    # field-weight sensitivity
     python benches/eval_quality.py --tune                           # tune weights on one split
     python benches/eval_quality.py --cjk-known-item                 # is Chinese text findable?
+    python benches/eval_quality.py --latency --embed minilm         # hybrid latency per stage
 
 It accepts every option of ``toolsift eval`` (``--datasets``, ``--rankers``, ``--limit-queries N``,
 ``--json``, ``--embed``); ``--sensitivity`` and ``--tune`` are this script's own.
@@ -104,6 +105,46 @@ def cjk_known_item(data_dir: Any, variants: list[str]) -> dict[str, Any]:
     return out
 
 
+def latency(data_dir: Any, embed_name: str, n: int = 200) -> dict[str, Any]:
+    """Median and 90th-percentile milliseconds per query, on mcp_mixed (11,578 tools), of each
+    stage of a hybrid search: the lexical search, the query embedding, the dense search and the
+    whole ``HybridIndex.search`` (embedding included). Queries are the first ``n`` of the set."""
+    import statistics
+    import time
+
+    from toolsift.embed import get_embedder
+    from toolsift.hybrid import HybridIndex, lexical_search
+
+    ds = ev.load_dataset("mcp_mixed", data_dir)
+    queries = [q.text for q in ds.queries[:n]]
+    embedder = get_embedder(embed_name)
+    hybrid = HybridIndex(ev.ToolIndex(ds.tools), embed=embedder)
+
+    def timed(fn: Any) -> dict[str, float]:
+        fn(queries[0])  # warm up
+        times = []
+        for q in queries:
+            start = time.perf_counter()
+            fn(q)
+            times.append(1000 * (time.perf_counter() - start))
+        times.sort()
+        return {"median": statistics.median(times), "p90": times[int(0.9 * (len(times) - 1))]}
+
+    vectors = {q: embedder([q])[0] for q in queries}
+    words = [len(q.split()) for q in queries]
+    return {
+        "queries": len(queries),
+        "median words/query": statistics.median(words),
+        "lexical top-100 (toolsift)": timed(lambda q: lexical_search(hybrid.index, q, 100)),
+        "embed query": timed(lambda q: embedder([q])),
+        "dense top-100": timed(lambda q: hybrid.dense_search(vectors[q], 100)),
+        "hybrid search, vector given": timed(
+            lambda q: hybrid.search(q, 10, query_vector=vectors[q])
+        ),
+        "hybrid search, embedding included": timed(lambda q: hybrid.search(q, 10)),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ev.add_arguments(parser)
@@ -119,7 +160,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cjk-known-item", action="store_true", help="CJK known-item probe on mcp_mixed"
     )
+    parser.add_argument(
+        "--latency", action="store_true", help="per-stage hybrid latency on mcp_mixed (--embed)"
+    )
     args = parser.parse_args(argv)
+    if args.latency:
+        data_dir = ev.find_data_dir(args.data)
+        if data_dir is None:
+            print("eval_quality: ../shared/data not found", file=sys.stderr)
+            return 2
+        print(json.dumps(latency(data_dir, args.embed or "minilm"), indent=2))
+        return 0
     if args.cjk_known_item:
         data_dir = ev.find_data_dir(args.data)
         if data_dir is None:
