@@ -20,6 +20,7 @@ import argparse
 import dataclasses
 import itertools
 import json
+import os
 import sys
 from typing import Any
 
@@ -120,10 +121,10 @@ def latency(data_dir: Any, embed_name: str, n: int = 200) -> dict[str, Any]:
     embedder = get_embedder(embed_name)
     hybrid = HybridIndex(ev.ToolIndex(ds.tools), embed=embedder)
 
-    def timed(fn: Any) -> dict[str, float]:
-        fn(queries[0])  # warm up
+    def timed(fn: Any, sample: list[str] = queries) -> dict[str, float]:
+        fn(sample[0])  # warm up
         times = []
-        for q in queries:
+        for q in sample:
             start = time.perf_counter()
             fn(q)
             times.append(1000 * (time.perf_counter() - start))
@@ -132,7 +133,12 @@ def latency(data_dir: Any, embed_name: str, n: int = 200) -> dict[str, Any]:
 
     vectors = {q: embedder([q])[0] for q in queries}
     words = [len(q.split()) for q in queries]
+    one_thread = get_embedder(embed_name, threads=1)
+    short = [q for q in queries if len(q.split()) <= 20] or queries
     return {
+        "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS"),
+        "embed query, 1 thread": timed(lambda q: one_thread([q])),
+        f"embed query of <= 20 words ({len(short)} queries)": timed(lambda q: embedder([q]), short),
         "queries": len(queries),
         "median words/query": statistics.median(words),
         "lexical top-100 (toolsift)": timed(lambda q: lexical_search(hybrid.index, q, 100)),

@@ -160,14 +160,14 @@ class WordLlamaEmbedder:
         return _normalise(self._model.embed(list(texts), norm=True))
 
 
-def get_embedder(name: str) -> Embedder:
-    """``"minilm"`` or ``"wordllama"``.
+def get_embedder(name: str, *, threads: int = 0) -> Embedder:
+    """``"minilm"`` or ``"wordllama"``; ``threads`` sets onnxruntime's threads (MiniLM only).
 
     Example:
-        >>> get_embedder("minilm")  # doctest: +SKIP
+        >>> get_embedder("minilm", threads=1)  # doctest: +SKIP
     """
     if name == "minilm":
-        return MiniLMEmbedder()
+        return MiniLMEmbedder(threads=threads)
     if name == "wordllama":
         return WordLlamaEmbedder()
     raise ValueError(f"unknown embedder {name!r}: use 'minilm' or 'wordllama'")
