@@ -179,15 +179,17 @@ def load_dataset(
         note = f"every {step}th of {len(rows)} queries"
         rows = rows[::step]
     queries = []
+    pairs = False
     for row in rows:
         if strict and "relevant_tools" in row:
+            pairs = True
             rel = {by_pair.get((p["server"], p["name"])) for p in row["relevant_tools"]}
         else:
             rel = {i for raw in row["relevant"] for i in by_raw.get(raw, ())}
         rel.discard(None)
         if rel:
             queries.append(Query(row["query"], frozenset(rel)))  # type: ignore[arg-type]
-    strictness = "strict (server + name)" if strict and name == "mcp_mixed" else "by name"
+    strictness = "strict (server + name)" if pairs else "by name"
     return Dataset(name, tools, tuple(queries), f"{note}; {strictness}")
 
 
