@@ -6,12 +6,17 @@ fuses the two lists with
 
 * ``"minmax"`` (the default): each list's scores min-max normalised to 0..1 over that list, a
   tool absent from a list counting 0 there, then ``(1 - w)·lexical + w·dense`` with
-  ``w = dense_weight`` (0.5); or
+  ``w = dense_weight`` (:data:`DEFAULT_DENSE_WEIGHT`, 0.4); or
 * ``"rrf"``: reciprocal rank fusion (Cormack, Clarke & Büttcher 2009),
   ``Σ_lists weight / (k + rank)`` with ``k = 60``.
 
-The evaluation (``toolsift eval --embed minilm``, BENCHMARKS.md) picked min-max: equal-weight RRF
-adds little over BM25 on mcp_mixed, min-max at w = 0.5 lifts every set.
+The evaluation (``benches/eval_quality.py --embed minilm``, BENCHMARKS.md) picked min-max at
+w = 0.4: it is the weight at which fusion beats lexical search alone on every labeled set, with
+the engine's BM25+ and with the recommended lexical variant alike (nDCG@10 on mcp_mixed,
+metatool, gorilla_hf: 0.580 / 0.372 / 0.179 -> 0.603 / 0.587 / 0.257 with all-MiniLM-L6-v2);
+w = 0.5 scores higher on the two paraphrase-style sets but falls below lexical search on
+mcp_mixed once the lexical side improves. Equal-weight RRF adds nothing on mcp_mixed (0.578)
+and trails min-max at equal weights on every set.
 
 Scores are normalised so that the best fused tool has 1.0. Matches the lexical engine placed for
 another reason than BM25 (``Match.reason`` ``"select"`` or ``"exact_name"``) stay in front, in
@@ -69,6 +74,8 @@ MAX_QUERY_CHARS = 2000
 RANKED_REASONS = frozenset({"bm25", "keyword"})
 #: How deep each list goes before fusion.
 DEFAULT_CANDIDATES = 100
+#: The dense list's weight in the fusion (chosen by the evaluation; see the module docstring).
+DEFAULT_DENSE_WEIGHT = 0.4
 
 
 def rrf_fuse(
@@ -176,7 +183,7 @@ class HybridIndex:
         embed: a callable embedding a list of texts (for queries, and for the tools when
             ``embeddings`` is ``None``); e.g. :class:`toolsift.embed.MiniLMEmbedder`.
         fusion: ``"minmax"`` (default) or ``"rrf"``.
-        dense_weight: the dense list's weight ``w``; the lexical list gets ``1 - w``.
+        dense_weight: the dense list's weight ``w`` (0.4); the lexical list gets ``1 - w``.
         rrf_k: RRF's ``k`` (60).
         candidates: how deep each list goes before fusion (100).
         cache_dir: where tool vectors computed by ``embed`` are cached (default
@@ -200,7 +207,7 @@ class HybridIndex:
         embeddings: Any = None,
         embed: Embedder | None = None,
         fusion: Fusion = "minmax",
-        dense_weight: float = 0.5,
+        dense_weight: float = DEFAULT_DENSE_WEIGHT,
         rrf_k: float = 60.0,
         candidates: int = DEFAULT_CANDIDATES,
         cache_dir: str | os.PathLike[str] | Literal[False] | None = None,
@@ -377,15 +384,15 @@ def make_eval_ranker(
     """A ranker for :mod:`toolsift.evaluate`: ``dense``, ``hybrid-minmax[=w][@variant]``,
     ``hybrid-rrf[=w][@variant]``.
 
-    ``w`` is the dense weight (default 0.5). ``@variant`` takes the lexical list from a
-    :mod:`toolsift._variants` variant (e.g. ``@qdistinct+stop+stemx=0.5+cjk``) instead of the
-    engine. Needs ``embedder`` (``--embed``).
+    ``w`` is the dense weight (default :data:`DEFAULT_DENSE_WEIGHT`). ``@variant`` takes the
+    lexical list from a :mod:`toolsift._variants` variant (e.g.
+    ``@qdistinct+stop+stemx=0.5+cjk``) instead of the engine. Needs ``embedder`` (``--embed``).
     """
     if embedder is None:
         raise ImportError(f"ranker {spec!r} needs an embedder (--embed minilm|wordllama)")
     head, _, variant_spec = spec.partition("@")
     name, _, value = head.partition("=")
-    w = float(value) if value else 0.5
+    w = float(value) if value else DEFAULT_DENSE_WEIGHT
     fusion: Fusion = "rrf" if name == "hybrid-rrf" else "minmax"
     if name == "dense":
         w = 1.0
