@@ -219,3 +219,13 @@ def test_eval_ranker_with_a_variant_lexical_list() -> None:
     assert ranker("list open issues", 5) == expected
     with pytest.raises(ImportError, match="needs an embedder"):
         make_eval_ranker("dense", tools)
+
+
+def test_blocked_matvec_equals_the_plain_product() -> None:
+    from toolsift.hybrid import _matvec
+
+    rng = np.random.default_rng(7)
+    matrix = rng.normal(size=(2500, 16)).astype(np.float32)
+    vector = rng.normal(size=16).astype(np.float32)
+    np.testing.assert_allclose(_matvec(matrix, vector), matrix @ vector, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(_matvec(matrix[:10], vector), matrix[:10] @ vector, rtol=1e-6)
