@@ -264,3 +264,18 @@ def test_summary_table_shows_deltas_against_the_first_ranker() -> None:
     assert lines[0] == "| nDCG@10 | a | b |"
     assert lines[2] == "| toolsift | 0.500 | 0.250 |"
     assert lines[3] == "| v:x | 0.625 (+0.125) | – |"
+
+
+@pytest.mark.shared_data
+def test_main_reports_a_missing_embedder(monkeypatch, capsys) -> None:
+    import toolsift.embed
+
+    def missing(name: str, **_: object) -> None:
+        raise ImportError("onnxruntime is missing: pip install 'toolsift[embed]'")
+
+    monkeypatch.setattr(toolsift.embed, "get_embedder", missing)
+    args = _args(
+        "--data", str(require_shared("data")), "--embed", "minilm", "--datasets", "metatool"
+    )
+    assert ev.main(args) == 2
+    assert "toolsift[embed]" in capsys.readouterr().err

@@ -544,7 +544,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     try:
         results = run(args, data_dir)
-    except (FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError, ImportError) as exc:
         print(f"toolsift eval: error: {exc}", file=sys.stderr)
         return 2
     if args.json:
