@@ -85,3 +85,28 @@ def engine_index(engine):
     else:
         from toolsift._fallback import Index
     return Index
+
+
+GOLDEN_DIR = ROOT / "tests" / "data" / "golden"
+UPDATE_GOLDEN = os.environ.get("TOOLSIFT_UPDATE_GOLDEN") == "1"
+
+
+@pytest.fixture
+def golden():
+    """``golden(name, text)``: ``text`` must equal ``tests/data/golden/<name>`` byte for byte.
+
+    The files are written only when ``TOOLSIFT_UPDATE_GOLDEN=1`` is set, never silently.
+    """
+
+    def check(name: str, text: str) -> None:
+        path = GOLDEN_DIR / name
+        data = text if text.endswith("\n") else text + "\n"
+        if UPDATE_GOLDEN:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data.encode("utf-8"))
+            return
+        if not path.exists():
+            pytest.fail(f"{path} is missing: run the tests once with TOOLSIFT_UPDATE_GOLDEN=1")
+        assert data == path.read_bytes().decode("utf-8"), f"{name} differs from its golden file"
+
+    return check

@@ -34,3 +34,19 @@ def test_public_api_types() -> None:
     for cls in _engine_types_satisfy_the_protocol():
         engine: EngineIndex = cls(["a"], [[(0, "alpha")]], [1.0])
         assert engine.search("alpha", 1)[0][0] == 0
+
+
+def test_session_api_types() -> None:
+    from toolsift.contract import dumps, search_tool_bm25_content, tool_search_response
+    from toolsift.metatool import MetaToolCall, call_meta_tool
+
+    session = toolsift.DiscoverySession.from_default_catalog(mode="all", engine="auto")
+    definition: Tool = toolsift.meta_tool(session)
+    anthropic: dict[str, object] = definition.to_anthropic()
+    result: toolsift.DiscoveryResult = session.search("create a calendar event", limit=2)
+    activated: tuple[str, ...] = result.activated
+    content: str = search_tool_bm25_content(result)
+    call: MetaToolCall = call_meta_tool(session, {"query": "send an email"})
+    assert anthropic["name"] == "search_tool_bm25" and activated and content
+    assert dumps(tool_search_response(result)).startswith('{"query":')
+    assert call.details["query"] == "send an email"

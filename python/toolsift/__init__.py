@@ -26,7 +26,9 @@ from .errors import (
 )
 from .index import FieldWeights, ToolIndex, available_engines
 from .loaders import load_catalog, load_tools
+from .metatool import meta_tool
 from .result import Match, SearchResult
+from .session import DiscoveryResult, DiscoverySession
 from .tools import Tool
 
 try:
@@ -45,6 +47,9 @@ __all__ = [
     "load_tools",
     "load_catalog",
     "default_tools",
+    "DiscoverySession",
+    "DiscoveryResult",
+    "meta_tool",
     "tokenize",
     "available_engines",
     "ToolsiftError",

@@ -18,7 +18,7 @@ from typing import Any
 from .loaders import load_tools
 from .tools import Tool
 
-__all__ = ["default_tools", "default_catalog_document"]
+__all__ = ["default_tools", "default_catalog_document", "default_server_summaries"]
 
 
 @lru_cache(maxsize=1)
@@ -36,3 +36,20 @@ def default_tools() -> list[Tool]:
 @lru_cache(maxsize=1)
 def _default_tools() -> tuple[Tool, ...]:
     return tuple(load_tools(default_catalog_document()))
+
+
+def default_server_summaries() -> dict[str, str]:
+    """The one-line summary of each server of the built-in catalogue, by server name.
+
+    The loaders keep tools only, so this is where the meta-tool description
+    (:func:`toolsift.metatool.meta_tool`) gets its per-server summaries.
+
+    Example:
+        >>> default_server_summaries()["github"].startswith("GitHub")
+        True
+    """
+    return {
+        server["name"]: server["summary"]
+        for server in default_catalog_document()["servers"]
+        if isinstance(server.get("summary"), str)
+    }

@@ -1,31 +1,66 @@
-"""The ``toolsift`` command line.
+"""The ``toolsift`` command line: ``search`` a catalogue, or print the context ``stats``.
+
+Catalogues are MCP, OpenAI, Anthropic or toolsift JSON/JSONL files (``--catalog``, repeatable);
+without one, the built-in catalogue is used. Errors go to stderr as ``toolsift: error: ...``
+with exit code 2.
 
 Example:
     $ toolsift search "open a pull request" --limit 3
+    $ toolsift search "send a slack message" --format toolsearch --catalog tools.jsonl
+    $ toolsift stats --query "create a calendar event"
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any, NoReturn
 
 from . import __version__
-from .catalog import default_tools
+from .catalog import default_server_summaries, default_tools
+from .contract import (
+    anthropic_tool_result,
+    dumps,
+    search_tool_bm25_details,
+    tool_search_response,
+)
 from .errors import ToolsiftError
-from .index import ToolIndex
+from .index import DEFAULT_LIMIT
 from .loaders import load_catalogs
+from .metatool import meta_tool
+from .render import print_details
+from .session import DiscoverySession
+from .tokens import CHARS_PER_TOKEN, counter, tool_json
+from .tools import Tool
+
+#: Show a progress bar (on a terminal) when the catalogues add up to this many bytes.
+PROGRESS_BYTES = 4 * 1024 * 1024
+
+
+class _Failure(Exception):
+    """A user error the CLI reports as ``toolsift: error: <message>``."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors read ``toolsift: error: ...`` in subcommands too (exit code 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"toolsift: error: {message}\n")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="toolsift", description="Search tool catalogues with BM25+ (deferred-tool discovery)."
+    parser = _Parser(
+        prog="toolsift",
+        description="Search tool catalogues with BM25+ (deferred-tool discovery).",
     )
     parser.add_argument("--version", action="version", version=f"toolsift {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    search = sub.add_parser("search", help="rank the tools of a catalogue for a query")
-    search.add_argument("query", help="natural-language or keyword query")
-    search.add_argument(
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    catalog = _Parser(add_help=False)
+    catalog.add_argument(
         "--catalog",
         action="append",
         default=[],
@@ -33,37 +68,201 @@ def _parser() -> argparse.ArgumentParser:
         help="MCP, OpenAI, Anthropic or toolsift JSON/JSONL catalogue (repeatable); "
         "default: the built-in catalogue",
     )
-    search.add_argument("--limit", type=int, default=8, help="how many matches (default 8)")
-    search.add_argument(
+    catalog.add_argument(
+        "--limit",
+        type=int,
+        default=DEFAULT_LIMIT,
+        help=f"how many tools a search activates (default {DEFAULT_LIMIT})",
+    )
+    catalog.add_argument(
         "--engine", choices=["auto", "rust", "python"], default="auto", help="ranking engine"
     )
+
+    search = sub.add_parser(
+        "search", parents=[catalog], help="rank the tools of a catalogue for a query"
+    )
+    search.add_argument("query", help="natural-language or keyword query")
+    search.add_argument(
+        "--format",
+        choices=["text", "details", "toolsearch", "anthropic"],
+        default="text",
+        help="text (the search view), details (seed 000's details JSON), toolsearch "
+        "(seed 001's ToolSearch JSON) or anthropic (a tool_result of tool_reference blocks)",
+    )
+    search.add_argument(
+        "--tool-use-id",
+        default="toolu_toolsift",
+        help="the tool_use_id of --format anthropic's tool_result",
+    )
+
+    stats = sub.add_parser(
+        "stats",
+        parents=[catalog],
+        help="print the context that discovery saves: every tool schema against the "
+        "meta-tool plus the activated tools",
+    )
+    stats.add_argument(
+        "--query",
+        action="append",
+        default=[],
+        metavar="QUERY",
+        help="a search to run; its activated tools are counted (repeatable). Without one, "
+        "one search activating --limit tools of average size is assumed",
+    )
+    stats.add_argument(
+        "--tokenizer",
+        choices=["heuristic", "o200k"],
+        default="heuristic",
+        help=f"heuristic: ceil(characters / {CHARS_PER_TOKEN}) of each definition's compact "
+        "JSON, within 10%% of o200k_base; o200k: exact, needs bpe-openai "
+        "(pip install 'toolsift[tokens]')",
+    )
+    stats.add_argument("--format", choices=["text", "json"], default="text")
     return parser
 
 
+def _progress_paths(paths: list[str]) -> Iterator[str]:
+    """Yield ``paths``, drawing a progress bar on a terminal when they are large.
+
+    :func:`toolsift.loaders.load_catalogs` takes each path when it starts that file, so the
+    bar advances by a file's size as the next one is asked for.
+    """
+    sizes = []
+    for path in paths:
+        try:
+            sizes.append(os.path.getsize(path))
+        except OSError:
+            sizes.append(0)  # load_catalogs reports the missing file itself
+    stream = sys.stderr
+    if sum(sizes) < PROGRESS_BYTES or not (hasattr(stream, "isatty") and stream.isatty()):
+        yield from paths
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+    with Progress(
+        TextColumn("loading {task.fields[file]}"),
+        BarColumn(),
+        DownloadColumn(),
+        console=Console(file=stream),
+        transient=True,
+    ) as progress:
+        task = progress.add_task("load", total=sum(sizes), file="")
+        for path, size in zip(paths, sizes):
+            progress.update(task, file=os.path.basename(path))
+            yield path
+            progress.advance(task, size)
+
+
+def _session(args: argparse.Namespace) -> tuple[DiscoverySession, str]:
+    """Every tool of the catalogues hidden, nothing always available: a fresh search session."""
+    if args.catalog:
+        try:
+            tools = load_catalogs(_progress_paths(args.catalog))
+        except OSError as exc:
+            where = exc.filename if exc.filename is not None else "catalogue"
+            raise _Failure(f"cannot read {where}: {exc.strerror or exc}") from None
+        summaries: dict[str, str] = {}
+        source = ", ".join(args.catalog)
+    else:
+        tools = default_tools()
+        summaries = default_server_summaries()
+        source = "built-in catalogue"
+    session = DiscoverySession(
+        tools, mode="all", always_available=(), summaries=summaries, engine=args.engine
+    )
+    return session, source
+
+
 def _search(args: argparse.Namespace) -> int:
-    tools = load_catalogs(args.catalog) if args.catalog else default_tools()
-    index = ToolIndex(tools, engine=args.engine)
-    matches = index.search(args.query, args.limit)
-    source = ", ".join(args.catalog) if args.catalog else "built-in catalogue"
-    print(f"{len(matches)} of {len(index)} tools ({source}) for {args.query.strip()!r}:")
-    width = max((len(m.tool.name) for m in matches), default=0)
-    for rank, m in enumerate(matches, 1):
-        summary = " ".join(m.tool.display_summary.split())
-        if len(summary) > 80:
-            summary = summary[:79] + "…"
-        print(f"{rank:>3}. {m.tool.name:<{width}}  {m.score:7.3f}  {summary}")
+    session, _ = _session(args)
+    result = session.search(args.query, args.limit)
+    if args.format == "text":
+        print_details(search_tool_bm25_details(result), expanded=True, names=True)
+    elif args.format == "details":
+        print(dumps(search_tool_bm25_details(result)))
+    elif args.format == "toolsearch":
+        print(dumps(tool_search_response(result)))
+    else:
+        print(dumps(anthropic_tool_result(result, args.tool_use_id)))
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    try:
+        count = counter(args.tokenizer)
+    except ImportError as exc:
+        raise _Failure(str(exc)) from None
+    session, source = _session(args)
+    tools = session.tools
+    sizes = {t.name: count(tool_json(t)) for t in tools}
+    every = sum(sizes.values())
+    meta = count(tool_json(meta_tool(session)))
+    if args.query:
+        for query in args.query:
+            session.search(query, args.limit)
+        activated: list[Tool] = [t for t in tools if t.name in set(session.selected)]
+        active_tokens = sum(sizes[t.name] for t in activated)
+        queries = len(args.query)
+        active_note = f"{len(activated)} tools from {queries} quer{'y' if queries == 1 else 'ies'}"
+        active_count = len(activated)
+    else:
+        active_count = min(args.limit, len(tools))
+        active_tokens = round(every / len(tools) * active_count) if tools else 0
+        active_note = f"assumed: one search activating {active_count} tools of average size"
+    with_discovery = meta + active_tokens
+    saved = every - with_discovery
+    servers = len({t.server for t in tools if t.server is not None})
+    report: dict[str, Any] = {
+        "catalog": source,
+        "tools": len(tools),
+        "servers": servers,
+        "tokenizer": args.tokenizer,
+        "all_tools_tokens": every,
+        "meta_tool_tokens": meta,
+        "activated_tools": active_count,
+        "activated_tokens": active_tokens,
+        "with_discovery_tokens": with_discovery,
+        "saved_tokens": saved,
+        "saved_ratio": round(saved / every, 4) if every else 0.0,
+    }
+    if args.format == "json":
+        print(dumps(report))
+        return 0
+    tokenizer = (
+        f"heuristic (ceil(characters / {CHARS_PER_TOKEN}) of compact JSON; within 10% of "
+        "o200k_base)"
+        if args.tokenizer == "heuristic"
+        else "o200k_base (exact)"
+    )
+    rows = [
+        ("catalogue", f"{source}: {len(tools)} tools on {servers} servers"),
+        ("tokenizer", tokenizer),
+        ("every schema", f"{every:,} tokens"),
+        ("meta-tool", f"{meta:,} tokens ({session.meta_tool_name})"),
+        ("activated", f"{active_tokens:,} tokens ({active_note})"),
+        ("with discovery", f"{with_discovery:,} tokens"),
+        ("saved", f"{saved:,} tokens ({100 * report['saved_ratio']:.1f}%)"),
+    ]
+    for label, value in rows:
+        print(f"{label:<15} {value}")
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0, or 2 on an error)."""
     args = _parser().parse_args(argv)
     try:
         if args.command == "search":
             return _search(args)
-    except ToolsiftError as exc:
+        return _stats(args)
+    except (ToolsiftError, _Failure) as exc:
         print(f"toolsift: error: {exc}", file=sys.stderr)
         return 2
-    return 1
+    except BrokenPipeError:  # `toolsift search ... | head`: the reader left, which is fine
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes stdout
+        return 0
 
 
 if __name__ == "__main__":

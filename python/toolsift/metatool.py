@@ -1,0 +1,234 @@
+"""The search meta-tool: its definition for every provider, and running a call to it.
+
+The model sees one tool, ``search_tool_bm25`` by default, instead of every hidden schema. Its
+description lists the discoverable servers with their tool counts and summaries (seed 000). It
+is built from the session's discoverable catalogue only, sorted, with no timestamps, so it stays
+byte-identical, and prompt caches keep hitting, for as long as the catalogue does not change;
+activation never changes it.
+
+Example:
+    >>> from toolsift import DiscoverySession
+    >>> from toolsift.metatool import call_meta_tool, meta_tool
+    >>> session = DiscoverySession.from_default_catalog()
+    >>> meta_tool(session).to_openai_chat()["function"]["name"]
+    'search_tool_bm25'
+    >>> call = call_meta_tool(session, {"query": "weather forecast", "limit": 1})
+    >>> call.result.activated, call.details["total_tools"]
+    (('mcp__weather__get_forecast',), 221)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .contract import search_tool_bm25_content, search_tool_bm25_details
+from .errors import DiscoveryError, LimitError, QueryError
+from .index import DEFAULT_LIMIT
+from .session import UNAVAILABLE_MESSAGE, DiscoveryResult, DiscoverySession
+from .tools import Tool
+
+__all__ = ["meta_tool", "meta_tool_description", "call_meta_tool", "MetaToolCall"]
+
+#: Built-in (server-less) tools are listed under this heading in the description.
+BUILTIN_GROUP = "built-in"
+#: How many servers the description lists at most (the ones with the most tools).
+MAX_SERVERS_LISTED = 50
+#: How many tool names a group without a summary lists.
+_NAMES_LISTED = 8
+#: Longest server summary in the description, in characters.
+_SUMMARY_LEN = 160
+
+_INTRO = (
+    "Search the hidden tool-discovery index and activate the top matches for the current "
+    "session.\n"
+    "\n"
+    "Most tools are hidden to save context. When you need a capability that none of your "
+    "current tools provides, call this tool with a natural-language or keyword query (for "
+    'example "create a github issue"). The best matches (up to `limit`, default {limit}) are '
+    "activated at once: they become available before your next model call in this same turn, "
+    "so call them directly after this search returns. Activated tools stay available for the "
+    "rest of the session; search again for anything else.\n"
+    "\n"
+    'The result is JSON: {{"query","activated_tools","match_count","total_tools"}}. If no tool '
+    "was activated, search again with other keywords."
+)
+
+
+def _input_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "description": "Natural-language or keyword query describing the capability "
+                "you need.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": f"Maximum number of tools to activate (default {DEFAULT_LIMIT}).",
+            },
+        },
+        "required": ["query"],
+    }
+
+
+def meta_tool_description(
+    tools: tuple[Tool, ...] | list[Tool],
+    summaries: Mapping[str, str] | None = None,
+    *,
+    max_servers: int = MAX_SERVERS_LISTED,
+) -> str:
+    """The meta-tool description for a discoverable catalogue.
+
+    Servers are listed in code-point order of their names, each with its tool count and its
+    summary (cut at 160 characters; lacking one, its first tool names); server-less tools come
+    last, under ``built-in``. Past ``max_servers`` servers, the ones with the most tools are
+    listed (ties by name) and one line counts the rest, so a gateway with hundreds of servers
+    keeps a short description. The text depends only on the set of tools and the summaries,
+    not on their order.
+
+    Example:
+        >>> from toolsift import Tool
+        >>> print(meta_tool_description([Tool(name="x", server="s")], {"s": "Does s."})
+        ...       .splitlines()[-2:])
+        ['Discoverable tools: 1 on 1 server.', '- s (1 tool): Does s.']
+    """
+    summaries = summaries or {}
+    groups: dict[str, list[str]] = {}
+    for tool in tools:
+        key = tool.server if tool.server is not None else ""
+        groups.setdefault(key, []).append(tool.mcp_tool_name or tool.name)
+    servers = sorted(k for k in groups if k)
+    lines = [_INTRO.format(limit=DEFAULT_LIMIT), ""]
+    count = sum(len(v) for v in groups.values())
+    lines.append(
+        f"Discoverable tools: {count} on {_plural(len(servers), 'server')}"
+        + (f" and {len(groups[''])} built-in." if "" in groups else ".")
+    )
+    listed = servers
+    if len(servers) > max_servers:
+        largest = sorted(servers, key=lambda k: (-len(groups[k]), k))[:max_servers]
+        listed = sorted(largest)
+    for key in [*listed, *([""] if "" in groups else [])]:
+        names = sorted(groups[key])
+        label = key or BUILTIN_GROUP
+        summary = " ".join(summaries.get(key, "").split()) if key else ""
+        if len(summary) > _SUMMARY_LEN:
+            summary = summary[: _SUMMARY_LEN - 3].rstrip() + "..."
+        if not summary:
+            summary = ", ".join(names[:_NAMES_LISTED]) + (", ..." if len(names) > 8 else "")
+        lines.append(f"- {label} ({_plural(len(names), 'tool')}): {summary}")
+    if len(listed) < len(servers):
+        rest = [k for k in servers if k not in set(listed)]
+        tools_left = sum(len(groups[k]) for k in rest)
+        lines.append(
+            f"- and {_plural(len(rest), 'more server')} with {_plural(tools_left, 'tool')}: "
+            "search to find them."
+        )
+    return "\n".join(lines)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def meta_tool(
+    session: DiscoverySession, *, name: str | None = None, max_servers: int = MAX_SERVERS_LISTED
+) -> Tool:
+    """The meta-tool definition for ``session``, as a :class:`~toolsift.Tool`.
+
+    Call ``.to_mcp()``, ``.to_openai_chat()``, ``.to_openai_responses()`` or
+    ``.to_anthropic()`` on it for each provider. The input schema is
+    ``{query: string (required), limit: integer >= 1}``.
+
+    Arguments:
+        session: the session whose discoverable catalogue the description lists.
+        name: the tool name; default the session's ``meta_tool_name`` (``search_tool_bm25``).
+        max_servers: how many servers the description lists at most (default 50).
+
+    Example:
+        >>> from toolsift import DiscoverySession
+        >>> meta_tool(DiscoverySession.from_default_catalog()).input_schema["required"]
+        ['query']
+    """
+    return Tool(
+        name=name or session.meta_tool_name,
+        description=meta_tool_description(session.discoverable_tools(), session.server_summaries()),
+        input_schema=_input_schema(),
+    )
+
+
+@dataclass(frozen=True)
+class MetaToolCall:
+    """The outcome of one meta-tool call (seed 000's ``AgentToolResult``).
+
+    Attributes:
+        content: the model-visible text (compact JSON).
+        details: the runtime-only details for the renderer.
+        result: the session's :class:`~toolsift.DiscoveryResult`.
+
+    Example:
+        >>> from toolsift import DiscoverySession
+        >>> call = call_meta_tool(DiscoverySession.from_default_catalog(), {"query": "weather"})
+        >>> call.details["limit"], call.content.startswith('{"query":"weather"')
+        (8, True)
+    """
+
+    content: str
+    details: dict[str, Any]
+    result: DiscoveryResult
+
+
+def _limit(value: Any) -> int:
+    if value is None:
+        return DEFAULT_LIMIT
+    # JSON has one number type: 3.0 is the integer 3, as JavaScript's Number.isInteger says.
+    if isinstance(value, float) and value.is_integer() and value >= 1:
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise LimitError(f"Limit must be a positive integer, got {value!r}.")
+    return value
+
+
+def call_meta_tool(session: DiscoverySession | None, arguments: Mapping[str, Any]) -> MetaToolCall:
+    """Run a meta-tool call as seed 000's ``execute()`` does: check, search, activate.
+
+    Arguments:
+        session: the session, or ``None`` where discovery is not wired in.
+        arguments: the call's arguments: ``query`` (string) and optional ``limit``.
+
+    Raises:
+        DiscoveryError: ``session`` is ``None`` ("Tool discovery is unavailable in this
+            session.") or discovery is off ("Tool discovery is disabled. Enable
+            tools.discoveryMode or mcp.discoveryMode to use search_tool_bm25.").
+        QueryError: the query is missing, not a string, empty after trimming, or has no letter
+            or number.
+        LimitError: ``limit`` is not a positive integer.
+
+    Example:
+        >>> call_meta_tool(None, {"query": "x"})
+        Traceback (most recent call last):
+        ...
+        toolsift.errors.DiscoveryError: Tool discovery is unavailable in this session.
+    """
+    if session is None:
+        raise DiscoveryError(UNAVAILABLE_MESSAGE)
+    session.ensure_enabled()
+    if not isinstance(arguments, Mapping):
+        raise QueryError(f"Arguments must be a JSON object, got {type(arguments).__name__}.")
+    query = arguments.get("query")
+    if query is None:
+        raise QueryError("Query must not be empty.")
+    if not isinstance(query, str):
+        raise QueryError(f"Query must be a string, got {type(query).__name__}.")
+    if not query.strip():  # the query is checked before the limit, as the seed does
+        raise QueryError("Query must not be empty.")
+    result = session.search(query, _limit(arguments.get("limit")))
+    return MetaToolCall(
+        content=search_tool_bm25_content(result),
+        details=search_tool_bm25_details(result),
+        result=result,
+    )

@@ -1,0 +1,652 @@
+"""``DiscoverySession``: the live catalogue of one agent session, and what discovery hides in it.
+
+A session gathers tools from several sources (built-in tools, MCP servers by name, extensions,
+custom tools) that change while it runs: a server connects, disconnects, or sends a new tool
+list. Discovery (seed 000's ``tools.discoveryMode``) hides every tool except the always-available
+ones; the model finds the rest with one meta-tool (:mod:`toolsift.metatool`), and each search
+activates its matches for the rest of the session.
+
+Concurrency: every change of state happens under one lock and bumps :attr:`generation`;
+searches run on an immutable snapshot (two :class:`~toolsift.ToolIndex` objects), so any number
+of threads may search, activate, connect and disconnect at once.
+
+Index lifetime: a snapshot is rebuilt only when the corpus it indexes changes, by the first
+search that needs it (one build at a time, outside the state lock), never per query. By default
+(``rebuild_on_activation=True``) it indexes the hidden tools, exactly seed 000's corpus, so every
+score is the seed's; an activating search changes that corpus, and the next search rebuilds. With
+``rebuild_on_activation=False`` it indexes every discoverable tool, active or not, is rebuilt only
+when the catalogue or the mode changes (:attr:`catalog_generation`), and active tools are left
+out of the results instead: cheaper on very large catalogues, but once tools are active BM25's
+corpus statistics include them, so scores (and, in about half of the searches of a ten-search
+session, the order of the top 5) differ from the seed's.
+
+Example:
+    >>> from toolsift import DiscoverySession, Tool
+    >>> session = DiscoverySession(
+    ...     [Tool(name="read"), Tool(name="send_email", description="Send an email message")],
+    ...     mode="all",
+    ... )
+    >>> [t.name for t in session.visible_tools]
+    ['read']
+    >>> session.search("email someone").activated
+    ('send_email',)
+    >>> [t.name for t in session.visible_tools]
+    ['read', 'send_email']
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from . import _fallback
+from .errors import DiscoveryError, DuplicateToolError
+from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, EngineName, ToolIndex
+from .loaders import from_mcp
+from .result import Match, QueryKind
+from .tokens import tool_tokens
+from .tools import Tool
+
+__all__ = [
+    "DiscoverySession",
+    "DiscoveryResult",
+    "DiscoveryMode",
+    "ToolSource",
+    "DEFAULT_ALWAYS_AVAILABLE",
+    "DISABLED_MESSAGE",
+    "UNAVAILABLE_MESSAGE",
+]
+
+DiscoveryMode = Literal["off", "all", "mcp-only", "auto"]
+ToolSource = Literal["builtin", "mcp", "extension", "custom"]
+
+#: Seed 000's essential built-ins: never hidden unless ``always_available`` says otherwise.
+DEFAULT_ALWAYS_AVAILABLE = ("read", "bash", "edit")
+#: Auto mode's default thresholds: discovery turns on above 40 tools or 16,000 schema tokens.
+AUTO_MAX_TOOLS = 40
+AUTO_MAX_TOKENS = 16_000
+
+META_TOOL_NAME = "search_tool_bm25"
+DISABLED_MESSAGE = (
+    "Tool discovery is disabled. Enable tools.discoveryMode or mcp.discoveryMode to use {name}."
+)
+UNAVAILABLE_MESSAGE = "Tool discovery is unavailable in this session."
+
+_MODES = ("off", "all", "mcp-only", "auto")
+# How often a search is retried when concurrent activations left it short of fresh matches.
+_SEARCH_ATTEMPTS = 8
+_SOURCES = ("builtin", "mcp", "extension", "custom")
+
+
+@dataclass(frozen=True)
+class DiscoveryResult:
+    """What one search did: the fresh matches it activated and the state right after.
+
+    Attributes:
+        query: the trimmed query.
+        limit: the validated limit.
+        matches: the fresh matches, best first: hidden tools the query matched, now active.
+        activated: names this call activated, in rank order (the seed's ``activated_tools``).
+            Equal to the names of ``matches`` unless another thread activated one of them
+            first; that one is then listed in ``already_active`` instead.
+        already_active: names of active tools the query also matched (an essential tool, or
+            one activated earlier): left out of ``matches`` and reported here instead, so
+            the model knows it can already call them.
+        selected: every tool activated by discovery so far and still loaded, in activation
+            order (the seed's ``active_selected_tools``).
+        total_tools: how many hidden tools were searched (the seed's ``total_tools``).
+        query_kind: ``"select"`` for a ``select:A,B`` lookup, else ``"keyword"``.
+        missing: for ``select``, the requested names that match no tool of the session.
+        generation: the session generation right after the search.
+
+    Example:
+        >>> session = DiscoverySession([Tool(name="send_email", description="Send an email")])
+        >>> result = session.search("select:send_email,fax")
+        >>> result.query_kind, result.activated, result.missing
+        ('select', ('send_email',), ('fax',))
+    """
+
+    query: str
+    limit: int
+    matches: tuple[Match, ...]
+    activated: tuple[str, ...]
+    already_active: tuple[str, ...]
+    selected: tuple[str, ...]
+    total_tools: int
+    query_kind: QueryKind = "keyword"
+    missing: tuple[str, ...] = ()
+    generation: int = 0
+
+
+@dataclass(frozen=True)
+class _Entry:
+    tool: Tool
+    source: ToolSource
+    tokens: int
+    always: bool  # always available: never hidden
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """What searches read: immutable, replaced whole when its corpus changes."""
+
+    key: int  # the generation it was built for (see DiscoverySession._corpus_key)
+    discoverable: ToolIndex  # the hidden tools (and the active ones, without rebuilds)
+    fixed: ToolIndex  # the visible tools that `discoverable` leaves out
+    names: frozenset[str]  # the names in `discoverable`
+
+
+def _as_tools(tools: Any, server: str) -> list[Tool]:
+    """``tools`` as MCP tools of ``server``: Tool objects, or raw ``tools/list`` items."""
+    if isinstance(tools, Mapping):
+        return from_mcp(tools, server)
+    items = list(tools)
+    if not all(isinstance(t, Tool) for t in items):
+        return from_mcp(items, server)
+    for tool in items:
+        if tool.server != server:
+            raise ValueError(
+                f"Tool {tool.name!r} belongs to server {tool.server!r}, not {server!r}."
+            )
+    return items
+
+
+class DiscoverySession:
+    """A live tool catalogue with seed 000's discovery modes and session-scoped activation.
+
+    Arguments:
+        tools: initial tools. A tool with a ``server`` joins that MCP server (as if by
+            :meth:`connect_server`), any other is a built-in tool.
+        mode: ``"off"`` (nothing hidden, searching raises :class:`~toolsift.DiscoveryError`),
+            ``"all"`` (every tool but the always-available ones is hidden), ``"mcp-only"``
+            (only MCP tools are hidden), or ``"auto"`` (``"all"`` while the hideable tools
+            number more than ``auto_max_tools`` or their schemas more than ``auto_max_tokens``
+            tokens, else ``"off"``).
+        mcp_discovery: the legacy ``mcp.discoveryMode`` flag: with ``mode="off"`` (or ``"auto"``
+            below its thresholds) it means ``"mcp-only"``.
+        always_available: tools never hidden (seed 003's ``always_available``, seed 000's
+            essential ``read``, ``bash``, ``edit``). An entry names a tool (its canonical name or
+            any of :meth:`Tool.aliases`) or a server (all of its tools).
+        summaries: one-line summaries of servers, by name, for the meta-tool description.
+        auto_max_tools, auto_max_tokens: the thresholds of ``mode="auto"`` (40 and 16,000).
+        engine: the ranking engine of the indexes (see :class:`~toolsift.ToolIndex`).
+        meta_tool_name: the name of the search meta-tool, used in error messages.
+        rebuild_on_activation: index the hidden tools only and rebuild after activations, so
+            scores are exactly seed 000's (default); ``False`` indexes active tools too and
+            rebuilds only on catalogue changes (see the module docstring).
+
+    Raises:
+        DuplicateToolError: two tools share a canonical name.
+        ValueError: an unknown mode.
+
+    Example:
+        >>> from toolsift import DiscoverySession, default_tools
+        >>> session = DiscoverySession(default_tools(), mode="all")
+        >>> session.search("open a pull request", limit=2).activated
+        ('mcp__github__merge_pull_request', 'mcp__github__create_pull_request')
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[Tool] = (),
+        *,
+        mode: DiscoveryMode = "all",
+        mcp_discovery: bool = False,
+        always_available: Iterable[str] = DEFAULT_ALWAYS_AVAILABLE,
+        summaries: Mapping[str, str] | None = None,
+        auto_max_tools: int = AUTO_MAX_TOOLS,
+        auto_max_tokens: int = AUTO_MAX_TOKENS,
+        engine: EngineName = "auto",
+        meta_tool_name: str = META_TOOL_NAME,
+        rebuild_on_activation: bool = True,
+    ) -> None:
+        _check_mode(mode)
+        self._lock = threading.RLock()  # guards every field below
+        self._build_lock = threading.Lock()  # one snapshot build at a time
+        self._mode: DiscoveryMode = mode
+        self._mcp_discovery = bool(mcp_discovery)
+        self._always = frozenset(
+            (always_available,) if isinstance(always_available, str) else always_available
+        )
+        self._auto_max_tools = auto_max_tools
+        self._auto_max_tokens = auto_max_tokens
+        self._engine: EngineName = engine
+        self.meta_tool_name = meta_tool_name
+        self._rebuild_on_activation = bool(rebuild_on_activation)
+        self._entries: dict[str, _Entry] = {}
+        self._servers: dict[str, tuple[str, ...]] = {}
+        self._summaries: dict[str, str] = dict(summaries or {})
+        self._selected: dict[str, None] = {}  # every name discovery activated, in order
+        self._generation = 0
+        self._catalog_generation = 0
+        self._snapshot: _Snapshot | None = None
+        self._builds = 0
+        self._auto_over = False  # more hideable tools or schema tokens than auto mode allows
+        by_server: dict[str, list[Tool]] = {}
+        builtins: list[Tool] = []
+        for tool in tools:
+            if tool.server is None:
+                builtins.append(tool)
+            else:
+                by_server.setdefault(tool.server, []).append(tool)
+        self.add_tools(builtins)
+        for server, server_tools in by_server.items():
+            self.connect_server(server, server_tools)
+
+    @classmethod
+    def from_default_catalog(cls, **options: Any) -> DiscoverySession:
+        """A session over the built-in catalogue, with its per-server summaries.
+
+        Example:
+            >>> len(DiscoverySession.from_default_catalog().hidden_tools)
+            221
+        """
+        from .catalog import default_server_summaries, default_tools
+
+        options.setdefault("summaries", default_server_summaries())
+        return cls(default_tools(), **options)
+
+    # --- configuration -------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> DiscoveryMode:
+        """The configured mode (see :attr:`effective_mode` for what is in force)."""
+        return self._mode
+
+    def set_mode(self, mode: DiscoveryMode, *, mcp_discovery: bool | None = None) -> None:
+        """Change the discovery mode (and the legacy MCP flag) while the session runs.
+
+        Activations are kept. Example: ``session.set_mode("mcp-only")``.
+        """
+        _check_mode(mode)
+        with self._lock:
+            self._mode = mode
+            if mcp_discovery is not None:
+                self._mcp_discovery = bool(mcp_discovery)
+            self._changed(catalog=True)
+
+    @property
+    def effective_mode(self) -> Literal["off", "all", "mcp-only"]:
+        """The mode in force: ``"auto"`` and the legacy flag resolved."""
+        with self._lock:
+            return self._effective_mode()
+
+    @property
+    def enabled(self) -> bool:
+        """Whether discovery is on, i.e. the meta-tool is offered and searching works."""
+        return self.effective_mode != "off"
+
+    @property
+    def generation(self) -> int:
+        """A counter bumped by every change of the hidden corpus (tools, mode, activation)."""
+        return self._generation
+
+    @property
+    def catalog_generation(self) -> int:
+        """A counter bumped by every change of the catalogue or mode, but not by activation."""
+        return self._catalog_generation
+
+    # --- sources -------------------------------------------------------------------------------
+
+    def add_tools(self, tools: Iterable[Tool], *, source: ToolSource = "builtin") -> None:
+        """Add built-in, extension or custom tools.
+
+        Raises:
+            DuplicateToolError: a tool name is already in the session.
+            ValueError: ``source`` is ``"mcp"`` (use :meth:`connect_server`).
+
+        Example: ``session.add_tools([Tool(name="deploy")], source="extension")``.
+        """
+        if source not in _SOURCES or source == "mcp":
+            raise ValueError(
+                f"source must be 'builtin', 'extension' or 'custom', got {source!r} "
+                "(MCP tools join through connect_server)"
+            )
+        entries = [self._entry(t, source) for t in tools]
+        if not entries:
+            return
+        with self._lock:
+            self._check_new([e.tool for e in entries], replacing=())
+            for entry in entries:
+                self._entries[entry.tool.name] = entry
+            self._changed(catalog=True)
+
+    def remove_tools(self, names: Iterable[str]) -> None:
+        """Remove non-MCP tools by canonical name; unknown names are ignored."""
+        with self._lock:
+            removed = False
+            for name in names:
+                entry = self._entries.get(name)
+                if entry is not None and entry.source != "mcp":
+                    del self._entries[name]
+                    removed = True
+            if removed:
+                self._changed(catalog=True)
+
+    def connect_server(
+        self, name: str, tools: Iterable[Tool] | Mapping[str, Any], *, summary: str | None = None
+    ) -> None:
+        """Add an MCP server, or replace its tools when it sends a changed tool list.
+
+        Arguments:
+            name: the server name as configured.
+            tools: its tools: :class:`Tool` objects of this server, or the raw ``tools/list``
+                result (``{"tools": [...]}``) or its list, converted with
+                :func:`toolsift.loaders.from_mcp`.
+            summary: a one-line summary for the meta-tool description; kept if omitted.
+
+        Activations are kept by name: a tool that disappears and comes back is active again.
+
+        Raises:
+            DuplicateToolError: a tool's canonical name belongs to another source.
+
+        Example: ``session.connect_server("github", {"tools": [...]}, summary="GitHub")``.
+        """
+        server_tools = _as_tools(tools, name)
+        entries = [self._entry(t, "mcp") for t in server_tools]
+        with self._lock:
+            old = self._servers.get(name, ())
+            self._check_new(server_tools, replacing=old)
+            for tool_name in old:
+                del self._entries[tool_name]
+            for entry in entries:
+                self._entries[entry.tool.name] = entry
+            self._servers[name] = tuple(t.name for t in server_tools)
+            if summary is not None:
+                self._summaries[name] = summary
+            self._changed(catalog=True)
+
+    def disconnect_server(self, name: str) -> None:
+        """Remove an MCP server and its tools; an unknown server is ignored."""
+        with self._lock:
+            names = self._servers.pop(name, None)
+            if names is None:
+                return
+            for tool_name in names:
+                del self._entries[tool_name]
+            self._changed(catalog=True)
+
+    # --- views ---------------------------------------------------------------------------------
+
+    @property
+    def tools(self) -> tuple[Tool, ...]:
+        """Every tool of the session, hidden or not, in the order they joined."""
+        with self._lock:
+            return tuple(e.tool for e in self._entries.values())
+
+    @property
+    def visible_tools(self) -> tuple[Tool, ...]:
+        """The tools to send to the model now: always-available, not hideable, or activated."""
+        with self._lock:
+            hidden = self._hidden_names()
+            return tuple(e.tool for n, e in self._entries.items() if n not in hidden)
+
+    @property
+    def hidden_tools(self) -> tuple[Tool, ...]:
+        """The tools discovery hides now: the corpus the meta-tool searches."""
+        with self._lock:
+            hidden = self._hidden_names()
+            return tuple(e.tool for n, e in self._entries.items() if n in hidden)
+
+    @property
+    def selected(self) -> tuple[str, ...]:
+        """Names activated by discovery and loaded now, in activation order."""
+        with self._lock:
+            return tuple(n for n in self._selected if n in self._entries)
+
+    def discoverable_tools(self) -> tuple[Tool, ...]:
+        """The tools the mode makes discoverable, active or not: the catalogue that the
+        meta-tool description lists. It changes with the catalogue and mode, never with
+        activation, so the description stays byte-identical for the prompt cache."""
+        with self._lock:
+            return tuple(e.tool for e in self._entries.values() if self._hideable(e))
+
+    def server_summaries(self) -> dict[str, str]:
+        """The known one-line summaries of servers, by server name."""
+        with self._lock:
+            return dict(self._summaries)
+
+    def schema_tokens(self, tools: Iterable[Tool] | None = None) -> int:
+        """Heuristic tokens (:mod:`toolsift.tokens`) of the schemas of ``tools`` (default: all)."""
+        with self._lock:
+            if tools is None:
+                return sum(e.tokens for e in self._entries.values())
+            return sum(
+                e.tokens if (e := self._entries.get(t.name)) is not None else tool_tokens(t)
+                for t in tools
+            )
+
+    # --- activation and search -----------------------------------------------------------------
+
+    def activate(self, names: Iterable[str]) -> tuple[str, ...]:
+        """Activate tools by canonical name for the rest of the session; idempotent.
+
+        Names that are unknown, or already visible, are ignored.
+
+        Returns:
+            The names this call activated, in the order given.
+
+        Example: ``session.activate(["mcp__github__create_issue"])``.
+        """
+        with self._lock:
+            hidden = self._hidden_names()
+            new = tuple(dict.fromkeys(n for n in names if n in hidden))
+            for name in new:
+                self._selected[name] = None
+            if new:
+                self._changed(catalog=False)
+            return new
+
+    def search(self, query: str, limit: int = DEFAULT_LIMIT) -> DiscoveryResult:
+        """Rank the hidden tools for ``query`` and activate the matches (seed 000's execute).
+
+        The query language is :meth:`ToolIndex.search`'s: ``select:A,B`` fetches tools by name
+        (``missing`` lists the names no tool of the session answers to), ``+word`` requires a
+        word, and a tool named exactly is always among the matches. Already-active tools are
+        never in ``matches``; those the query matches are listed in ``already_active``.
+
+        Raises:
+            DiscoveryError: discovery is off (seed 000's message).
+            QueryError: the query is not a string, is empty, or has no letter or number.
+            LimitError: ``limit`` is not a positive integer.
+
+        Example:
+            >>> s = DiscoverySession.from_default_catalog()
+            >>> s.search("create a calendar event", limit=1).activated
+            ('mcp__calendar__create_event',)
+        """
+        self.ensure_enabled()  # before the query and limit checks, as the seed does
+        _fallback.check_limit(limit)
+        attempt = 1
+        while True:
+            found = self._search_once(query, limit, retry=attempt < _SEARCH_ATTEMPTS)
+            if found is not None:
+                return found
+            attempt += 1  # another call activated some of the matches meanwhile: search again
+
+    def _search_once(self, query: str, limit: int, *, retry: bool) -> DiscoveryResult | None:
+        """One search and its activation; ``None`` (when ``retry``) if it lost a race."""
+        # Seed 000 caps the limit only by the corpus: lift the index's hard cap (25) above it.
+        cap = max(limit, DEFAULT_MAX_LIMIT)
+        snapshot, active = self._current_snapshot()
+        # Active tools still in the index (all of them when activation does not rebuild it,
+        # else those activated since it was built) are excluded before the cut, so `limit`
+        # fresh tools come back. `ranked` is the same search without the exclusion: the active
+        # tools in it are reported as already active, as are the matches among `fixed`.
+        result = snapshot.discoverable.search(query, limit, exclude=active, max_limit=cap)
+        ranked = result
+        if active and result.query_kind == "keyword":
+            ranked = snapshot.discoverable.search(query, limit, max_limit=cap)
+        with self._lock:
+            mode = self._effective_mode()
+            entries, selected = self._entries, self._selected
+            matches = [m for m in result if m.tool.name in entries]
+            fresh = [m for m in matches if not self._is_active(m.tool.name, mode)]
+            if retry and len(fresh) < len(matches):
+                return None
+            already = [m.tool.name for m in ranked if m.tool.name in entries]
+            already = [n for n in already if self._is_active(n, mode)]
+            for match in fresh:
+                selected[match.tool.name] = None
+            if fresh:
+                self._changed(catalog=False)
+            active_selected = tuple(n for n in selected if n in entries)
+            generation = self._generation
+        missing = result.missing
+        if len(snapshot.fixed):  # the always-visible tools the query matches are active too
+            fixed_result = snapshot.fixed.search(query, limit, max_limit=cap)
+            already.extend(m.tool.name for m in fixed_result)
+            if missing:  # a select: name of an always-visible tool is found, not missing
+                also_missing = set(fixed_result.missing)
+                missing = tuple(n for n in missing if n in also_missing)
+        return DiscoveryResult(
+            query=result.query,
+            limit=limit,
+            matches=tuple(fresh),
+            activated=tuple(m.tool.name for m in fresh),
+            already_active=tuple(dict.fromkeys(already))[:limit],
+            selected=active_selected,
+            total_tools=len(snapshot.discoverable) - len(active),
+            query_kind=result.query_kind,
+            missing=missing,
+            generation=generation,
+        )
+
+    def __repr__(self) -> str:
+        with self._lock:
+            hidden = len(self._hidden_names())
+            return (
+                f"DiscoverySession(mode={self._mode!r}, tools={len(self._entries)}, "
+                f"hidden={hidden}, servers={len(self._servers)}, generation={self._generation})"
+            )
+
+    # --- internals (call with the lock held) ---------------------------------------------------
+
+    def _check_new(self, tools: list[Tool], replacing: Iterable[str]) -> None:
+        replaced = set(replacing)
+        seen: set[str] = set()
+        for tool in tools:
+            if not isinstance(tool, Tool):
+                raise TypeError(f"expected a toolsift.Tool, got {type(tool).__name__}")
+            name = tool.name
+            if name in seen or (name in self._entries and name not in replaced):
+                raise DuplicateToolError(
+                    f"Duplicate tool name {name!r}: a session holds each canonical name once.",
+                    tool=name,
+                    field="name",
+                )
+            seen.add(name)
+
+    def _changed(self, *, catalog: bool) -> None:
+        self._generation += 1
+        if catalog:
+            self._catalog_generation += 1
+            # What "auto" resolves to depends on the catalogue only: decide it once per change.
+            candidates = [e for e in self._entries.values() if not e.always]
+            self._auto_over = len(candidates) > self._auto_max_tools or (
+                sum(e.tokens for e in candidates) > self._auto_max_tokens
+            )
+
+    def _entry(self, tool: Tool, source: ToolSource) -> _Entry:
+        always = self._always
+        is_always = bool(always) and (
+            (tool.server is not None and tool.server in always)
+            or any(alias in always for alias in tool.aliases())
+        )
+        return _Entry(tool, source, tool_tokens(tool), is_always)
+
+    def _effective_mode(self) -> Literal["off", "all", "mcp-only"]:
+        mode = self._mode
+        if mode == "auto":
+            mode = "all" if self._auto_over else "off"
+        if mode == "off":
+            return "mcp-only" if self._mcp_discovery else "off"
+        return mode
+
+    def _hideable(self, entry: _Entry, mode: str | None = None) -> bool:
+        mode = mode or self._effective_mode()
+        if mode == "off" or (mode == "mcp-only" and entry.source != "mcp"):
+            return False
+        return not entry.always
+
+    def _is_active(self, name: str, mode: str) -> bool:
+        """Whether the tool ``name`` (present in the session) is visible to the model."""
+        return name in self._selected or not self._hideable(self._entries[name], mode)
+
+    def _hidden_names(self) -> frozenset[str]:
+        mode = self._effective_mode()
+        if mode == "off":
+            return frozenset()
+        selected = self._selected
+        return frozenset(
+            n for n, e in self._entries.items() if n not in selected and self._hideable(e, mode)
+        )
+
+    def _check_enabled(self) -> None:
+        if self._effective_mode() == "off":
+            raise DiscoveryError(DISABLED_MESSAGE.format(name=self.meta_tool_name))
+
+    def ensure_enabled(self) -> None:
+        """Raise seed 000's :class:`~toolsift.DiscoveryError` when discovery is off.
+
+        Example: ``DiscoverySession(mode="off").ensure_enabled()`` raises "Tool discovery is
+        disabled. Enable tools.discoveryMode or mcp.discoveryMode to use search_tool_bm25."
+        """
+        with self._lock:
+            self._check_enabled()
+
+    def _corpus_key(self) -> int:
+        """The generation that decides whether the snapshot is current."""
+        if self._rebuild_on_activation:
+            return self._generation  # any change, activation included
+        return self._catalog_generation
+
+    def _current_snapshot(self) -> tuple[_Snapshot, tuple[str, ...]]:
+        """The index snapshot of the current corpus, and which of its tools are active.
+
+        A snapshot is built at most once per corpus generation, by one thread at a time
+        (``_build_lock``) and outside the state lock, so connects, disconnects, activations and
+        searches on the previous snapshot go on while a large catalogue is indexed.
+        """
+        with self._lock:
+            self._check_enabled()
+            snapshot = self._snapshot
+            if snapshot is not None and snapshot.key == self._corpus_key():
+                return snapshot, self._selected_in(snapshot)
+        with self._build_lock:
+            with self._lock:
+                snapshot = self._snapshot
+                key = self._corpus_key()
+                if snapshot is not None and snapshot.key == key:
+                    return snapshot, self._selected_in(snapshot)  # built while we waited
+                mode = self._effective_mode()
+                selected = self._selected if self._rebuild_on_activation else {}
+                discoverable: list[Tool] = []
+                fixed: list[Tool] = []
+                for name, entry in self._entries.items():
+                    hidden = self._hideable(entry, mode) and name not in selected
+                    (discoverable if hidden else fixed).append(entry.tool)
+            snapshot = _Snapshot(
+                key=key,
+                discoverable=ToolIndex(discoverable, engine=self._engine),
+                fixed=ToolIndex(fixed, engine=self._engine),
+                names=frozenset(t.name for t in discoverable),
+            )
+            with self._lock:
+                self._snapshot = snapshot
+                self._builds += 1
+                # If the corpus changed meanwhile, this search uses the snapshot it asked for
+                # (its results are checked against the live state before activation) and the
+                # next search builds again.
+                return snapshot, self._selected_in(snapshot)
+
+    def _selected_in(self, snapshot: _Snapshot) -> tuple[str, ...]:
+        names = snapshot.names
+        return tuple(n for n in self._selected if n in names)
+
+
+def _check_mode(mode: object) -> None:
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of {', '.join(map(repr, _MODES))}, got {mode!r}")
