@@ -73,3 +73,51 @@ def test_build_synthetic(benchmark, engine, n):
         ToolIndex, args=(tools,), kwargs={"engine": engine}, rounds=3, iterations=1
     )
     assert len(index) == n
+
+
+# Query-language costs on mcp_mixed: each bench isolates one form or option.
+SEED_004 = (
+    "search_graph trace_path get_code_snippet query_graph search_code index_repository "
+    "codebase-memory-mcp"
+)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.benchmark(group="search-mcp_mixed-plain-bm25")
+def test_search_mcp_mixed_plain(benchmark, engine, mcp_mixed_tools, mcp_mixed_queries):
+    """Plain BM25+ (no exact-name tier, no prefix matching): the engine as before issue 3."""
+    need(engine)
+    index = ToolIndex(mcp_mixed_tools, engine=engine)
+    it = itertools.cycle(mcp_mixed_queries)
+    assert index.search("read a file", exact_names=False, prefix_fraction=0.0)
+    benchmark(lambda: index.search(next(it), 8, exact_names=False, prefix_fraction=0.0))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.benchmark(group="search-mcp_mixed-seed004")
+def test_search_seed_004_query(benchmark, engine, mcp_mixed_tools):
+    need(engine)
+    index = ToolIndex(mcp_mixed_tools, engine=engine)
+    result = index.search(SEED_004)
+    assert [m.reason for m in result[:6]] == ["exact_name"] * 6
+    benchmark(index.search, SEED_004)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.benchmark(group="search-mcp_mixed-keyword-ranker")
+def test_search_keyword_ranker(benchmark, engine, mcp_mixed_tools, mcp_mixed_queries):
+    need(engine)
+    index = ToolIndex(mcp_mixed_tools, engine=engine)
+    assert index.search("read file", ranker="keyword")
+    it = itertools.cycle(mcp_mixed_queries)
+    benchmark(lambda: index.search(next(it), ranker="keyword"))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.benchmark(group="search-mcp_mixed-select")
+def test_select(benchmark, engine, mcp_mixed_tools):
+    need(engine)
+    index = ToolIndex(mcp_mixed_tools, engine=engine)
+    query = "select:read_file,github/create_issue,mcp__time__get_current_time"
+    assert len(index.search(query)) >= 3
+    benchmark(index.search, query)

@@ -5,6 +5,7 @@
 pub mod bm25;
 pub mod error;
 pub mod index;
+pub mod keyword;
 pub mod tokenize;
 mod unicode_tables;
 

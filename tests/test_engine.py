@@ -94,16 +94,32 @@ def test_lone_surrogates_are_separators(engine_index):
 # Parity: random corpora over a small vocabulary, so that terms overlap and ties happen.
 
 VOCAB = [
-    "read", "write", "file", "File", "search", "web", "GitHub", "issue", "pull", "request",
-    "slack", "message", "send", "get", "list", "create", "delete", "db", "query", "Ünïcode",
+    "read",
+    "write",
+    "file",
+    "File",
+    "search",
+    "web",
+    "GitHub",
+    "issue",
+    "pull",
+    "request",
+    "slack",
+    "message",
+    "send",
+    "get",
+    "list",
+    "create",
+    "delete",
+    "db",
+    "query",
+    "Ünïcode",
 ]
 word = st.sampled_from(VOCAB)
 text = st.lists(word, min_size=0, max_size=8).map(" ".join) | st.text(max_size=12)
 field = st.tuples(st.integers(0, 3), text)
 docs = st.lists(st.lists(field, max_size=5), max_size=25)
-weights = st.lists(
-    st.sampled_from([0.0, 0.5, 1.0, 2.0, 4.0, 6.0, 1.25]), min_size=4, max_size=4
-)
+weights = st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 4.0, 6.0, 1.25]), min_size=4, max_size=4)
 queries = st.lists(word, min_size=1, max_size=6).map(" ".join) | st.text(min_size=1, max_size=20)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from toolsift import QueryError
-from toolsift.query import name_key, parse_query
+from toolsift.query import name_candidates, name_key, parse_query
 
 
 @pytest.mark.parametrize(
@@ -51,14 +51,31 @@ def test_keyword_queries_and_required_words(query, text, required):
     assert parsed.required == required
 
 
-def test_words_are_stripped_of_quotes_and_backticks():
-    assert parse_query("use `search_graph` or 'trace_path', please").words == (
-        "use",
-        "search_graph",
-        "or",
-        "trace_path",
-        "please",
-    )
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        # The whole text (up to 8 words), then backticked phrases, then identifier-like words.
+        ("search_graph", ["search_graph"]),
+        ("read file", ["read file"]),
+        (
+            "use `search` or trace_path, then getCurrentTime and fs/read_file please",
+            ["search", "trace_path", "getCurrentTime", "fs/read_file"],
+        ),
+        # Ordinary words, also quoted, are not names on their own.
+        ('please send an SMS saying "Hello" to my friend now ok', []),
+        ("`get code snippet` for the parser of this big module", ["get code snippet"]),
+        ("a long natural query about searching text-to-speech things here", ["text-to-speech"]),
+    ],
+)
+def test_name_candidates(text, names):
+    assert [name for name, _ in name_candidates(text)] == names
+
+
+def test_name_candidates_carry_the_rest_of_the_query():
+    got = dict(name_candidates("filesystem read_file write_file"))
+    assert got["read_file"] == "filesystem write_file"
+    assert got["write_file"] == "filesystem read_file"
+    assert got["filesystem read_file write_file"] == ""
 
 
 @pytest.mark.parametrize("query", ["", "   ", "\n\t"])

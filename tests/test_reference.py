@@ -22,8 +22,9 @@ CATALOGUES = [
     "mcp_mixed",
 ]
 LIMIT = 10
-# Seed 000's plain BM25+: no query length cap (toolsift's own additions are tested elsewhere).
-PLAIN_BM25 = {"max_query_length": 10**6}
+# Seed 000's plain BM25+: no query length cap, no exact-name tier, no prefix matching (toolsift's
+# own additions are tested in their own files).
+PLAIN_BM25 = {"max_query_length": 10**6, "exact_names": False, "prefix_fraction": 0.0}
 
 
 def oracle_records(tools):

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import toolsift
 from toolsift import FieldWeights, Match, Tool, ToolIndex
-from toolsift._engine import EngineIndex
+from toolsift._engine import EngineIndex, EngineKeywordIndex
 from toolsift._fallback import Index as PythonIndex
+from toolsift._keyword import KeywordIndex as PythonKeywordIndex
 
 
 def _engine_types_satisfy_the_protocol() -> list[type[EngineIndex]]:
@@ -34,6 +35,27 @@ def test_public_api_types() -> None:
     for cls in _engine_types_satisfy_the_protocol():
         engine: EngineIndex = cls(["a"], [[(0, "alpha")]], [1.0])
         assert engine.search("alpha", 1)[0][0] == 0
+
+
+def test_keyword_engines_satisfy_the_protocol() -> None:
+    classes: list[type[EngineKeywordIndex]] = [PythonKeywordIndex]
+    try:
+        from toolsift._core import KeywordIndex as RustKeywordIndex
+    except ImportError:
+        pass
+    else:
+        classes.append(RustKeywordIndex)
+    for cls in classes:
+        engine: EngineKeywordIndex = cls(["FileEdit"], [["file", "edit"]], [False], [""], [""])
+        assert engine.search("edit", 1) == [(0, 10.0)]
+
+
+def test_search_result_types() -> None:
+    index = ToolIndex(toolsift.default_tools())
+    result: toolsift.SearchResult = index.search("select:create_issue,nope")
+    kind: str = result.query_kind
+    missing: tuple[str, ...] = result.missing
+    assert kind == "select" and missing == ("nope",)
 
 
 def test_session_api_types() -> None:

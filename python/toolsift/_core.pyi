@@ -7,7 +7,7 @@ objects. ``Index`` is the raw engine: documents are lists of ``(field id, text)`
 from collections.abc import Iterable, Sequence
 from typing import final
 
-__all__ = ["Index", "tokenize", "__version__"]
+__all__ = ["Index", "KeywordIndex", "tokenize", "__version__"]
 
 __version__: str
 
@@ -56,17 +56,93 @@ class Index:
         delta: float = 1.0,
     ) -> Index: ...
     def search(
-        self, query: str, limit: int, exclude: Iterable[int] | None = None
+        self,
+        query: str,
+        limit: int,
+        exclude: Iterable[int] | None = None,
+        *,
+        include: Iterable[int] | None = None,
+        required: Iterable[str] | None = None,
+        prefix_fraction: float = 0.0,
+        prefix_min_len: int = 3,
+        max_expansions: int = 16,
+        threshold: float = 0.0,
+        relative_floor: float = 0.0,
+        coverage: bool = False,
     ) -> list[tuple[int, float]]:
         """The top ``limit`` ``(document id, score)`` pairs for ``query``.
 
         Scores are BM25+ over the matched query terms only, > 0, sorted descending, then by name.
-        Documents in ``exclude`` are left out before the cut, so the limit is still filled.
-        The GIL is released while searching.
+        Every option is applied before the cut, so the limit is still filled. The GIL is
+        released while searching.
+
+        Arguments:
+            query: the text to rank by (tokenized by the engine).
+            limit: how many pairs at most.
+            exclude: document ids never returned.
+            include: when given, only these document ids can be returned.
+            required: terms (already tokenized) that a document must contain in some field,
+                weight-0 fields included; they filter and add nothing to the score.
+            prefix_fraction: a query term with no exact index term matches the index terms that
+                start with it (the first ``max_expansions`` in lexicographic order, if it has at
+                least ``prefix_min_len`` characters) and adds, per document, this fraction of the
+                largest term score among its expansions. 0.0 = off.
+            threshold: drop documents scoring below this.
+            relative_floor: drop documents scoring below this fraction of the best (0..1).
+            coverage: with 4+ distinct known query terms, a document must match half of them.
 
         Raises:
             toolsift.QueryError: the query has no letter or number.
             toolsift.LimitError: ``limit`` is not a positive int.
+            ValueError: an option is out of range.
+
+        Example:
+            >>> idx = Index(["a", "b"], [[(0, "screenshot")], [(0, "screen")]], [1.0])
+            >>> [d for d, _ in idx.search("screensh", 5, prefix_fraction=0.5)]
+            [0]
+        """
+    def score_documents(
+        self,
+        query: str,
+        docs: Sequence[int],
+        exclude: Iterable[int] | None = None,
+        *,
+        include: Iterable[int] | None = None,
+        required: Iterable[str] | None = None,
+        prefix_fraction: float = 0.0,
+        prefix_min_len: int = 3,
+        max_expansions: int = 16,
+    ) -> list[tuple[int, float]]:
+        """``(document id, score)`` for each of ``docs`` that the filters keep, in that order.
+
+        Scores may be 0.0 (and ``query`` may have no term); the gates do not apply. The
+        exact-name tier of ``ToolIndex`` orders the tools of a name with it.
+
+        Example:
+            >>> idx = Index(["a", "b"], [[(0, "x")], [(0, "y")]], [1.0])
+            >>> [(d, s > 0) for d, s in idx.score_documents("x", [1, 0])]
+            [(1, False), (0, True)]
+        """
+    def explain(
+        self,
+        query: str,
+        doc: int,
+        *,
+        prefix_fraction: float = 0.0,
+        prefix_min_len: int = 3,
+        max_expansions: int = 16,
+    ) -> list[tuple[str, str, bool, float, float, float, float, float]]:
+        """Per matched query term of ``doc``: ``(term, matched index term, prefix?, qtf, idf, tf,
+        norm, contribution)``, in query order. The contributions summed left to right from 0.0
+        equal the score exactly.
+
+        Raises:
+            IndexError: ``doc`` is out of range.
+
+        Example:
+            >>> idx = Index(["a"], [[(0, "read file")]], [1.0])
+            >>> [(t[0], t[1]) for t in idx.explain("read", 0)]
+            [('read', 'read')]
         """
     def document_frequency(self, term: str) -> int:
         """Number of documents that contain ``term`` (an already tokenized term)."""
@@ -80,3 +156,41 @@ class Index:
     @property
     def memory_bytes(self) -> int:
         """Approximate heap bytes held by the index."""
+
+@final
+class KeywordIndex:
+    """Seed 001's keyword scorer: name part 10 (12 for MCP), part substring 5 (6), search hint
+    +4, description +2 (per distinct query term); score 0 dropped; score descending, then name.
+
+    Arguments:
+        names: one name per tool; ties in score break by name, ascending.
+        parts: per tool, its lowercased name parts (``toolsift._keyword.keyword_name_parts``).
+        mcp: per tool, whether it is an MCP tool.
+        hints: per tool, its search hint ("" for none); matched by token.
+        descriptions: per tool, its full description; matched by token.
+
+    Example:
+        >>> idx = KeywordIndex(["FileEdit"], [["file", "edit"]], [False], [""], ["Edit a file"])
+        >>> idx.search("edit", 5)
+        [(0, 12.0)]
+    """
+
+    def __new__(
+        cls,
+        names: Iterable[str],
+        parts: Iterable[Sequence[str]],
+        mcp: Sequence[bool],
+        hints: Iterable[str],
+        descriptions: Iterable[str],
+    ) -> KeywordIndex: ...
+    def search(
+        self,
+        query: str,
+        limit: int,
+        exclude: Iterable[int] | None = None,
+        *,
+        include: Iterable[int] | None = None,
+        required: Iterable[str] | None = None,
+    ) -> list[tuple[int, float]]:
+        """The top ``limit`` ``(tool id, points)`` pairs; filters apply before the cut."""
+    def __len__(self) -> int: ...

@@ -25,8 +25,43 @@ class EngineIndex(Protocol):
     ) -> None: ...
 
     def search(
-        self, query: str, limit: int, exclude: Iterable[int] | None = None
+        self,
+        query: str,
+        limit: int,
+        exclude: Iterable[int] | None = None,
+        *,
+        include: Iterable[int] | None = None,
+        required: Iterable[str] | None = None,
+        prefix_fraction: float = ...,
+        prefix_min_len: int = ...,
+        max_expansions: int = ...,
+        threshold: float = ...,
+        relative_floor: float = ...,
+        coverage: bool = ...,
     ) -> list[tuple[int, float]]: ...
+
+    def score_documents(
+        self,
+        query: str,
+        docs: Sequence[int],
+        exclude: Iterable[int] | None = None,
+        *,
+        include: Iterable[int] | None = None,
+        required: Iterable[str] | None = None,
+        prefix_fraction: float = ...,
+        prefix_min_len: int = ...,
+        max_expansions: int = ...,
+    ) -> list[tuple[int, float]]: ...
+
+    def explain(
+        self,
+        query: str,
+        doc: int,
+        *,
+        prefix_fraction: float = ...,
+        prefix_min_len: int = ...,
+        max_expansions: int = ...,
+    ) -> list[tuple[str, str, bool, float, float, float, float, float]]: ...
 
     def document_frequency(self, term: str) -> int: ...
 
@@ -40,3 +75,28 @@ class EngineIndex(Protocol):
 
     @property
     def memory_bytes(self) -> int: ...
+
+
+class EngineKeywordIndex(Protocol):
+    """Seed 001's keyword scorer; ``_core.KeywordIndex`` and ``_keyword.KeywordIndex``."""
+
+    def __init__(
+        self,
+        names: Iterable[str],
+        parts: Iterable[Sequence[str]],
+        mcp: Sequence[bool],
+        hints: Iterable[str],
+        descriptions: Iterable[str],
+    ) -> None: ...
+
+    def search(
+        self,
+        query: str,
+        limit: int,
+        exclude: Iterable[int] | None = None,
+        *,
+        include: Iterable[int] | None = None,
+        required: Iterable[str] | None = None,
+    ) -> list[tuple[int, float]]: ...
+
+    def __len__(self) -> int: ...

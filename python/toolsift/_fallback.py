@@ -15,6 +15,7 @@ from __future__ import annotations
 import heapq
 import math
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 
 from ._tokenize import tokenize
@@ -76,7 +77,18 @@ class Index:
         [0]
     """
 
-    __slots__ = ("_names", "_postings", "_norms", "_lengths", "_avg", "_params", "_n", "_weights")
+    __slots__ = (
+        "_names",
+        "_postings",
+        "_presence",
+        "_sorted_terms",
+        "_norms",
+        "_lengths",
+        "_avg",
+        "_params",
+        "_n",
+        "_weights",
+    )
 
     def __init__(
         self,
@@ -103,9 +115,11 @@ class Index:
         self._weights = tuple(weights)
         self._names = names
         build: dict[str, tuple[list[int], list[float]]] = {}
+        presence: dict[str, list[int]] = {}
         lengths: list[float] = []
         for doc, fields in enumerate(documents):
             tf: dict[str, float] = {}
+            present: dict[str, None] = {}
             length = 0.0
             for field in fields:
                 if not isinstance(field, tuple) or len(field) != 2:
@@ -124,10 +138,15 @@ class Index:
                 weight = weights[fid]
                 _check_text(text, "field text")
                 if weight == 0.0:
+                    # Not scored; kept as presence postings for required terms.
+                    present.update(dict.fromkeys(tokenize(text)))
                     continue
                 for tok in tokenize(text):
                     tf[tok] = tf.get(tok, 0.0) + weight
                     length += weight
+            for tok in present:
+                if tok not in tf:
+                    presence.setdefault(tok, []).append(doc)
             for tok, f in tf.items():
                 entry = build.get(tok)
                 if entry is None:
@@ -142,6 +161,8 @@ class Index:
             tok: (array("I", docs), array("f", tfs), _idf(n, len(docs)))
             for tok, (docs, tfs) in build.items()
         }
+        self._presence = {tok: array("I", docs) for tok, docs in presence.items()}
+        self._sorted_terms = sorted(self._postings)  # code point order = Rust's UTF-8 byte order
         total = 0.0
         for length in lengths:
             total += length
@@ -180,38 +201,275 @@ class Index:
         return len(entry[0]) if entry else 0
 
     def search(
-        self, query: str, limit: int, exclude: Iterable[int] | None = None
+        self,
+        query: str,
+        limit: int,
+        exclude: Iterable[int] | None = None,
+        *,
+        include: Iterable[int] | None = None,
+        required: Iterable[str] | None = None,
+        prefix_fraction: float = 0.0,
+        prefix_min_len: int = 3,
+        max_expansions: int = 16,
+        threshold: float = 0.0,
+        relative_floor: float = 0.0,
+        coverage: bool = False,
     ) -> list[tuple[int, float]]:
         """Top ``limit`` ``(doc id, score)`` pairs, score descending then name ascending."""
         tokens = tokenize(_check_text(query, "query"))
         limit = check_limit(limit)
-        excluded = set(exclude) if exclude is not None else ()
+        opts = _Options(
+            exclude, include, required, prefix_fraction, prefix_min_len, max_expansions,
+            threshold, relative_floor, coverage,
+        )  # fmt: skip
         if not tokens:
             raise QueryError("Query must contain at least one letter or number.")
         if not self._n:
             return []
-        counts: dict[str, float] = {}
-        for tok in tokens:
-            counts[tok] = counts.get(tok, 0.0) + 1.0
-        k1, _, delta = self._params
-        k1p1 = k1 + 1.0
-        norms = self._norms
-        acc: dict[int, float] = {}
-        get = acc.get
-        for tok, qtf in counts.items():
-            entry = self._postings.get(tok)
-            if entry is None:
-                continue
-            docs, tfs, idf = entry
-            for d, tf in zip(docs, tfs):
-                acc[d] = get(d, 0.0) + qtf * idf * ((tf * k1p1) / (tf + norms[d]) + delta)
+        req = self._required_sets(opts.required)
+        if req is None:
+            return []
+        acc, matched, known = self._accumulate(tokens, opts)
+        min_matched = (known + 1) // 2 if opts.coverage and known >= 4 else 0
         names = self._names
+        excluded = opts.exclude
+        # One cheap pass over the scored documents; each rarer filter is its own pass.
         hits = [(d, s) for d, s in acc.items() if s > 0.0 and d not in excluded]
+        if opts.threshold > 0.0:
+            hits = [h for h in hits if h[1] >= opts.threshold]
+        if opts.include is not None:
+            included = opts.include
+            hits = [h for h in hits if h[0] in included]
+        if req:
+            hits = [h for h in hits if all(h[0] in docs for docs in req)]
+        if min_matched:
+            hits = [h for h in hits if matched[h[0]] >= min_matched]
 
         def key(hit: tuple[int, float]) -> tuple[float, str, int]:
             return (-hit[1], names[hit[0]], hit[0])
 
         if len(hits) > limit:
-            return heapq.nsmallest(limit, hits, key=key)
-        hits.sort(key=key)
+            hits = heapq.nsmallest(limit, hits, key=key)
+        else:
+            hits.sort(key=key)
+        if opts.relative_floor > 0.0 and hits:
+            floor = opts.relative_floor * hits[0][1]
+            hits = [h for h in hits if h[1] >= floor]
         return hits
+
+    def score_documents(
+        self,
+        query: str,
+        docs: Sequence[int],
+        exclude: Iterable[int] | None = None,
+        *,
+        include: Iterable[int] | None = None,
+        required: Iterable[str] | None = None,
+        prefix_fraction: float = 0.0,
+        prefix_min_len: int = 3,
+        max_expansions: int = 16,
+    ) -> list[tuple[int, float]]:
+        """``(doc id, score)`` for each of ``docs`` that the filters keep, in the order given."""
+        tokens = tokenize(_check_text(query, "query"))
+        opts = _Options(
+            exclude, include, required, prefix_fraction, prefix_min_len, max_expansions,
+            0.0, 0.0, False,
+        )  # fmt: skip
+        docs = [_check_doc(d) for d in docs]
+        req = self._required_sets(opts.required)
+        if req is None:
+            return []
+        acc, _, _ = self._accumulate(tokens, opts)
+        return [(d, acc.get(d, 0.0)) for d in docs if d < self._n and self._passes(d, opts, req)]
+
+    def explain(
+        self,
+        query: str,
+        doc: int,
+        *,
+        prefix_fraction: float = 0.0,
+        prefix_min_len: int = 3,
+        max_expansions: int = 16,
+    ) -> list[tuple[str, str, bool, float, float, float, float, float]]:
+        """Per matched query term: (term, matched, prefix, qtf, idf, tf, norm, contribution)."""
+        tokens = tokenize(_check_text(query, "query"))
+        opts = _Options(
+            None, None, None, prefix_fraction, prefix_min_len, max_expansions, 0.0, 0.0, False
+        )
+        doc = _check_doc(doc)
+        if doc >= self._n:
+            raise IndexError(f"document {doc} is out of range")
+        k1, _, delta = self._params
+        k1p1 = k1 + 1.0
+        norm = self._norms[doc]
+        out = []
+        for tok, qtf in _distinct(tokens).items():
+            entry = self._postings.get(tok)
+            if entry is not None:
+                tf = _tf(entry, doc)
+                if tf is not None:
+                    idf = entry[2]
+                    score = qtf * idf * ((tf * k1p1) / (tf + norm) + delta)
+                    out.append((tok, tok, False, qtf, idf, tf, norm, score))
+                continue
+            best = None
+            for term in self._expansions(tok, opts):
+                entry = self._postings[term]
+                tf = _tf(entry, doc)
+                if tf is None:
+                    continue
+                idf = entry[2]
+                score = opts.prefix_fraction * (qtf * idf * ((tf * k1p1) / (tf + norm) + delta))
+                if best is None or score > best[7]:
+                    best = (tok, term, True, qtf, idf, tf, norm, score)
+            if best is not None and best[7] != 0.0:
+                out.append(best)
+        return out
+
+    def _expansions(self, tok: str, opts: _Options) -> list[str]:
+        """The scored terms ``tok`` expands to: see ``PrefixOptions`` in ``rust/index.rs``."""
+        if not (opts.prefix_fraction > 0.0 and len(tok) >= opts.prefix_min_len):
+            return []
+        terms = self._sorted_terms
+        out: list[str] = []
+        i = bisect_left(terms, tok)
+        while i < len(terms) and len(out) < opts.max_expansions and terms[i].startswith(tok):
+            out.append(terms[i])
+            i += 1
+        return out
+
+    def _accumulate(
+        self, tokens: list[str], opts: _Options
+    ) -> tuple[dict[int, float], dict[int, int], int]:
+        """Scores per document (same f64 operations, same order as Rust), matched-term counts,
+        and the number of known query terms."""
+        k1, _, delta = self._params
+        k1p1 = k1 + 1.0
+        norms = self._norms
+        acc: dict[int, float] = {}
+        matched: dict[int, int] = {}
+        get = acc.get
+        known = 0
+        count = opts.coverage  # matched-term counts are only needed by the coverage rule
+        fraction = opts.prefix_fraction
+        for tok, qtf in _distinct(tokens).items():
+            entry = self._postings.get(tok)
+            if entry is not None:
+                known += 1
+                docs, tfs, idf = entry
+                for d, tf in zip(docs, tfs):
+                    acc[d] = get(d, 0.0) + qtf * idf * ((tf * k1p1) / (tf + norms[d]) + delta)
+                if count:
+                    for d in docs:
+                        matched[d] = matched.get(d, 0) + 1
+                continue
+            expansions = self._expansions(tok, opts)
+            if not expansions:
+                continue
+            known += 1
+            best: dict[int, float] = {}
+            for term in expansions:
+                docs, tfs, idf = self._postings[term]
+                for d, tf in zip(docs, tfs):
+                    score = fraction * (qtf * idf * ((tf * k1p1) / (tf + norms[d]) + delta))
+                    if score > best.get(d, 0.0):
+                        best[d] = score
+            for d, score in best.items():
+                acc[d] = get(d, 0.0) + score
+                if count:
+                    matched[d] = matched.get(d, 0) + 1
+        return acc, matched, known
+
+    def _required_sets(self, required: list[str]) -> list[set[int]] | None:
+        """Per required term, the documents holding it in any field; None if one is unknown."""
+        out = []
+        for tok in required:
+            entry = self._postings.get(tok)
+            only = self._presence.get(tok)
+            if entry is None and only is None:
+                return None
+            docs: set[int] = set(entry[0]) if entry is not None else set()
+            if only is not None:
+                docs.update(only)
+            out.append(docs)
+        return out
+
+    @staticmethod
+    def _passes(doc: int, opts: _Options, required: list[set[int]]) -> bool:
+        return (
+            doc not in opts.exclude
+            and (opts.include is None or doc in opts.include)
+            and all(doc in docs for docs in required)
+        )
+
+
+def _distinct(tokens: list[str]) -> dict[str, float]:
+    """Distinct query terms in first-seen order with their query frequencies."""
+    counts: dict[str, float] = {}
+    for tok in tokens:
+        counts[tok] = counts.get(tok, 0.0) + 1.0
+    return counts
+
+
+def _tf(entry: tuple[array, array, float], doc: int) -> float | None:
+    docs, tfs, _ = entry
+    i = bisect_left(docs, doc)
+    return tfs[i] if i < len(docs) and docs[i] == doc else None
+
+
+def _check_doc(doc: object) -> int:
+    if isinstance(doc, bool) or not isinstance(doc, int):
+        raise TypeError(f"document id must be an int, got {type(doc).__name__}")
+    if doc < 0 or doc > 0xFFFFFFFF:
+        raise OverflowError(f"document id out of range: {doc}")
+    return doc
+
+
+class _Options:
+    """The validated keyword options of a search, as ``SearchOptions`` in ``rust/index.rs``."""
+
+    __slots__ = (
+        "exclude",
+        "include",
+        "required",
+        "prefix_fraction",
+        "prefix_min_len",
+        "max_expansions",
+        "threshold",
+        "relative_floor",
+        "coverage",
+    )
+
+    def __init__(
+        self,
+        exclude: Iterable[int] | None,
+        include: Iterable[int] | None,
+        required: Iterable[str] | None,
+        prefix_fraction: float,
+        prefix_min_len: int,
+        max_expansions: int,
+        threshold: float,
+        relative_floor: float,
+        coverage: bool,
+    ) -> None:
+        self.exclude = set(exclude) if exclude is not None else frozenset()
+        self.include = set(include) if include is not None else None
+        self.required = [_check_text(t, "required term") for t in required or ()]
+        self.prefix_fraction = float(prefix_fraction)
+        self.prefix_min_len = int(prefix_min_len)
+        self.max_expansions = int(max_expansions)
+        self.threshold = float(threshold)
+        self.relative_floor = float(relative_floor)
+        self.coverage = bool(coverage)
+        if not (math.isfinite(self.prefix_fraction) and self.prefix_fraction >= 0.0):
+            raise ValueError(
+                f"Invalid prefix fraction: must be a finite number >= 0, got {self.prefix_fraction}"
+            )
+        if not (math.isfinite(self.threshold) and self.threshold >= 0.0):
+            raise ValueError(
+                f"Invalid threshold: must be a finite number >= 0, got {self.threshold}"
+            )
+        if not (math.isfinite(self.relative_floor) and 0.0 <= self.relative_floor <= 1.0):
+            raise ValueError(
+                f"Invalid relative floor: must be between 0 and 1, got {self.relative_floor}"
+            )

@@ -17,17 +17,19 @@ import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from . import _fallback
+from . import _fallback, _keyword
+from ._tokenize import tokenize
 from .errors import DuplicateToolError, EngineUnavailableError, LimitError
+from .explain import Explanation, TermContribution
 from .names import NameTable
 from .query import DEFAULT_MAX_QUERY_LENGTH, ParsedQuery, parse_query
 from .result import Match, SearchResult
 from .tools import Tool
 
 if TYPE_CHECKING:
-    from ._engine import EngineIndex
+    from ._engine import EngineIndex, EngineKeywordIndex
 
 __all__ = [
     "FieldWeights",
@@ -39,10 +41,15 @@ __all__ = [
 ]
 
 EngineName = Literal["auto", "rust", "python"]
+Ranker = Literal["bm25", "keyword"]
 
 DEFAULT_LIMIT = 8
 #: A larger ``limit`` is clamped to this (seed 001's hard cap), and the result says so.
 DEFAULT_MAX_LIMIT = 25
+#: A query term missing from the index matches the terms it begins, at this fraction (seed 003).
+DEFAULT_PREFIX_FRACTION = 0.5
+#: The most tools one name of the query brings into the exact-name tier.
+EXACT_NAME_MAX_TOOLS = 3
 
 
 @dataclass(frozen=True)
@@ -76,7 +83,7 @@ _NAME, _LABEL, _SERVER, _MCP, _SUMMARY, _KEY, _HINT, _DESCRIPTION, _TITLE = rang
 
 
 def _document(tool: Tool, weights: list[float]) -> list[tuple[int, str]]:
-    """A tool's indexed fields as ``(field id, text)`` pairs; weight-0 fields are left out."""
+    """A tool's indexed fields as ``(field id, text)`` pairs; empty ones are left out."""
     fields: list[tuple[int, str]] = [(_NAME, tool.name), (_LABEL, tool.display_label)]
     if tool.server:
         fields.append((_SERVER, tool.server))
@@ -86,11 +93,12 @@ def _document(tool: Tool, weights: list[float]) -> list[tuple[int, str]]:
     fields.extend((_KEY, key) for key in tool.schema_keys)
     if tool.search_hint:
         fields.append((_HINT, tool.search_hint))
-    if weights[_DESCRIPTION]:
-        fields.append((_DESCRIPTION, tool.description))
+    # The full description always goes in: at weight 0 it is not scored, but the engine keeps its
+    # words as presence postings so that a required ``+term`` finds them.
+    fields.append((_DESCRIPTION, tool.description))
     if tool.title and weights[_TITLE]:
         fields.append((_TITLE, tool.title))
-    return [(f, text) for f, text in fields if text and weights[f]]
+    return [(f, text) for f, text in fields if text]
 
 
 _warned_fallback = False
@@ -183,6 +191,7 @@ class ToolIndex:
             if tool.server is not None:
                 self._by_server.setdefault(tool.server, []).append(i)
         self._name_table: NameTable | None = None
+        self._keyword: EngineKeywordIndex | None = None
         self._name_lock = threading.Lock()
         self.field_weights = field_weights if field_weights is not None else FieldWeights()
         weights = self.field_weights.as_list()
@@ -230,6 +239,28 @@ class ToolIndex:
                     table = self._name_table = NameTable(self._tools)
         return table
 
+    def _keyword_index(self) -> EngineKeywordIndex:
+        """Seed 001's keyword scorer on the same engine, built on first use."""
+        keyword = self._keyword
+        if keyword is None:
+            with self._name_lock:
+                keyword = self._keyword
+                if keyword is None:
+                    cls: type[EngineKeywordIndex] = _keyword.KeywordIndex
+                    if self.engine == "rust":
+                        from ._core import KeywordIndex
+
+                        cls = KeywordIndex
+                    tools = self._tools
+                    keyword = self._keyword = cls(
+                        [t.name for t in tools],
+                        [_keyword.keyword_name_parts(t.name) for t in tools],
+                        [t.server is not None for t in tools],
+                        [t.search_hint or "" for t in tools],
+                        [t.description for t in tools],
+                    )
+        return keyword
+
     def _allowed(self, servers: Iterable[str] | None) -> set[int] | None:
         """Tool ids on the given servers (``None``: no filter). Unknown servers match nothing."""
         if servers is None:
@@ -244,24 +275,49 @@ class ToolIndex:
     def search(
         self,
         query: str,
-        limit: int = DEFAULT_LIMIT,
+        limit: int | None = None,
         *,
         exclude: Iterable[str] = (),
         servers: Iterable[str] | None = None,
+        ranker: Ranker = "bm25",
+        exact_names: bool = True,
+        prefix_fraction: float = DEFAULT_PREFIX_FRACTION,
+        prefix_min_len: int = 3,
+        max_expansions: int = 16,
+        threshold: float = 0.0,
+        relative_floor: float = 0.0,
+        coverage: bool = False,
+        normalize: bool = False,
         max_limit: int = DEFAULT_MAX_LIMIT,
         max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
     ) -> SearchResult:
         """The best tools for ``query``, best first, as a :class:`SearchResult`.
 
         Arguments:
-            query: ``select:A,B`` to fetch tools by name, or a keyword query (``+term`` words
-                are required); trimmed first, and cut to ``max_query_length`` characters.
-            limit: how many matches at most (a positive int). Default 8. Above ``max_limit`` it
-                is clamped, and the result says so.
+            query: ``select:A,B`` to fetch tools by name, or a keyword query in which ``+term``
+                words are required; trimmed first, and cut to ``max_query_length`` characters.
+            limit: how many matches at most (a positive int). Default 8 (5 with
+                ``ranker="keyword"``, seed 001's default). Above ``max_limit`` it is clamped, and
+                the result says so.
             exclude: tool names to leave out (for example the already active ones); they are
-                removed before the cut, so the limit is still filled. ``select:`` ignores it.
-            servers: only tools of these MCP servers (exact server names), applied before the
-                cut; a ``select:`` name outside them is ``missing``.
+                removed inside the engine before the cut, so the limit is still filled.
+                ``select:`` ignores it (an explicit lookup).
+            servers: only tools of these MCP servers (exact server names), applied inside the
+                engine before the cut; a ``select:`` name outside them is ``missing``.
+            ranker: ``"bm25"`` (BM25+ with the exact-name tier) or ``"keyword"`` (seed 001's
+                name-part scorer).
+            exact_names: put the tools whose exact name the query contains first (seed 004).
+            prefix_fraction: a query term that is not in the index matches the terms that start
+                with it, scored at this fraction of an exact match (0.0 turns it off).
+            prefix_min_len: the shortest query term that is expanded (characters).
+            max_expansions: the most index terms one query term expands to.
+            threshold: drop ranked matches scoring below this (0.0 = off); also applies to the
+                keyword ranker's points. Named (exact_name) tools are never dropped by a gate.
+            relative_floor: drop ranked matches scoring below this fraction of the best score
+                of the result (0.0 = off).
+            coverage: with 4 or more distinct known query terms, a ranked match must match at
+                least half of them (BM25+ ranker only).
+            normalize: fill :attr:`Match.normalized_score` (score / best score, the best is 1.0).
             max_limit: the hard cap on ``limit`` (default 25); ``select:`` returns at most this.
             max_query_length: the query length cap in characters (default 500).
 
@@ -269,14 +325,24 @@ class ToolIndex:
             QueryError: the query is empty after trimming, has no letter or number, or is
                 ``select:`` without a name.
             LimitError: ``limit`` or ``max_limit`` is not a positive integer.
+            ValueError: ``ranker`` is unknown, or a gate or prefix option is out of range.
         """
         if not isinstance(query, str):
             parse_query(query)  # raises the QueryError
+        if limit is None:
+            limit = _keyword.DEFAULT_KEYWORD_LIMIT if ranker == "keyword" else DEFAULT_LIMIT
         _fallback.check_limit(limit)
         _fallback.check_limit(max_limit)
+        if ranker not in ("bm25", "keyword"):
+            raise ValueError(f"ranker must be 'bm25' or 'keyword', got {ranker!r}")
         if isinstance(max_query_length, bool) or not isinstance(max_query_length, int):
             raise TypeError("max_query_length must be an int")
         parsed = parse_query(query, max_length=max(1, max_query_length))
+        # Same checks and messages as the engines, whichever ranker runs.
+        _fallback._Options(
+            None, None, None, prefix_fraction, prefix_min_len, max_expansions,
+            threshold, relative_floor, coverage,
+        )  # fmt: skip
         notices: list[str] = []
         clamped = limit > max_limit
         if clamped:
@@ -288,20 +354,180 @@ class ToolIndex:
         if parsed.kind == "select":
             return self._select(parsed, limit, max_limit, allowed, notices, clamped)
         excluded = {self._by_name[n] for n in exclude if n in self._by_name}
-        if allowed is not None:
-            excluded.update(i for i in range(len(self._tools)) if i not in allowed)
-        hits = self._index.search(parsed.text, limit, sorted(excluded) or None)
-        tools = self._tools
+        if ranker == "keyword":
+            hits = self._keyword_index().search(
+                parsed.text,
+                limit,
+                sorted(excluded),
+                include=None if allowed is None else sorted(allowed),
+                required=parsed.required,
+            )
+            matches = [Match(self._tools[d], s, "keyword") for d, s in hits]
+        else:
+            prefix = {
+                "prefix_fraction": prefix_fraction,
+                "prefix_min_len": prefix_min_len,
+                "max_expansions": max_expansions,
+            }
+            filters = {
+                "include": None if allowed is None else sorted(allowed),
+                "required": parsed.required,
+                **prefix,
+            }
+            gates = {"threshold": threshold, "relative_floor": relative_floor, "coverage": coverage}
+            matches = self._rank(parsed, limit, excluded, filters, gates, exact_names)
+        if ranker == "keyword" and threshold:
+            matches = [m for m in matches if m.score >= threshold]
+        if relative_floor and matches:
+            # Relative to the best score of the whole result; named (exact_name) tools stay.
+            best = max(m.score for m in matches)
+            floor = relative_floor * best
+            matches = [m for m in matches if m.reason == "exact_name" or m.score >= floor]
+        if normalize and matches:
+            best = max(m.score for m in matches)
+            matches = [
+                dataclasses.replace(m, normalized_score=m.score / best if best > 0 else 0.0)
+                for m in matches
+            ]
         return SearchResult(
             query=parsed.query,
             query_kind="keyword",
             limit=limit,
-            matches=tuple(Match(tools[doc], score, "bm25") for doc, score in hits),
+            matches=tuple(matches),
             notices=tuple(notices),
             clamped=clamped,
             truncated=parsed.truncated,
-            total_tools=len(tools),
+            total_tools=len(self._tools),
         )
+
+    def _rank(
+        self,
+        parsed: ParsedQuery,
+        limit: int,
+        excluded: set[int],
+        filters: dict[str, Any],
+        gates: dict[str, Any],
+        exact_names: bool,
+    ) -> list[Match]:
+        """The exact-name tier, then BM25+ matches, cut to ``limit``.
+
+        Every work item here is proportional to the query or to the named tools, never to the
+        corpus: one dict lookup per candidate span, one engine call per ambiguous name.
+        """
+        engine = self._index
+        tools = self._tools
+        tier = self._exact_name_tier(parsed, excluded, filters) if exact_names else []
+        del tier[limit:]
+        matches: list[Match] = []
+        if tier:
+            scores = dict(engine.score_documents(parsed.text, tier, sorted(excluded), **filters))
+            matches = [Match(tools[d], scores.get(d, 0.0), "exact_name") for d in tier]
+        room = limit - len(matches)
+        if room > 0:
+            hits = engine.search(
+                parsed.text,
+                room,
+                sorted(excluded.union(tier)),
+                threshold=gates["threshold"],
+                coverage=gates["coverage"],
+                relative_floor=gates["relative_floor"] if not tier else 0.0,
+                **filters,
+            )
+            matches += [Match(tools[d], score, "bm25") for d, score in hits]
+        return matches
+
+    def _exact_name_tier(
+        self, parsed: ParsedQuery, excluded: set[int], filters: dict[str, Any]
+    ) -> list[int]:
+        """The tools the query names exactly (seed 004), in query order, deduplicated.
+
+        A name held by several tools (``read_file`` on many servers) lists them by their score
+        for the rest of the query (the query without that name), then by name; the names then
+        take turns, so that every name gets its best tool before any name gets a second one. A
+        name brings at most :data:`EXACT_NAME_MAX_TOOLS` tools, so that a name held by dozens of
+        servers (``hello``, ``search``) cannot fill the whole list.
+        """
+        named = self.names.find_names(parsed.text)
+        if not named:
+            return []
+        tools = self._tools
+        queues: list[list[int]] = []
+        for ids, rest in named:
+            # The engine applies exclude / servers / required and scores the rest of the query.
+            # A name held by one tool needs no order: an empty query only applies the filters.
+            scored = self._index.score_documents(
+                rest if len(ids) > 1 else "", list(ids), sorted(excluded), **filters
+            )
+            scored.sort(key=lambda hit: (-hit[1], tools[hit[0]].name))
+            if scored:
+                queues.append([d for d, _ in scored[:EXACT_NAME_MAX_TOOLS]])
+        order: list[int] = []
+        seen: set[int] = set()
+        for turn in range(max((len(q) for q in queues), default=0)):
+            for queue in queues:
+                if turn < len(queue) and queue[turn] not in seen:
+                    seen.add(queue[turn])
+                    order.append(queue[turn])
+        return order
+
+    def explain(
+        self,
+        query: str,
+        tool: str | Tool,
+        *,
+        prefix_fraction: float = DEFAULT_PREFIX_FRACTION,
+        prefix_min_len: int = 3,
+        max_expansions: int = 16,
+        max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
+    ) -> Explanation:
+        """The per-term, per-field parts of ``tool``'s BM25+ score for ``query``.
+
+        Arguments:
+            query: a keyword query, parsed as :meth:`search` parses it (``+required`` words are
+                left out: they add nothing to the score). A ``select:`` query scores nothing.
+            tool: the tool or its canonical name.
+            prefix_fraction, prefix_min_len, max_expansions: as in :meth:`search`.
+
+        Returns:
+            An :class:`~toolsift.explain.Explanation` whose ``score`` equals the ``score`` that
+            :meth:`search` gives the tool with the same options.
+
+        Raises:
+            KeyError: no tool has this name.
+            QueryError: the query is empty or has no letter or number.
+        """
+        name = tool.name if isinstance(tool, Tool) else tool
+        doc = self._by_name.get(name)
+        if doc is None:
+            raise KeyError(name)
+        parsed = parse_query(query, max_length=max(1, max_query_length))
+        target = self._tools[doc]
+        if parsed.kind == "select":
+            return Explanation(target, parsed.query, 0.0)
+        raw = self._index.explain(
+            parsed.text,
+            doc,
+            prefix_fraction=prefix_fraction,
+            prefix_min_len=prefix_min_len,
+            max_expansions=max_expansions,
+        )
+        weights = self.field_weights.as_list()
+        field_names = [f.name for f in dataclasses.fields(FieldWeights)]
+        counts: dict[str, dict[str, float]] = {}
+        for fid, text in _document(target, weights):
+            if weights[fid] == 0.0:
+                continue
+            for tok in tokenize(text):
+                per_field = counts.setdefault(tok, {})
+                per_field[field_names[fid]] = per_field.get(field_names[fid], 0.0) + weights[fid]
+        terms = tuple(
+            TermContribution(*row, fields=counts.get(row[1], {}))  # type: ignore[misc]
+            for row in raw
+        )
+        score = 0.0
+        for term in terms:
+            score += term.contribution
+        return Explanation(target, parsed.text, score, terms)
 
     def _select(
         self,
@@ -347,7 +573,7 @@ class ToolIndex:
     def _suggest(self, name: str, allowed: set[int] | None) -> tuple[str, ...]:
         """Up to three "did you mean" names for a ``select:`` name that matched nothing."""
         try:
-            hits = self._index.search(name, 20)
+            hits = self._index.search(name, 20, prefix_fraction=DEFAULT_PREFIX_FRACTION)
         except LimitError:  # pragma: no cover - 20 is a valid limit
             hits = []
         except ValueError:  # the name has no letter or number: no candidates from the engine

@@ -22,15 +22,13 @@ import difflib
 from collections.abc import Iterable, Sequence
 from typing import Union
 
-from .query import name_key
+from .query import is_identifier, name_key, name_spans, without
 from .tools import Tool
 
-__all__ = ["NameTable", "MAX_SPAN_WORDS", "MIN_KEY_LENGTH"]
+__all__ = ["NameTable", "MIN_KEY_LENGTH"]
 
-#: The longest run of query words tried as one name (``get code snippet`` → ``get_code_snippet``).
-MAX_SPAN_WORDS = 8
-#: Normalised names shorter than this never match a span of a keyword query (``a``, ``go``, ``ls``):
-#: as words they are too often ordinary words. ``select:`` still finds them.
+#: Normalised names shorter than this never match in a keyword query (``a``, ``go``, ``ls``);
+#: ``select:`` still finds them.
 MIN_KEY_LENGTH = 3
 # Above this many keys, suggestions do not scan every key with difflib (per-call work would be
 # proportional to the corpus); they use only the candidates the engine ranks.
@@ -71,23 +69,32 @@ class NameTable:
         # qualified ones (``server`` + ``tool``, which also serves ``mcp__server__tool``).
         plain: dict[str, _Ids] = {}
         qualified: dict[str, _Ids] = {}
+        server_keys: dict[str, str] = {}
         for i, tool in enumerate(tools):
-            if tool.server is None:
-                for alias in tool.aliases():
-                    key = name_key(alias)
+            server = tool.server
+            if server is None:
+                for alias in (tool.name, tool.mcp_tool_name):
+                    key = name_key(alias) if alias is not None else ""
                     if key:
                         _add(plain, key, i)
                 continue
             raw = tool.mcp_tool_name if tool.mcp_tool_name is not None else tool.name
             raw_key = name_key(raw)
-            qual_key = name_key(tool.server) + raw_key
+            server_key = server_keys.get(server)
+            if server_key is None:
+                server_key = server_keys[server] = name_key(server)
+            qual_key = server_key + raw_key
             if qual_key:
                 _add(qualified, qual_key, i)
-            for alias in tool.aliases():
-                key = name_key(alias)
-                if not key or key == qual_key or key == "mcp" + qual_key:
-                    continue
-                _add(plain, key, i)
+            if raw_key:
+                _add(plain, raw_key, i)
+            if name_key(tool.name) != "mcp" + qual_key:
+                # Sanitising changed the canonical name (non-ASCII server or tool name), or the
+                # name is not canonical: index every alias the slow way.
+                for alias in tool.aliases():
+                    key = name_key(alias)
+                    if key and key != qual_key and key != "mcp" + qual_key and key != raw_key:
+                        _add(plain, key, i)
         self._plain = plain
         self._qualified = qualified
 
@@ -95,9 +102,12 @@ class NameTable:
         """Tool ids whose normalised name form is ``key``, ascending."""
         if not key:
             return ()
-        found = _ids(self._plain.get(key)) + _ids(self._qualified.get(key))
-        if key.startswith("mcp"):
-            found += _ids(self._qualified.get(key[3:]))
+        plain = self._plain.get(key)
+        qualified = self._qualified.get(key)
+        canonical = self._qualified.get(key[3:]) if key.startswith("mcp") else None
+        if qualified is None and canonical is None:  # the common case: one dict hit or none
+            return _ids(plain)
+        found = _ids(plain) + _ids(qualified) + _ids(canonical)
         if len(found) > 1:
             found = tuple(sorted(set(found)))
         return found
@@ -117,36 +127,32 @@ class NameTable:
                 return exact
         return found
 
-    def find_in_words(self, words: Sequence[str]) -> list[tuple[tuple[int, ...], int, int]]:
-        """The tool names written in a query, as ``(tool ids, first word, end word)`` spans.
+    def find_names(self, text: str) -> list[tuple[tuple[int, ...], str]]:
+        """The tool names written in a query's ranking text, as ``(tool ids, rest of the text)``.
 
-        Runs of up to :data:`MAX_SPAN_WORDS` consecutive words are tried, longest first at each
-        position, left to right; a matched run is consumed (``get code snippet`` matches
-        ``get_code_snippet`` and not also ``code_snippet``). Spans whose key is shorter than
-        :data:`MIN_KEY_LENGTH` are skipped.
+        Candidates are :func:`toolsift.query.name_candidates` (the whole text, backticked
+        phrases, identifier-like words), then :func:`toolsift.query.squashed_candidates` (plain
+        words of 6+ characters such as ``searchgraph``), which only name tools whose own name is
+        an identifier (``search_graph``; not ``health`` or ``_health``). A name found twice (or
+        two spans naming the same tools) is kept once, at its first position. Keys shorter than
+        :data:`MIN_KEY_LENGTH` are skipped. Per query: one dict lookup per candidate.
         """
-        keys = [name_key(w) for w in words]
-        out: list[tuple[tuple[int, ...], int, int]] = []
-        i = 0
-        n = len(keys)
-        while i < n:
-            if not keys[i]:
-                i += 1
-                continue
-            hit = None
-            for j in range(min(n, i + MAX_SPAN_WORDS), i, -1):
-                key = "".join(keys[i:j])
+        out: list[tuple[tuple[int, ...], str]] = []
+        seen: set[tuple[int, ...]] = set()
+        tools = self._tools
+        for squashed in (False, True):
+            for start, end, name in name_spans(text, squashed=squashed):
+                key = name.lower() if squashed and name.isascii() else name_key(name)
                 if len(key) < MIN_KEY_LENGTH:
                     continue
                 ids = self.lookup_key(key)
-                if ids:
-                    hit = (ids, i, j)
-                    break
-            if hit is None:
-                i += 1
-            else:
-                out.append(hit)
-                i = hit[2]
+                if squashed and ids:
+                    ids = tuple(
+                        i for i in ids if is_identifier(tools[i].mcp_tool_name or tools[i].name)
+                    )
+                if ids and ids not in seen:
+                    seen.add(ids)
+                    out.append((ids, without(text, start, end)))
         return out
 
     def suggest(self, name: str, candidates: Iterable[int], n: int = 3) -> tuple[str, ...]:

@@ -1,12 +1,17 @@
 //! `toolsift._core.Index`: the Rust engine as a frozen Python class.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use std::collections::HashSet;
+
+use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use super::text::{extract_text, type_name};
 use crate::bm25::Params;
-use crate::index::{Index, SearchOptions};
+use crate::index::{Index, PrefixOptions, SearchOptions};
+
+/// One term of an explanation: (term, matched, prefix, qtf, idf, tf, norm, contribution).
+type Explained = (String, String, bool, f64, f64, f64, f64, f64);
 
 #[pyclass(name = "Index", module = "toolsift._core", frozen)]
 pub struct PyIndex {
@@ -46,13 +51,48 @@ fn extract_documents(documents: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<(usize, S
     Ok(out)
 }
 
-fn extract_options(exclude: Option<&Bound<'_, PyAny>>) -> PyResult<SearchOptions> {
-    let mut options = SearchOptions::default();
-    if let Some(ex) = exclude {
-        for item in ex.try_iter()? {
-            options.exclude.insert(item?.extract::<u32>()?);
+fn extract_ids(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<HashSet<u32>>> {
+    let Some(obj) = obj else { return Ok(None) };
+    let mut set = HashSet::new();
+    for item in obj.try_iter()? {
+        set.insert(item?.extract::<u32>()?);
+    }
+    Ok(Some(set))
+}
+
+/// The keyword-only search options shared by `search`, `score_documents` and `explain`.
+#[allow(clippy::too_many_arguments)]
+fn extract_options(
+    exclude: Option<&Bound<'_, PyAny>>,
+    include: Option<&Bound<'_, PyAny>>,
+    required: Option<&Bound<'_, PyAny>>,
+    prefix_fraction: f64,
+    prefix_min_len: usize,
+    max_expansions: usize,
+    threshold: f64,
+    relative_floor: f64,
+    coverage: bool,
+) -> PyResult<SearchOptions> {
+    let mut req = Vec::new();
+    if let Some(required) = required {
+        for item in required.try_iter()? {
+            req.push(extract_text(&item?, "required term")?.into_owned());
         }
     }
+    let options = SearchOptions {
+        exclude: extract_ids(exclude)?.unwrap_or_default(),
+        include: extract_ids(include)?,
+        required: req,
+        prefix: PrefixOptions {
+            fraction: prefix_fraction,
+            min_len: prefix_min_len,
+            max_expansions,
+        },
+        threshold,
+        relative_floor,
+        coverage,
+    };
+    options.validate()?;
     Ok(options)
 }
 
@@ -79,19 +119,117 @@ impl PyIndex {
         Ok(PyIndex { inner })
     }
 
-    #[pyo3(signature = (query, limit, exclude = None))]
+    #[pyo3(signature = (
+        query, limit, exclude = None, *, include = None, required = None, prefix_fraction = 0.0,
+        prefix_min_len = 3, max_expansions = 16, threshold = 0.0, relative_floor = 0.0,
+        coverage = false
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn search(
         &self,
         py: Python<'_>,
         query: &Bound<'_, PyAny>,
         limit: &Bound<'_, PyAny>,
         exclude: Option<&Bound<'_, PyAny>>,
+        include: Option<&Bound<'_, PyAny>>,
+        required: Option<&Bound<'_, PyAny>>,
+        prefix_fraction: f64,
+        prefix_min_len: usize,
+        max_expansions: usize,
+        threshold: f64,
+        relative_floor: f64,
+        coverage: bool,
     ) -> PyResult<Vec<(u32, f64)>> {
         let query = extract_text(query, "query")?;
         let limit = extract_limit(limit)?;
-        let options = extract_options(exclude)?;
+        let options = extract_options(
+            exclude,
+            include,
+            required,
+            prefix_fraction,
+            prefix_min_len,
+            max_expansions,
+            threshold,
+            relative_floor,
+            coverage,
+        )?;
         let inner = &self.inner;
         Ok(py.detach(|| inner.search(&query, limit, &options))?)
+    }
+
+    #[pyo3(signature = (
+        query, docs, exclude = None, *, include = None, required = None, prefix_fraction = 0.0,
+        prefix_min_len = 3, max_expansions = 16
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn score_documents(
+        &self,
+        query: &Bound<'_, PyAny>,
+        docs: Vec<u32>,
+        exclude: Option<&Bound<'_, PyAny>>,
+        include: Option<&Bound<'_, PyAny>>,
+        required: Option<&Bound<'_, PyAny>>,
+        prefix_fraction: f64,
+        prefix_min_len: usize,
+        max_expansions: usize,
+    ) -> PyResult<Vec<(u32, f64)>> {
+        let query = extract_text(query, "query")?;
+        let options = extract_options(
+            exclude,
+            include,
+            required,
+            prefix_fraction,
+            prefix_min_len,
+            max_expansions,
+            0.0,
+            0.0,
+            false,
+        )?;
+        let tokens = crate::tokenize::tokenize(&query);
+        Ok(self.inner.score_documents(&tokens, &docs, &options)?)
+    }
+
+    #[pyo3(signature = (query, doc, *, prefix_fraction = 0.0, prefix_min_len = 3, max_expansions = 16))]
+    fn explain(
+        &self,
+        query: &Bound<'_, PyAny>,
+        doc: u32,
+        prefix_fraction: f64,
+        prefix_min_len: usize,
+        max_expansions: usize,
+    ) -> PyResult<Vec<Explained>> {
+        let query = extract_text(query, "query")?;
+        let options = extract_options(
+            None,
+            None,
+            None,
+            prefix_fraction,
+            prefix_min_len,
+            max_expansions,
+            0.0,
+            0.0,
+            false,
+        )?;
+        let tokens = crate::tokenize::tokenize(&query);
+        let terms = self
+            .inner
+            .explain(&tokens, doc, &options)?
+            .ok_or_else(|| PyIndexError::new_err(format!("document {doc} is out of range")))?;
+        Ok(terms
+            .into_iter()
+            .map(|t| {
+                (
+                    t.term,
+                    t.matched,
+                    t.prefix,
+                    t.qtf,
+                    t.idf,
+                    t.tf,
+                    t.norm,
+                    t.contribution,
+                )
+            })
+            .collect())
     }
 
     fn __len__(&self) -> usize {

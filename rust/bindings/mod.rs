@@ -3,6 +3,7 @@
 
 mod errors;
 mod index;
+mod keyword;
 mod text;
 
 use pyo3::prelude::*;
@@ -17,6 +18,7 @@ fn tokenize(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
 #[pymodule(gil_used = false)]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<index::PyIndex>()?;
+    m.add_class::<keyword::PyKeywordIndex>()?;
     m.add_function(wrap_pyfunction!(tokenize, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

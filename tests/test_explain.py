@@ -1,0 +1,72 @@
+"""``ToolIndex.explain``: per-term, per-field contributions that sum exactly to the score."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from toolsift import Tool, ToolIndex
+
+TOOLS = [
+    Tool(
+        name="mcp__github__create_issue",
+        description="Create a new issue in a GitHub repository",
+        server="github",
+        mcp_tool_name="create_issue",
+        input_schema={"type": "object", "properties": {"title": {}, "body": {}}},
+    ),
+    Tool(name="search_issues", description="Search issues", search_hint="find bug reports"),
+    Tool(name="fetch", description="Fetch a URL"),
+]
+
+
+@pytest.fixture
+def index(engine):
+    return ToolIndex(TOOLS, engine=engine)
+
+
+def test_explanation_sums_to_the_score(index):
+    result = index.search("create github issue title")
+    for match in result:
+        why = index.explain("create github issue title", match.tool)
+        assert why.score == match.score
+        total = 0.0
+        for term in why.terms:
+            total += term.contribution
+        assert total == match.score
+
+
+def test_fields_add_up_to_the_term_frequency(index):
+    why = index.explain("github issue", "mcp__github__create_issue")
+    github = why.terms[0]
+    assert github.term == github.matched == "github" and not github.prefix
+    # "GitHub" in the description splits into "git" "hub": the summary brings no "github".
+    assert dict(github.fields) == {"label": 4.0, "server": 2.0, "name": 6.0}
+    assert sum(github.fields.values()) == github.tf
+    assert github.idf > 0 and github.norm > 0 and github.qtf == 1.0
+
+
+def test_required_words_and_unmatched_terms_are_left_out(index):
+    why = index.explain("+github issue zebra", "mcp__github__create_issue")
+    assert why.query == "issue zebra"
+    assert [t.term for t in why.terms] == ["issue"]
+
+
+def test_unknown_tool_and_select(index):
+    with pytest.raises(KeyError):
+        index.explain("issue", "nope")
+    assert index.explain("select:fetch", "fetch").score == 0.0
+
+
+words = st.sampled_from(
+    ["create", "issue", "github", "search", "bug", "fetch", "url", "iss", "rep"]
+)
+
+
+@settings(max_examples=50)
+@given(st.lists(words, min_size=1, max_size=5).map(" ".join))
+def test_both_engines_explain_identically(query):
+    rust = ToolIndex(TOOLS, engine="rust")
+    py = ToolIndex(TOOLS, engine="python")
+    for tool in TOOLS:
+        assert rust.explain(query, tool) == py.explain(query, tool)
