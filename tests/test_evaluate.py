@@ -21,6 +21,7 @@ from toolsift._variants import (  # noqa: E402
     parse_variant,
     property_descriptions,
 )
+from toolsift.hybrid import lexical_search  # noqa: E402
 
 QUERIES = [
     "open a pull request",
@@ -64,6 +65,9 @@ def test_evaluate_averages_over_queries() -> None:
 # --- the variants layer -----------------------------------------------------------------------
 
 
+PLAIN = ev.TOOLSIFT_RANKERS["toolsift-plain"]  # BM25+ alone: no exact-name tier, no prefixes
+
+
 def test_base_variant_ranks_as_the_engine() -> None:
     """The measuring instrument reproduces ToolIndex exactly before it changes anything."""
     tools = default_tools()
@@ -71,7 +75,7 @@ def test_base_variant_ranks_as_the_engine() -> None:
     variant = VariantIndex(tools, Variant())
     pos = {t.name: i for i, t in enumerate(tools)}
     for q in QUERIES:
-        expected = [pos[m.tool.name] for m in index.search(q, 10)]
+        expected = [pos[m.tool.name] for m in lexical_search(index, q, 10, **PLAIN)]
         assert variant.search(q, 10) == expected, q
 
 
@@ -82,7 +86,7 @@ def test_base_variant_scores_match_the_engine() -> None:
     pos = {t.name: i for i, t in enumerate(tools)}
     for q in QUERIES:
         scores = variant.scores(variant.query_tokens(q))
-        for m in index.search(q, 5):
+        for m in lexical_search(index, q, 5, **PLAIN):
             assert scores[pos[m.tool.name]] == pytest.approx(m.score, rel=1e-9)
 
 
@@ -186,7 +190,9 @@ def test_weighted_tokens_repeat_each_field_by_its_weight() -> None:
     )
 
 
-@pytest.mark.parametrize("spec", ["toolsift", "toolsift-python", "v:stop+cjk", "bm25s-bm25+"])
+@pytest.mark.parametrize(
+    "spec", ["toolsift", "toolsift-plain", "toolsift-python", "v:stop+cjk", "bm25s-bm25+"]
+)
 def test_rankers_run(spec: str) -> None:
     if spec.startswith("bm25s"):
         pytest.importorskip("bm25s", reason="bm25s is not installed")
@@ -226,7 +232,7 @@ def test_main_on_a_slice(capsys) -> None:
         "--datasets",
         "metatool,gorilla_hf",
         "--rankers",
-        "toolsift,v:base",
+        "toolsift-plain,v:base,toolsift",
         "--limit-queries",
         "40",
         "--json",
@@ -236,7 +242,7 @@ def test_main_on_a_slice(capsys) -> None:
     for name in ("metatool", "gorilla_hf"):
         res = out["datasets"][name]
         assert 30 <= res["queries"] <= 40
-        a, b = res["rankers"]["toolsift"], res["rankers"]["v:base"]
+        a, b = res["rankers"]["toolsift-plain"], res["rankers"]["v:base"]
         assert a["nDCG@10"] == pytest.approx(b["nDCG@10"])
         assert 0.0 < a["nDCG@10"] <= 1.0
 

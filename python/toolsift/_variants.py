@@ -279,7 +279,9 @@ def _fields(tool: Tool, variant: Variant) -> list[tuple[int, str]]:
     """``(field id, text)`` pairs: the engine's document plus the variant's extra fields."""
     weights = variant.weights.as_list()
     weights[_FIELD_NAMES.index("description")] = 0.0  # added below, under its own id
-    fields = _document(tool, weights)
+    # _document may keep weight-0 fields (the engine stores the description for explanations):
+    # a weight-0 field is not indexed here.
+    fields = [(f, text) for f, text in _document(tool, weights) if weights[f]]
     extra = len(_FIELD_NAMES)
     if variant.description and tool.description:
         fields.append((extra, tool.description))

@@ -69,6 +69,7 @@ DEPTH = 100
 #: toolsift's default ranker and the peers run over the same tokens.
 DEFAULT_RANKERS = (
     "toolsift",
+    "toolsift-plain",
     "rank_bm25-okapi",
     "rank_bm25-plus",
     "bm25s",
@@ -239,7 +240,16 @@ def _weighted_tokens(tools: Sequence[Tool]) -> list[list[str]]:
     return docs
 
 
-def _toolsift_ranker(tools: Sequence[Tool], engine: str) -> Ranker:
+#: ``ToolIndex.search`` options of the named toolsift rankers (dropped where unsupported).
+TOOLSIFT_RANKERS: dict[str, dict[str, Any]] = {
+    "toolsift": {},  # the defaults: BM25+, exact-name tier, prefix matching
+    "toolsift-plain": {"exact_names": False, "prefix_fraction": 0.0},  # seed 000's BM25+
+    "toolsift-coverage": {"coverage": True},
+    "toolsift-keyword": {"ranker": "keyword"},  # seed 001's name-part scorer
+}
+
+
+def _toolsift_ranker(tools: Sequence[Tool], engine: str, options: dict[str, Any]) -> Ranker:
     index = ToolIndex(tools, engine=engine)  # type: ignore[arg-type]
     pos = {t.name: i for i, t in enumerate(tools)}
 
@@ -247,7 +257,7 @@ def _toolsift_ranker(tools: Sequence[Tool], engine: str) -> Ranker:
 
     def rank(query: str, k: int) -> list[int]:
         try:  # the whole query and 100 results, as the peers get (no agent-facing caps)
-            return [pos[m.tool.name] for m in lexical_search(index, query, k)]
+            return [pos[m.tool.name] for m in lexical_search(index, query, k, **options)]
         except ToolsiftError:  # a query with no letter or digit ranks nothing
             return []
 
@@ -340,15 +350,17 @@ def _name_rank(tools: Sequence[Tool]) -> Any:
 def make_ranker(spec: str, tools: Sequence[Tool], **options: Any) -> Ranker:
     """A ``(query, k) -> [tool positions]`` function for one ranker name.
 
-    Names: ``toolsift`` (the default engine), ``toolsift-python`` (the pure-Python twin),
+    Names: ``toolsift`` (``ToolIndex.search`` as it ships), ``toolsift-plain`` (BM25+ alone, no
+    exact-name tier or prefix matching), ``toolsift-coverage``, ``toolsift-keyword`` (see
+    :data:`TOOLSIFT_RANKERS`), ``toolsift-python`` (the pure-Python twin),
     ``rank_bm25-okapi``, ``rank_bm25-plus``, ``bm25s`` (Lucene), ``bm25s-bm25+``, ``v:<variant>``
     (:func:`toolsift._variants.parse_variant`), and with an ``embedder`` option ``dense``,
     ``hybrid-minmax[=w]`` and ``hybrid-rrf``.
     """
-    if spec == "toolsift":
-        return _toolsift_ranker(tools, "auto")
+    if spec in TOOLSIFT_RANKERS:
+        return _toolsift_ranker(tools, "auto", TOOLSIFT_RANKERS[spec])
     if spec == "toolsift-python":
-        return _toolsift_ranker(tools, "python")
+        return _toolsift_ranker(tools, "python", {})
     if spec.startswith("rank_bm25-"):
         return _rank_bm25_ranker(tools, spec.split("-", 1)[1])
     if spec in ("bm25s", "bm25s-bm25+"):
@@ -425,7 +437,7 @@ def _expand(rankers: str) -> list[str]:
         if name == "variants":
             out.extend(VARIANT_RANKERS)
         elif name == "peers":
-            out.extend(DEFAULT_RANKERS[1:])
+            out.extend(r for r in DEFAULT_RANKERS if not r.startswith("toolsift"))
         else:
             out.append(name)
     return list(dict.fromkeys(out))

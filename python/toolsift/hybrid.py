@@ -373,26 +373,26 @@ def _matvec(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
 
 
 def lexical_search(
-    index: ToolIndex, query: str, limit: int, exclude: Iterable[str] = ()
+    index: ToolIndex, query: str, limit: int, exclude: Iterable[str] = (), **options: Any
 ) -> Sequence[Match]:
     """``index.search(query, limit, exclude=...)`` without the agent-facing caps.
 
     Where ``ToolIndex.search`` caps ``limit`` (``max_limit``) and the query length
     (``max_query_length``) for agents, fusion and evaluation need the full candidate list and the
-    whole query, so both caps are lifted when the installed ``ToolIndex`` has them.
+    whole query, so both caps are lifted when the installed ``ToolIndex`` has them. ``options``
+    (e.g. ``exact_names=False``) are passed on when ``search`` accepts them, else dropped.
     """
-    if _has_caps(index):
-        return index.search(  # type: ignore[call-arg]
-            query, limit, exclude=exclude, max_limit=max(limit, 1), max_query_length=1 << 20
-        )
-    return index.search(query, limit, exclude=exclude)
+    params = _search_parameters(index)
+    kwargs = {k: v for k, v in options.items() if k in params}
+    if "max_limit" in params and "max_query_length" in params:
+        kwargs.update(max_limit=max(limit, 1), max_query_length=1 << 20)
+    return index.search(query, limit, exclude=exclude, **kwargs)
 
 
-def _has_caps(index: ToolIndex) -> bool:
+def _search_parameters(index: ToolIndex) -> frozenset[str]:
     import inspect
 
-    params = inspect.signature(index.search).parameters
-    return "max_limit" in params and "max_query_length" in params
+    return frozenset(inspect.signature(index.search).parameters)
 
 
 def make_eval_ranker(
