@@ -132,11 +132,14 @@ class Dataset:
 def find_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path | None:
     """``explicit``, else ``$TOOLSIFT_SHARED_DIR/data``, else ``../shared/data`` from the cwd.
 
-    Returns ``None`` when no candidate holds ``mcp_mixed.tools.jsonl`` or another labeled set.
+    Returns ``None`` when no candidate holds a labeled set. A folder given explicitly is the only
+    candidate: a wrong ``--data`` is reported, never silently replaced by another folder.
     """
     candidates: list[Path] = []
     if explicit:
-        candidates.append(Path(explicit))
+        path = Path(explicit)
+        has_set = any((path / f"{name}.queries.jsonl").is_file() for name in DATASETS)
+        return path if has_set else None
     env = os.environ.get("TOOLSIFT_SHARED_DIR")
     if env:
         candidates += [Path(env) / "data", Path(env)]
