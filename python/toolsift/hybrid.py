@@ -13,7 +13,7 @@ fuses the two lists with
 The evaluation (``benches/eval_quality.py --embed minilm``, BENCHMARKS.md) picked min-max at
 w = 0.4: it is the weight at which fusion beats lexical search alone on every labeled set, with
 the engine's BM25+ and with the recommended lexical variant alike (nDCG@10 on mcp_mixed,
-metatool, gorilla_hf: 0.580 / 0.372 / 0.179 -> 0.603 / 0.587 / 0.257 with all-MiniLM-L6-v2);
+metatool, gorilla_hf: 0.579 / 0.386 / 0.182 -> 0.602 / 0.598 / 0.259 with all-MiniLM-L6-v2);
 w = 0.5 scores higher on the two paraphrase-style sets but falls below lexical search on
 mcp_mixed once the lexical side improves. Equal-weight RRF adds nothing on mcp_mixed (0.578)
 and trails min-max at equal weights on every set.
