@@ -17,23 +17,23 @@ use crate::error::{Error, Result};
 use crate::tokenize::for_each_token;
 
 /// Term string -> term id. `ahash` resists hash flooding from hostile tool catalogues.
-type TermMap = HashMap<Box<str>, u32, ahash::RandomState>;
+pub(crate) type TermMap = HashMap<Box<str>, u32, ahash::RandomState>;
 
 /// An immutable BM25+ index over weighted-field documents.
 #[derive(Debug, Clone)]
 pub struct Index {
-    params: Params,
-    field_weights: Vec<f64>,
-    names: Vec<String>,
-    term_ids: TermMap,
-    terms: Vec<Box<str>>,
-    offsets: Vec<u32>,
-    docs: Vec<u32>,
-    tfs: Vec<f32>,
-    idf: Vec<f64>,
-    lengths: Vec<f64>,
-    norms: Vec<f64>,
-    avg_len: f64,
+    pub(crate) params: Params,
+    pub(crate) field_weights: Vec<f64>,
+    pub(crate) names: Vec<String>,
+    pub(crate) term_ids: TermMap,
+    pub(crate) terms: Vec<Box<str>>,
+    pub(crate) offsets: Vec<u32>,
+    pub(crate) docs: Vec<u32>,
+    pub(crate) tfs: Vec<f32>,
+    pub(crate) idf: Vec<f64>,
+    pub(crate) lengths: Vec<f64>,
+    pub(crate) norms: Vec<f64>,
+    pub(crate) avg_len: f64,
 }
 
 /// What a search leaves out or adds beyond plain BM25+ ranking. Every option is applied inside
@@ -351,7 +351,7 @@ impl Index {
             BinaryHeap::with_capacity(limit.min(touched.len()) + 1);
         for &doc in touched {
             let score = acc[doc as usize];
-            if !(score > 0.0) || options.exclude.contains(&doc) {
+            if score.is_nan() || score <= 0.0 || options.exclude.contains(&doc) {
                 continue;
             }
             let cand = Candidate {

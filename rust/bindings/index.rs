@@ -75,7 +75,8 @@ impl PyIndex {
             .collect::<PyResult<_>>()?;
         let documents = extract_documents(documents)?;
         let params = Params::validated(k1, b, delta)?;
-        let inner = py.detach(|| Index::build(names, &documents, field_weights, params))?;
+        let inner =
+            py.detach(|| Index::build_parallel(names, &documents, field_weights, params))?;
         Ok(PyIndex { inner })
     }
 
