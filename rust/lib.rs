@@ -2,11 +2,14 @@
 //!
 //! The engine is plain Rust; `bindings` (behind the `python` feature) is the only code that uses pyo3.
 
+pub mod batch;
 pub mod bm25;
 pub mod build;
 pub mod error;
 pub mod index;
+pub mod snapshot;
 pub mod tokenize;
+pub mod update;
 
 #[cfg(feature = "python")]
 mod bindings;

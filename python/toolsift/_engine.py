@@ -6,8 +6,9 @@ pyright checks that in CI (``tests/test_typing.py``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class EngineIndex(Protocol):
@@ -40,3 +41,35 @@ class EngineIndex(Protocol):
 
     @property
     def memory_bytes(self) -> int: ...
+
+    # --- scale and concurrency: batch search, snapshots, live updates ---
+
+    def search_many(
+        self, queries: Iterable[str], limit: int, exclude: Iterable[int] | None = None
+    ) -> list[list[tuple[int, float]]]: ...
+
+    def to_bytes(self, metadata: bytes | None = None) -> bytes: ...
+
+    # from_bytes / load are static (Rust) or class (Python) methods returning the index, or
+    # ``(index, metadata)`` with ``with_metadata=True``.
+    @classmethod
+    def from_bytes(cls, data: bytes, *, with_metadata: bool = ...) -> Any: ...
+
+    def save(self, path: str | os.PathLike[str], metadata: bytes | None = None) -> None: ...
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *, with_metadata: bool = ...) -> Any: ...
+
+    def updated(
+        self,
+        names: Iterable[str] | None = None,
+        documents: Iterable[Sequence[tuple[int, str]]] | None = None,
+        *,
+        remove: Iterable[int] | None = None,
+    ) -> EngineIndex: ...
+
+    @property
+    def names(self) -> list[str]: ...
+
+    @property
+    def params(self) -> tuple[float, float, float]: ...

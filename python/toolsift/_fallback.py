@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import heapq
 import math
+import os
 from array import array
 from collections.abc import Iterable, Sequence
+from typing import Any
 
+from . import _snapshot
 from ._tokenize import tokenize
 from .errors import LimitError, QueryError
 
@@ -214,3 +217,173 @@ class Index:
             return heapq.nsmallest(limit, hits, key=key)
         hits.sort(key=key)
         return hits
+
+    # --- scale and concurrency (issue 6): batch search, snapshots, live updates ---
+
+    def search_many(
+        self, queries: Iterable[str], limit: int, exclude: Iterable[int] | None = None
+    ) -> list[list[tuple[int, float]]]:
+        """``search`` for every query, in order (sequential here; the Rust engine runs them in
+        parallel). The first failing query's error is raised, as a loop would raise it."""
+        if isinstance(queries, str):
+            raise TypeError("queries must be an iterable of str, not a single str")
+        queries = [_check_text(q, "query") for q in queries]
+        check_limit(limit)
+        excluded = list(exclude) if exclude is not None else None
+        return [self.search(q, limit, excluded) for q in queries]
+
+    def _columns(self) -> _snapshot.Columns:
+        terms = list(self._postings)
+        offsets = array("I", [0])
+        docs = array("I")
+        tfs = array("f")
+        for d, t, _ in self._postings.values():
+            docs.extend(d)
+            tfs.extend(t)
+            offsets.append(len(docs))
+        return _snapshot.Columns(
+            self._params,
+            list(self._weights),
+            list(self._names),
+            terms,
+            offsets,
+            docs,
+            tfs,
+            array("d", self._lengths),
+        )
+
+    @classmethod
+    def _from_columns(cls, cols: _snapshot.Columns) -> Index:
+        self = cls.__new__(cls)
+        self._params = tuple(cols.params)
+        self._weights = tuple(cols.field_weights)
+        self._names = list(cols.names)
+        n = len(self._names)
+        offsets, docs, tfs = cols.offsets, cols.docs, cols.tfs
+        self._postings = {
+            term: (
+                array("I", docs[offsets[t] : offsets[t + 1]]),
+                array("f", tfs[offsets[t] : offsets[t + 1]]),
+                _idf(n, offsets[t + 1] - offsets[t]),
+            )
+            for t, term in enumerate(cols.terms)
+        }
+        lengths = list(cols.lengths)
+        total = 0.0
+        for length in lengths:
+            total += length
+        avg = total / n if n else 1.0
+        self._avg = avg if (math.isfinite(avg) and avg != 0.0) else 1.0
+        k1, b, _ = self._params
+        self._lengths = lengths
+        self._norms = [k1 * (1.0 - b + b * (length / self._avg)) for length in lengths]
+        self._n = n
+        return self
+
+    def to_bytes(self, metadata: bytes | None = None) -> bytes:
+        """The index as snapshot bytes (the Rust engine's format; see ``toolsift._snapshot``)."""
+        return _snapshot.dumps(self._columns(), bytes(metadata or b""))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, with_metadata: bool = False) -> Any:
+        """An index from snapshot bytes; ``(index, metadata)`` with ``with_metadata=True``."""
+        cols, metadata = _snapshot.loads(data)
+        index = cls._from_columns(cols)
+        return (index, metadata) if with_metadata else index
+
+    def save(self, path: str | os.PathLike[str], metadata: bytes | None = None) -> None:
+        """Writes the snapshot to ``path`` atomically (a temporary file, then a rename)."""
+        _snapshot.write_atomic(path, self.to_bytes(metadata))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *, with_metadata: bool = False) -> Any:
+        """Reads a snapshot written by either engine's ``save``."""
+        with open(path, "rb") as fh:
+            data = fh.read()
+        return cls.from_bytes(data, with_metadata=with_metadata)
+
+    @property
+    def names(self) -> list[str]:
+        """The document names, in document order."""
+        return list(self._names)
+
+    @property
+    def params(self) -> tuple[float, float, float]:
+        """``(k1, b, delta)``."""
+        return self._params
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_from_snapshot, (self.to_bytes(),))
+
+    def updated(
+        self,
+        names: Iterable[str] | None = None,
+        documents: Iterable[Sequence[tuple[int, str]]] | None = None,
+        *,
+        remove: Iterable[int] | None = None,
+    ) -> Index:
+        """A new index without the documents ``remove`` and with ``documents`` appended.
+
+        The kept documents keep their order and the added ones follow, in the order given; the
+        result ranks and scores exactly like a new ``Index`` over that list. Only the added
+        documents are tokenized.
+        """
+        names = [] if names is None else list(names)
+        documents = [] if documents is None else list(documents)
+        removed = set()
+        for d in [] if remove is None else remove:
+            if isinstance(d, bool) or not isinstance(d, int):
+                raise TypeError(f"document ids must be ints, got {type(d).__name__}")
+            if d < 0 or d > 0xFFFFFFFF:
+                raise OverflowError(f"document id {d} is out of range")
+            removed.add(d)
+        if len(names) != len(documents):
+            raise ValueError(f"got {len(names)} names for {len(documents)} documents")
+        n_old = self._n
+        for d in sorted(removed):
+            if d >= n_old:
+                raise ValueError(f"cannot remove document {d}: the index has {n_old} documents")
+        k1, b, delta = self._params
+        added = Index(names, documents, self._weights, k1=k1, b=b, delta=delta)
+        remap = {}
+        kept = 0
+        for d in range(n_old):
+            if d not in removed:
+                remap[d] = kept
+                kept += 1
+        terms: list[str] = []
+        offsets = array("I", [0])
+        docs = array("I")
+        tfs = array("f")
+        new_postings = added._postings
+        for term, (d_old, t_old, _) in self._postings.items():
+            for d, tf in zip(d_old, t_old):
+                nd = remap.get(d)
+                if nd is not None:
+                    docs.append(nd)
+                    tfs.append(tf)
+            extra = new_postings.get(term)
+            if extra is not None:
+                docs.extend(d + kept for d in extra[0])
+                tfs.extend(extra[1])
+            if len(docs) > offsets[-1]:
+                terms.append(term)
+                offsets.append(len(docs))
+        for term, (d_new, t_new, _) in new_postings.items():
+            if term not in self._postings:
+                docs.extend(d + kept for d in d_new)
+                tfs.extend(t_new)
+                terms.append(term)
+                offsets.append(len(docs))
+        lengths = [x for d, x in enumerate(self._lengths) if d not in removed] + added._lengths
+        all_names = [x for d, x in enumerate(self._names) if d not in removed] + added._names
+        return Index._from_columns(
+            _snapshot.Columns(
+                self._params, list(self._weights), all_names, terms, offsets, docs, tfs, lengths
+            )
+        )
+
+
+def _from_snapshot(data: bytes) -> Index:
+    """Unpickles an :class:`Index` (module level, so pickle can find it)."""
+    return Index.from_bytes(data)

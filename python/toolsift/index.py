@@ -13,14 +13,16 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import _fallback
-from .errors import DuplicateToolError, EngineUnavailableError, QueryError
+from .errors import DuplicateToolError, EngineUnavailableError, QueryError, SnapshotError
 from .tools import Tool
 
 if TYPE_CHECKING:
@@ -247,3 +249,223 @@ class ToolIndex:
         hits = self._index.search(query, limit, excluded or None)
         tools = self._tools
         return [Match(tools[doc], score) for doc, score in hits]
+
+    # --- scale and concurrency (issue 6): batch search, snapshots, live updates ---
+
+    def search_many(
+        self, queries: Iterable[str], limit: int = DEFAULT_LIMIT, *, exclude: Iterable[str] = ()
+    ) -> list[list[Match]]:
+        """:meth:`search` for many queries at once; on the Rust engine they run in parallel on
+        all cores with the GIL released. Results are in query order and equal the single calls.
+
+        Arguments:
+            queries: the queries (an iterable of str, not a single str).
+            limit: how many matches per query at most. Default 8.
+            exclude: tool names left out of every result.
+
+        Raises:
+            QueryError: a query is empty after trimming or has no letter or number (the first
+                such query in order).
+            LimitError: ``limit`` is not a positive integer.
+
+        Example:
+            >>> index = ToolIndex([Tool(name="get_weather", description="Weather for a city")])
+            >>> [[m.name for m in ms] for ms in index.search_many(["weather", "city weather"])]
+            [['get_weather'], ['get_weather']]
+        """
+        if isinstance(queries, str):
+            raise TypeError("queries must be an iterable of str, not a single str")
+        stripped = []
+        for query in queries:
+            if not isinstance(query, str):
+                raise QueryError(f"Query must be a string, got {type(query).__name__}.")
+            stripped.append(query.strip())
+        _fallback.check_limit(limit)
+        for query in stripped:
+            if not query:
+                raise QueryError("Query must not be empty.")
+        excluded = [self._by_name[n] for n in exclude if n in self._by_name]
+        results = self._index.search_many(stripped, limit, excluded or None)
+        tools = self._tools
+        return [[Match(tools[doc], score) for doc, score in hits] for hits in results]
+
+    @classmethod
+    def _from_parts(
+        cls,
+        tools: tuple[Tool, ...],
+        engine: str,
+        index: EngineIndex,
+        field_weights: FieldWeights,
+        params: tuple[float, float, float],
+    ) -> ToolIndex:
+        self = cls.__new__(cls)
+        self._tools = tools
+        self._by_name = {tool.name: i for i, tool in enumerate(tools)}
+        self.field_weights = field_weights
+        self.engine = engine
+        self._index = index
+        self.params = params
+        return self
+
+    def to_bytes(self) -> bytes:
+        """The index, its tools, parameters and field weights as snapshot bytes.
+
+        The bytes are the engine snapshot (see ``toolsift._snapshot``) with the tools stored as
+        JSON in its metadata section; both engines read and write the same format.
+
+        Example:
+            >>> index = ToolIndex([Tool(name="get_weather", description="Weather for a city")])
+            >>> ToolIndex.from_bytes(index.to_bytes()).search("weather")[0].name
+            'get_weather'
+        """
+        meta = {
+            "format": _SNAPSHOT_KIND,
+            "version": 1,
+            "field_weights": dataclasses.asdict(self.field_weights),
+            "tools": [tool.to_dict() for tool in self._tools],
+        }
+        blob = json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return self._index.to_bytes(blob)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, engine: EngineName = "auto") -> ToolIndex:
+        """Loads :meth:`to_bytes` output (written by either engine) without re-tokenizing.
+
+        Raises:
+            SnapshotError: the data is truncated, corrupted, of a newer format version, or not a
+                ToolIndex snapshot.
+        """
+        name, engine_cls = _select_engine(engine)
+        index, blob = engine_cls.from_bytes(data, with_metadata=True)
+        try:
+            meta = json.loads(bytes(blob).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            meta = None
+        if not isinstance(meta, dict) or meta.get("format") != _SNAPSHOT_KIND:
+            raise SnapshotError(
+                "This index snapshot holds no tools (it was saved by Index.save(), not "
+                "ToolIndex.save()). Load it with toolsift._core.Index.load(), or save a ToolIndex."
+            )
+        if not isinstance(meta.get("version"), int) or meta["version"] > 1:
+            raise SnapshotError(
+                f"The ToolIndex snapshot has tool-section version {meta.get('version')!r}, "
+                "newer than this toolsift reads. Upgrade toolsift, or rebuild the index and save "
+                "it again."
+            )
+        try:
+            tools = tuple(Tool.from_dict(record) for record in meta["tools"])
+            weights = FieldWeights(**meta["field_weights"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SnapshotError(
+                f"The ToolIndex snapshot's tool section is invalid ({exc}). Rebuild the index "
+                "and save it again."
+            ) from None
+        if len(tools) != len(index) or any(t.name != n for t, n in zip(tools, index.names)):
+            raise SnapshotError(
+                "The ToolIndex snapshot's tools do not match its index. Rebuild the index and "
+                "save it again."
+            )
+        return cls._from_parts(tools, name, index, weights, tuple(index.params))
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Writes :meth:`to_bytes` to ``path`` atomically (a temporary file, then a rename), so a
+        gateway can build once and every worker :meth:`load` s it in milliseconds.
+
+        Example:
+            >>> import os, tempfile
+            >>> path = os.path.join(tempfile.mkdtemp(), "tools.tsift")
+            >>> ToolIndex([Tool(name="get_weather", description="Weather")]).save(path)
+            >>> len(ToolIndex.load(path))
+            1
+        """
+        from ._snapshot import write_atomic
+
+        write_atomic(path, self.to_bytes())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *, engine: EngineName = "auto") -> ToolIndex:
+        """Reads a file written by :meth:`save` (by either engine).
+
+        Raises:
+            SnapshotError: the file is truncated, corrupted or of a newer format version.
+            OSError: the file cannot be read.
+        """
+        with open(path, "rb") as fh:
+            data = fh.read()
+        return cls.from_bytes(data, engine=engine)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_unpickle_tool_index, (self.to_bytes(), self.engine))
+
+    def with_tools(self, add: Iterable[Tool] = (), remove: Iterable[str] = ()) -> ToolIndex:
+        """A new index with ``add`` added and the tools named in ``remove`` removed; this one is
+        not changed (copy-on-write), so searches running on other threads are unaffected.
+
+        A tool in ``add`` whose name is already indexed replaces that tool. The new index lists
+        the kept tools in their previous order, then ``add`` in the order given, and ranks
+        exactly like ``ToolIndex(kept + add)`` (same IDF, average length and scores); only the
+        added tools are tokenized.
+
+        Raises:
+            KeyError: a name in ``remove`` is not indexed.
+            DuplicateToolError: two tools in ``add`` share a name.
+
+        Example:
+            >>> index = ToolIndex([Tool(name="a", description="alpha")])
+            >>> [t.name for t in index.with_tools(add=[Tool(name="b", description="beta")])]
+            ['a', 'b']
+        """
+        add = tuple(add)
+        seen: dict[str, int] = {}
+        for i, tool in enumerate(add):
+            if not isinstance(tool, Tool):
+                raise TypeError(f"add[{i}] must be a toolsift.Tool, got {type(tool).__name__}")
+            if tool.name in seen:
+                raise DuplicateToolError(
+                    f"Duplicate tool name {tool.name!r} (add[{seen[tool.name]}] and add[{i}]); "
+                    "tool names must be unique in an index.",
+                    tool=tool.name,
+                    field="name",
+                )
+            seen[tool.name] = i
+        drop = set()
+        for name in remove:
+            if name not in self._by_name:
+                raise KeyError(name)
+            drop.add(self._by_name[name])
+        drop.update(self._by_name[t.name] for t in add if t.name in self._by_name)
+        weights = self.field_weights.as_list()
+        index = self._index.updated(
+            [t.name for t in add], [_document(t, weights) for t in add], remove=sorted(drop)
+        )
+        tools = tuple(t for i, t in enumerate(self._tools) if i not in drop) + add
+        return ToolIndex._from_parts(tools, self.engine, index, self.field_weights, self.params)
+
+    def replace_server(self, server: str, tools: Iterable[Tool]) -> ToolIndex:
+        """A new index in which ``server``'s tools are exactly ``tools`` (an MCP server
+        connected, changed its tool list, or disconnected with ``tools=[]``).
+
+        Equivalent to ``with_tools(add=tools, remove=[names of server's current tools])``.
+
+        Example:
+            >>> index = ToolIndex([Tool(name="mcp__s__a", server="s", mcp_tool_name="a")])
+            >>> [t.name for t in index.replace_server("s", [])]
+            []
+        """
+        tools = tuple(tools)
+        for i, tool in enumerate(tools):
+            if isinstance(tool, Tool) and tool.server != server:
+                raise ValueError(
+                    f"tools[{i}] ({tool.name!r}) belongs to server {tool.server!r}, not {server!r}"
+                )
+        old = [t.name for t in self._tools if t.server == server]
+        return self.with_tools(add=tools, remove=old)
+
+
+_SNAPSHOT_KIND = "toolsift.ToolIndex"
+
+
+def _unpickle_tool_index(data: bytes, engine: str) -> ToolIndex:
+    """Unpickles a :class:`ToolIndex` on the engine it was pickled from (module level: pickle
+    finds it by name)."""
+    return ToolIndex.from_bytes(data, engine=engine)  # type: ignore[arg-type]

@@ -4,6 +4,9 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+use std::path::PathBuf;
+
+use super::scale;
 use super::text::{extract_text, type_name};
 use crate::bm25::Params;
 use crate::index::{Index, SearchOptions};
@@ -124,6 +127,109 @@ impl PyIndex {
             self.inner.len(),
             self.inner.vocabulary_size()
         )
+    }
+
+    // --- scale and concurrency (issue 6): helpers live in `bindings/scale.rs` ---
+
+    #[pyo3(signature = (queries, limit, exclude = None))]
+    fn search_many(
+        &self,
+        py: Python<'_>,
+        queries: &Bound<'_, PyAny>,
+        limit: &Bound<'_, PyAny>,
+        exclude: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<Vec<(u32, f64)>>> {
+        let queries = scale::extract_queries(queries)?;
+        let limit = extract_limit(limit)?;
+        let options = extract_options(exclude)?;
+        let inner = &self.inner;
+        Ok(py.detach(|| inner.search_many(&queries, limit, &options))?)
+    }
+
+    #[pyo3(signature = (metadata = None))]
+    fn to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        metadata: Option<&[u8]>,
+    ) -> Bound<'py, pyo3::types::PyBytes> {
+        let inner = &self.inner;
+        let bytes = py.detach(|| inner.to_bytes(metadata.unwrap_or_default()));
+        pyo3::types::PyBytes::new(py, &bytes)
+    }
+
+    #[staticmethod]
+    #[pyo3(signature = (data, *, with_metadata = false))]
+    fn from_bytes(
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        with_metadata: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let data = scale::extract_bytes(data)?;
+        let (inner, meta) = py.detach(|| Index::from_bytes(&data))?;
+        scale::loaded(py, PyIndex { inner }, meta, with_metadata)
+    }
+
+    #[pyo3(signature = (path, metadata = None))]
+    fn save(&self, py: Python<'_>, path: PathBuf, metadata: Option<&[u8]>) -> PyResult<()> {
+        let inner = &self.inner;
+        let meta = metadata.unwrap_or_default();
+        py.detach(|| scale::write_atomic(&path, &inner.to_bytes(meta)))?;
+        Ok(())
+    }
+
+    #[staticmethod]
+    #[pyo3(signature = (path, *, with_metadata = false))]
+    fn load(py: Python<'_>, path: PathBuf, with_metadata: bool) -> PyResult<Py<PyAny>> {
+        let (inner, meta) = py.detach(|| -> PyResult<(Index, Vec<u8>)> {
+            let data = std::fs::read(&path)?;
+            Ok(Index::from_bytes(&data)?)
+        })?;
+        scale::loaded(py, PyIndex { inner }, meta, with_metadata)
+    }
+
+    #[pyo3(signature = (names = None, documents = None, *, remove = None))]
+    fn updated(
+        &self,
+        py: Python<'_>,
+        names: Option<&Bound<'_, PyAny>>,
+        documents: Option<&Bound<'_, PyAny>>,
+        remove: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let names: Vec<String> = match names {
+            Some(names) => names
+                .try_iter()?
+                .map(|n| n.and_then(|n| extract_text(&n, "name").map(|s| s.into_owned())))
+                .collect::<PyResult<_>>()?,
+            None => Vec::new(),
+        };
+        let documents = match documents {
+            Some(docs) => extract_documents(docs)?,
+            None => Vec::new(),
+        };
+        let remove = scale::extract_ids(remove)?;
+        let inner = &self.inner;
+        let inner = py.detach(|| inner.updated(&remove, names, &documents))?;
+        Ok(PyIndex { inner })
+    }
+
+    /// The document names, in document order.
+    #[getter]
+    fn names(&self) -> Vec<String> {
+        self.inner.names().to_vec()
+    }
+
+    /// `(k1, b, delta)`.
+    #[getter]
+    fn params(&self) -> (f64, f64, f64) {
+        let p = self.inner.params();
+        (p.k1, p.b, p.delta)
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let bytes = slf.get().to_bytes(py, None);
+        let load = slf.get_type().getattr("from_bytes")?;
+        PyTuple::new(py, [load.into_any(), PyTuple::new(py, [bytes])?.into_any()])
     }
 }
 

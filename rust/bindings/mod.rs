@@ -3,6 +3,7 @@
 
 mod errors;
 mod index;
+mod scale;
 mod text;
 
 use pyo3::prelude::*;
