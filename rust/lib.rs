@@ -9,6 +9,7 @@ pub mod error;
 pub mod index;
 pub mod snapshot;
 pub mod tokenize;
+mod unicode_tables;
 pub mod update;
 
 #[cfg(feature = "python")]

@@ -1,31 +1,677 @@
-//! TEMPORARY ASCII tokenizer so the index can be developed; replaced by the real one on merge.
-pub fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
-    let mut buf = String::new();
-    let chars: Vec<char> = text.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
-            if !buf.is_empty() {
-                f(&buf);
-                buf.clear();
-            }
-            continue;
-        }
-        if i > 0
-            && !buf.is_empty()
-            && (chars[i - 1].is_lowercase() || chars[i - 1].is_numeric())
-            && c.is_uppercase()
-        {
-            f(&buf);
-            buf.clear();
-        }
-        buf.extend(c.to_lowercase());
+//! Text -> terms: the seed's tokenizer, byte for byte.
+//!
+//! # The rule (the seed's `tokenize`)
+//!
+//! NFKD-normalize; drop combining marks (general category `M*`); split `ACRONYMWord` (insert a
+//! space between `[Lu]+` and `[Lu][Ll]`), then camelCase and digit→Upper (between `[Ll N]` and
+//! `[Lu]`); every character that is not a letter (`L*`) or number (`N*`) becomes a separator;
+//! lowercase; split on whitespace and drop empty tokens.
+//!
+//! `python/toolsift/_tokenize.py` implements the same rule and the two must agree on every input
+//! (`tests/data/tokenize_cases.jsonl` checks it from both sides); `tests/test_tokenize.py` checks
+//! the Python one against the independent reference port of the seed.
+//!
+//! # How it is computed
+//!
+//! * **Unicode 14.0, from generated tables.** Categories, decompositions, lowercase mappings and
+//!   the case properties come only from `unicode_tables.rs`, generated from Python 3.11's
+//!   `unicodedata` (Unicode 14.0.0) by `scripts/gen_unicode_tables.py`, which also writes the
+//!   Python engine's copy. Neither engine uses its runtime's Unicode data (Rust's `char` methods
+//!   are Unicode 16+, Python's vary by version), so both agree everywhere, and equal the
+//!   reference on Python 3.11. Code points unassigned in 14.0 are separators.
+//! * **Per character.** Every character with a non-zero canonical combining class is a mark, so
+//!   "NFKD, then drop marks" of a string is the concatenation of it over the characters (the
+//!   canonical reordering only moves characters that get dropped). The tables hold it per code
+//!   point: marks map to nothing, other characters to themselves or to their listed
+//!   decomposition; Hangul syllables decompose algorithmically into conjoining jamo.
+//! * **Classes and boundaries.** Each mapped character is Lu, Ll, another letter (Lt, Lm, Lo), a
+//!   number (N*), or a separator. On the mapped sequence, a separator ends a token, and a token
+//!   also breaks between positions `i` and `i + 1` when `class(i)` is Ll or N and `class(i + 1)`
+//!   is Lu, or when `class(i)` and `class(i + 1)` are Lu and `class(i + 2)` is Ll. This is what
+//!   the two regex substitutions do, non-overlapping matches included (a match never hides
+//!   another break), which the Hypothesis tests confirm against the reference.
+//! * **Lowercase** per character with Python 3.11's `str.lower()` mapping (every token character
+//!   lowercases to exactly one character; U+0130, the one multi-character mapping, is not a token
+//!   character because NFKD splits off its dot). The exception is U+03A3 GREEK CAPITAL SIGMA,
+//!   which follows Unicode's Final_Sigma condition as CPython's `handle_capital_sigma` applies
+//!   it: `ς` when, skipping Case_Ignorable characters, the nearest character before it is Cased
+//!   and the nearest after it is not Cased or absent; `σ` otherwise. The context is the token's
+//!   own mapped, not yet lowercased characters: the reference lowercases a string in which
+//!   separators and token breaks are spaces, and a space is neither Cased nor Case_Ignorable, so
+//!   it stops the scan exactly like the ends of a token do. Cased and Case_Ignorable are
+//!   measured from Python's `str.lower()` by the generator (Python has no API for them).
+//! * **ASCII fast path.** For pure-ASCII input no table is read, and a token that is already
+//!   lowercase is passed to the visitor as a slice of the input, without copying. Other tokens
+//!   are built in buffers that a [`Tokenizer`] keeps from call to call.
+//! * **Lookups.** BMP values come from a 64 KiB array expanded from the ranges on first use;
+//!   other planes, decompositions and lowercase mappings are binary searches.
+//!
+//! Nothing here panics on any input: table reads are bounds-checked (`get`), and a lookup that
+//! fails means "separator" or "no mapping".
+
+use crate::unicode_tables::{
+    self as tables, CASED, CASE_IGNORABLE, CLASS_MASK, DECOMP, HANGUL, HAS_LOWER, LL, LO, LU, MARK,
+    NUM, SEP,
+};
+
+/// The Unicode version of the tables the tokenizer uses, whatever the Rust or Python version.
+pub const UNICODE_VERSION: &str = tables::UNICODE_VERSION;
+
+const CAPITAL_SIGMA: char = '\u{3A3}';
+const SMALL_SIGMA: char = '\u{3C3}';
+const FINAL_SIGMA: char = '\u{3C2}';
+
+/// Table values of the ASCII characters, in the encoding of `unicode_tables`.
+const ASCII_VALUES: [u8; 128] = {
+    let mut values = [SEP; 128];
+    let mut i = 0;
+    while i < 128 {
+        let b = i as u8;
+        values[i] = if b.is_ascii_uppercase() {
+            LU | CASED | HAS_LOWER
+        } else if b.is_ascii_lowercase() {
+            LL | CASED
+        } else if b.is_ascii_digit() {
+            NUM
+        } else {
+            SEP
+        };
+        i += 1;
     }
-    if !buf.is_empty() {
-        f(&buf);
+    values
+};
+
+/// The table value (class and flags) of one character.
+#[inline]
+fn value_of(c: char) -> u8 {
+    let cp = c as u32;
+    if let Some(&v) = ASCII_VALUES.get(cp as usize) {
+        return v;
+    }
+    if let Some(&v) = bmp_values().get(cp as usize) {
+        return v;
+    }
+    range_value(cp)
+}
+
+fn range_value(cp: u32) -> u8 {
+    let ranges = &tables::CLASS_RANGES;
+    let i = ranges.partition_point(|&(_, last, _)| last < cp);
+    match ranges.get(i) {
+        Some(&(first, _, v)) if first <= cp => v,
+        _ => SEP,
     }
 }
+
+/// The values of the BMP, expanded from the ranges on first use (64 KiB).
+fn bmp_values() -> &'static [u8] {
+    static BMP: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BMP.get_or_init(|| {
+        let mut values = vec![SEP; 0x10000];
+        for &(first, last, v) in &tables::CLASS_RANGES {
+            for cp in first..=last.min(0xFFFF) {
+                if let Some(slot) = values.get_mut(cp as usize) {
+                    *slot = v;
+                }
+            }
+        }
+        values
+    })
+}
+
+/// NFKD without marks of a `DECOMP` character (empty for anything else).
+fn decomposition(c: char) -> &'static [char] {
+    let cp = c as u32;
+    let Ok(i) = tables::DECOMPOSITIONS.binary_search_by_key(&cp, |&(k, _, _)| k) else {
+        return &[];
+    };
+    let Some(&(_, start, len)) = tables::DECOMPOSITIONS.get(i) else {
+        return &[];
+    };
+    let start = usize::from(start);
+    tables::DECOMPOSITION_CHARS
+        .get(start..start + usize::from(len))
+        .unwrap_or(&[])
+}
+
+const HANGUL_FIRST: u32 = 0xAC00;
+const HANGUL_LAST: u32 = 0xD7A3;
+
+/// The conjoining jamo of a precomposed Hangul syllable (Unicode §3.12): L, V and optional T.
+fn hangul_jamo(c: char) -> [Option<char>; 3] {
+    let cp = c as u32;
+    if !(HANGUL_FIRST..=HANGUL_LAST).contains(&cp) {
+        return [None; 3];
+    }
+    let s = cp - HANGUL_FIRST;
+    let trail = s % 28;
+    [
+        char::from_u32(0x1100 + s / 588),
+        char::from_u32(0x1161 + (s % 588) / 28),
+        if trail == 0 {
+            None
+        } else {
+            char::from_u32(0x11A7 + trail)
+        },
+    ]
+}
+
+/// Lowercase of a token character, except U+03A3 (see `final_sigma`).
+#[inline]
+fn lowercase(c: char, value: u8) -> char {
+    if value & HAS_LOWER == 0 {
+        c
+    } else if c.is_ascii() {
+        c.to_ascii_lowercase()
+    } else {
+        match tables::LOWERCASE.binary_search_by_key(&c, |&(upper, _)| upper) {
+            Ok(i) => tables::LOWERCASE.get(i).map_or(c, |&(_, lower)| lower),
+            Err(_) => c,
+        }
+    }
+}
+
+/// Whether the U+03A3 at `token[i]` is in the Final_Sigma context (CPython's
+/// `handle_capital_sigma`, with the token's ends standing for the spaces around it).
+fn final_sigma(token: &[(char, u8)], i: usize) -> bool {
+    let not_ignorable = |&&(_, v): &&(char, u8)| v & CASE_IGNORABLE == 0;
+    let before = token
+        .get(..i)
+        .and_then(|b| b.iter().rev().find(not_ignorable));
+    if !matches!(before, Some(&(_, v)) if v & CASED != 0) {
+        return false;
+    }
+    let after = token
+        .get(i + 1..)
+        .and_then(|a| a.iter().find(not_ignorable));
+    !matches!(after, Some(&(_, v)) if v & CASED != 0)
+}
+
+/// Tokenizes text, reusing its buffers from call to call.
+///
+/// The index builder keeps one per thread: after the first few calls, tokenizing allocates
+/// nothing.
+#[derive(Debug, Default, Clone)]
+pub struct Tokenizer {
+    /// The token being built: mapped characters (not yet lowercased) with their table values.
+    pending: Vec<(char, u8)>,
+    /// The lowercased token handed to the visitor.
+    out: String,
+}
+
+impl Tokenizer {
+    /// A tokenizer with empty buffers (this does not allocate).
+    pub const fn new() -> Self {
+        Tokenizer {
+            pending: Vec::new(),
+            out: String::new(),
+        }
+    }
+
+    /// Calls `f` with each token of `text`, in order. The `&str` is valid only during the call.
+    pub fn for_each_token(&mut self, text: &str, mut f: impl FnMut(&str)) {
+        if text.is_ascii() {
+            ascii_tokens(text, &mut self.out, &mut f);
+        } else {
+            self.unicode_tokens(text, &mut f);
+        }
+    }
+
+    /// The tokens of `text`, as owned strings.
+    pub fn tokenize(&mut self, text: &str) -> Vec<String> {
+        let mut tokens = Vec::new();
+        self.for_each_token(text, |t| tokens.push(t.to_owned()));
+        tokens
+    }
+
+    /// The general path: map each character through the tables, then split and lowercase.
+    fn unicode_tokens(&mut self, text: &str, f: &mut impl FnMut(&str)) {
+        let mut split = Splitter {
+            pending: &mut self.pending,
+            out: &mut self.out,
+            prev: SEP,
+            prev2: SEP,
+        };
+        split.pending.clear();
+        for c in text.chars() {
+            let v = value_of(c);
+            match v & CLASS_MASK {
+                MARK => {}
+                DECOMP => {
+                    for &d in decomposition(c) {
+                        split.push(d, value_of(d), f);
+                    }
+                }
+                HANGUL => {
+                    for j in hangul_jamo(c).into_iter().flatten() {
+                        split.push(j, value_of(j), f);
+                    }
+                }
+                _ => split.push(c, v, f),
+            }
+        }
+        split.flush(f);
+    }
+}
+
+/// Boundary detection over the mapped character sequence.
+struct Splitter<'a> {
+    pending: &'a mut Vec<(char, u8)>,
+    out: &'a mut String,
+    /// Classes of the previous two mapped characters (`SEP` before the start).
+    prev: u8,
+    prev2: u8,
+}
+
+impl Splitter<'_> {
+    #[inline]
+    fn push(&mut self, c: char, v: u8, f: &mut impl FnMut(&str)) {
+        let class = match v & CLASS_MASK {
+            class @ (LU | LL | LO | NUM) => class,
+            _ => SEP,
+        };
+        if class == SEP || (class == LU && (self.prev == LL || self.prev == NUM)) {
+            self.flush(f);
+        } else if class == LL && self.prev == LU && self.prev2 == LU {
+            // ACRONYMWord: the break goes before the last capital.
+            if let Some((&last, head)) = self.pending.split_last() {
+                emit(head, self.out, f);
+                self.pending.clear();
+                self.pending.push(last);
+            }
+        }
+        if class != SEP {
+            self.pending.push((c, v));
+        }
+        self.prev2 = self.prev;
+        self.prev = class;
+    }
+
+    fn flush(&mut self, f: &mut impl FnMut(&str)) {
+        emit(self.pending, self.out, f);
+        self.pending.clear();
+    }
+}
+
+/// Lowercases one token into `out` and hands it to `f` (nothing for an empty token).
+fn emit(token: &[(char, u8)], out: &mut String, f: &mut impl FnMut(&str)) {
+    if token.is_empty() {
+        return;
+    }
+    out.clear();
+    for (i, &(c, v)) in token.iter().enumerate() {
+        out.push(if c != CAPITAL_SIGMA {
+            lowercase(c, v)
+        } else if final_sigma(token, i) {
+            FINAL_SIGMA
+        } else {
+            SMALL_SIGMA
+        });
+    }
+    f(out);
+}
+
+/// Classes of all byte values (non-ASCII bytes never reach the ASCII path).
+const ASCII_CLASSES: [u8; 256] = {
+    let mut classes = [SEP; 256];
+    let mut i = 0;
+    while i < 128 {
+        classes[i] = ASCII_VALUES[i] & CLASS_MASK;
+        i += 1;
+    }
+    classes
+};
+
+#[inline]
+fn ascii_class(b: u8) -> u8 {
+    ASCII_CLASSES[usize::from(b)]
+}
+
+/// The ASCII path: the same rule on bytes, with no table lookups beyond `ASCII_VALUES`.
+fn ascii_tokens(text: &str, out: &mut String, f: &mut impl FnMut(&str)) {
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    let mut i = 0;
+    while i < n {
+        while i < n && ascii_class(bytes[i]) == SEP {
+            i += 1;
+        }
+        if i == n {
+            break;
+        }
+        let start = i;
+        let mut prev = ascii_class(bytes[i]);
+        let mut has_upper = prev == LU;
+        i += 1;
+        while i < n {
+            let class = ascii_class(bytes[i]);
+            if class == SEP {
+                break;
+            }
+            if class == LU {
+                let camel = prev == LL || prev == NUM;
+                // ACRONYMWord: the break goes before the last capital.
+                let acronym = prev == LU && i + 1 < n && ascii_class(bytes[i + 1]) == LL;
+                if camel || acronym {
+                    break;
+                }
+                has_upper = true;
+            }
+            prev = class;
+            i += 1;
+        }
+        let Some(token) = text.get(start..i) else {
+            continue;
+        };
+        if has_upper {
+            out.clear();
+            out.push_str(token);
+            out.make_ascii_lowercase();
+            f(out);
+        } else {
+            f(token);
+        }
+    }
+}
+
+/// Calls `f` with each token of `text` (see the module docs), in order.
+///
+/// Convenience for one-off calls; a long-lived [`Tokenizer`] avoids reallocating its buffers.
+pub fn for_each_token(text: &str, f: impl FnMut(&str)) {
+    Tokenizer::new().for_each_token(text, f);
+}
+
+/// The tokens of `text` (see the module docs).
 pub fn tokenize(text: &str) -> Vec<String> {
-    let mut v = Vec::new();
-    for_each_token(text, |t| v.push(t.to_string()));
-    v
+    Tokenizer::new().tokenize(text)
+}
+
+#[cfg(test)]
+mod python_parity;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Expected tokens, from the seed's reference port (`shared/reference`) on Python 3.11.
+    const CASES: &[(&str, &[&str])] = &[
+        // empty and separators only
+        ("", &[]),
+        ("!!! --- ...", &[]),
+        ("  \t\n ", &[]),
+        // camelCase, acronyms, digits
+        ("getUserName", &["get", "user", "name"]),
+        ("XMLHttpRequest", &["xml", "http", "request"]),
+        ("HTTPServer", &["http", "server"]),
+        ("ABCdEFg", &["ab", "cd", "e", "fg"]),
+        ("parseJSON2XML", &["parse", "json2", "xml"]),
+        ("base64Encode", &["base64", "encode"]),
+        ("v2API", &["v2", "api"]),
+        ("AB1c", &["ab1c"]),
+        ("ABc1D", &["a", "bc1", "d"]),
+        (
+            "mcp__github__create_issue",
+            &["mcp", "github", "create", "issue"],
+        ),
+        ("already lower case", &["already", "lower", "case"]),
+        // accents and marks
+        ("café", &["cafe"]),
+        ("Ångström", &["angstrom"]),
+        ("naïve résumé", &["naive", "resume"]),
+        ("e\u{301}\u{301}B", &["e", "b"]),
+        ("İstanbul", &["istanbul"]),
+        // CJK and Hangul (NFKD splits syllables into conjoining jamo)
+        ("東京タワー", &["東京タワー"]),
+        ("東京Tokyo", &["東京tokyo"]),
+        (
+            "한국어",
+            &["\u{1112}\u{1161}\u{11ab}\u{1100}\u{116e}\u{11a8}\u{110b}\u{1165}"],
+        ),
+        // Greek final sigma
+        ("ΟΔΥΣΣΕΥΣ", &["οδυσσευς"]),
+        ("ΣΑΣ", &["σας"]),
+        ("Σ", &["σ"]),
+        ("ΣΣ", &["σς"]),
+        ("ΑΣ.ΑΣb", &["ας", "α", "σb"]),
+        ("ΑΣΑb", &["ας", "αb"]),
+        ("aΣB", &["a", "σb"]),
+        ("ΑΣʹ", &["αςʹ"]),
+        ("ΑʹΣ", &["αʹς"]),
+        ("ʹΣ", &["ʹσ"]),
+        // compatibility forms: fullwidth, ligatures, superscripts, circled, units, fractions
+        ("ＡＢＣｄｅｆ", &["ab", "cdef"]),
+        ("ﬁle", &["file"]),
+        ("ﬃ", &["ffi"]),
+        ("x²", &["x2"]),
+        ("①②", &["12"]),
+        ("½", &["1", "2"]),
+        ("㎒", &["m", "hz"]),
+        ("Ⅻ", &["xii"]),
+        ("ℌ𝐀𝐁𝐜", &["ha", "bc"]),
+        ("ǅemal", &["dzemal"]),
+        ("ŉ", &["ʼn"]),
+        ("ẞx", &["ßx"]),
+        ("ﷺ", &["صلى", "الله", "عليه", "وسلم"]),
+        // halfwidth voiced sound marks decompose to marks and vanish (no break)
+        ("ﾊﾟ", &["ハ"]),
+        ("aﾞB", &["a", "b"]),
+        // non-ASCII separators
+        ("deploy🚀now", &["deploy", "now"]),
+        ("co\u{ad}op", &["co", "op"]),
+        ("a\u{a0}b", &["a", "b"]),
+        ("a\u{fffd}b\u{e000}c", &["a", "b", "c"]),
+        // assigned only after Unicode 14.0: separators here
+        ("a\u{1e030}b", &["a", "b"]),
+    ];
+
+    #[test]
+    fn table_cases() {
+        let mut tokenizer = Tokenizer::new();
+        for &(text, expected) in CASES {
+            assert_eq!(tokenize(text), expected, "{text:?}");
+            assert_eq!(tokenizer.tokenize(text), expected, "{text:?} (reused)");
+        }
+    }
+
+    #[test]
+    fn ascii_path_equals_general_path() {
+        let mut general = Tokenizer::new();
+        let mut check = |text: &str| {
+            let mut tokens = Vec::new();
+            general.unicode_tokens(text, &mut |t: &str| tokens.push(t.to_owned()));
+            assert_eq!(tokenize(text), tokens, "{text:?}");
+        };
+        let alphabet = b"aAbBzZ09 _-";
+        for len in 0..=5u32 {
+            for n in 0..alphabet.len().pow(len) {
+                let mut n = n;
+                let text: String = (0..len)
+                    .map(|_| {
+                        let c = alphabet[n % alphabet.len()];
+                        n /= alphabet.len();
+                        char::from(c)
+                    })
+                    .collect();
+                check(&text);
+            }
+        }
+        for (text, _) in CASES {
+            if text.is_ascii() {
+                check(text);
+            }
+        }
+    }
+
+    #[test]
+    fn lowercase_tokens_are_zero_copy() {
+        let text = "get_user name";
+        let mut slices = Vec::new();
+        for_each_token(text, |t| slices.push(t.as_ptr()));
+        assert_eq!(slices, [0, 4, 9].map(|i| text[i..].as_ptr()));
+    }
+
+    #[test]
+    fn tables_are_sorted_and_disjoint() {
+        let ranges = &tables::CLASS_RANGES;
+        assert!(ranges
+            .iter()
+            .all(|&(first, last, _)| 0x80 <= first && first <= last));
+        assert!(ranges.windows(2).all(|w| w[0].1 < w[1].0));
+        assert!(tables::DECOMPOSITIONS.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(tables::LOWERCASE.windows(2).all(|w| w[0].0 < w[1].0));
+        for &(cp, start, len) in &tables::DECOMPOSITIONS {
+            let c = char::from_u32(cp).expect("a scalar value");
+            assert_eq!(value_of(c) & CLASS_MASK, DECOMP, "{cp:x}");
+            let end = usize::from(start) + usize::from(len);
+            assert!(end <= tables::DECOMPOSITION_CHARS.len());
+        }
+        for &(upper, _) in &tables::LOWERCASE {
+            assert_ne!(value_of(upper) & HAS_LOWER, 0, "{upper:?}");
+        }
+        for cp in 0x80..0x1_0000 {
+            assert_eq!(
+                bmp_values().get(cp as usize),
+                Some(&range_value(cp)),
+                "{cp:x}"
+            );
+        }
+        assert_eq!(UNICODE_VERSION, "14.0.0");
+    }
+
+    /// Arbitrary text never panics, and tokens are never empty nor hold a separator.
+    #[test]
+    fn every_token_is_clean() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut tokenizer = Tokenizer::new();
+        for _ in 0..20_000 {
+            let text: String = (0..24)
+                .filter_map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    let cp = match state % 4 {
+                        0 => state >> 40 & 0x7F,
+                        1 => state >> 40 & 0x3FF,
+                        2 => state >> 40 & 0xFFFF,
+                        _ => state >> 40 & 0x1F_FFFF,
+                    };
+                    char::from_u32(u32::try_from(cp).ok()?)
+                })
+                .collect();
+            tokenizer.for_each_token(&text, |t| {
+                assert!(!t.is_empty(), "{text:?}");
+                assert!(!t.chars().any(char::is_whitespace), "{text:?} -> {t:?}");
+            });
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Throughput: cargo test --release -- --ignored --nocapture bench_
+
+    /// Tokens per second over `texts`, with one reused `Tokenizer` or a fresh one per call.
+    fn bench(name: &str, texts: &[String], reuse: bool) {
+        let mut tokenizer = Tokenizer::new();
+        let (mut count, rounds) = (0usize, 20);
+        let start = std::time::Instant::now();
+        for _ in 0..rounds {
+            for text in texts {
+                if reuse {
+                    tokenizer.for_each_token(text, |t| count += t.len());
+                } else {
+                    for_each_token(text, |t| count += t.len());
+                }
+            }
+        }
+        let elapsed = start.elapsed().as_secs_f64();
+        let tokens: usize = texts.iter().map(|t| tokenize(t).len()).sum::<usize>() * rounds;
+        let bytes: usize = texts.iter().map(String::len).sum::<usize>() * rounds;
+        let per_text = elapsed * 1e9 / (texts.len() * rounds) as f64;
+        println!(
+            "{name}: {:.1} M tokens/s, {:.0} MB/s, {per_text:.0} ns/text (checksum {count})",
+            tokens as f64 / elapsed / 1e6,
+            bytes as f64 / elapsed / 1e6,
+        );
+    }
+
+    fn corpus(words: &[&str], n: usize) -> Vec<String> {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        (0..n)
+            .map(|_| {
+                let mut text = String::new();
+                while text.len() < 200 {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    let word = words[(state % words.len() as u64) as usize];
+                    text.push_str(word);
+                    text.push(if state & 0x300 == 0 { ',' } else { ' ' });
+                }
+                text
+            })
+            .collect()
+    }
+
+    #[test]
+    #[ignore = "timing; run with --release --ignored --nocapture"]
+    fn bench_throughput() {
+        let ascii = [
+            "Create",
+            "a",
+            "new",
+            "calendar",
+            "event",
+            "with",
+            "the",
+            "given",
+            "title",
+            "getUserName",
+            "XMLHttpRequest",
+            "ID",
+            "returns",
+            "JSON",
+            "mcp__github__create_issue",
+            "v2",
+            "(RFC",
+            "5545)",
+            "timeZone",
+            "Europe/Paris",
+            "attendees;",
+            "and",
+            "of",
+            "to",
+            "search",
+        ];
+        let mixed = [
+            "Crée",
+            "un",
+            "événement",
+            "«calendrier»",
+            "—",
+            "Σύνοψη",
+            "ΟΔΥΣΣΕΥΣ",
+            "東京タワー",
+            "予約",
+            "🚀",
+            "getUserName",
+            "naïve",
+            "résumé",
+            "한국어",
+            "ﬁle",
+            "ＡＢＣ",
+            "the",
+            "and",
+            "search",
+            "Москва",
+            "поиск",
+            "файлов",
+            "JSON",
+            "événements",
+            "recherche",
+        ];
+        let (ascii, mixed) = (corpus(&ascii, 20_000), corpus(&mixed, 20_000));
+        bench("ascii, reused Tokenizer", &ascii, true);
+        bench("ascii, for_each_token", &ascii, false);
+        bench("mixed, reused Tokenizer", &mixed, true);
+        bench("mixed, for_each_token", &mixed, false);
+    }
 }

@@ -7,13 +7,14 @@ compiled extension.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from .conftest import shared_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CATALOG_PATH = REPO_ROOT / "python" / "toolsift" / "data" / "default_catalog.json"
@@ -147,13 +148,8 @@ def test_descriptions_are_not_duplicated_within_catalog(catalog: dict[str, Any])
 
 
 def _shared_dir() -> Path | None:
-    env = os.environ.get("TOOLSIFT_SHARED_DIR")
-    candidates = [Path(env)] if env else []
-    candidates.append(Path(__file__).resolve().parents[2] / "shared" / "data")
-    for cand in candidates:
-        if cand.is_dir():
-            return cand
-    return None
+    base = shared_dir()
+    return None if base is None else base / "data"
 
 
 def _shared_descriptions(folder: Path) -> Iterator[str]:

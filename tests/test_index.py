@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 
 import pytest
-
 import toolsift
 from toolsift import DuplicateToolError, LimitError, QueryError, Tool, ToolIndex
 from toolsift import index as index_module

@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 from ._tokenize import tokenize as _py_tokenize
+from .catalog import default_tools
 from .errors import (
     CatalogError,
     DiscoveryError,
@@ -23,9 +24,9 @@ from .errors import (
     ToolDefinitionError,
     ToolsiftError,
 )
-from .catalog import default_tools
-from .index import FieldWeights, Match, ToolIndex, available_engines
+from .index import FieldWeights, ToolIndex, available_engines
 from .loaders import load_catalog, load_tools
+from .result import Match, SearchResult
 from .tools import Tool
 
 try:
@@ -39,6 +40,7 @@ __all__ = [
     "Tool",
     "ToolIndex",
     "Match",
+    "SearchResult",
     "FieldWeights",
     "load_tools",
     "load_catalog",

@@ -8,6 +8,8 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Literal, final, overload
 
+__all__ = ["Index", "tokenize", "__version__"]
+
 __version__: str
 
 def tokenize(text: str) -> list[str]:
@@ -28,7 +30,8 @@ class Index:
     Arguments:
         names: one name per document; ties in score break by name, ascending (code point order).
         documents: per document, a sequence of ``(field id, text)`` pairs.
-        field_weights: ``field_weights[f]`` is the weight of field ``f`` (finite, >= 0; 0 = not indexed).
+        field_weights: ``field_weights[f]`` is the weight of field ``f`` (finite, >= 0; a field of
+            weight 0 is not scored, but required terms still find its words).
         k1: BM25 term-frequency saturation (>= 0). Default 1.2.
         b: length normalisation (0..1). Default 0.75.
         delta: BM25+ lower bound for a matched term (>= 0). Default 1.0.
@@ -43,8 +46,8 @@ class Index:
         [(0, 2.0...)]
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         names: Iterable[str],
         documents: Iterable[Sequence[tuple[int, str]]],
         field_weights: Sequence[float],
@@ -52,7 +55,7 @@ class Index:
         k1: float = 1.2,
         b: float = 0.75,
         delta: float = 1.0,
-    ) -> None: ...
+    ) -> Index: ...
     def search(
         self, query: str, limit: int, exclude: Iterable[int] | None = None
     ) -> list[tuple[int, float]]:

@@ -69,7 +69,8 @@ class Index:
     Arguments:
         names: one name per document; breaks score ties (ascending).
         documents: per document, ``(field id, text)`` pairs.
-        field_weights: ``field_weights[f]`` is the weight of field ``f``; weight-0 fields are skipped.
+        field_weights: ``field_weights[f]`` is the weight of field ``f``; weight-0 fields are
+            not scored.
         k1, b, delta: BM25+ parameters.
 
     Example:

@@ -22,18 +22,29 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import _fallback
-from .errors import DuplicateToolError, EngineUnavailableError, QueryError, SnapshotError
+from .errors import DuplicateToolError, EngineUnavailableError, LimitError, SnapshotError
+from .names import NameTable
+from .query import DEFAULT_MAX_QUERY_LENGTH, ParsedQuery, parse_query
+from .result import Match, SearchResult
 from .tools import Tool
 
 if TYPE_CHECKING:
     from ._engine import EngineIndex
 
-__all__ = ["FieldWeights", "Match", "ToolIndex", "EngineName", "available_engines"]
+__all__ = [
+    "FieldWeights",
+    "Match",
+    "SearchResult",
+    "ToolIndex",
+    "EngineName",
+    "available_engines",
+]
 
 EngineName = Literal["auto", "rust", "python"]
-MatchReason = Literal["select", "exact_name", "bm25"]
 
 DEFAULT_LIMIT = 8
+#: A larger ``limit`` is clamped to this (seed 001's hard cap), and the result says so.
+DEFAULT_MAX_LIMIT = 25
 
 
 @dataclass(frozen=True)
@@ -84,25 +95,6 @@ def _document(tool: Tool, weights: list[float]) -> list[tuple[int, str]]:
     return [(f, text) for f, text in fields if text and weights[f]]
 
 
-@dataclass(frozen=True)
-class Match:
-    """One ranked tool.
-
-    Attributes:
-        tool: the matched tool.
-        score: its BM25+ score (higher is better).
-        reason: why it is in the list: ``"bm25"`` for a ranked match.
-    """
-
-    tool: Tool
-    score: float
-    reason: MatchReason = "bm25"
-
-    @property
-    def name(self) -> str:
-        return self.tool.name
-
-
 _warned_fallback = False
 _warn_lock = threading.Lock()
 
@@ -116,7 +108,7 @@ def _rust_index_class() -> type[EngineIndex] | None:
 
 
 def available_engines() -> list[str]:
-    """The engines that can run here: ``["rust", "python"]``, or ``["python"]`` without the extension."""
+    """The engines that can run here: ``["rust", "python"]``, or ``["python"]`` without Rust."""
     return ["rust", "python"] if _rust_index_class() is not None else ["python"]
 
 
@@ -178,6 +170,7 @@ class ToolIndex:
     ) -> None:
         self._tools: tuple[Tool, ...] = tuple(tools)
         self._by_name: dict[str, int] = {}
+        self._by_server: dict[str, list[int]] = {}
         for i, tool in enumerate(self._tools):
             if not isinstance(tool, Tool):
                 raise TypeError(f"tools[{i}] must be a toolsift.Tool, got {type(tool).__name__}")
@@ -189,6 +182,10 @@ class ToolIndex:
                     field="name",
                 )
             self._by_name[tool.name] = i
+            if tool.server is not None:
+                self._by_server.setdefault(tool.server, []).append(i)
+        self._name_table: NameTable | None = None
+        self._name_lock = threading.Lock()
         self.field_weights = field_weights if field_weights is not None else FieldWeights()
         weights = self.field_weights.as_list()
         self.engine, cls = _select_engine(engine)
@@ -224,70 +221,232 @@ class ToolIndex:
     def __repr__(self) -> str:
         return f"ToolIndex(tools={len(self._tools)}, engine={self.engine!r})"
 
+    @property
+    def names(self) -> NameTable:
+        """The name table of ``select:`` and the exact-name tier, built on first use."""
+        table = self._name_table
+        if table is None:
+            with self._name_lock:
+                table = self._name_table
+                if table is None:
+                    table = self._name_table = NameTable(self._tools)
+        return table
+
+    def _allowed(self, servers: Iterable[str] | None) -> set[int] | None:
+        """Tool ids on the given servers (``None``: no filter). Unknown servers match nothing."""
+        if servers is None:
+            return None
+        if isinstance(servers, str):
+            servers = (servers,)
+        allowed: set[int] = set()
+        for server in servers:
+            allowed.update(self._by_server.get(server, ()))
+        return allowed
+
     def search(
-        self, query: str, limit: int = DEFAULT_LIMIT, *, exclude: Iterable[str] = ()
-    ) -> list[Match]:
-        """The best ``limit`` tools for ``query``, best first.
+        self,
+        query: str,
+        limit: int = DEFAULT_LIMIT,
+        *,
+        exclude: Iterable[str] = (),
+        servers: Iterable[str] | None = None,
+        max_limit: int = DEFAULT_MAX_LIMIT,
+        max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
+    ) -> SearchResult:
+        """The best tools for ``query``, best first, as a :class:`SearchResult`.
 
         Arguments:
-            query: natural-language or keyword query; trimmed first.
-            limit: how many matches at most (a positive int). Default 8.
+            query: ``select:A,B`` to fetch tools by name, or a keyword query (``+term`` words
+                are required); trimmed first, and cut to ``max_query_length`` characters.
+            limit: how many matches at most (a positive int). Default 8. Above ``max_limit`` it
+                is clamped, and the result says so.
             exclude: tool names to leave out (for example the already active ones); they are
-                removed before the cut, so the limit is still filled.
+                removed before the cut, so the limit is still filled. ``select:`` ignores it.
+            servers: only tools of these MCP servers (exact server names), applied before the
+                cut; a ``select:`` name outside them is ``missing``.
+            max_limit: the hard cap on ``limit`` (default 25); ``select:`` returns at most this.
+            max_query_length: the query length cap in characters (default 500).
 
         Raises:
-            QueryError: the query is empty after trimming or has no letter or number.
-            LimitError: ``limit`` is not a positive integer.
+            QueryError: the query is empty after trimming, has no letter or number, or is
+                ``select:`` without a name.
+            LimitError: ``limit`` or ``max_limit`` is not a positive integer.
         """
         if not isinstance(query, str):
-            raise QueryError(f"Query must be a string, got {type(query).__name__}.")
-        query = query.strip()
+            parse_query(query)  # raises the QueryError
         _fallback.check_limit(limit)
-        if not query:
-            raise QueryError("Query must not be empty.")
-        excluded = [self._by_name[n] for n in exclude if n in self._by_name]
-        hits = self._index.search(query, limit, excluded or None)
+        _fallback.check_limit(max_limit)
+        if isinstance(max_query_length, bool) or not isinstance(max_query_length, int):
+            raise TypeError("max_query_length must be an int")
+        parsed = parse_query(query, max_length=max(1, max_query_length))
+        notices: list[str] = []
+        clamped = limit > max_limit
+        if clamped:
+            notices.append(f"limit {limit} clamped to {max_limit}")
+            limit = max_limit
+        if parsed.truncated:
+            notices.append(f"query cut to {max_query_length} characters")
+        allowed = self._allowed(servers)
+        if parsed.kind == "select":
+            return self._select(parsed, limit, max_limit, allowed, notices, clamped)
+        excluded = {self._by_name[n] for n in exclude if n in self._by_name}
+        if allowed is not None:
+            excluded.update(i for i in range(len(self._tools)) if i not in allowed)
+        hits = self._index.search(parsed.text, limit, sorted(excluded) or None)
         tools = self._tools
-        return [Match(tools[doc], score) for doc, score in hits]
+        return SearchResult(
+            query=parsed.query,
+            query_kind="keyword",
+            limit=limit,
+            matches=tuple(Match(tools[doc], score, "bm25") for doc, score in hits),
+            notices=tuple(notices),
+            clamped=clamped,
+            truncated=parsed.truncated,
+            total_tools=len(tools),
+        )
+
+    def _select(
+        self,
+        parsed: ParsedQuery,
+        limit: int,
+        max_limit: int,
+        allowed: set[int] | None,
+        notices: list[str],
+        clamped: bool,
+    ) -> SearchResult:
+        table = self.names
+        tools = self._tools
+        seen: set[int] = set()
+        matches: list[Match] = []
+        missing: list[str] = []
+        suggestions: dict[str, tuple[str, ...]] = {}
+        for name in parsed.names:
+            ids = [i for i in table.lookup(name) if allowed is None or i in allowed]
+            if not ids:
+                missing.append(name)
+                suggestions[name] = self._suggest(name, allowed)
+                continue
+            for i in ids:
+                if i not in seen:
+                    seen.add(i)
+                    matches.append(Match(tools[i], 0.0, "select"))
+        if len(matches) > max_limit:
+            notices.append(f"select: {len(matches)} tools found, returned the first {max_limit}")
+            del matches[max_limit:]
+        return SearchResult(
+            query=parsed.query,
+            query_kind="select",
+            limit=limit,
+            matches=tuple(matches),
+            missing=tuple(missing),
+            suggestions=suggestions,
+            notices=tuple(notices),
+            clamped=clamped,
+            truncated=parsed.truncated,
+            total_tools=len(tools),
+        )
+
+    def _suggest(self, name: str, allowed: set[int] | None) -> tuple[str, ...]:
+        """Up to three "did you mean" names for a ``select:`` name that matched nothing."""
+        try:
+            hits = self._index.search(name, 20)
+        except LimitError:  # pragma: no cover - 20 is a valid limit
+            hits = []
+        except ValueError:  # the name has no letter or number: no candidates from the engine
+            hits = []
+        candidates = [doc for doc, _ in hits if allowed is None or doc in allowed]
+        suggestions = self.names.suggest(name, candidates)
+        if allowed is not None:
+            suggestions = tuple(
+                s for s in suggestions if any(i in allowed for i in self.names.lookup(s))
+            )
+        return suggestions
 
     # --- scale and concurrency (issue 6): batch search, snapshots, live updates ---
 
     def search_many(
-        self, queries: Iterable[str], limit: int = DEFAULT_LIMIT, *, exclude: Iterable[str] = ()
-    ) -> list[list[Match]]:
-        """:meth:`search` for many queries at once; on the Rust engine they run in parallel on
-        all cores with the GIL released. Results are in query order and equal the single calls.
+        self,
+        queries: Iterable[str],
+        limit: int = DEFAULT_LIMIT,
+        *,
+        exclude: Iterable[str] = (),
+        servers: Iterable[str] | None = None,
+        max_limit: int = DEFAULT_MAX_LIMIT,
+        max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
+    ) -> list[SearchResult]:
+        """:meth:`search` for many queries with the same options, in one call.
+
+        The keyword queries run on the engine's ``search_many``: in parallel on all cores with
+        the GIL released on the Rust engine. The results are in query order and each equals
+        what :meth:`search` returns for that query; if queries fail, the error a loop of
+        :meth:`search` calls would raise first is raised.
 
         Arguments:
             queries: the queries (an iterable of str, not a single str).
-            limit: how many matches per query at most. Default 8.
-            exclude: tool names left out of every result.
+            limit, exclude, servers, max_limit, max_query_length: as for :meth:`search`.
 
         Raises:
-            QueryError: a query is empty after trimming or has no letter or number (the first
-                such query in order).
-            LimitError: ``limit`` is not a positive integer.
+            QueryError: a query is invalid (see :meth:`search`).
+            LimitError: ``limit`` or ``max_limit`` is not a positive integer.
 
         Example:
             >>> index = ToolIndex([Tool(name="get_weather", description="Weather for a city")])
-            >>> [[m.name for m in ms] for ms in index.search_many(["weather", "city weather"])]
-            [['get_weather'], ['get_weather']]
+            >>> [r[0].tool.name for r in index.search_many(["weather", "city weather"])]
+            ['get_weather', 'get_weather']
         """
         if isinstance(queries, str):
             raise TypeError("queries must be an iterable of str, not a single str")
-        stripped = []
-        for query in queries:
-            if not isinstance(query, str):
-                raise QueryError(f"Query must be a string, got {type(query).__name__}.")
-            stripped.append(query.strip())
+        queries = list(queries)
+        if not queries:
+            return []
+        if not isinstance(queries[0], str):
+            parse_query(queries[0])  # raises the QueryError, as search() would first
         _fallback.check_limit(limit)
-        for query in stripped:
-            if not query:
-                raise QueryError("Query must not be empty.")
-        excluded = [self._by_name[n] for n in exclude if n in self._by_name]
-        results = self._index.search_many(stripped, limit, excluded or None)
+        _fallback.check_limit(max_limit)
+        if isinstance(max_query_length, bool) or not isinstance(max_query_length, int):
+            raise TypeError("max_query_length must be an int")
+        parsed: list[ParsedQuery] = []
+        failure: Exception | None = None
+        for query in queries:
+            try:
+                parsed.append(parse_query(query, max_length=max(1, max_query_length)))
+            except Exception as exc:  # raised after the earlier queries' engine errors
+                failure = exc
+                break
+        clamped = limit > max_limit
+        base_notices = [f"limit {limit} clamped to {max_limit}"] if clamped else []
+        if clamped:
+            limit = max_limit
+        allowed = self._allowed(servers)
+        excluded = {self._by_name[n] for n in exclude if n in self._by_name}
+        if allowed is not None:
+            excluded.update(i for i in range(len(self._tools)) if i not in allowed)
+        keyword = [p.text for p in parsed if p.kind != "select"]
+        hits = iter(self._index.search_many(keyword, limit, sorted(excluded) or None))
+        if failure is not None:
+            raise failure
         tools = self._tools
-        return [[Match(tools[doc], score) for doc, score in hits] for hits in results]
+        results: list[SearchResult] = []
+        for p in parsed:
+            notices = list(base_notices)
+            if p.truncated:
+                notices.append(f"query cut to {max_query_length} characters")
+            if p.kind == "select":
+                results.append(self._select(p, limit, max_limit, allowed, notices, clamped))
+                continue
+            results.append(
+                SearchResult(
+                    query=p.query,
+                    query_kind="keyword",
+                    limit=limit,
+                    matches=tuple(Match(tools[doc], score, "bm25") for doc, score in next(hits)),
+                    notices=tuple(notices),
+                    clamped=clamped,
+                    truncated=p.truncated,
+                    total_tools=len(tools),
+                )
+            )
+        return results
 
     @classmethod
     def _from_parts(
@@ -301,6 +460,12 @@ class ToolIndex:
         self = cls.__new__(cls)
         self._tools = tools
         self._by_name = {tool.name: i for i, tool in enumerate(tools)}
+        self._by_server = {}
+        for i, tool in enumerate(tools):
+            if tool.server is not None:
+                self._by_server.setdefault(tool.server, []).append(i)
+        self._name_table = None
+        self._name_lock = threading.Lock()
         self.field_weights = field_weights
         self.engine = engine
         self._index = index

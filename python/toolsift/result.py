@@ -1,0 +1,147 @@
+"""What a search returns: :class:`Match` (one ranked tool) and :class:`SearchResult` (the list).
+
+A :class:`SearchResult` is an immutable sequence of matches, so ``result[0].tool``,
+``len(result)`` and ``for match in result`` work as on a list, and it also says how the query was
+understood: its kind (``select`` or ``keyword``), the effective limit, the names a ``select:``
+query could not find (with suggestions), and human-readable notices when a cap was applied.
+
+Example:
+    >>> from toolsift import Tool, ToolIndex
+    >>> index = ToolIndex([Tool(name="read_file", description="Read a file")], engine="python")
+    >>> result = index.search("select:read_file,reed_file")
+    >>> [m.tool.name for m in result], result.missing, dict(result.suggestions)
+    (['read_file'], ('reed_file',), {'reed_file': ('read_file',)})
+"""
+
+# ruff: noqa: UP007, UP045
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal, Optional, Union, overload
+
+from .tools import Tool
+
+__all__ = ["Match", "MatchReason", "QueryKind", "SearchResult"]
+
+MatchReason = Literal["select", "exact_name", "bm25", "keyword"]
+QueryKind = Literal["select", "keyword"]
+
+
+@dataclass(frozen=True)
+class Match:
+    """One ranked tool.
+
+    Attributes:
+        tool: the matched tool.
+        score: its score for the whole query: BM25+ for ``bm25`` and ``exact_name`` matches, seed
+            001's keyword points for ``keyword`` matches, 0.0 for ``select`` matches.
+        reason: why it is in the list: ``"select"`` (asked for by name in a ``select:`` query),
+            ``"exact_name"`` (the query names it exactly), ``"bm25"`` or ``"keyword"`` (ranked).
+        normalized_score: ``score`` divided by the best score of the result (the best is 1.0), when
+            the search was made with ``normalize=True``; otherwise ``None``.
+    """
+
+    tool: Tool
+    score: float
+    reason: MatchReason = "bm25"
+    normalized_score: Optional[float] = None
+
+    @property
+    def name(self) -> str:
+        """The tool's canonical name."""
+        return self.tool.name
+
+
+def _frozen_suggestions(value: Mapping[str, tuple[str, ...]]) -> Mapping[str, tuple[str, ...]]:
+    return MappingProxyType({k: tuple(v) for k, v in value.items()})
+
+
+@dataclass(frozen=True)
+class SearchResult(Sequence[Match]):
+    """The matches of one search, best first, and how the query was understood.
+
+    It is an immutable ``Sequence[Match]``: index it, slice it (a tuple of matches), iterate it,
+    take its ``len``; it compares equal to another result with the same fields.
+
+    Attributes:
+        query: the query as searched: trimmed, and cut to the query length cap.
+        query_kind: ``"select"`` for a ``select:A,B`` lookup, else ``"keyword"``.
+        limit: the effective limit, after clamping to the hard cap.
+        matches: the ranked matches.
+        missing: for a ``select:`` query, the asked names that match no tool, in the order asked.
+        suggestions: for each missing name, up to three close tool names (may be empty).
+        notices: human-readable remarks, e.g. ``"limit 100 clamped to 25"``.
+        clamped: the requested limit was above the hard cap and was lowered.
+        truncated: the query was longer than the query length cap and was cut.
+        total_tools: how many tools the index holds.
+    """
+
+    query: str
+    query_kind: QueryKind
+    limit: int
+    matches: tuple[Match, ...] = ()
+    missing: tuple[str, ...] = ()
+    suggestions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    notices: tuple[str, ...] = ()
+    clamped: bool = False
+    truncated: bool = False
+    total_tools: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "matches", tuple(self.matches))
+        object.__setattr__(self, "missing", tuple(self.missing))
+        object.__setattr__(self, "notices", tuple(self.notices))
+        object.__setattr__(self, "suggestions", _frozen_suggestions(self.suggestions))
+
+    @overload
+    def __getitem__(self, index: int) -> Match: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Match, ...]: ...
+    def __getitem__(self, index: Union[int, slice]) -> Union[Match, tuple[Match, ...]]:
+        return self.matches[index]
+
+    def __len__(self) -> int:
+        return len(self.matches)
+
+    def __iter__(self) -> Iterator[Match]:
+        return iter(self.matches)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SearchResult):
+            return (
+                self.query,
+                self.query_kind,
+                self.limit,
+                self.matches,
+                self.missing,
+                dict(self.suggestions),
+                self.notices,
+                self.clamped,
+                self.truncated,
+                self.total_tools,
+            ) == (
+                other.query,
+                other.query_kind,
+                other.limit,
+                other.matches,
+                other.missing,
+                dict(other.suggestions),
+                other.notices,
+                other.clamped,
+                other.truncated,
+                other.total_tools,
+            )
+        if isinstance(other, (list, tuple)):
+            # Lets existing code keep comparing a result with a list of matches (or ``== []``).
+            return list(self.matches) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def names(self) -> list[str]:
+        """The canonical names of the matched tools, best first."""
+        return [m.tool.name for m in self.matches]

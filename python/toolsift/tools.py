@@ -1,0 +1,367 @@
+"""The tool model: one agent tool definition, whatever format it was written in.
+
+A :class:`Tool` is what the index stores and what the renderers print. The loaders in
+:mod:`toolsift.loaders` build tools from MCP ``tools/list`` results, OpenAI and Anthropic tool
+definitions and toolsift's own JSONL records; the ``to_*`` methods write them back out.
+
+Example:
+    >>> from toolsift.tools import Tool, mcp_name
+    >>> tool = Tool(
+    ...     name=mcp_name("github", "create_issue"),
+    ...     description="Create a new issue in a GitHub repository.",
+    ...     input_schema={"type": "object", "properties": {"title": {"type": "string"}}},
+    ...     server="github",
+    ...     mcp_tool_name="create_issue",
+    ... )
+    >>> tool.name, tool.display_label, tool.schema_keys
+    ('mcp__github__create_issue', 'github/create_issue', ('title',))
+"""
+
+# The dataclass fields keep ``Optional[str]`` rather than ``str | None``: dataclass annotations
+# are read at run time by ``typing.get_type_hints`` (Hypothesis, pydantic, cattrs), and
+# ``str | None`` cannot be evaluated on Python 3.9.
+# ruff: noqa: UP007, UP045
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Any, Optional
+
+from .errors import ToolDefinitionError
+
+__all__ = ["Tool", "mcp_name"]
+
+#: How many UTF-16 code units of the description make the fallback summary (seed 000).
+SUMMARY_UTF16_UNITS = 200
+
+# Characters allowed in each part of a canonical MCP name (Claude Code's convention).
+_UNSAFE_NAME_CHAR = re.compile(r"[^A-Za-z0-9_-]")
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_-]*")
+
+_OPTIONAL_STRING_FIELDS = (
+    "server",
+    "mcp_tool_name",
+    "label",
+    "title",
+    "summary",
+    "search_hint",
+    "source",
+)
+# Optional fields that are names: when given they must not be empty.
+_NON_EMPTY_FIELDS = ("server", "mcp_tool_name", "label")
+
+# ``slots=True`` needs Python 3.10; on 3.9 the class is frozen but keeps a ``__dict__``.
+_SLOTS: dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
+
+
+def _default_schema() -> dict[str, Any]:
+    return {"type": "object", "properties": {}}
+
+
+def _kind(value: object) -> str:
+    """The type name used in error messages."""
+    return "None" if value is None else type(value).__name__
+
+
+def _invalid(tool: object, field_name: str, problem: str) -> ToolDefinitionError:
+    """The one place that words a field error: ``Tool 'x': field 'f' <problem>.``"""
+    who = "Tool without a name" if tool is None else f"Tool {tool!r}"
+    return ToolDefinitionError(
+        f"{who}: field {field_name!r} {problem}.",
+        tool=tool if isinstance(tool, str) else None,
+        field=field_name,
+    )
+
+
+@lru_cache(maxsize=4096)  # server names repeat on every tool of the server
+def _sanitize_part(part: str) -> str:
+    if _SAFE_NAME.fullmatch(part):
+        return part
+    if part.isascii() or max(part) <= "\uffff":
+        return _UNSAFE_NAME_CHAR.sub("_", part)
+    # One ``_`` per UTF-16 code unit, as JavaScript's ``replace(/[^a-zA-Z0-9_-]/g, "_")`` does:
+    # a character outside the BMP is two code units, so it becomes ``__``.
+    return _UNSAFE_NAME_CHAR.sub(lambda m: "__" if m.group() > "\uffff" else "_", part)
+
+
+def mcp_name(server: str, tool: str) -> str:
+    """The canonical name of an MCP tool: ``mcp__<server>__<tool>``.
+
+    Each part is sanitised by replacing every character outside ``[A-Za-z0-9_-]`` with ``_``
+    (one ``_`` per UTF-16 code unit, so an emoji becomes ``__``), which is Claude Code's
+    convention and keeps the name valid as an OpenAI or Anthropic function name.
+
+    Arguments:
+        server: The MCP server name, as configured (e.g. ``"@smithery-ai/slack"``).
+        tool: The raw MCP tool name (e.g. ``"read_file"``).
+
+    Returns:
+        The canonical name, e.g. ``mcp___smithery-ai_slack__slack_post_message``.
+    """
+    return f"mcp__{_sanitize_part(server)}__{_sanitize_part(tool)}"
+
+
+def _utf16_prefix(text: str, units: int) -> str:
+    """The longest prefix of ``text`` that is at most ``units`` UTF-16 code units long.
+
+    This is JavaScript's ``text.slice(0, units)`` except that it never splits a surrogate pair:
+    when the last unit would be the first half of a pair, the cut falls before the whole pair.
+    """
+    if len(text) * 2 <= units:  # fits even if every character were astral
+        return text
+    head = text[:units]
+    if head.isascii() or max(head) <= "\uffff":  # one code unit per character
+        return head
+    used = 0
+    for index, char in enumerate(text):
+        used += 2 if char > "\uffff" else 1
+        if used > units:
+            return text[:index]
+    return text
+
+
+def _thaw(value: Any) -> Any:
+    """A deep copy of a JSON value as plain ``dict`` / ``list`` objects."""
+    if isinstance(value, Mapping):
+        return {key: _thaw(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_thaw(item) for item in value]
+    return value
+
+
+@dataclass(frozen=True, **_SLOTS)
+class Tool:
+    """One tool definition, immutable, equal by value and hashed by ``name``.
+
+    Attributes:
+        name: The canonical name, unique within an index. For MCP tools it is
+            ``mcp__<server>__<tool>`` (see :func:`mcp_name`); the loaders build it.
+        description: The full description shown to the model.
+        input_schema: The JSON Schema of the arguments, a JSON object. It is stored as a
+            read-only ``MappingProxyType`` over a shallow copy; nested values are shared with
+            the caller and must not be mutated. The ``to_*`` methods return deep copies.
+        server: The MCP server name exactly as given, or ``None`` for a non-MCP tool.
+        mcp_tool_name: The raw MCP tool name exactly as the server lists it (``read_file``).
+        label: An explicit label, or ``None`` to derive one; read :attr:`display_label`.
+        title: The MCP display title (``title`` or ``annotations.title``), for renderers.
+        summary: An explicit summary, or ``None`` to derive one; read :attr:`display_summary`.
+        search_hint: A curated phrase that keyword ranking scores above the description.
+        source: Optional provenance, e.g. the repository the tool came from.
+        display_label: The resolved label: ``label`` if given, else
+            ``f"{server}/{mcp_tool_name or name}"`` for an MCP tool, else ``name``.
+        display_summary: The resolved summary: ``summary`` if given, else the first 200 UTF-16
+            code units of ``description`` (JavaScript's ``slice(0, 200)``), cut before a
+            surrogate pair rather than through it, so the result may be 199 units long.
+        schema_keys: The top-level property names of ``input_schema["properties"]``, sorted
+            by code point; empty when ``properties`` is absent.
+
+    ``display_label``, ``display_summary`` and ``schema_keys`` are computed on construction and
+    are not constructor arguments, so ``dataclasses.replace`` recomputes them.
+
+    Raises:
+        ToolDefinitionError: A field has the wrong type, ``name`` is empty, ``server``,
+            ``mcp_tool_name`` or ``label`` is an empty string, or ``input_schema`` or its
+            ``properties`` is not a JSON object.
+    """
+
+    name: str
+    description: str = ""
+    input_schema: Mapping[str, Any] = field(default_factory=_default_schema, repr=False)
+    server: Optional[str] = None
+    mcp_tool_name: Optional[str] = None
+    label: Optional[str] = None
+    title: Optional[str] = None
+    summary: Optional[str] = None
+    search_hint: Optional[str] = None
+    source: Optional[str] = None
+    display_label: str = field(init=False, repr=False, compare=False)
+    display_summary: str = field(init=False, repr=False, compare=False)
+    schema_keys: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        name = self.name
+        if not isinstance(name, str):
+            raise _invalid(name, "name", f"must be a string, got {_kind(name)}")
+        if not name or name.isspace():
+            raise _invalid(name, "name", "must not be empty")
+        if not isinstance(self.description, str):
+            raise _invalid(name, "description", f"must be a string, got {_kind(self.description)}")
+        for field_name in _OPTIONAL_STRING_FIELDS:
+            value = getattr(self, field_name)
+            if value is not None and not isinstance(value, str):
+                raise _invalid(name, field_name, f"must be a string or None, got {_kind(value)}")
+        for field_name in _NON_EMPTY_FIELDS:
+            if getattr(self, field_name) == "":
+                raise _invalid(name, field_name, "must not be empty (use None)")
+
+        schema = self.input_schema
+        if type(schema) is not dict and not isinstance(schema, Mapping):
+            raise _invalid(name, "input_schema", f"must be a JSON object, got {_kind(schema)}")
+        properties = schema.get("properties")
+        if properties is None:
+            if "properties" in schema:
+                raise _invalid(name, "input_schema.properties", "must be a JSON object, got None")
+            keys: tuple[str, ...] = ()
+        elif type(properties) is not dict and not isinstance(properties, Mapping):
+            raise _invalid(
+                name, "input_schema.properties", f"must be a JSON object, got {_kind(properties)}"
+            )
+        else:
+            for key in properties:
+                if not isinstance(key, str):
+                    raise _invalid(
+                        name, "input_schema.properties", f"has a key that is not a string: {key!r}"
+                    )
+            keys = tuple(sorted(properties))
+
+        if self.label is not None:
+            label = self.label
+        elif self.server is not None:
+            label = f"{self.server}/{self.mcp_tool_name or name}"
+        else:
+            label = name
+        summary = self.summary
+        if summary is None:
+            summary = _utf16_prefix(self.description, SUMMARY_UTF16_UNITS)
+
+        # The dataclass is frozen: assign through object.__setattr__, as dataclasses itself does.
+        object.__setattr__(self, "input_schema", MappingProxyType(dict(schema)))
+        object.__setattr__(self, "display_label", label)
+        object.__setattr__(self, "display_summary", summary)
+        object.__setattr__(self, "schema_keys", keys)
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # MappingProxyType cannot be pickled; rebuild from the constructor arguments instead.
+        return (
+            Tool,
+            (
+                self.name,
+                self.description,
+                dict(self.input_schema),
+                self.server,
+                self.mcp_tool_name,
+                self.label,
+                self.title,
+                self.summary,
+                self.search_hint,
+                self.source,
+            ),
+        )
+
+    def aliases(self) -> tuple[str, ...]:
+        """Every name form this tool answers to, canonical name first, without duplicates.
+
+        For an MCP tool these are the canonical name, the raw MCP tool name,
+        ``server.tool``, ``server/tool`` (raw server and raw tool name) and the plain name, which
+        is the sanitised tool part of the canonical name. A non-MCP tool answers to its name and,
+        if set, ``mcp_tool_name``. The forms are returned raw; matching is left to the caller.
+        """
+        forms = [self.name]
+        raw = self.mcp_tool_name
+        server = self.server
+        if server is not None:
+            tool = raw if raw is not None else self.name
+            prefix = f"mcp__{_sanitize_part(server)}__"
+            if self.name.startswith(prefix) and len(self.name) > len(prefix):
+                plain = self.name[len(prefix) :]
+            else:
+                plain = _sanitize_part(tool)
+            forms += [tool, f"{server}.{tool}", f"{server}/{tool}", plain]
+        elif raw is not None:
+            forms.append(raw)
+        return tuple(dict.fromkeys(forms))
+
+    def to_mcp(self) -> dict[str, Any]:
+        """The tool as an MCP ``tools/list`` entry, under its raw MCP name.
+
+        Returns:
+            ``{"name", "title"?, "description", "inputSchema"}``; ``name`` is ``mcp_tool_name``
+            when set, else ``name``; ``title`` only when set.
+        """
+        data: dict[str, Any] = {
+            "name": self.mcp_tool_name if self.mcp_tool_name is not None else self.name
+        }
+        if self.title is not None:
+            data["title"] = self.title
+        data["description"] = self.description
+        data["inputSchema"] = _thaw(self.input_schema)
+        return data
+
+    def to_openai_chat(self) -> dict[str, Any]:
+        """The tool as an OpenAI Chat Completions function tool, under its canonical name."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": _thaw(self.input_schema),
+            },
+        }
+
+    def to_openai_responses(self) -> dict[str, Any]:
+        """The tool as an OpenAI Responses API function tool, under its canonical name."""
+        return {
+            "type": "function",
+            "name": self.name,
+            "description": self.description,
+            "parameters": _thaw(self.input_schema),
+        }
+
+    def to_anthropic(self) -> dict[str, Any]:
+        """The tool as an Anthropic Messages API client tool, under its canonical name."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": _thaw(self.input_schema),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """toolsift's own JSONL record of this tool; :meth:`from_dict` reads it back unchanged.
+
+        Returns:
+            ``name``, ``description`` and ``input_schema`` always, then ``server``,
+            ``mcp_tool_name``, ``label``, ``title``, ``summary``, ``search_hint`` and ``source``
+            when they are not ``None``. Derived values (``display_*``) are not written.
+        """
+        data: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": _thaw(self.input_schema),
+        }
+        for field_name in _OPTIONAL_STRING_FIELDS:
+            value = getattr(self, field_name)
+            if value is not None:
+                data[field_name] = value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Tool:
+        """Rebuild a tool from :meth:`to_dict`'s record, taking every field verbatim.
+
+        ``name`` is used as given (no MCP canonicalisation; :func:`toolsift.loaders.from_records`
+        does that for hand-written records). Missing optional fields take their defaults and
+        unknown keys are ignored, so records written by a newer version still load.
+
+        Raises:
+            ToolDefinitionError: ``data`` is not a JSON object, ``name`` is missing, or a field
+                is invalid (see :class:`Tool`).
+        """
+        if not isinstance(data, Mapping):
+            raise ToolDefinitionError(
+                f"A tool record must be a JSON object, got {_kind(data)}.", tool=None, field=None
+            )
+        if "name" not in data:
+            raise _invalid(None, "name", "is required")
+        kwargs: dict[str, Any] = {"name": data["name"]}
+        for field_name in ("description", "input_schema", *_OPTIONAL_STRING_FIELDS):
+            if field_name in data:
+                kwargs[field_name] = data[field_name]
+        return cls(**kwargs)
