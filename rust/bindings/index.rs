@@ -78,8 +78,12 @@ impl PyIndex {
             .collect::<PyResult<_>>()?;
         let documents = extract_documents(documents)?;
         let params = Params::validated(k1, b, delta)?;
-        let inner =
-            py.detach(|| Index::build_parallel(names, &documents, field_weights, params))?;
+        let inner = py.detach(|| {
+            let index = Index::build_parallel(names, &documents, field_weights, params);
+            drop(documents);
+            scale::release_free_memory();
+            index
+        })?;
         Ok(PyIndex { inner })
     }
 
@@ -208,7 +212,12 @@ impl PyIndex {
         };
         let remove = scale::extract_ids(remove)?;
         let inner = &self.inner;
-        let inner = py.detach(|| inner.updated(&remove, names, &documents))?;
+        let inner = py.detach(|| {
+            let index = inner.updated(&remove, names, &documents);
+            drop(documents);
+            scale::release_free_memory();
+            index
+        })?;
         Ok(PyIndex { inner })
     }
 

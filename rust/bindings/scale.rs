@@ -94,3 +94,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     result
 }
+
+/// Returns the allocator's free memory to the OS after a build, load or update (glibc only),
+/// so that the process's RSS grows by about the index's size, not by the build's scratch.
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free pages; it is safe to call at any time.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
