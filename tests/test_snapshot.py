@@ -56,9 +56,8 @@ def test_round_trip_bytes_file_and_pickle(engine_index, tmp_path):
 
 
 @needs_rust
-@pytest.mark.parametrize("engine_index", ENGINE_CLASSES)
 @given(data=corpus())
-def test_both_engines_write_the_same_bytes_and_read_each_other(engine_index, data):
+def test_both_engines_write_the_same_bytes_and_read_each_other(data):
     from toolsift._core import Index as RustIndex
 
     names, docs = data

@@ -4,7 +4,7 @@ like a full rebuild over the same documents, in both engines."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from toolsift import DuplicateToolError, Tool, ToolIndex
 from toolsift._fallback import Index as PyIndex
@@ -115,6 +115,7 @@ def tool_lists(draw):
 
 
 @pytest.mark.parametrize("engine", ENGINE_NAMES)
+@settings(max_examples=min(settings().max_examples, 200))  # each example builds 5 ToolIndexes
 @given(base=tool_lists(), new=tool_lists(), server=st.sampled_from(["github", "slack"]))
 def test_tool_index_updates_equal_rebuild(engine, base, new, server):
     index = ToolIndex(base, engine=engine)
