@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 
 class EngineIndex(Protocol):
@@ -50,15 +50,11 @@ class EngineIndex(Protocol):
 
     def to_bytes(self, metadata: bytes | None = None) -> bytes: ...
 
-    # from_bytes / load are static (Rust) or class (Python) methods returning the index, or
-    # ``(index, metadata)`` with ``with_metadata=True``.
-    @classmethod
-    def from_bytes(cls, data: bytes, *, with_metadata: bool = ...) -> Any: ...
+    # ``from_bytes`` and ``load`` construct an index, so they are not part of this instance
+    # protocol: a static method (Rust) and a class method (Python) with the same signature,
+    # ``(data_or_path, *, with_metadata=False) -> Index | tuple[Index, bytes]``.
 
     def save(self, path: str | os.PathLike[str], metadata: bytes | None = None) -> None: ...
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str], *, with_metadata: bool = ...) -> Any: ...
 
     def updated(
         self,

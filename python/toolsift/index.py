@@ -501,7 +501,8 @@ class ToolIndex:
                 ToolIndex snapshot.
         """
         name, engine_cls = _select_engine(engine)
-        index, blob = engine_cls.from_bytes(data, with_metadata=True)
+        loader: Any = engine_cls  # from_bytes is static (Rust) or a class method (Python)
+        index, blob = loader.from_bytes(data, with_metadata=True)
         try:
             meta = json.loads(bytes(blob).decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
