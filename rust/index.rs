@@ -313,7 +313,14 @@ impl Index {
             if acc.len() < self.len() {
                 acc.resize(self.len(), 0.0);
             }
-            for (tok, qtf) in &query {
+            // Past `blocked::MIN_DOCS` the accumulator outgrows the cache: score range by range.
+            let plain: &[(&str, f64)] = if self.use_blocked() {
+                self.accumulate_blocked(&query, options, acc, touched);
+                &[]
+            } else {
+                &query
+            };
+            for (tok, qtf) in plain {
                 let Some(&term) = self.term_ids.get(*tok) else {
                     continue;
                 };
@@ -352,6 +359,10 @@ impl Index {
         for &doc in touched {
             let score = acc[doc as usize];
             if score.is_nan() || score <= 0.0 || options.exclude.contains(&doc) {
+                continue;
+            }
+            // Most candidates lose on score alone: skip them before touching their name.
+            if heap.len() == limit && heap.peek().is_some_and(|worst| score < worst.score) {
                 continue;
             }
             let cand = Candidate {
