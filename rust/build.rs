@@ -22,7 +22,7 @@ use crate::tokenize::for_each_token;
 
 /// Documents per parallel task: big enough to amortise a chunk's dictionary, small enough to
 /// balance two to sixty-four cores.
-const CHUNK_DOCS: usize = 2048;
+pub(crate) const CHUNK_DOCS: usize = 2048;
 
 /// One chunk's tokenized documents, with chunk-local term ids in first-seen order.
 pub(crate) struct Chunk {
@@ -133,6 +133,24 @@ impl Index {
             .enumerate()
             .map(|(c, docs)| tokenize_chunk(c * CHUNK_DOCS, docs, &field_weights))
             .collect::<Result<_>>()?;
+        Index::from_chunks(names, chunks, field_weights, params)
+    }
+
+    /// Merges tokenized chunks (chunk `c` holds documents `c·CHUNK_DOCS ..`, every chunk but the
+    /// last is full) into an index; the second half of [`Index::build_parallel`].
+    pub(crate) fn from_chunks(
+        names: Vec<String>,
+        chunks: Vec<Chunk>,
+        field_weights: Vec<f64>,
+        params: Params,
+    ) -> Result<Index> {
+        let n_docs: usize = chunks.iter().map(|c| c.lengths.len()).sum();
+        if names.len() != n_docs {
+            return Err(Error::InvalidDocument(format!(
+                "got {} names for {n_docs} documents",
+                names.len()
+            )));
+        }
         let mut terms: Vec<Box<str>> = Vec::new();
         let mut term_ids = TermMap::default();
         let mut df: Vec<u32> = Vec::new();
@@ -172,7 +190,7 @@ impl Index {
         let mut cursor: Vec<u32> = offsets[..terms.len()].to_vec();
         let mut docs = vec![0u32; postings];
         let mut tfs = vec![0f32; postings];
-        let mut lengths = Vec::with_capacity(documents.len());
+        let mut lengths = Vec::with_capacity(n_docs);
         for (c, (chunk, remap)) in chunks.into_iter().zip(&remaps).enumerate() {
             let base = (c * CHUNK_DOCS) as u32;
             for (local, doc, tf) in chunk.entries {

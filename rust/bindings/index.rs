@@ -8,7 +8,6 @@ use std::path::PathBuf;
 
 use super::scale;
 use super::text::{extract_text, type_name};
-use crate::bm25::Params;
 use crate::index::{Index, SearchOptions};
 
 #[pyclass(name = "Index", module = "toolsift._core", frozen)]
@@ -19,34 +18,38 @@ pub struct PyIndex {
 fn extract_documents(documents: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<(usize, String)>>> {
     let mut out = Vec::new();
     for (i, doc) in documents.try_iter()?.enumerate() {
-        let doc = doc?;
-        let mut fields = Vec::new();
-        for field in doc.try_iter().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "document {i} must be a sequence of (field, text) pairs"
-            ))
-        })? {
-            let field = field?;
-            let pair = field.cast::<PyTuple>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "document {i}: each field must be a (field id, text) tuple, got {}",
-                    type_name(&field)
-                ))
-            })?;
-            if pair.len() != 2 {
-                return Err(PyValueError::new_err(format!(
-                    "document {i}: each field must be a (field id, text) pair"
-                )));
-            }
-            let id: usize = pair.get_item(0)?.extract().map_err(|_| {
-                PyTypeError::new_err(format!("document {i}: field id must be a non-negative int"))
-            })?;
-            let text = extract_text(&pair.get_item(1)?, "field text")?;
-            fields.push((id, text.into_owned()));
-        }
-        out.push(fields);
+        out.push(extract_document(i, &doc?)?);
     }
     Ok(out)
+}
+
+/// Document `i`'s `(field id, text)` pairs.
+pub(super) fn extract_document(i: usize, doc: &Bound<'_, PyAny>) -> PyResult<Vec<(usize, String)>> {
+    let mut fields = Vec::new();
+    for field in doc.try_iter().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "document {i} must be a sequence of (field, text) pairs"
+        ))
+    })? {
+        let field = field?;
+        let pair = field.cast::<PyTuple>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "document {i}: each field must be a (field id, text) tuple, got {}",
+                type_name(&field)
+            ))
+        })?;
+        if pair.len() != 2 {
+            return Err(PyValueError::new_err(format!(
+                "document {i}: each field must be a (field id, text) pair"
+            )));
+        }
+        let id: usize = pair.get_item(0)?.extract().map_err(|_| {
+            PyTypeError::new_err(format!("document {i}: field id must be a non-negative int"))
+        })?;
+        let text = extract_text(&pair.get_item(1)?, "field text")?;
+        fields.push((id, text.into_owned()));
+    }
+    Ok(fields)
 }
 
 fn extract_options(exclude: Option<&Bound<'_, PyAny>>) -> PyResult<SearchOptions> {
@@ -76,14 +79,7 @@ impl PyIndex {
             .try_iter()?
             .map(|n| n.and_then(|n| extract_text(&n, "name").map(|s| s.into_owned())))
             .collect::<PyResult<_>>()?;
-        let documents = extract_documents(documents)?;
-        let params = Params::validated(k1, b, delta)?;
-        let inner = py.detach(|| {
-            let index = Index::build_parallel(names, &documents, field_weights, params);
-            drop(documents);
-            scale::release_free_memory();
-            index
-        })?;
+        let inner = scale::build_pipelined(py, names, documents, field_weights, (k1, b, delta))?;
         Ok(PyIndex { inner })
     }
 

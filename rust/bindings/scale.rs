@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
+use std::sync::{mpsc, Arc};
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -11,6 +12,9 @@ use pyo3::types::{PyByteArray, PyBytes, PyTuple};
 
 use super::index::PyIndex;
 use super::text::{extract_text, type_name};
+use crate::bm25::Params;
+use crate::build::{check_weights, tokenize_chunk, Chunk, CHUNK_DOCS};
+use crate::index::Index;
 
 /// A batch of queries: any iterable of `str` (a lone `str` is refused: it would be one query
 /// per character).
@@ -103,4 +107,89 @@ pub fn release_free_memory() {
     unsafe {
         libc::malloc_trim(0);
     }
+}
+
+/// Builds an index while the documents are still being converted: every `CHUNK_DOCS` documents
+/// taken from Python (which needs the GIL) go to rayon's pool to be tokenized (which does not),
+/// so conversion and tokenizing overlap and a chunk's strings are freed once it is tokenized.
+/// The merge then runs with the GIL released. Errors come in the order of the sequential path:
+/// conversion errors, then parameters, then document errors in document order.
+pub fn build_pipelined(
+    py: Python<'_>,
+    names: Vec<String>,
+    documents: &Bound<'_, PyAny>,
+    field_weights: Vec<f64>,
+    (k1, b, delta): (f64, f64, f64),
+) -> PyResult<Index> {
+    let weights = Arc::new(field_weights);
+    // Bad weights fail below, after conversion; don't tokenize with them meanwhile.
+    let tokenize = check_weights(&weights).is_ok();
+    let (tx, rx) = mpsc::channel::<(usize, crate::error::Result<Chunk>)>();
+    let mut chunk: Vec<Vec<(usize, String)>> = Vec::with_capacity(CHUNK_DOCS);
+    let mut spawned = 0usize;
+    let mut n_docs = 0usize;
+    let send = |chunk: Vec<Vec<(usize, String)>>, c: usize| {
+        if tokenize {
+            let (tx, weights) = (tx.clone(), Arc::clone(&weights));
+            rayon::spawn(move || {
+                let out = tokenize_chunk(c * CHUNK_DOCS, &chunk, &weights);
+                // The receiver outlives every task (it drains the channel); ignore a closed one.
+                let _ = tx.send((c, out));
+            });
+        }
+    };
+    let converted: PyResult<()> = (|| {
+        for (i, doc) in documents.try_iter()?.enumerate() {
+            chunk.push(super::index::extract_document(i, &doc?)?);
+            n_docs += 1;
+            if chunk.len() == CHUNK_DOCS {
+                send(std::mem::take(&mut chunk), spawned);
+                spawned += 1;
+            }
+        }
+        Ok(())
+    })();
+    if converted.is_ok() && !chunk.is_empty() {
+        send(std::mem::take(&mut chunk), spawned);
+        spawned += 1;
+    }
+    drop(tx);
+    let expected = if tokenize { spawned } else { 0 };
+    // Wait for the tasks (GIL released) even on error, so none outlives this call's data.
+    let results = py.detach(move || {
+        let mut results: Vec<Option<crate::error::Result<Chunk>>> =
+            (0..expected).map(|_| None).collect();
+        for (c, out) in rx.iter().take(expected) {
+            if let Some(slot) = results.get_mut(c) {
+                *slot = Some(out);
+            }
+        }
+        results
+    });
+    converted?;
+    let params = Params::validated(k1, b, delta)?;
+    let weights = Arc::try_unwrap(weights).unwrap_or_else(|w| (*w).clone());
+    py.detach(|| {
+        if names.len() != n_docs {
+            return Err(crate::error::Error::InvalidDocument(format!(
+                "got {} names for {n_docs} documents",
+                names.len()
+            )));
+        }
+        check_weights(&weights)?;
+        let chunks = results
+            .into_iter()
+            .map(|r| {
+                r.unwrap_or_else(|| {
+                    Err(crate::error::Error::InvalidDocument(
+                        "a document chunk was lost while tokenizing".into(),
+                    ))
+                })
+            })
+            .collect::<crate::error::Result<Vec<Chunk>>>()?;
+        let index = Index::from_chunks(names, chunks, weights, params);
+        release_free_memory();
+        index
+    })
+    .map_err(PyErr::from)
 }
