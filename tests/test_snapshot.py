@@ -182,3 +182,19 @@ def test_tool_index_rejects_a_bare_engine_snapshot(engine):
     with pytest.raises(SnapshotError, match="checksum"):
         data = index.to_bytes()
         ToolIndex.from_bytes(data[:-3] + b"???")
+
+
+def _search_in_worker(index, query):
+    return [(m.name, m.score) for m in index.search(query)]
+
+
+def test_tool_index_crosses_process_boundaries(engine):
+    """A spawned worker process receives the pickled index (snapshot bytes) and ranks the same."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    index = ToolIndex(TOOLS, engine=engine)
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+        got = pool.submit(_search_in_worker, index, "open an issue").result(timeout=120)
+    assert got == [(m.name, m.score) for m in index.search("open an issue")]
