@@ -93,7 +93,7 @@ def _checked_limit(limit: int | None, ranker: str, max_limit: int, max_query_len
     return limit
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Request:
     """The validated options of one :meth:`ToolIndex.search` or ``search_many`` call."""
 
@@ -372,7 +372,7 @@ class ToolIndex:
             max_expansions, threshold, relative_floor, coverage, normalize, max_limit,
             max_query_length,
         )  # fmt: skip
-        return self._search_parsed([parsed], request)[0]
+        return self._search_one(parsed, request)
 
     def _request(
         self,
@@ -421,6 +421,45 @@ class ToolIndex:
             normalize=normalize,
         )
 
+    def _search_one(self, parsed: ParsedQuery, request: _Request) -> SearchResult:
+        """:meth:`search` for one parsed query: what :meth:`_search_parsed` does for a batch of
+        one, without the batch bookkeeping (a few microseconds a call)."""
+        notices = list(request.notices)
+        if parsed.truncated:
+            notices.append(f"query cut to {request.max_query_length} characters")
+        if parsed.kind == "select":
+            return self._select(
+                parsed, request.limit, request.max_limit, request.allowed, notices,
+                request.clamped,
+            )  # fmt: skip
+        if request.ranker == "keyword":
+            return self._finish(parsed, self._keyword_matches(parsed, request), notices, request)
+        matches, room, (exclude, required, floor) = self._tier(parsed, request)
+        if room > 0:
+            hits = self._index.search(
+                parsed.text,
+                room,
+                exclude,
+                include=request.include,
+                required=required,
+                **request.prefix,
+                threshold=request.threshold,
+                coverage=request.coverage,
+                relative_floor=floor,
+            )
+            matches += [Match(self._tools[d], score, "bm25") for d, score in hits]
+        return self._finish(parsed, matches, notices, request)
+
+    def _keyword_matches(self, parsed: ParsedQuery, request: _Request) -> list[Match]:
+        hits = self._keyword_index().search(
+            parsed.text,
+            request.limit,
+            sorted(request.excluded),
+            include=request.include,
+            required=parsed.required,
+        )
+        return [Match(self._tools[d], s, "keyword") for d, s in hits]
+
     def _search_parsed(self, queries: list[ParsedQuery], request: _Request) -> list[SearchResult]:
         """One :class:`SearchResult` per parsed query, in order.
 
@@ -443,14 +482,7 @@ class ToolIndex:
                 )  # fmt: skip
                 continue
             if request.ranker == "keyword":
-                hits = self._keyword_index().search(
-                    parsed.text,
-                    request.limit,
-                    sorted(request.excluded),
-                    include=request.include,
-                    required=parsed.required,
-                )
-                ranked[i] = (notices, [Match(self._tools[d], s, "keyword") for d, s in hits])
+                ranked[i] = (notices, self._keyword_matches(parsed, request))
                 continue
             matches, room, rest = self._tier(parsed, request)
             ranked[i] = (notices, matches)
