@@ -6,6 +6,7 @@ vocabulary, 1–8 schema keys. Written by us; no third-party text.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from toolsift import Tool
@@ -63,3 +64,33 @@ def synthetic_queries(n: int, seed: int = 11) -> list[str]:
         words += rng.choices(WORDS[20:], k=rng.randint(0, 4))
         out.append(" ".join(words))
     return out
+
+
+def synthetic_documents(n: int, seed: int = 7) -> tuple[list[str], list[list[tuple[int, str]]]]:
+    """``(names, documents)`` for the raw engines, shaped like ``ToolIndex``'s documents of
+    :func:`synthetic_tools` (name, label, server, MCP name, 200-character summary, schema keys)
+    but generated directly, without ``Tool`` objects, so that a million take seconds."""
+    rng = random.Random(seed)
+    weights = [1.0 / (i + 1) ** 0.9 for i in range(len(WORDS))]
+    cum = list(itertools.accumulate(weights))
+    servers = max(1, n // 13)
+    names: list[str] = []
+    docs: list[list[tuple[int, str]]] = []
+    choices, randrange, randint, sample = rng.choices, rng.randrange, rng.randint, rng.sample
+    for i in range(n):
+        verb, obj = VERBS[randrange(len(VERBS))], OBJECTS[randrange(len(OBJECTS))]
+        server = f"server-{randrange(servers)}"
+        raw = f"{verb}_{obj}_{i}"
+        words = choices(WORDS, cum_weights=cum, k=randint(10, 60))
+        words[randrange(len(words))] = obj.replace("_", " ")
+        summary = f"{verb.capitalize()} {' '.join(words)}."[:200]
+        name = f"mcp__{server}__{raw}"
+        fields = [(0, name), (1, f"{server}/{raw}"), (2, server), (3, raw), (4, summary)]
+        fields.extend((5, key) for key in sample(KEYS, randint(1, 8)))
+        names.append(name)
+        docs.append(fields)
+    return names, docs
+
+
+#: ``ToolIndex``'s default field weights, in field-id order (``FieldWeights().as_list()``).
+FIELD_WEIGHTS = [6.0, 4.0, 2.0, 4.0, 2.0, 1.0, 4.0, 0.0, 0.0]

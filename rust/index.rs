@@ -19,29 +19,29 @@ use crate::error::{Error, Result};
 use crate::tokenize::for_each_token;
 
 /// Term string -> term id. `ahash` resists hash flooding from hostile tool catalogues.
-type TermMap = HashMap<Box<str>, u32, ahash::RandomState>;
+pub(crate) type TermMap = HashMap<Box<str>, u32, ahash::RandomState>;
 
 /// An immutable BM25+ index over weighted-field documents.
 #[derive(Debug, Clone)]
 pub struct Index {
-    params: Params,
-    field_weights: Vec<f64>,
-    names: Vec<String>,
-    term_ids: TermMap,
-    terms: Vec<Box<str>>,
+    pub(crate) params: Params,
+    pub(crate) field_weights: Vec<f64>,
+    pub(crate) names: Vec<String>,
+    pub(crate) term_ids: TermMap,
+    pub(crate) terms: Vec<Box<str>>,
     /// Ids of the scored terms (df > 0), sorted by term: prefix expansion binary-searches it.
-    sorted_terms: Vec<u32>,
-    offsets: Vec<u32>,
-    docs: Vec<u32>,
-    tfs: Vec<f32>,
+    pub(crate) sorted_terms: Vec<u32>,
+    pub(crate) offsets: Vec<u32>,
+    pub(crate) docs: Vec<u32>,
+    pub(crate) tfs: Vec<f32>,
     /// Presence postings (CSR like `docs`): for each term, the documents that contain it *only*
     /// in weight-0 fields. Required terms (`+term`) look here as well as in `docs`. 4 bytes each.
-    presence_offsets: Vec<u32>,
-    presence_docs: Vec<u32>,
-    idf: Vec<f64>,
-    lengths: Vec<f64>,
-    norms: Vec<f64>,
-    avg_len: f64,
+    pub(crate) presence_offsets: Vec<u32>,
+    pub(crate) presence_docs: Vec<u32>,
+    pub(crate) idf: Vec<f64>,
+    pub(crate) lengths: Vec<f64>,
+    pub(crate) norms: Vec<f64>,
+    pub(crate) avg_len: f64,
 }
 
 /// What a search leaves out or adds beyond plain BM25+ ranking. Every option is applied inside
@@ -141,14 +141,15 @@ pub struct TermExplanation {
     pub contribution: f64,
 }
 
-struct Scratch {
-    acc: Vec<f64>,
-    touched: Vec<u32>,
+/// Per-thread accumulators of one search (see `SCRATCH`).
+pub(crate) struct Scratch {
+    pub(crate) acc: Vec<f64>,
+    pub(crate) touched: Vec<u32>,
     /// Per-document best prefix score of the current query term, and the documents it touched.
-    best: Vec<f64>,
-    best_touched: Vec<u32>,
+    pub(crate) best: Vec<f64>,
+    pub(crate) best_touched: Vec<u32>,
     /// Per-document count of matched distinct query terms (only with the coverage rule).
-    matched: Vec<u32>,
+    pub(crate) matched: Vec<u32>,
 }
 
 impl Scratch {
@@ -594,7 +595,7 @@ impl Index {
     }
 
     /// The id of `tok` if it is a scored term (df > 0).
-    fn scored_term(&self, tok: &str) -> Option<u32> {
+    pub(crate) fn scored_term(&self, tok: &str) -> Option<u32> {
         let &term = self.term_ids.get(tok)?;
         (self.offsets[term as usize + 1] > self.offsets[term as usize]).then_some(term)
     }
@@ -614,7 +615,7 @@ impl Index {
 
     /// The scored terms that `tok` expands to (see [`PrefixOptions`]); empty when prefix
     /// matching is off or `tok` is too short.
-    fn expansions<'a>(
+    pub(crate) fn expansions<'a>(
         &'a self,
         tok: &'a str,
         prefix: &PrefixOptions,
@@ -642,6 +643,18 @@ impl Index {
         scratch: &mut Scratch,
     ) -> usize {
         let n = self.len();
+        if scratch.acc.len() < n {
+            scratch.acc.resize(n, 0.0);
+            scratch.best.resize(n, 0.0);
+        }
+        let count = options.coverage;
+        if count && scratch.matched.len() < n {
+            scratch.matched.resize(n, 0);
+        }
+        // Past `blocked::MIN_DOCS` the accumulator outgrows the cache: score range by range.
+        if self.use_blocked() {
+            return self.accumulate_blocked(query, options, scratch);
+        }
         let Scratch {
             acc,
             touched,
@@ -649,14 +662,6 @@ impl Index {
             best_touched,
             matched,
         } = scratch;
-        if acc.len() < n {
-            acc.resize(n, 0.0);
-            best.resize(n, 0.0);
-        }
-        let count = options.coverage;
-        if count && matched.len() < n {
-            matched.resize(n, 0);
-        }
         let mut known = 0;
         for &(tok, qtf) in query {
             if let Some(term) = self.scored_term(tok) {
@@ -752,7 +757,14 @@ impl Index {
             BinaryHeap::with_capacity(limit.min(touched.len()) + 1);
         for &doc in touched {
             let score = acc[doc as usize];
-            if score.is_nan() || score <= 0.0 || !keep(doc, score) {
+            if score.is_nan() || score <= 0.0 {
+                continue;
+            }
+            // Most candidates lose on score alone: skip them before the filters and their name.
+            if heap.len() == limit && heap.peek().is_some_and(|worst| score < worst.score) {
+                continue;
+            }
+            if !keep(doc, score) {
                 continue;
             }
             let cand = Candidate {

@@ -2,12 +2,17 @@
 //!
 //! The engine is plain Rust; `bindings` (behind the `python` feature) is the only code that uses pyo3.
 
+pub mod batch;
+pub mod blocked;
 pub mod bm25;
+pub mod build;
 pub mod error;
 pub mod index;
 pub mod keyword;
+pub mod snapshot;
 pub mod tokenize;
 mod unicode_tables;
+pub mod update;
 
 #[cfg(feature = "python")]
 mod bindings;

@@ -4,8 +4,9 @@ Most users want :class:`toolsift.ToolIndex`, which builds an ``Index`` from :cla
 objects. ``Index`` is the raw engine: documents are lists of ``(field id, text)`` pairs.
 """
 
+import os
 from collections.abc import Iterable, Sequence
-from typing import final
+from typing import Literal, final, overload
 
 __all__ = ["Index", "KeywordIndex", "tokenize", "__version__"]
 
@@ -156,6 +157,142 @@ class Index:
     @property
     def memory_bytes(self) -> int:
         """Approximate heap bytes held by the index."""
+
+    # --- scale and concurrency: batch search, snapshots, live updates ---
+
+    def search_many(
+        self,
+        queries: Iterable[str],
+        limit: int,
+        exclude: Iterable[int] | None = None,
+        *,
+        include: Iterable[int] | None = None,
+        required: Iterable[str] | None = None,
+        prefix_fraction: float = 0.0,
+        prefix_min_len: int = 3,
+        max_expansions: int = 16,
+        threshold: float = 0.0,
+        relative_floor: float = 0.0,
+        coverage: bool = False,
+    ) -> list[list[tuple[int, float]]]:
+        """:meth:`search` for every query, run in parallel on all cores with the GIL released.
+
+        Arguments:
+            queries: the queries, an iterable of ``str`` (a single ``str`` is refused).
+            limit: how many hits per query at most (a positive int).
+            exclude, include, required, prefix_fraction, prefix_min_len, max_expansions,
+                threshold, relative_floor, coverage: as for :meth:`search`, applied to every
+                query.
+
+        Returns:
+            One hit list per query, in query order, each exactly what ``search`` returns.
+
+        Raises:
+            TypeError: ``queries`` is a ``str`` or holds a non-``str``.
+            toolsift.LimitError: ``limit`` is not a positive int.
+            toolsift.QueryError: a query has no letter or number (the first one, in order).
+            ValueError: an option is out of range.
+
+        Example:
+            >>> idx = Index(["read_file", "fetch"], [[(0, "read_file")], [(0, "fetch")]], [6.0])
+            >>> [[d for d, _ in hits] for hits in idx.search_many(["read", "fetch"], 5)]
+            [[0], [1]]
+        """
+    def to_bytes(self, metadata: bytes | None = None) -> bytes:
+        """The index as a snapshot: versioned, checksummed, little-endian bytes.
+
+        The layout is documented in ``rust/snapshot.rs`` and ``toolsift._snapshot``; both
+        engines write identical bytes and read each other's. ``metadata`` is stored verbatim.
+
+        Example:
+            >>> idx = Index(["a"], [[(0, "alpha")]], [1.0])
+            >>> Index.from_bytes(idx.to_bytes()).search("alpha", 1)[0][0]
+            0
+        """
+    @overload
+    @staticmethod
+    def from_bytes(data: bytes | bytearray | memoryview) -> Index: ...
+    @overload
+    @staticmethod
+    def from_bytes(
+        data: bytes | bytearray | memoryview, *, with_metadata: Literal[False]
+    ) -> Index: ...
+    @overload
+    @staticmethod
+    def from_bytes(
+        data: bytes | bytearray | memoryview, *, with_metadata: Literal[True]
+    ) -> tuple[Index, bytes]:
+        """An index from :meth:`to_bytes` output (either engine's); with ``with_metadata=True``,
+        ``(index, metadata)``. IDF, average length and norms are recomputed exactly.
+
+        Raises:
+            toolsift.SnapshotError: truncated, corrupted (checksum or structure), wrong magic
+                bytes, or a newer format version; the message says what to do.
+
+        Example:
+            >>> idx, meta = Index.from_bytes(Index([], [], []).to_bytes(b"v1"), with_metadata=True)
+            >>> len(idx), meta
+            (0, b'v1')
+        """
+    def save(self, path: str | os.PathLike[str], metadata: bytes | None = None) -> None:
+        """Writes :meth:`to_bytes` to ``path`` atomically (temporary file, then rename).
+
+        Example:
+            >>> import os, tempfile
+            >>> path = os.path.join(tempfile.mkdtemp(), "idx.tsift")
+            >>> Index(["a"], [[(0, "alpha")]], [1.0]).save(path)
+        """
+    @overload
+    @staticmethod
+    def load(path: str | os.PathLike[str]) -> Index: ...
+    @overload
+    @staticmethod
+    def load(path: str | os.PathLike[str], *, with_metadata: Literal[False]) -> Index: ...
+    @overload
+    @staticmethod
+    def load(path: str | os.PathLike[str], *, with_metadata: Literal[True]) -> tuple[Index, bytes]:
+        """Reads a file written by :meth:`save` (by either engine), with the GIL released.
+
+        Raises:
+            toolsift.SnapshotError: see :meth:`from_bytes`.
+            OSError: the file cannot be read.
+
+        Example:
+            >>> import os, tempfile
+            >>> path = os.path.join(tempfile.mkdtemp(), "idx.tsift")
+            >>> Index(["a"], [[(0, "alpha")]], [1.0]).save(path)
+            >>> len(Index.load(path))
+            1
+        """
+    def updated(
+        self,
+        names: Iterable[str] | None = None,
+        documents: Iterable[Sequence[tuple[int, str]]] | None = None,
+        *,
+        remove: Iterable[int] | None = None,
+    ) -> Index:
+        """A new index without the documents ``remove`` and with ``documents`` appended.
+
+        Copy-on-write: this index is unchanged. The kept documents keep their order (and get
+        new, consecutive ids) and the added ones follow in the order given; the result ranks
+        and scores exactly like ``Index(kept + added)``. Only the added documents are tokenized.
+
+        Raises:
+            ValueError: a ``remove`` id is out of range, or an added document is invalid.
+
+        Example:
+            >>> idx = Index(["a", "b"], [[(0, "alpha")], [(0, "beta")]], [1.0])
+            >>> idx.updated(["c"], [[(0, "gamma")]], remove=[0]).names
+            ['b', 'c']
+        """
+    @property
+    def names(self) -> list[str]:
+        """The document names, in document order."""
+    @property
+    def params(self) -> tuple[float, float, float]:
+        """``(k1, b, delta)``."""
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickles through :meth:`to_bytes`, for ``multiprocessing``."""
 
 @final
 class KeywordIndex:

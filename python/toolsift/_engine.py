@@ -6,6 +6,7 @@ pyright checks that in CI (``tests/test_typing.py``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
@@ -75,6 +76,46 @@ class EngineIndex(Protocol):
 
     @property
     def memory_bytes(self) -> int: ...
+
+    # --- scale and concurrency: batch search, snapshots, live updates ---
+
+    def search_many(
+        self,
+        queries: Iterable[str],
+        limit: int,
+        exclude: Iterable[int] | None = None,
+        *,
+        include: Iterable[int] | None = None,
+        required: Iterable[str] | None = None,
+        prefix_fraction: float = ...,
+        prefix_min_len: int = ...,
+        max_expansions: int = ...,
+        threshold: float = ...,
+        relative_floor: float = ...,
+        coverage: bool = ...,
+    ) -> list[list[tuple[int, float]]]: ...
+
+    def to_bytes(self, metadata: bytes | None = None) -> bytes: ...
+
+    # ``from_bytes`` and ``load`` construct an index, so they are not part of this instance
+    # protocol: a static method (Rust) and a class method (Python) with the same signature,
+    # ``(data_or_path, *, with_metadata=False) -> Index | tuple[Index, bytes]``.
+
+    def save(self, path: str | os.PathLike[str], metadata: bytes | None = None) -> None: ...
+
+    def updated(
+        self,
+        names: Iterable[str] | None = None,
+        documents: Iterable[Sequence[tuple[int, str]]] | None = None,
+        *,
+        remove: Iterable[int] | None = None,
+    ) -> EngineIndex: ...
+
+    @property
+    def names(self) -> list[str]: ...
+
+    @property
+    def params(self) -> tuple[float, float, float]: ...
 
 
 class EngineKeywordIndex(Protocol):

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import heapq
 import math
+import os
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
+from typing import Any
 
+from . import _snapshot
 from ._tokenize import tokenize
 from .errors import LimitError, QueryError
 
@@ -224,10 +227,13 @@ class Index:
         )  # fmt: skip
         if not tokens:
             raise QueryError("Query must contain at least one letter or number.")
-        if not self._n:
-            return []
-        req = self._required_sets(opts.required)
-        if req is None:
+        return self._search(tokens, limit, opts, self._required_sets(opts.required))
+
+    def _search(
+        self, tokens: list[str], limit: int, opts: _Options, req: list[set[int]] | None
+    ) -> list[tuple[int, float]]:
+        """``search`` after validation; ``req`` is ``_required_sets(opts.required)``."""
+        if not self._n or req is None:
             return []
         acc, matched, known = self._accumulate(tokens, opts)
         min_matched = (known + 1) // 2 if opts.coverage and known >= 4 else 0
@@ -402,6 +408,180 @@ class Index:
             and all(doc in docs for docs in required)
         )
 
+    # --- scale and concurrency (issue 6): batch search, snapshots, live updates ---
+
+    def search_many(
+        self,
+        queries: Iterable[str],
+        limit: int,
+        exclude: Iterable[int] | None = None,
+        *,
+        include: Iterable[int] | None = None,
+        required: Iterable[str] | None = None,
+        prefix_fraction: float = 0.0,
+        prefix_min_len: int = 3,
+        max_expansions: int = 16,
+        threshold: float = 0.0,
+        relative_floor: float = 0.0,
+        coverage: bool = False,
+    ) -> list[list[tuple[int, float]]]:
+        """``search`` for every query with the same options, in order (sequential here; the
+        Rust engine runs them in parallel). The first failing query's error is raised, as a loop
+        would raise it."""
+        if isinstance(queries, str):
+            raise TypeError("queries must be an iterable of str, not a single str")
+        queries = [_check_text(q, "query") for q in queries]
+        limit = check_limit(limit)
+        opts = _Options(
+            exclude, include, required, prefix_fraction, prefix_min_len, max_expansions,
+            threshold, relative_floor, coverage,
+        )  # fmt: skip
+        req = self._required_sets(opts.required)
+        out = []
+        for query in queries:
+            tokens = tokenize(query)
+            if not tokens:
+                raise QueryError("Query must contain at least one letter or number.")
+            out.append(self._search(tokens, limit, opts, req))
+        return out
+
+    def _columns(self) -> _snapshot.Columns:
+        postings = {term: (docs, tfs) for term, (docs, tfs, _) in self._postings.items()}
+        return _columns(
+            self._params, self._weights, self._names, postings, self._presence, self._lengths
+        )
+
+    @classmethod
+    def _from_columns(cls, cols: _snapshot.Columns) -> Index:
+        self = cls.__new__(cls)
+        self._params = tuple(cols.params)
+        self._weights = tuple(cols.field_weights)
+        self._names = list(cols.names)
+        n = len(self._names)
+        offsets, docs, tfs = cols.offsets, cols.docs, cols.tfs
+        p_offsets, p_docs = cols.presence_offsets, cols.presence_docs
+        self._postings = {}
+        self._presence = {}
+        for t, term in enumerate(cols.terms):
+            start, end = offsets[t], offsets[t + 1]
+            if end > start:
+                self._postings[term] = (
+                    array("I", docs[start:end]),
+                    array("f", tfs[start:end]),
+                    _idf(n, end - start),
+                )
+            start, end = p_offsets[t], p_offsets[t + 1]
+            if end > start:
+                self._presence[term] = array("I", p_docs[start:end])
+        # The snapshot's terms are sorted already (then this is one linear pass).
+        self._sorted_terms = sorted(self._postings)
+        lengths = list(cols.lengths)
+        total = 0.0
+        for length in lengths:
+            total += length
+        avg = total / n if n else 1.0
+        self._avg = avg if (math.isfinite(avg) and avg != 0.0) else 1.0
+        k1, b, _ = self._params
+        self._lengths = lengths
+        self._norms = [k1 * (1.0 - b + b * (length / self._avg)) for length in lengths]
+        self._n = n
+        return self
+
+    def to_bytes(self, metadata: bytes | None = None) -> bytes:
+        """The index as snapshot bytes (the Rust engine's format; see ``toolsift._snapshot``)."""
+        return _snapshot.dumps(self._columns(), bytes(metadata or b""))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, with_metadata: bool = False) -> Any:
+        """An index from snapshot bytes; ``(index, metadata)`` with ``with_metadata=True``."""
+        cols, metadata = _snapshot.loads(data)
+        index = cls._from_columns(cols)
+        return (index, metadata) if with_metadata else index
+
+    def save(self, path: str | os.PathLike[str], metadata: bytes | None = None) -> None:
+        """Writes the snapshot to ``path`` atomically (a temporary file, then a rename)."""
+        _snapshot.write_atomic(path, self.to_bytes(metadata))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *, with_metadata: bool = False) -> Any:
+        """Reads a snapshot written by either engine's ``save``."""
+        with open(path, "rb") as fh:
+            data = fh.read()
+        return cls.from_bytes(data, with_metadata=with_metadata)
+
+    @property
+    def names(self) -> list[str]:
+        """The document names, in document order."""
+        return list(self._names)
+
+    @property
+    def params(self) -> tuple[float, float, float]:
+        """``(k1, b, delta)``."""
+        return self._params
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_from_snapshot, (self.to_bytes(),))
+
+    def updated(
+        self,
+        names: Iterable[str] | None = None,
+        documents: Iterable[Sequence[tuple[int, str]]] | None = None,
+        *,
+        remove: Iterable[int] | None = None,
+    ) -> Index:
+        """A new index without the documents ``remove`` and with ``documents`` appended.
+
+        The kept documents keep their order and the added ones follow, in the order given; the
+        result ranks and scores exactly like a new ``Index`` over that list. Only the added
+        documents are tokenized.
+        """
+        names = [] if names is None else list(names)
+        documents = [] if documents is None else list(documents)
+        removed = set()
+        for d in [] if remove is None else remove:
+            if isinstance(d, bool) or not isinstance(d, int):
+                raise TypeError(f"document ids must be ints, got {type(d).__name__}")
+            if d < 0 or d > 0xFFFFFFFF:
+                raise OverflowError(f"document id {d} is out of range")
+            removed.add(d)
+        if len(names) != len(documents):
+            raise ValueError(f"got {len(names)} names for {len(documents)} documents")
+        n_old = self._n
+        for d in sorted(removed):
+            if d >= n_old:
+                raise ValueError(f"cannot remove document {d}: the index has {n_old} documents")
+        k1, b, delta = self._params
+        added = Index(names, documents, self._weights, k1=k1, b=b, delta=delta)
+        remap = {}
+        kept = 0
+        for d in range(n_old):
+            if d not in removed:
+                remap[d] = kept
+                kept += 1
+        # Kept postings with their new ids first, then the added documents' (ids >= kept).
+        postings: dict[str, tuple[array, array]] = {}
+        for term, (d_old, t_old, _) in self._postings.items():
+            docs, tfs = postings[term] = (array("I"), array("f"))
+            for d, tf in zip(d_old, t_old):
+                nd = remap.get(d)
+                if nd is not None:
+                    docs.append(nd)
+                    tfs.append(tf)
+        for term, (d_new, t_new, _) in added._postings.items():
+            docs, tfs = postings.setdefault(term, (array("I"), array("f")))
+            docs.extend(d + kept for d in d_new)
+            tfs.extend(t_new)
+        presence: dict[str, array] = {}
+        for term, d_old in self._presence.items():
+            presence[term] = array("I", [remap[d] for d in d_old if d in remap])
+        for term, d_new in added._presence.items():
+            presence.setdefault(term, array("I")).extend(d + kept for d in d_new)
+        lengths = [x for d, x in enumerate(self._lengths) if d not in removed] + added._lengths
+        all_names = [x for d, x in enumerate(self._names) if d not in removed] + added._names
+        return Index._from_columns(
+            _columns(self._params, self._weights, all_names, postings, presence, lengths)
+        )
+
 
 def _distinct(tokens: list[str]) -> dict[str, float]:
     """Distinct query terms in first-seen order with their query frequencies."""
@@ -473,3 +653,49 @@ class _Options:
             raise ValueError(
                 f"Invalid relative floor: must be between 0 and 1, got {self.relative_floor}"
             )
+
+
+def _columns(
+    params: tuple[float, float, float],
+    weights: Sequence[float],
+    names: list[str],
+    postings: dict[str, tuple[array, array]],
+    presence: dict[str, array],
+    lengths: Sequence[float],
+) -> _snapshot.Columns:
+    """Snapshot columns: every term with a scored or a presence posting, in sorted order (code
+    point order = Rust's UTF-8 byte order), so both engines write the same bytes."""
+    terms = sorted(
+        {t for t, (docs, _) in postings.items() if docs}.union(
+            t for t, docs in presence.items() if docs
+        )
+    )
+    offsets, docs, tfs = array("I", [0]), array("I"), array("f")
+    p_offsets, p_docs = array("I", [0]), array("I")
+    for term in terms:
+        entry = postings.get(term)
+        if entry is not None:
+            docs.extend(entry[0])
+            tfs.extend(entry[1])
+        offsets.append(len(docs))
+        only = presence.get(term)
+        if only is not None:
+            p_docs.extend(only)
+        p_offsets.append(len(p_docs))
+    return _snapshot.Columns(
+        params,
+        list(weights),
+        list(names),
+        terms,
+        offsets,
+        docs,
+        tfs,
+        p_offsets,
+        p_docs,
+        array("d", lengths),
+    )
+
+
+def _from_snapshot(data: bytes) -> Index:
+    """Unpickles an :class:`Index` (module level, so pickle can find it)."""
+    return Index.from_bytes(data)

@@ -13,6 +13,8 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import threading
 import warnings
 from collections.abc import Iterable, Iterator
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import _fallback, _keyword
 from ._tokenize import tokenize
-from .errors import DuplicateToolError, EngineUnavailableError, LimitError
+from .errors import DuplicateToolError, EngineUnavailableError, LimitError, SnapshotError
 from .explain import Explanation, TermContribution
 from .names import NameTable
 from .query import DEFAULT_MAX_QUERY_LENGTH, ParsedQuery, parse_query
@@ -76,6 +78,40 @@ class FieldWeights:
 
     def as_list(self) -> list[float]:
         return [float(getattr(self, f.name)) for f in dataclasses.fields(self)]
+
+
+def _checked_limit(limit: int | None, ranker: str, max_limit: int, max_query_length: int) -> int:
+    """The limit :meth:`ToolIndex.search` uses, after its call-level checks (in its order)."""
+    if limit is None:
+        limit = _keyword.DEFAULT_KEYWORD_LIMIT if ranker == "keyword" else DEFAULT_LIMIT
+    _fallback.check_limit(limit)
+    _fallback.check_limit(max_limit)
+    if ranker not in ("bm25", "keyword"):
+        raise ValueError(f"ranker must be 'bm25' or 'keyword', got {ranker!r}")
+    if isinstance(max_query_length, bool) or not isinstance(max_query_length, int):
+        raise TypeError("max_query_length must be an int")
+    return limit
+
+
+@dataclass
+class _Request:
+    """The validated options of one :meth:`ToolIndex.search` or ``search_many`` call."""
+
+    limit: int
+    max_limit: int
+    notices: tuple[str, ...]
+    clamped: bool
+    max_query_length: int
+    allowed: set[int] | None
+    excluded: frozenset[int]
+    ranker: str
+    exact_names: bool
+    prefix: dict[str, Any]
+    include: list[int] | None
+    threshold: float
+    relative_floor: float
+    coverage: bool
+    normalize: bool
 
 
 # Field ids: positions in FieldWeights, in the order the seed builds its document.
@@ -329,61 +365,188 @@ class ToolIndex:
         """
         if not isinstance(query, str):
             parse_query(query)  # raises the QueryError
-        if limit is None:
-            limit = _keyword.DEFAULT_KEYWORD_LIMIT if ranker == "keyword" else DEFAULT_LIMIT
-        _fallback.check_limit(limit)
-        _fallback.check_limit(max_limit)
-        if ranker not in ("bm25", "keyword"):
-            raise ValueError(f"ranker must be 'bm25' or 'keyword', got {ranker!r}")
-        if isinstance(max_query_length, bool) or not isinstance(max_query_length, int):
-            raise TypeError("max_query_length must be an int")
+        limit = _checked_limit(limit, ranker, max_limit, max_query_length)
         parsed = parse_query(query, max_length=max(1, max_query_length))
+        request = self._request(
+            limit, exclude, servers, ranker, exact_names, prefix_fraction, prefix_min_len,
+            max_expansions, threshold, relative_floor, coverage, normalize, max_limit,
+            max_query_length,
+        )  # fmt: skip
+        return self._search_one(parsed, request)
+
+    def _request(
+        self,
+        limit: int,
+        exclude: Iterable[str],
+        servers: Iterable[str] | None,
+        ranker: Ranker,
+        exact_names: bool,
+        prefix_fraction: float,
+        prefix_min_len: int,
+        max_expansions: int,
+        threshold: float,
+        relative_floor: float,
+        coverage: bool,
+        normalize: bool,
+        max_limit: int,
+        max_query_length: int,
+    ) -> _Request:
+        """The options of :meth:`search`, validated and resolved to tool ids once per call."""
         # Same checks and messages as the engines, whichever ranker runs.
         _fallback._Options(
             None, None, None, prefix_fraction, prefix_min_len, max_expansions,
             threshold, relative_floor, coverage,
         )  # fmt: skip
-        notices: list[str] = []
         clamped = limit > max_limit
-        if clamped:
-            notices.append(f"limit {limit} clamped to {max_limit}")
-            limit = max_limit
-        if parsed.truncated:
-            notices.append(f"query cut to {max_query_length} characters")
         allowed = self._allowed(servers)
-        if parsed.kind == "select":
-            return self._select(parsed, limit, max_limit, allowed, notices, clamped)
-        excluded = {self._by_name[n] for n in exclude if n in self._by_name}
-        if ranker == "keyword":
-            hits = self._keyword_index().search(
-                parsed.text,
-                limit,
-                sorted(excluded),
-                include=None if allowed is None else sorted(allowed),
-                required=parsed.required,
-            )
-            matches = [Match(self._tools[d], s, "keyword") for d, s in hits]
-        else:
-            prefix = {
+        return _Request(
+            limit=max_limit if clamped else limit,
+            max_limit=max_limit,
+            notices=(f"limit {limit} clamped to {max_limit}",) if clamped else (),
+            clamped=clamped,
+            max_query_length=max_query_length,
+            allowed=allowed,
+            excluded=frozenset(self._by_name[n] for n in exclude if n in self._by_name),
+            ranker=ranker,
+            exact_names=exact_names,
+            prefix={
                 "prefix_fraction": prefix_fraction,
                 "prefix_min_len": prefix_min_len,
                 "max_expansions": max_expansions,
+            },
+            include=None if allowed is None else sorted(allowed),
+            threshold=threshold,
+            relative_floor=relative_floor,
+            coverage=coverage,
+            normalize=normalize,
+        )
+
+    def _search_one(self, parsed: ParsedQuery, request: _Request) -> SearchResult:
+        """:meth:`search` for one parsed query: what :meth:`_search_parsed` does for a batch of
+        one, without the batch bookkeeping (a few microseconds a call)."""
+        notices = list(request.notices)
+        if parsed.truncated:
+            notices.append(f"query cut to {request.max_query_length} characters")
+        if parsed.kind == "select":
+            return self._select(
+                parsed, request.limit, request.max_limit, request.allowed, notices,
+                request.clamped,
+            )  # fmt: skip
+        if request.ranker == "keyword":
+            return self._finish(parsed, self._keyword_matches(parsed, request), notices, request)
+        matches, room, (exclude, required, floor) = self._tier(parsed, request)
+        if room > 0:
+            hits = self._index.search(
+                parsed.text,
+                room,
+                exclude,
+                include=request.include,
+                required=required,
+                **request.prefix,
+                threshold=request.threshold,
+                coverage=request.coverage,
+                relative_floor=floor,
+            )
+            matches += [Match(self._tools[d], score, "bm25") for d, score in hits]
+        return self._finish(parsed, matches, notices, request)
+
+    def _keyword_matches(self, parsed: ParsedQuery, request: _Request) -> list[Match]:
+        hits = self._keyword_index().search(
+            parsed.text,
+            request.limit,
+            sorted(request.excluded),
+            include=request.include,
+            required=parsed.required,
+        )
+        return [Match(self._tools[d], s, "keyword") for d, s in hits]
+
+    def _search_parsed(self, queries: list[ParsedQuery], request: _Request) -> list[SearchResult]:
+        """One :class:`SearchResult` per parsed query, in order.
+
+        The BM25+ searches that need the same engine call but for the query text (same room,
+        exclusions and required terms: all queries without an exact-name tier or ``+term``, in
+        the common case) go to the engine as one ``search_many`` batch, which the Rust engine
+        runs in parallel with the GIL released. Each result equals the single search's.
+        """
+        results: list[SearchResult | None] = [None] * len(queries)
+        ranked: dict[int, tuple[list[str], list[Match]]] = {}
+        batches: dict[tuple[Any, ...], list[int]] = {}
+        for i, parsed in enumerate(queries):
+            notices = list(request.notices)
+            if parsed.truncated:
+                notices.append(f"query cut to {request.max_query_length} characters")
+            if parsed.kind == "select":
+                results[i] = self._select(
+                    parsed, request.limit, request.max_limit, request.allowed, notices,
+                    request.clamped,
+                )  # fmt: skip
+                continue
+            if request.ranker == "keyword":
+                ranked[i] = (notices, self._keyword_matches(parsed, request))
+                continue
+            matches, room, rest = self._tier(parsed, request)
+            ranked[i] = (notices, matches)
+            if room > 0:
+                batches.setdefault((room, *rest), []).append(i)
+        for (room, exclude, required, floor), members in batches.items():
+            kwargs: dict[str, Any] = {
+                "include": request.include,
+                "required": list(required),
+                **request.prefix,
+                "threshold": request.threshold,
+                "coverage": request.coverage,
+                "relative_floor": floor,
             }
-            filters = {
-                "include": None if allowed is None else sorted(allowed),
-                "required": parsed.required,
-                **prefix,
-            }
-            gates = {"threshold": threshold, "relative_floor": relative_floor, "coverage": coverage}
-            matches = self._rank(parsed, limit, excluded, filters, gates, exact_names)
-        if ranker == "keyword" and threshold:
-            matches = [m for m in matches if m.score >= threshold]
-        if relative_floor and matches:
+            texts = [queries[i].text for i in members]
+            if len(texts) == 1:
+                lists = [self._index.search(texts[0], room, list(exclude), **kwargs)]
+            else:
+                lists = self._index.search_many(texts, room, list(exclude), **kwargs)
+            for i, hits in zip(members, lists):
+                ranked[i][1].extend(Match(self._tools[d], score, "bm25") for d, score in hits)
+        for i, (notices, matches) in ranked.items():
+            results[i] = self._finish(queries[i], matches, notices, request)
+        return [r for r in results if r is not None]
+
+    def _tier(
+        self, parsed: ParsedQuery, request: _Request
+    ) -> tuple[list[Match], int, tuple[tuple[int, ...], tuple[str, ...], float]]:
+        """The exact-name tier's matches, the room left for BM25+ matches, and what the BM25+
+        search needs besides the query text: (excluded ids, required terms, relative floor).
+
+        Every work item here is proportional to the query or to the named tools, never to the
+        corpus: one dict lookup per candidate span, one engine call per ambiguous name.
+        """
+        filters = {"include": request.include, "required": parsed.required, **request.prefix}
+        excluded = request.excluded
+        tier = self._exact_name_tier(parsed, excluded, filters) if request.exact_names else []
+        del tier[request.limit :]
+        matches: list[Match] = []
+        if tier:
+            scores = dict(
+                self._index.score_documents(parsed.text, tier, sorted(excluded), **filters)
+            )
+            matches = [Match(self._tools[d], scores.get(d, 0.0), "exact_name") for d in tier]
+        rest = (
+            tuple(sorted(excluded.union(tier))),
+            tuple(parsed.required),
+            # With named tools first, the floor applies to the whole result (in _finish).
+            request.relative_floor if not tier else 0.0,
+        )
+        return matches, request.limit - len(matches), rest
+
+    def _finish(
+        self, parsed: ParsedQuery, matches: list[Match], notices: list[str], request: _Request
+    ) -> SearchResult:
+        """The gates that act on the whole result, normalized scores, and the result itself."""
+        if request.ranker == "keyword" and request.threshold:
+            matches = [m for m in matches if m.score >= request.threshold]
+        if request.relative_floor and matches:
             # Relative to the best score of the whole result; named (exact_name) tools stay.
             best = max(m.score for m in matches)
-            floor = relative_floor * best
+            floor = request.relative_floor * best
             matches = [m for m in matches if m.reason == "exact_name" or m.score >= floor]
-        if normalize and matches:
+        if request.normalize and matches:
             best = max(m.score for m in matches)
             matches = [
                 dataclasses.replace(m, normalized_score=m.score / best if best > 0 else 0.0)
@@ -392,52 +555,16 @@ class ToolIndex:
         return SearchResult(
             query=parsed.query,
             query_kind="keyword",
-            limit=limit,
+            limit=request.limit,
             matches=tuple(matches),
             notices=tuple(notices),
-            clamped=clamped,
+            clamped=request.clamped,
             truncated=parsed.truncated,
             total_tools=len(self._tools),
         )
 
-    def _rank(
-        self,
-        parsed: ParsedQuery,
-        limit: int,
-        excluded: set[int],
-        filters: dict[str, Any],
-        gates: dict[str, Any],
-        exact_names: bool,
-    ) -> list[Match]:
-        """The exact-name tier, then BM25+ matches, cut to ``limit``.
-
-        Every work item here is proportional to the query or to the named tools, never to the
-        corpus: one dict lookup per candidate span, one engine call per ambiguous name.
-        """
-        engine = self._index
-        tools = self._tools
-        tier = self._exact_name_tier(parsed, excluded, filters) if exact_names else []
-        del tier[limit:]
-        matches: list[Match] = []
-        if tier:
-            scores = dict(engine.score_documents(parsed.text, tier, sorted(excluded), **filters))
-            matches = [Match(tools[d], scores.get(d, 0.0), "exact_name") for d in tier]
-        room = limit - len(matches)
-        if room > 0:
-            hits = engine.search(
-                parsed.text,
-                room,
-                sorted(excluded.union(tier)),
-                threshold=gates["threshold"],
-                coverage=gates["coverage"],
-                relative_floor=gates["relative_floor"] if not tier else 0.0,
-                **filters,
-            )
-            matches += [Match(tools[d], score, "bm25") for d, score in hits]
-        return matches
-
     def _exact_name_tier(
-        self, parsed: ParsedQuery, excluded: set[int], filters: dict[str, Any]
+        self, parsed: ParsedQuery, excluded: frozenset[int], filters: dict[str, Any]
     ) -> list[int]:
         """The tools the query names exactly (seed 004), in query order, deduplicated.
 
@@ -585,3 +712,282 @@ class ToolIndex:
                 s for s in suggestions if any(i in allowed for i in self.names.lookup(s))
             )
         return suggestions
+
+    # --- scale and concurrency (issue 6): batch search, snapshots, live updates ---
+
+    def search_many(
+        self,
+        queries: Iterable[str],
+        limit: int | None = None,
+        *,
+        exclude: Iterable[str] = (),
+        servers: Iterable[str] | None = None,
+        ranker: Ranker = "bm25",
+        exact_names: bool = True,
+        prefix_fraction: float = DEFAULT_PREFIX_FRACTION,
+        prefix_min_len: int = 3,
+        max_expansions: int = 16,
+        threshold: float = 0.0,
+        relative_floor: float = 0.0,
+        coverage: bool = False,
+        normalize: bool = False,
+        max_limit: int = DEFAULT_MAX_LIMIT,
+        max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
+    ) -> list[SearchResult]:
+        """:meth:`search` for many queries with the same options, in one call.
+
+        The BM25+ searches run on the engine's ``search_many``: in parallel on all cores with
+        the GIL released on the Rust engine (queries that need a different engine call, for
+        their ``+required`` words or their exact-name tier, are batched by what they share).
+        The results are in query order and each equals what :meth:`search` returns for that
+        query with the same options; if queries fail, the error a loop of :meth:`search` calls
+        would raise first is raised.
+
+        Arguments:
+            queries: the queries (an iterable of str, not a single str).
+            limit, exclude, servers, ranker, exact_names, prefix_fraction, prefix_min_len,
+                max_expansions, threshold, relative_floor, coverage, normalize, max_limit,
+                max_query_length: as for :meth:`search`, applied to every query (``exclude``
+                and ``servers`` are read once).
+
+        Raises:
+            TypeError: ``queries`` is a single str.
+            QueryError: a query is invalid (see :meth:`search`).
+            LimitError: ``limit`` or ``max_limit`` is not a positive integer.
+            ValueError: ``ranker`` is unknown, or a gate or prefix option is out of range.
+
+        Example:
+            >>> index = ToolIndex([Tool(name="get_weather", description="Weather for a city")])
+            >>> [r[0].tool.name for r in index.search_many(["weather", "city weather"])]
+            ['get_weather', 'get_weather']
+        """
+        if isinstance(queries, str):
+            raise TypeError("queries must be an iterable of str, not a single str")
+        queries = list(queries)
+        if not queries:
+            return []
+        exclude = tuple(exclude)
+        if servers is not None and not isinstance(servers, str):
+            servers = tuple(servers)
+        options: dict[str, Any] = {
+            "exclude": exclude,
+            "servers": servers,
+            "ranker": ranker,
+            "exact_names": exact_names,
+            "prefix_fraction": prefix_fraction,
+            "prefix_min_len": prefix_min_len,
+            "max_expansions": max_expansions,
+            "threshold": threshold,
+            "relative_floor": relative_floor,
+            "coverage": coverage,
+            "normalize": normalize,
+            "max_limit": max_limit,
+            "max_query_length": max_query_length,
+        }
+        try:
+            for query in queries:
+                if not isinstance(query, str):
+                    parse_query(query)  # raises the QueryError
+            checked = _checked_limit(limit, ranker, max_limit, max_query_length)
+            length = max(1, max_query_length)
+            parsed = [parse_query(query, max_length=length) for query in queries]
+            request = self._request(checked, **options)
+            return self._search_parsed(parsed, request)
+        except Exception:
+            # Something is invalid. A loop of search() calls finds the error it would raise
+            # first (say an earlier query's engine error before a later query's parse error);
+            # errors are rare, so the loop's cost does not matter.
+            for query in queries:
+                self.search(query, limit, **options)
+            raise
+
+    @classmethod
+    def _from_parts(
+        cls,
+        tools: tuple[Tool, ...],
+        engine: str,
+        index: EngineIndex,
+        field_weights: FieldWeights,
+        params: tuple[float, float, float],
+    ) -> ToolIndex:
+        self = cls.__new__(cls)
+        self._tools = tools
+        self._by_name = {tool.name: i for i, tool in enumerate(tools)}
+        self._by_server = {}
+        for i, tool in enumerate(tools):
+            if tool.server is not None:
+                self._by_server.setdefault(tool.server, []).append(i)
+        # Derived from the tools alone, so not stored in a snapshot: the name table (select:,
+        # the exact-name tier) and the keyword ranker's index are rebuilt on first use.
+        self._name_table = None
+        self._keyword = None
+        self._name_lock = threading.Lock()
+        self.field_weights = field_weights
+        self.engine = engine
+        self._index = index
+        self.params = params
+        return self
+
+    def to_bytes(self) -> bytes:
+        """The index, its tools, parameters and field weights as snapshot bytes.
+
+        The bytes are the engine snapshot (see ``toolsift._snapshot``) with the tools stored as
+        JSON in its metadata section; both engines read and write the same format.
+
+        Example:
+            >>> index = ToolIndex([Tool(name="get_weather", description="Weather for a city")])
+            >>> ToolIndex.from_bytes(index.to_bytes()).search("weather")[0].name
+            'get_weather'
+        """
+        meta = {
+            "format": _SNAPSHOT_KIND,
+            "version": 1,
+            "field_weights": dataclasses.asdict(self.field_weights),
+            "tools": [tool.to_dict() for tool in self._tools],
+        }
+        blob = json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return self._index.to_bytes(blob)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, engine: EngineName = "auto") -> ToolIndex:
+        """Loads :meth:`to_bytes` output (written by either engine) without re-tokenizing.
+
+        Raises:
+            SnapshotError: the data is truncated, corrupted, of a newer format version, or not a
+                ToolIndex snapshot.
+        """
+        name, engine_cls = _select_engine(engine)
+        loader: Any = engine_cls  # from_bytes is static (Rust) or a class method (Python)
+        index, blob = loader.from_bytes(data, with_metadata=True)
+        try:
+            meta = json.loads(bytes(blob).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            meta = None
+        if not isinstance(meta, dict) or meta.get("format") != _SNAPSHOT_KIND:
+            raise SnapshotError(
+                "This index snapshot holds no tools (it was saved by Index.save(), not "
+                "ToolIndex.save()). Load it with toolsift._core.Index.load(), or save a ToolIndex."
+            )
+        if not isinstance(meta.get("version"), int) or meta["version"] > 1:
+            raise SnapshotError(
+                f"The ToolIndex snapshot has tool-section version {meta.get('version')!r}, "
+                "newer than this toolsift reads. Upgrade toolsift, or rebuild the index and save "
+                "it again."
+            )
+        try:
+            tools = tuple(Tool.from_dict(record) for record in meta["tools"])
+            weights = FieldWeights(**meta["field_weights"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SnapshotError(
+                f"The ToolIndex snapshot's tool section is invalid ({exc}). Rebuild the index "
+                "and save it again."
+            ) from None
+        if len(tools) != len(index) or any(t.name != n for t, n in zip(tools, index.names)):
+            raise SnapshotError(
+                "The ToolIndex snapshot's tools do not match its index. Rebuild the index and "
+                "save it again."
+            )
+        return cls._from_parts(tools, name, index, weights, tuple(index.params))
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Writes :meth:`to_bytes` to ``path`` atomically (a temporary file, then a rename), so a
+        gateway can build once and every worker :meth:`load` s it in milliseconds.
+
+        Example:
+            >>> import os, tempfile
+            >>> path = os.path.join(tempfile.mkdtemp(), "tools.tsift")
+            >>> ToolIndex([Tool(name="get_weather", description="Weather")]).save(path)
+            >>> len(ToolIndex.load(path))
+            1
+        """
+        from ._snapshot import write_atomic
+
+        write_atomic(path, self.to_bytes())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *, engine: EngineName = "auto") -> ToolIndex:
+        """Reads a file written by :meth:`save` (by either engine).
+
+        Raises:
+            SnapshotError: the file is truncated, corrupted or of a newer format version.
+            OSError: the file cannot be read.
+        """
+        with open(path, "rb") as fh:
+            data = fh.read()
+        return cls.from_bytes(data, engine=engine)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_unpickle_tool_index, (self.to_bytes(), self.engine))
+
+    def with_tools(self, add: Iterable[Tool] = (), remove: Iterable[str] = ()) -> ToolIndex:
+        """A new index with ``add`` added and the tools named in ``remove`` removed; this one is
+        not changed (copy-on-write), so searches running on other threads are unaffected.
+
+        A tool in ``add`` whose name is already indexed replaces that tool. The new index lists
+        the kept tools in their previous order, then ``add`` in the order given, and ranks
+        exactly like ``ToolIndex(kept + add)`` (same IDF, average length and scores); only the
+        added tools are tokenized.
+
+        Raises:
+            KeyError: a name in ``remove`` is not indexed.
+            DuplicateToolError: two tools in ``add`` share a name.
+
+        Example:
+            >>> index = ToolIndex([Tool(name="a", description="alpha")])
+            >>> [t.name for t in index.with_tools(add=[Tool(name="b", description="beta")])]
+            ['a', 'b']
+        """
+        add = tuple(add)
+        seen: dict[str, int] = {}
+        for i, tool in enumerate(add):
+            if not isinstance(tool, Tool):
+                raise TypeError(f"add[{i}] must be a toolsift.Tool, got {type(tool).__name__}")
+            if tool.name in seen:
+                raise DuplicateToolError(
+                    f"Duplicate tool name {tool.name!r} (add[{seen[tool.name]}] and add[{i}]); "
+                    "tool names must be unique in an index.",
+                    tool=tool.name,
+                    field="name",
+                )
+            seen[tool.name] = i
+        drop = set()
+        for name in remove:
+            if name not in self._by_name:
+                raise KeyError(name)
+            drop.add(self._by_name[name])
+        drop.update(self._by_name[t.name] for t in add if t.name in self._by_name)
+        weights = self.field_weights.as_list()
+        index = self._index.updated(
+            [t.name for t in add], [_document(t, weights) for t in add], remove=sorted(drop)
+        )
+        tools = tuple(t for i, t in enumerate(self._tools) if i not in drop) + add
+        return ToolIndex._from_parts(tools, self.engine, index, self.field_weights, self.params)
+
+    def replace_server(self, server: str, tools: Iterable[Tool]) -> ToolIndex:
+        """A new index in which ``server``'s tools are exactly ``tools`` (an MCP server
+        connected, changed its tool list, or disconnected with ``tools=[]``).
+
+        Equivalent to ``with_tools(add=tools, remove=[names of server's current tools])``.
+
+        Example:
+            >>> index = ToolIndex([Tool(name="mcp__s__a", server="s", mcp_tool_name="a")])
+            >>> [t.name for t in index.replace_server("s", [])]
+            []
+        """
+        tools = tuple(tools)
+        for i, tool in enumerate(tools):
+            if isinstance(tool, Tool) and tool.server != server:
+                raise ValueError(
+                    f"tools[{i}] ({tool.name!r}) belongs to server {tool.server!r}, not {server!r}"
+                )
+        old = [t.name for t in self._tools if t.server == server]
+        return self.with_tools(add=tools, remove=old)
+
+
+_SNAPSHOT_KIND = "toolsift.ToolIndex"
+
+
+def _unpickle_tool_index(data: bytes, engine: str) -> ToolIndex:
+    """Unpickles a :class:`ToolIndex` on the engine it was pickled from (module level: pickle
+    finds it by name)."""
+    return ToolIndex.from_bytes(data, engine=engine)  # type: ignore[arg-type]

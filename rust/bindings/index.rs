@@ -6,8 +6,10 @@ use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+use std::path::PathBuf;
+
+use super::scale;
 use super::text::{extract_text, type_name};
-use crate::bm25::Params;
 use crate::index::{Index, PrefixOptions, SearchOptions};
 
 /// One term of an explanation: (term, matched, prefix, qtf, idf, tf, norm, contribution).
@@ -21,37 +23,42 @@ pub struct PyIndex {
 fn extract_documents(documents: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<(usize, String)>>> {
     let mut out = Vec::new();
     for (i, doc) in documents.try_iter()?.enumerate() {
-        let doc = doc?;
-        let mut fields = Vec::new();
-        for field in doc.try_iter().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "document {i} must be a sequence of (field, text) pairs"
-            ))
-        })? {
-            let field = field?;
-            let pair = field.cast::<PyTuple>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "document {i}: each field must be a (field id, text) tuple, got {}",
-                    type_name(&field)
-                ))
-            })?;
-            if pair.len() != 2 {
-                return Err(PyValueError::new_err(format!(
-                    "document {i}: each field must be a (field id, text) pair"
-                )));
-            }
-            let id: usize = pair.get_item(0)?.extract().map_err(|_| {
-                PyTypeError::new_err(format!("document {i}: field id must be a non-negative int"))
-            })?;
-            let text = extract_text(&pair.get_item(1)?, "field text")?;
-            fields.push((id, text.into_owned()));
-        }
-        out.push(fields);
+        out.push(extract_document(i, &doc?)?);
     }
     Ok(out)
 }
 
-fn extract_ids(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<HashSet<u32>>> {
+/// Document `i`'s `(field id, text)` pairs.
+pub(super) fn extract_document(i: usize, doc: &Bound<'_, PyAny>) -> PyResult<Vec<(usize, String)>> {
+    let mut fields = Vec::new();
+    for field in doc.try_iter().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "document {i} must be a sequence of (field, text) pairs"
+        ))
+    })? {
+        let field = field?;
+        let pair = field.cast::<PyTuple>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "document {i}: each field must be a (field id, text) tuple, got {}",
+                type_name(&field)
+            ))
+        })?;
+        if pair.len() != 2 {
+            return Err(PyValueError::new_err(format!(
+                "document {i}: each field must be a (field id, text) pair"
+            )));
+        }
+        let id: usize = pair.get_item(0)?.extract().map_err(|_| {
+            PyTypeError::new_err(format!("document {i}: field id must be a non-negative int"))
+        })?;
+        let text = extract_text(&pair.get_item(1)?, "field text")?;
+        fields.push((id, text.into_owned()));
+    }
+    Ok(fields)
+}
+
+/// A set of document ids from any iterable of ints; `None` stays `None`.
+fn extract_id_set(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<HashSet<u32>>> {
     let Some(obj) = obj else { return Ok(None) };
     let mut set = HashSet::new();
     for item in obj.try_iter()? {
@@ -60,7 +67,8 @@ fn extract_ids(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<HashSet<u32>>>
     Ok(Some(set))
 }
 
-/// The keyword-only search options shared by `search`, `score_documents` and `explain`.
+/// The keyword-only search options shared by `search`, `search_many`, `score_documents` and
+/// `explain`.
 #[allow(clippy::too_many_arguments)]
 fn extract_options(
     exclude: Option<&Bound<'_, PyAny>>,
@@ -80,8 +88,8 @@ fn extract_options(
         }
     }
     let options = SearchOptions {
-        exclude: extract_ids(exclude)?.unwrap_or_default(),
-        include: extract_ids(include)?,
+        exclude: extract_id_set(exclude)?.unwrap_or_default(),
+        include: extract_id_set(include)?,
         required: req,
         prefix: PrefixOptions {
             fraction: prefix_fraction,
@@ -113,9 +121,7 @@ impl PyIndex {
             .try_iter()?
             .map(|n| n.and_then(|n| extract_text(&n, "name").map(|s| s.into_owned())))
             .collect::<PyResult<_>>()?;
-        let documents = extract_documents(documents)?;
-        let params = Params::validated(k1, b, delta)?;
-        let inner = py.detach(|| Index::build(names, &documents, field_weights, params))?;
+        let inner = scale::build_pipelined(py, names, documents, field_weights, (k1, b, delta))?;
         Ok(PyIndex { inner })
     }
 
@@ -261,6 +267,137 @@ impl PyIndex {
             self.inner.len(),
             self.inner.vocabulary_size()
         )
+    }
+
+    // --- scale and concurrency (issue 6): helpers live in `bindings/scale.rs` ---
+
+    #[pyo3(signature = (
+        queries, limit, exclude = None, *, include = None, required = None, prefix_fraction = 0.0,
+        prefix_min_len = 3, max_expansions = 16, threshold = 0.0, relative_floor = 0.0,
+        coverage = false
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn search_many(
+        &self,
+        py: Python<'_>,
+        queries: &Bound<'_, PyAny>,
+        limit: &Bound<'_, PyAny>,
+        exclude: Option<&Bound<'_, PyAny>>,
+        include: Option<&Bound<'_, PyAny>>,
+        required: Option<&Bound<'_, PyAny>>,
+        prefix_fraction: f64,
+        prefix_min_len: usize,
+        max_expansions: usize,
+        threshold: f64,
+        relative_floor: f64,
+        coverage: bool,
+    ) -> PyResult<Vec<Vec<(u32, f64)>>> {
+        let queries = scale::extract_queries(queries)?;
+        let limit = extract_limit(limit)?;
+        let options = extract_options(
+            exclude,
+            include,
+            required,
+            prefix_fraction,
+            prefix_min_len,
+            max_expansions,
+            threshold,
+            relative_floor,
+            coverage,
+        )?;
+        let inner = &self.inner;
+        Ok(py.detach(|| inner.search_many(&queries, limit, &options))?)
+    }
+
+    #[pyo3(signature = (metadata = None))]
+    fn to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        metadata: Option<&[u8]>,
+    ) -> Bound<'py, pyo3::types::PyBytes> {
+        let inner = &self.inner;
+        let bytes = py.detach(|| inner.to_bytes(metadata.unwrap_or_default()));
+        pyo3::types::PyBytes::new(py, &bytes)
+    }
+
+    #[staticmethod]
+    #[pyo3(signature = (data, *, with_metadata = false))]
+    fn from_bytes(
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        with_metadata: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let data = scale::extract_bytes(data)?;
+        let (inner, meta) = py.detach(|| Index::from_bytes(&data))?;
+        scale::loaded(py, PyIndex { inner }, meta, with_metadata)
+    }
+
+    #[pyo3(signature = (path, metadata = None))]
+    fn save(&self, py: Python<'_>, path: PathBuf, metadata: Option<&[u8]>) -> PyResult<()> {
+        let inner = &self.inner;
+        let meta = metadata.unwrap_or_default();
+        py.detach(|| scale::write_atomic(&path, &inner.to_bytes(meta)))?;
+        Ok(())
+    }
+
+    #[staticmethod]
+    #[pyo3(signature = (path, *, with_metadata = false))]
+    fn load(py: Python<'_>, path: PathBuf, with_metadata: bool) -> PyResult<Py<PyAny>> {
+        let (inner, meta) = py.detach(|| -> PyResult<(Index, Vec<u8>)> {
+            let data = std::fs::read(&path)?;
+            Ok(Index::from_bytes(&data)?)
+        })?;
+        scale::loaded(py, PyIndex { inner }, meta, with_metadata)
+    }
+
+    #[pyo3(signature = (names = None, documents = None, *, remove = None))]
+    fn updated(
+        &self,
+        py: Python<'_>,
+        names: Option<&Bound<'_, PyAny>>,
+        documents: Option<&Bound<'_, PyAny>>,
+        remove: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let names: Vec<String> = match names {
+            Some(names) => names
+                .try_iter()?
+                .map(|n| n.and_then(|n| extract_text(&n, "name").map(|s| s.into_owned())))
+                .collect::<PyResult<_>>()?,
+            None => Vec::new(),
+        };
+        let documents = match documents {
+            Some(docs) => extract_documents(docs)?,
+            None => Vec::new(),
+        };
+        let remove = scale::extract_ids(remove)?;
+        let inner = &self.inner;
+        let inner = py.detach(|| {
+            let index = inner.updated(&remove, names, &documents);
+            drop(documents);
+            scale::release_free_memory();
+            index
+        })?;
+        Ok(PyIndex { inner })
+    }
+
+    /// The document names, in document order.
+    #[getter]
+    fn names(&self) -> Vec<String> {
+        self.inner.names().to_vec()
+    }
+
+    /// `(k1, b, delta)`.
+    #[getter]
+    fn params(&self) -> (f64, f64, f64) {
+        let p = self.inner.params();
+        (p.k1, p.b, p.delta)
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let bytes = slf.get().to_bytes(py, None);
+        let load = slf.get_type().getattr("from_bytes")?;
+        PyTuple::new(py, [load.into_any(), PyTuple::new(py, [bytes])?.into_any()])
     }
 }
 

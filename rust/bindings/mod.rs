@@ -4,6 +4,7 @@
 mod errors;
 mod index;
 mod keyword;
+mod scale;
 mod text;
 
 use pyo3::prelude::*;

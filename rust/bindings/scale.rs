@@ -1,0 +1,195 @@
+//! Conversions for batch search, snapshots and live updates (`search_many`, `to_bytes`,
+//! `from_bytes`, `save`, `load`, `updated` on `toolsift._core.Index`).
+
+use std::borrow::Cow;
+use std::io::Write;
+use std::path::Path;
+use std::sync::{mpsc, Arc};
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyTuple};
+
+use super::index::PyIndex;
+use super::text::{extract_text, type_name};
+use crate::bm25::Params;
+use crate::build::{check_weights, tokenize_chunk, Chunk, CHUNK_DOCS};
+use crate::index::Index;
+
+/// A batch of queries: any iterable of `str` (a lone `str` is refused: it would be one query
+/// per character).
+pub fn extract_queries(queries: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if queries.is_instance_of::<pyo3::types::PyString>() {
+        return Err(PyTypeError::new_err(
+            "queries must be an iterable of str, not a single str",
+        ));
+    }
+    queries
+        .try_iter()?
+        .map(|q| q.and_then(|q| extract_text(&q, "query").map(Cow::into_owned)))
+        .collect()
+}
+
+/// Document ids to remove, from any iterable of ints.
+pub fn extract_ids(ids: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<u32>> {
+    let mut out = Vec::new();
+    if let Some(ids) = ids {
+        for item in ids.try_iter()? {
+            out.push(item?.extract::<u32>()?);
+        }
+    }
+    Ok(out)
+}
+
+/// `bytes`, `bytearray` or anything with the buffer protocol (`memoryview`, `mmap`).
+pub fn extract_bytes(data: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(b) = data.cast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
+    }
+    if let Ok(b) = data.cast::<PyByteArray>() {
+        return Ok(b.to_vec());
+    }
+    let bytes = data
+        .call_method0("__bytes__")
+        .or_else(|_| {
+            data.py()
+                .import("builtins")?
+                .getattr("bytes")?
+                .call1((data,))
+        })
+        .map_err(|_| {
+            PyTypeError::new_err(format!(
+                "snapshot data must be bytes-like, got {}",
+                type_name(data)
+            ))
+        })?;
+    Ok(bytes.cast::<PyBytes>()?.as_bytes().to_vec())
+}
+
+/// The index, or `(index, metadata)` when asked for.
+pub fn loaded(
+    py: Python<'_>,
+    index: PyIndex,
+    metadata: Vec<u8>,
+    with_metadata: bool,
+) -> PyResult<Py<PyAny>> {
+    let index = Bound::new(py, index)?.into_any();
+    if with_metadata {
+        let meta = PyBytes::new(py, &metadata).into_any();
+        Ok(PyTuple::new(py, [index, meta])?.into_any().unbind())
+    } else {
+        Ok(index.unbind())
+    }
+}
+
+/// Writes `bytes` next to `path` and renames it into place, so a reader never sees half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp-{}", std::process::id()));
+    let tmp = std::path::PathBuf::from(tmp);
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Returns the allocator's free memory to the OS after a build, load or update (glibc only),
+/// so that the process's RSS grows by about the index's size, not by the build's scratch.
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free pages; it is safe to call at any time.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// Builds an index while the documents are still being converted: every `CHUNK_DOCS` documents
+/// taken from Python (which needs the GIL) go to rayon's pool to be tokenized (which does not),
+/// so conversion and tokenizing overlap and a chunk's strings are freed once it is tokenized.
+/// The merge then runs with the GIL released. Errors come in the order of the sequential path:
+/// conversion errors, then parameters, then document errors in document order.
+pub fn build_pipelined(
+    py: Python<'_>,
+    names: Vec<String>,
+    documents: &Bound<'_, PyAny>,
+    field_weights: Vec<f64>,
+    (k1, b, delta): (f64, f64, f64),
+) -> PyResult<Index> {
+    let weights = Arc::new(field_weights);
+    // Bad weights fail below, after conversion; don't tokenize with them meanwhile.
+    let tokenize = check_weights(&weights).is_ok();
+    let (tx, rx) = mpsc::channel::<(usize, crate::error::Result<Chunk>)>();
+    let mut chunk: Vec<Vec<(usize, String)>> = Vec::with_capacity(CHUNK_DOCS);
+    let mut spawned = 0usize;
+    let mut n_docs = 0usize;
+    let send = |chunk: Vec<Vec<(usize, String)>>, c: usize| {
+        if tokenize {
+            let (tx, weights) = (tx.clone(), Arc::clone(&weights));
+            rayon::spawn(move || {
+                let out = tokenize_chunk(c * CHUNK_DOCS, &chunk, &weights);
+                // The receiver outlives every task (it drains the channel); ignore a closed one.
+                let _ = tx.send((c, out));
+            });
+        }
+    };
+    let converted: PyResult<()> = (|| {
+        for (i, doc) in documents.try_iter()?.enumerate() {
+            chunk.push(super::index::extract_document(i, &doc?)?);
+            n_docs += 1;
+            if chunk.len() == CHUNK_DOCS {
+                send(std::mem::take(&mut chunk), spawned);
+                spawned += 1;
+            }
+        }
+        Ok(())
+    })();
+    if converted.is_ok() && !chunk.is_empty() {
+        send(std::mem::take(&mut chunk), spawned);
+        spawned += 1;
+    }
+    drop(tx);
+    let expected = if tokenize { spawned } else { 0 };
+    // Wait for the tasks (GIL released) even on error, so none outlives this call's data.
+    let results = py.detach(move || {
+        let mut results: Vec<Option<crate::error::Result<Chunk>>> =
+            (0..expected).map(|_| None).collect();
+        for (c, out) in rx.iter().take(expected) {
+            if let Some(slot) = results.get_mut(c) {
+                *slot = Some(out);
+            }
+        }
+        results
+    });
+    converted?;
+    let params = Params::validated(k1, b, delta)?;
+    let weights = Arc::try_unwrap(weights).unwrap_or_else(|w| (*w).clone());
+    py.detach(|| {
+        if names.len() != n_docs {
+            return Err(crate::error::Error::InvalidDocument(format!(
+                "got {} names for {n_docs} documents",
+                names.len()
+            )));
+        }
+        check_weights(&weights)?;
+        let chunks = results
+            .into_iter()
+            .map(|r| {
+                r.unwrap_or_else(|| {
+                    Err(crate::error::Error::InvalidDocument(
+                        "a document chunk was lost while tokenizing".into(),
+                    ))
+                })
+            })
+            .collect::<crate::error::Result<Vec<Chunk>>>()?;
+        let index = Index::from_chunks(names, chunks, weights, params);
+        release_free_memory();
+        index
+    })
+    .map_err(PyErr::from)
+}

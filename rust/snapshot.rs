@@ -1,0 +1,517 @@
+//! Index snapshots: a versioned, checksummed, little-endian binary format, so a gateway builds
+//! once and every worker process loads the index in milliseconds. `toolsift._snapshot` (Python)
+//! reads and writes the very same bytes for the pure-Python engine.
+//!
+//! ```text
+//! header, 32 bytes
+//!   0  magic        8 bytes   b"TSIFTIDX"
+//!   8  version      u32       2 (FORMAT_VERSION)
+//!  12  flags        u32       0 (reserved; a reader rejects other values)
+//!  16  payload_len  u64       bytes after the header
+//!  24  crc32        u32       CRC-32 (ISO-HDLC, zlib's crc32) of the payload
+//!  28  reserved     u32       0
+//! payload, every number little-endian, no padding
+//!  k1, b, delta            f64 × 3
+//!  n_fields                u32,  field_weights f64 × n_fields
+//!  n_docs, n_terms         u32 × 2
+//!  n_postings, n_presence  u32 × 2
+//!  names                   ends u32 × n_docs (cumulative UTF-8 byte ends), then the bytes
+//!  terms                   ends u32 × n_terms, then the bytes, in ascending byte order
+//!  offsets                 u32 × (n_terms + 1): term t's postings are [offsets[t], offsets[t+1])
+//!  docs                    u32 × n_postings (ascending within a term)
+//!  tfs                     f32 × n_postings (weighted term frequencies)
+//!  presence_offsets        u32 × (n_terms + 1), CSR like `offsets`
+//!  presence_docs           u32 × n_presence: documents holding the term only in weight-0 fields
+//!  lengths                 f64 × n_docs (weighted document lengths)
+//!  metadata_len            u64, then metadata bytes (opaque; ToolIndex keeps its tools there)
+//! ```
+//!
+//! Version 2 added the presence postings (`+required` terms of weight-0 fields) and stores the
+//! term dictionary sorted: the file's term ids are the index's sorted order, so the sorted term
+//! list of prefix matching loads without a sort, and both engines write the same bytes whatever
+//! order they met the terms in. Every term has a scored or a presence posting (or both). A
+//! version-1 file has no presence postings and is refused with a message to rebuild.
+//!
+//! Only stored columns are written; the IDF, average length, norms and the sorted term list are
+//! recomputed on load by [`crate::build::assemble`], with the same operations as a build, so a
+//! loaded index scores bit for bit like the one that was saved. The reader checks the header,
+//! the checksum and then every count against the bytes that remain *before* allocating, and
+//! validates the structure (offsets, ascending doc ids in range, finite positive values, UTF-8,
+//! sorted distinct terms), so a truncated, corrupted or hostile file is an [`Error::Snapshot`],
+//! never a panic or a huge allocation.
+
+use rayon::prelude::*;
+
+use crate::bm25::Params;
+use crate::build::{assemble, check_weights, Postings};
+use crate::error::{Error, Result};
+use crate::index::Index;
+
+pub const MAGIC: &[u8; 8] = b"TSIFTIDX";
+pub const FORMAT_VERSION: u32 = 2;
+pub const HEADER_LEN: usize = 32;
+
+fn put_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_strings<S: AsRef<str>>(out: &mut Vec<u8>, items: &[S]) {
+    let mut end = 0u32;
+    for s in items {
+        end += s.as_ref().len() as u32;
+        put_u32(out, end);
+    }
+    for s in items {
+        out.extend_from_slice(s.as_ref().as_bytes());
+    }
+}
+
+fn corrupt(what: &str) -> Error {
+    Error::Snapshot(format!(
+        "The index snapshot is corrupted: {what}. Rebuild the index and save it again."
+    ))
+}
+
+/// A bounds-checked little-endian reader over the payload.
+struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
+        if n > self.buf.len() - self.pos {
+            return Err(corrupt(&format!("{what} runs past the end of the payload")));
+        }
+        let out = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    /// `count` items of `size` bytes, checked against the remaining bytes before any allocation.
+    fn take_array(&mut self, count: usize, size: usize, what: &str) -> Result<&'a [u8]> {
+        let n = count
+            .checked_mul(size)
+            .ok_or_else(|| corrupt(&format!("{what} has an impossible length")))?;
+        self.take(n, what)
+    }
+
+    fn u32(&mut self, what: &str) -> Result<u32> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn u64(&mut self, what: &str) -> Result<u64> {
+        let b = self.take(8, what)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+
+    fn f64(&mut self, what: &str) -> Result<f64> {
+        Ok(f64::from_bits(self.u64(what)?))
+    }
+
+    fn u32s(&mut self, count: usize, what: &str) -> Result<Vec<u32>> {
+        let b = self.take_array(count, 4, what)?;
+        Ok(b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
+    }
+
+    fn f32s(&mut self, count: usize, what: &str) -> Result<Vec<f32>> {
+        let b = self.take_array(count, 4, what)?;
+        Ok(b.chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
+    }
+
+    fn f64s(&mut self, count: usize, what: &str) -> Result<Vec<f64>> {
+        let b = self.take_array(count, 8, what)?;
+        Ok(b.chunks_exact(8)
+            .map(|c| {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(c);
+                f64::from_le_bytes(a)
+            })
+            .collect())
+    }
+
+    fn strings(&mut self, count: usize, what: &str) -> Result<Vec<&'a str>> {
+        let ends = self.u32s(count, what)?;
+        let total = ends.last().copied().unwrap_or(0) as usize;
+        let bytes = self.take(total, what)?;
+        let mut out = Vec::with_capacity(count);
+        let mut start = 0usize;
+        for end in ends {
+            let end = end as usize;
+            if end < start || end > bytes.len() {
+                return Err(corrupt(&format!("{what} has out-of-order string offsets")));
+            }
+            let s = std::str::from_utf8(&bytes[start..end])
+                .map_err(|_| corrupt(&format!("{what} holds invalid UTF-8")))?;
+            out.push(s);
+            start = end;
+        }
+        Ok(out)
+    }
+}
+
+/// Checks the header and the checksum; returns the payload.
+fn open_payload(data: &[u8]) -> Result<&[u8]> {
+    if data.len() < 8 || &data[..8] != MAGIC {
+        return Err(Error::Snapshot(
+            "This is not a toolsift index snapshot (wrong magic bytes). Load a file written by \
+             Index.save() / ToolIndex.save(), or rebuild the index from its tools."
+                .into(),
+        ));
+    }
+    if data.len() < HEADER_LEN {
+        return Err(Error::Snapshot(format!(
+            "The index snapshot is truncated: {} bytes, shorter than its {HEADER_LEN}-byte \
+             header. The file was cut short (an interrupted copy or write); save the index again.",
+            data.len()
+        )));
+    }
+    let word = |at: usize| u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
+    let version = word(8);
+    if version > FORMAT_VERSION {
+        return Err(Error::Snapshot(format!(
+            "The index snapshot has format version {version}, newer than the version {FORMAT_VERSION} \
+             this toolsift reads. Upgrade toolsift, or rebuild the index and save it with this version."
+        )));
+    }
+    if version == 0 {
+        return Err(corrupt("its format version is 0"));
+    }
+    if version < FORMAT_VERSION {
+        return Err(Error::Snapshot(format!(
+            "The index snapshot has format version {version}, older than the version \
+             {FORMAT_VERSION} this toolsift reads (it lacks the postings of required terms). \
+             Rebuild the index and save it again."
+        )));
+    }
+    if word(12) != 0 || word(28) != 0 {
+        return Err(corrupt("its reserved header fields are not zero"));
+    }
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&data[16..24]);
+    let payload_len = u64::from_le_bytes(len);
+    let have = (data.len() - HEADER_LEN) as u64;
+    if payload_len != have {
+        return Err(Error::Snapshot(if payload_len > have {
+            format!(
+                "The index snapshot is truncated: the header announces {payload_len} payload \
+                 bytes but only {have} follow. The file was cut short (an interrupted copy or \
+                 write); save the index again."
+            )
+        } else {
+            format!(
+                "The index snapshot has {} unexpected bytes after its {payload_len}-byte payload; \
+                 the file is corrupted. Rebuild the index and save it again.",
+                have - payload_len
+            )
+        }));
+    }
+    let payload = &data[HEADER_LEN..];
+    let crc = crc32fast::hash(payload);
+    if crc != word(24) {
+        return Err(Error::Snapshot(format!(
+            "The index snapshot is corrupted: checksum mismatch (stored {:#010x}, computed \
+             {crc:#010x}). Rebuild the index and save it again.",
+            word(24)
+        )));
+    }
+    Ok(payload)
+}
+
+impl Index {
+    /// The index as snapshot bytes, with `metadata` stored verbatim.
+    pub fn to_bytes(&self, metadata: &[u8]) -> Vec<u8> {
+        // The file lists the terms in byte order (see the module docs).
+        let mut order: Vec<u32> = (0..self.terms.len() as u32).collect();
+        order.par_sort_unstable_by(|&a, &b| self.terms[a as usize].cmp(&self.terms[b as usize]));
+        let strings: usize = self.names.iter().map(|s| s.len() + 4).sum::<usize>()
+            + self.terms.iter().map(|s| s.len() + 4).sum::<usize>();
+        let mut p = Vec::with_capacity(
+            64 + strings
+                + self.field_weights.len() * 8
+                + self.offsets.len() * 8
+                + self.docs.len() * 8
+                + self.presence_docs.len() * 4
+                + self.lengths.len() * 8
+                + metadata.len(),
+        );
+        for v in [self.params.k1, self.params.b, self.params.delta] {
+            p.extend_from_slice(&v.to_le_bytes());
+        }
+        put_u32(&mut p, self.field_weights.len() as u32);
+        for w in &self.field_weights {
+            p.extend_from_slice(&w.to_le_bytes());
+        }
+        put_u32(&mut p, self.names.len() as u32);
+        put_u32(&mut p, self.terms.len() as u32);
+        put_u32(&mut p, self.docs.len() as u32);
+        put_u32(&mut p, self.presence_docs.len() as u32);
+        put_strings(&mut p, &self.names);
+        let sorted: Vec<&str> = order.iter().map(|&t| &*self.terms[t as usize]).collect();
+        put_strings(&mut p, &sorted);
+        let span = |offsets: &[u32], t: u32| {
+            (
+                offsets[t as usize] as usize,
+                offsets[t as usize + 1] as usize,
+            )
+        };
+        let mut end = 0u32;
+        put_u32(&mut p, end);
+        for &t in &order {
+            let (s, e) = span(&self.offsets, t);
+            end += (e - s) as u32;
+            put_u32(&mut p, end);
+        }
+        for &t in &order {
+            let (s, e) = span(&self.offsets, t);
+            for &d in &self.docs[s..e] {
+                put_u32(&mut p, d);
+            }
+        }
+        for &t in &order {
+            let (s, e) = span(&self.offsets, t);
+            for &tf in &self.tfs[s..e] {
+                p.extend_from_slice(&tf.to_le_bytes());
+            }
+        }
+        let mut end = 0u32;
+        put_u32(&mut p, end);
+        for &t in &order {
+            let (s, e) = span(&self.presence_offsets, t);
+            end += (e - s) as u32;
+            put_u32(&mut p, end);
+        }
+        for &t in &order {
+            let (s, e) = span(&self.presence_offsets, t);
+            for &d in &self.presence_docs[s..e] {
+                put_u32(&mut p, d);
+            }
+        }
+        for &l in &self.lengths {
+            p.extend_from_slice(&l.to_le_bytes());
+        }
+        p.extend_from_slice(&(metadata.len() as u64).to_le_bytes());
+        p.extend_from_slice(metadata);
+        let mut out = Vec::with_capacity(HEADER_LEN + p.len());
+        out.extend_from_slice(MAGIC);
+        put_u32(&mut out, FORMAT_VERSION);
+        put_u32(&mut out, 0);
+        out.extend_from_slice(&(p.len() as u64).to_le_bytes());
+        put_u32(&mut out, crc32fast::hash(&p));
+        put_u32(&mut out, 0);
+        out.extend_from_slice(&p);
+        out
+    }
+
+    /// Reads snapshot bytes back into an index and the stored metadata.
+    pub fn from_bytes(data: &[u8]) -> Result<(Index, Vec<u8>)> {
+        let mut r = Reader {
+            buf: open_payload(data)?,
+            pos: 0,
+        };
+        let (k1, b, delta) = (r.f64("k1")?, r.f64("b")?, r.f64("delta")?);
+        let params =
+            Params::validated(k1, b, delta).map_err(|e| corrupt(&format!("{e}").to_lowercase()))?;
+        let n_fields = r.u32("the field count")? as usize;
+        let field_weights = r.f64s(n_fields, "the field weights")?;
+        check_weights(&field_weights).map_err(|_| corrupt("a field weight is out of range"))?;
+        let n_docs = r.u32("the document count")? as usize;
+        let n_terms = r.u32("the term count")? as usize;
+        let n_postings = r.u32("the posting count")? as usize;
+        let n_presence = r.u32("the presence posting count")? as usize;
+        let names: Vec<String> = r
+            .strings(n_docs, "the names")?
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let term_strs = r.strings(n_terms, "the terms")?;
+        // Strictly ascending, so also distinct: the stored ids are the sorted order.
+        if term_strs.iter().any(|t| t.is_empty()) || term_strs.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(corrupt(
+                "its term dictionary is not sorted or has an empty or repeated term",
+            ));
+        }
+        let terms: Vec<Box<str>> = term_strs.into_iter().map(Box::from).collect();
+        let offsets = r.u32s(n_terms + 1, "the posting offsets")?;
+        let docs = r.u32s(n_postings, "the posting documents")?;
+        let tfs = r.f32s(n_postings, "the term frequencies")?;
+        let presence_offsets = r.u32s(n_terms + 1, "the presence offsets")?;
+        let presence_docs = r.u32s(n_presence, "the presence documents")?;
+        let lengths = r.f64s(n_docs, "the document lengths")?;
+        let meta_len = r.u64("the metadata length")?;
+        let meta_len = usize::try_from(meta_len).map_err(|_| corrupt("impossible metadata"))?;
+        let metadata = r.take(meta_len, "the metadata")?.to_vec();
+        if r.pos != r.buf.len() {
+            return Err(corrupt("it has bytes after the metadata"));
+        }
+        check_csr(&offsets, &docs, n_docs, "posting")?;
+        check_csr(&presence_offsets, &presence_docs, n_docs, "presence")?;
+        for t in 0..n_terms {
+            if offsets[t + 1] == offsets[t] && presence_offsets[t + 1] == presence_offsets[t] {
+                return Err(corrupt(&format!("term {t} has no postings")));
+            }
+        }
+        if tfs.iter().any(|tf| !(tf.is_finite() && *tf > 0.0)) {
+            return Err(corrupt("a term frequency is not a finite positive number"));
+        }
+        if lengths.iter().any(|l| !(l.is_finite() && *l >= 0.0)) {
+            return Err(corrupt("a document length is not a finite number >= 0"));
+        }
+        let sorted_terms = (0..n_terms as u32)
+            .filter(|&t| offsets[t as usize + 1] > offsets[t as usize])
+            .collect();
+        let index = assemble(
+            params,
+            field_weights,
+            names,
+            terms,
+            None,
+            Postings {
+                offsets,
+                docs,
+                tfs,
+                presence_offsets,
+                presence_docs,
+            },
+            Some(sorted_terms),
+            lengths,
+        );
+        Ok((index, metadata))
+    }
+}
+
+/// `offsets` must rise from 0 to `docs.len()`; each list ascending, with ids below `n_docs`.
+fn check_csr(offsets: &[u32], docs: &[u32], n_docs: usize, what: &str) -> Result<()> {
+    if offsets.first() != Some(&0) || offsets.last() != Some(&(docs.len() as u32)) {
+        return Err(corrupt(&format!(
+            "its {what} offsets do not span the {what}s"
+        )));
+    }
+    for (t, w) in offsets.windows(2).enumerate() {
+        if w[1] < w[0] || w[1] as usize > docs.len() {
+            return Err(corrupt(&format!(
+                "term {t} has a negative or too long {what} list"
+            )));
+        }
+        let list = &docs[w[0] as usize..w[1] as usize];
+        if list.windows(2).any(|p| p[1] <= p[0]) || list.iter().any(|&d| d as usize >= n_docs) {
+            return Err(corrupt(&format!("term {t} has an invalid {what} list")));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::tests::{assert_equivalent, corpus, query_language};
+    use crate::index::SearchOptions;
+
+    /// Field 2 has weight 0, so the sample has presence postings and presence-only terms.
+    fn sample() -> Index {
+        let (mut names, mut docs) = corpus(3000, 21);
+        names.push("only_here".into());
+        docs.push(vec![(0, "read".into()), (2, "zebra workspace".into())]);
+        Index::build_parallel(names, &docs, vec![6.0, 2.0, 0.0], Params::default()).unwrap()
+    }
+
+    #[test]
+    fn round_trip_is_exact() {
+        let idx = sample();
+        assert!(!idx.presence_docs.is_empty());
+        let bytes = idx.to_bytes(b"meta");
+        let (back, meta) = Index::from_bytes(&bytes).unwrap();
+        assert_eq!(meta, b"meta");
+        assert_equivalent(&idx, &back);
+        assert_eq!(back.to_bytes(b"meta"), bytes);
+        for opts in [SearchOptions::default(), query_language()] {
+            for q in ["read file", "the data of user", "mess chan"] {
+                assert_eq!(idx.search(q, 10, &opts), back.search(q, 10, &opts), "{q}");
+            }
+        }
+        // A term found only in a weight-0 field still filters after a round trip.
+        let zebra = SearchOptions {
+            required: vec!["zebra".into()],
+            ..SearchOptions::default()
+        };
+        let hits = back.search("read", 10, &zebra).unwrap();
+        assert_eq!(hits.len(), 1);
+        assert_eq!(back.names[hits[0].0 as usize], "only_here");
+        assert_eq!(idx.search("read", 10, &zebra).unwrap(), hits);
+        let empty = Index::build_parallel::<&str>(vec![], &[], vec![], Params::default()).unwrap();
+        let (e, _) = Index::from_bytes(&empty.to_bytes(b"")).unwrap();
+        assert!(e.is_empty());
+    }
+
+    #[test]
+    fn bad_files_are_snapshot_errors() {
+        let bytes = sample().to_bytes(b"");
+        let cases: Vec<(Vec<u8>, &str)> = vec![
+            (b"PK\x03\x04 not an index".to_vec(), "wrong magic"),
+            (bytes[..20].to_vec(), "truncated"),
+            (bytes[..bytes.len() - 1].to_vec(), "truncated"),
+            ([bytes.clone(), vec![0]].concat(), "unexpected bytes"),
+            (
+                {
+                    let mut b = bytes.clone();
+                    b[8] = (FORMAT_VERSION + 1) as u8;
+                    b
+                },
+                "newer",
+            ),
+            (
+                {
+                    let mut b = bytes.clone();
+                    b[8] = 1;
+                    b
+                },
+                "older",
+            ),
+            (
+                {
+                    let mut b = bytes.clone();
+                    let last = b.len() - 20;
+                    b[last] ^= 0x40;
+                    b
+                },
+                "checksum",
+            ),
+        ];
+        for (data, want) in cases {
+            match Index::from_bytes(&data) {
+                Err(Error::Snapshot(msg)) => assert!(msg.contains(want), "{msg}"),
+                other => panic!("expected a snapshot error about {want}, got {other:?}"),
+            }
+        }
+    }
+
+    /// Corrupt the payload and fix the checksum, so that the structural checks must catch it.
+    #[test]
+    fn structural_corruption_with_a_valid_checksum_never_panics() {
+        let bytes = sample().to_bytes(b"xyz");
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..3000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let mut b = bytes.clone();
+            let at = HEADER_LEN + (state as usize) % (b.len() - HEADER_LEN);
+            b[at] ^= 1 << ((state >> 40) % 8);
+            if state % 5 == 0 {
+                b[at] = 0xff;
+            }
+            let crc = crc32fast::hash(&b[HEADER_LEN..]);
+            b[24..28].copy_from_slice(&crc.to_le_bytes());
+            if let Ok((idx, _)) = Index::from_bytes(&b) {
+                let _ = idx.search("read file the", 5, &SearchOptions::default());
+            }
+        }
+    }
+}

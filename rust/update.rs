@@ -1,0 +1,345 @@
+//! Live updates, copy-on-write: `index.updated(remove, names, documents)` returns a new index and
+//! leaves the shared one untouched, so searches on other threads never see a half-applied change.
+//!
+//! Document order after an update: the documents that are kept, in their previous order, then the
+//! added documents in the order given. The new index equals a full rebuild over that list — same
+//! postings, lengths, IDF, average length (re-summed left to right in that order) and norms, so the
+//! same rankings and bit-identical scores, ties by name and then doc id included. Only term ids
+//! may differ from the rebuild's (kept terms keep their relative order, new terms come last, and
+//! terms left without scored or presence postings are dropped); term ids never influence a ranking.
+//!
+//! Only the added documents are tokenized; the kept postings (scored and presence postings) are
+//! copied with remapped doc ids, which is a linear pass over the postings instead of
+//! re-tokenizing the whole catalogue. `sorted_terms` (prefix expansion) is re-sorted from the
+//! new dictionary, and IDF, norms and the average length are recomputed by `assemble`.
+
+use rayon::prelude::*;
+
+use crate::build::{assemble, tokenize_chunk, Chunk, Postings};
+use crate::error::{Error, Result};
+use crate::index::Index;
+
+const CHUNK_DOCS: usize = 2048;
+
+impl Index {
+    /// A new index without the documents `remove` (ids in this index; repeats are ignored) and
+    /// with `documents` (named `names`) appended; see the module docs for the resulting order.
+    /// Errors about an added document give its position in `documents`.
+    pub fn updated<S: AsRef<str> + Sync>(
+        &self,
+        remove: &[u32],
+        names: Vec<String>,
+        documents: &[Vec<(usize, S)>],
+    ) -> Result<Index> {
+        if names.len() != documents.len() {
+            return Err(Error::InvalidDocument(format!(
+                "got {} names for {} documents",
+                names.len(),
+                documents.len()
+            )));
+        }
+        let n_old = self.len();
+        let mut keep = vec![true; n_old];
+        for &d in remove {
+            match keep.get_mut(d as usize) {
+                Some(k) => *k = false,
+                None => {
+                    return Err(Error::InvalidDocument(format!(
+                        "cannot remove document {d}: the index has {n_old} documents"
+                    )))
+                }
+            }
+        }
+        // Old doc id -> new doc id (u32::MAX when removed); order is preserved.
+        let mut remap = vec![u32::MAX; n_old];
+        let mut n_kept = 0u32;
+        for (d, &k) in keep.iter().enumerate() {
+            if k {
+                remap[d] = n_kept;
+                n_kept += 1;
+            }
+        }
+        if n_kept as usize + documents.len() > u32::MAX as usize {
+            return Err(Error::InvalidDocument(
+                "too many documents (at most 2^32 - 1)".into(),
+            ));
+        }
+        let chunks: Vec<Chunk> = documents
+            .par_chunks(CHUNK_DOCS)
+            .enumerate()
+            .map(|(c, docs)| tokenize_chunk(c * CHUNK_DOCS, docs, &self.field_weights))
+            .collect::<Result<_>>()?;
+
+        // Kept postings per old term.
+        let kept_df: Vec<u32> = self
+            .offsets
+            .par_windows(2)
+            .with_min_len(256)
+            .map(|w| {
+                self.docs[w[0] as usize..w[1] as usize]
+                    .iter()
+                    .filter(|&&d| keep[d as usize])
+                    .count() as u32
+            })
+            .collect();
+        // Kept presence postings (terms of weight-0 fields) per old term.
+        let kept_presence: Vec<u32> = self
+            .presence_offsets
+            .par_windows(2)
+            .with_min_len(256)
+            .map(|w| {
+                self.presence_docs[w[0] as usize..w[1] as usize]
+                    .iter()
+                    .filter(|&&d| keep[d as usize])
+                    .count() as u32
+            })
+            .collect();
+        // Terms of the added documents: an old term's id, or a new id after the old ones.
+        let n_old_terms = self.terms.len();
+        let mut new_terms: Vec<Box<str>> = Vec::new();
+        let mut new_ids = crate::index::TermMap::default();
+        let mut added_df = vec![0u32; n_old_terms];
+        let mut added_presence = vec![0u32; n_old_terms];
+        let mut chunk_remaps: Vec<Vec<u32>> = Vec::with_capacity(chunks.len());
+        for chunk in &chunks {
+            let mut m = Vec::with_capacity(chunk.terms.len());
+            for (term, &d) in chunk.terms.iter().zip(&chunk.df) {
+                let id = match self.term_ids.get(term).or_else(|| new_ids.get(term)) {
+                    Some(&id) => id,
+                    None => {
+                        let id = (n_old_terms + new_terms.len()) as u32;
+                        new_terms.push(term.clone());
+                        new_ids.insert(term.clone(), id);
+                        added_df.push(0);
+                        added_presence.push(0);
+                        id
+                    }
+                };
+                added_df[id as usize] += d;
+                m.push(id);
+            }
+            for &(local, _) in &chunk.presence {
+                added_presence[m[local as usize] as usize] += 1;
+            }
+            chunk_remaps.push(m);
+        }
+        // Final term ids: terms with at least one scored or presence posting, old ones first.
+        let mut final_id = vec![u32::MAX; added_df.len()];
+        let mut terms: Vec<Box<str>> = Vec::new();
+        let mut offsets = vec![0u32];
+        let mut presence_offsets = vec![0u32];
+        let mut total = 0u64;
+        let mut total_presence = 0u64;
+        for t in 0..added_df.len() {
+            let df = added_df[t] as u64 + kept_df.get(t).copied().unwrap_or(0) as u64;
+            let pf = added_presence[t] as u64 + kept_presence.get(t).copied().unwrap_or(0) as u64;
+            if df == 0 && pf == 0 {
+                continue;
+            }
+            final_id[t] = terms.len() as u32;
+            terms.push(if t < n_old_terms {
+                self.terms[t].clone()
+            } else {
+                new_terms[t - n_old_terms].clone()
+            });
+            total += df;
+            total_presence += pf;
+            if total > u32::MAX as u64 || total_presence > u32::MAX as u64 {
+                return Err(Error::InvalidDocument(
+                    "too many postings (at most 2^32 - 1)".into(),
+                ));
+            }
+            offsets.push(total as u32);
+            presence_offsets.push(total_presence as u32);
+        }
+        let mut docs = vec![0u32; total as usize];
+        let mut tfs = vec![0f32; total as usize];
+        let mut presence_docs = vec![0u32; total_presence as usize];
+        // Kept postings first (ascending new ids), then the added ones (ids >= n_kept).
+        let mut cursor: Vec<u32> = offsets[..terms.len()].to_vec();
+        let mut presence_cursor: Vec<u32> = presence_offsets[..terms.len()].to_vec();
+        for t in 0..n_old_terms {
+            let f = final_id[t];
+            if f == u32::MAX {
+                continue;
+            }
+            if kept_df[t] > 0 {
+                let (start, end) = (self.offsets[t] as usize, self.offsets[t + 1] as usize);
+                let slot = &mut cursor[f as usize];
+                for (&d, &tf) in self.docs[start..end].iter().zip(&self.tfs[start..end]) {
+                    let nd = remap[d as usize];
+                    if nd != u32::MAX {
+                        docs[*slot as usize] = nd;
+                        tfs[*slot as usize] = tf;
+                        *slot += 1;
+                    }
+                }
+            }
+            if kept_presence[t] > 0 {
+                let (start, end) = (
+                    self.presence_offsets[t] as usize,
+                    self.presence_offsets[t + 1] as usize,
+                );
+                let slot = &mut presence_cursor[f as usize];
+                for &d in &self.presence_docs[start..end] {
+                    let nd = remap[d as usize];
+                    if nd != u32::MAX {
+                        presence_docs[*slot as usize] = nd;
+                        *slot += 1;
+                    }
+                }
+            }
+        }
+        let mut lengths: Vec<f64> = Vec::with_capacity(n_kept as usize + documents.len());
+        let mut all_names: Vec<String> = Vec::with_capacity(lengths.capacity());
+        for (d, &k) in keep.iter().enumerate() {
+            if k {
+                lengths.push(self.lengths[d]);
+                all_names.push(self.names[d].clone());
+            }
+        }
+        all_names.extend(names);
+        for (c, (chunk, m)) in chunks.into_iter().zip(&chunk_remaps).enumerate() {
+            let base = n_kept + (c * CHUNK_DOCS) as u32;
+            for (local, doc, tf) in chunk.entries {
+                let slot = &mut cursor[final_id[m[local as usize] as usize] as usize];
+                docs[*slot as usize] = base + doc;
+                tfs[*slot as usize] = tf;
+                *slot += 1;
+            }
+            for (local, doc) in chunk.presence {
+                let slot = &mut presence_cursor[final_id[m[local as usize] as usize] as usize];
+                presence_docs[*slot as usize] = base + doc;
+                *slot += 1;
+            }
+            lengths.extend_from_slice(&chunk.lengths);
+        }
+        Ok(assemble(
+            self.params,
+            self.field_weights.clone(),
+            all_names,
+            terms,
+            None,
+            Postings {
+                offsets,
+                docs,
+                tfs,
+                presence_offsets,
+                presence_docs,
+            },
+            None,
+            lengths,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::bm25::Params;
+    use crate::build::tests::{assert_equivalent, corpus, query_language};
+    use crate::index::{Index, SearchOptions};
+
+    /// Field 2 has weight 0: its words are presence postings, which updates must carry over.
+    const W: [f64; 3] = [6.0, 2.0, 0.0];
+
+    #[test]
+    fn update_equals_rebuild() {
+        let (names, docs) = corpus(5000, 31);
+        let (add_names, add_docs) = corpus(2500, 32);
+        let base = Index::build_parallel(
+            names[..4000].to_vec(),
+            &docs[..4000],
+            W.to_vec(),
+            Params::default(),
+        )
+        .unwrap();
+        assert!(!base.presence_docs.is_empty());
+        let remove: Vec<u32> = (0..4000).filter(|d| d % 3 == 0 || *d > 3900).collect();
+        let up = base.updated(&remove, add_names.clone(), &add_docs).unwrap();
+        let mut kept_names: Vec<String> = Vec::new();
+        let mut kept_docs = Vec::new();
+        for d in 0..4000u32 {
+            if !remove.contains(&d) {
+                kept_names.push(names[d as usize].clone());
+                kept_docs.push(docs[d as usize].clone());
+            }
+        }
+        kept_names.extend(add_names);
+        kept_docs.extend(add_docs);
+        let rebuilt =
+            Index::build_parallel(kept_names, &kept_docs, W.to_vec(), Params::default()).unwrap();
+        assert_equivalent(&up, &rebuilt);
+        for opts in [SearchOptions::default(), query_language()] {
+            for q in [
+                "read file",
+                "the data",
+                "user channel message of",
+                "mess chan",
+            ] {
+                assert_eq!(up.search(q, 20, &opts), rebuilt.search(q, 20, &opts), "{q}");
+            }
+        }
+    }
+
+    #[test]
+    fn presence_only_terms_come_and_go_with_their_documents() {
+        let docs = vec![
+            vec![(0usize, "send message"), (2, "slack workspace")],
+            vec![(0, "send mail")],
+        ];
+        let base = Index::build(
+            vec!["a".into(), "b".into()],
+            &docs,
+            W.to_vec(),
+            Params::default(),
+        )
+        .unwrap();
+        let slack = SearchOptions {
+            required: vec!["workspace".into()],
+            ..SearchOptions::default()
+        };
+        assert_eq!(base.search("send", 5, &slack).unwrap().len(), 1);
+        // Removing the only document with "workspace" drops the term.
+        let gone = base.updated::<&str>(&[0], vec![], &[]).unwrap();
+        assert_eq!(gone.search("send", 5, &slack).unwrap(), vec![]);
+        assert!(!gone.term_ids.contains_key("workspace"));
+        // Adding one brings it back, as a presence posting of the new document.
+        let back = gone
+            .updated(
+                &[],
+                vec!["c".into()],
+                &[vec![(0, "send"), (2, "workspace")]],
+            )
+            .unwrap();
+        let hits = back.search("send", 5, &slack).unwrap();
+        assert_eq!(hits.len(), 1);
+        assert_eq!(back.names()[hits[0].0 as usize], "c");
+        // A prefix expands to a term that only an added document scores.
+        let prefix = SearchOptions {
+            prefix: crate::index::PrefixOptions {
+                fraction: 0.5,
+                ..Default::default()
+            },
+            ..SearchOptions::default()
+        };
+        let grown = base
+            .updated(&[], vec!["d".into()], &[vec![(0, "messenger")]])
+            .unwrap();
+        assert_eq!(grown.search("mess", 5, &prefix).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn removing_everything_and_bad_ids() {
+        let (names, docs) = corpus(50, 33);
+        let base = Index::build_parallel(names, &docs, W.to_vec(), Params::default()).unwrap();
+        let all: Vec<u32> = (0..50).collect();
+        let empty = base.updated::<&str>(&all, vec![], &[]).unwrap();
+        assert!(empty.is_empty());
+        assert_eq!(empty.vocabulary_size(), 0);
+        assert!(empty.terms.is_empty() && empty.presence_docs.is_empty());
+        assert!(base.updated::<&str>(&[50], vec![], &[]).is_err());
+        assert!(base
+            .updated(&[], vec!["x".into()], &[vec![(9usize, "text")]])
+            .is_err());
+    }
+}

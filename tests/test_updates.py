@@ -1,0 +1,185 @@
+"""Live updates (copy-on-write ``updated`` / ``with_tools`` / ``replace_server``) rank exactly
+like a full rebuild over the same documents, in both engines."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from toolsift import DuplicateToolError, Tool, ToolIndex
+from toolsift._fallback import Index as PyIndex
+
+from ._corpora import (
+    ENGINE_CLASSES,
+    ENGINE_NAMES,
+    QUERY_LANGUAGE,
+    VOCAB,
+    WEIGHTS,
+    corpus,
+    document,
+)
+from .conftest import HAVE_RUST
+
+QUERIES = ["read file", "the a of", "issue pull request", "send message user channel", "data"]
+#: Prefixes of indexed words (prefix expansion reads the sorted term list).
+PREFIX_QUERIES = ["rea fil", "mess chan us", "iss creat"]
+
+
+def assert_same_index(a, b):
+    assert len(a) == len(b)
+    assert a.names == b.names
+    assert a.average_length == b.average_length
+    assert a.vocabulary_size == b.vocabulary_size
+    for term in {t.lower() for t in VOCAB} | {"create", "repo"}:
+        assert a.document_frequency(term) == b.document_frequency(term)
+    for q in QUERIES:
+        for limit in (1, 3, 50):
+            assert a.search(q, limit) == b.search(q, limit), q
+    # The query language: required terms (presence postings of the weight-0 field 3 too),
+    # prefix expansion, the coverage rule and the gates.
+    for q in QUERIES + PREFIX_QUERIES:
+        for options in QUERY_LANGUAGE:
+            assert a.search(q, 10, **options) == b.search(q, 10, **options), (q, options)
+
+
+@st.composite
+def update_steps(draw):
+    steps = []
+    for _ in range(draw(st.integers(1, 4))):
+        n_add = draw(st.integers(0, 5))
+        adds = [(f"n{draw(st.integers(0, 9))}", draw(document)) for _ in range(n_add)]
+        remove_fraction = draw(st.sampled_from([0.0, 0.2, 0.5, 1.0]))
+        seed = draw(st.integers(0, 2**16))
+        steps.append((adds, remove_fraction, seed))
+    return steps
+
+
+@pytest.mark.parametrize("engine_index", ENGINE_CLASSES)
+@given(data=corpus(), steps=update_steps())
+def test_updates_equal_rebuild(engine_index, data, steps):
+    names, docs = data
+    idx = engine_index(names, docs, WEIGHTS)
+    current = list(zip(names, docs))
+    for adds, fraction, seed in steps:
+        remove = [d for d in range(len(current)) if (d * 2654435761 + seed) % 100 < fraction * 100]
+        idx = idx.updated([n for n, _ in adds], [f for _, f in adds], remove=remove)
+        current = [c for d, c in enumerate(current) if d not in set(remove)] + adds
+        rebuilt = engine_index([n for n, _ in current], [f for _, f in current], WEIGHTS)
+        assert_same_index(idx, rebuilt)
+
+
+@pytest.mark.skipif(not HAVE_RUST, reason="toolsift._core is not built")
+@given(data=corpus(), steps=update_steps())
+def test_updated_snapshots_are_identical_across_engines(data, steps):
+    from toolsift._core import Index as RustIndex
+
+    names, docs = data
+    r, p = RustIndex(names, docs, WEIGHTS), PyIndex(names, docs, WEIGHTS)
+    for adds, fraction, seed in steps:
+        n = len(r)
+        remove = [d for d in range(n) if (d * 40503 + seed) % 100 < fraction * 100]
+        args = ([n for n, _ in adds], [f for _, f in adds])
+        r, p = r.updated(*args, remove=remove), p.updated(*args, remove=remove)
+        assert r.to_bytes() == p.to_bytes()
+
+
+def test_updated_leaves_the_original_untouched(engine_index):
+    idx = engine_index(["a", "b"], [[(0, "read file")], [(0, "write file")]], WEIGHTS)
+    before = idx.search("file", 5)
+    new = idx.updated(["c"], [[(0, "file file")]], remove=[0])
+    assert idx.search("file", 5) == before
+    assert len(idx) == 2 and len(new) == 2
+    assert new.names == ["b", "c"]
+
+
+def test_update_errors(engine_index):
+    idx = engine_index(["a"], [[(0, "read")]], WEIGHTS)
+    with pytest.raises(ValueError, match="cannot remove document 1"):
+        idx.updated(remove=[1])
+    with pytest.raises(ValueError):
+        idx.updated(["x"], [])
+    with pytest.raises(ValueError, match="field"):
+        idx.updated(["x"], [[(9, "text")]])
+    with pytest.raises(OverflowError):
+        idx.updated(remove=[-1])
+    assert len(idx.updated(remove=[0, 0])) == 0
+
+
+def tool(name, server=None, text="", keys=()):
+    schema = {"type": "object", "properties": {k: {"type": "string"} for k in keys}}
+    return Tool(
+        name=f"mcp__{server}__{name}" if server else name,
+        description=text,
+        input_schema=schema,
+        server=server,
+        mcp_tool_name=name if server else None,
+    )
+
+
+@st.composite
+def tool_lists(draw):
+    out = {}
+    for _ in range(draw(st.integers(0, 12))):
+        server = draw(st.sampled_from(["github", "slack", None]))
+        name = draw(st.sampled_from(["read_file", "send", "list_issues", "create", "get_user"]))
+        words = draw(st.lists(st.sampled_from(VOCAB), max_size=8))
+        keys = draw(st.lists(st.sampled_from(["owner", "repo", "query"]), max_size=2, unique=True))
+        t = tool(name, server, " ".join(words), keys)
+        out[t.name] = t
+    return list(out.values())
+
+
+#: ToolIndex queries in the query language: +required words (descriptions are weight 0, so
+#: their words are presence postings), prefixes, exact tool names, and select:.
+TOOL_QUERIES = QUERIES + [
+    "+data read",
+    "+github file",
+    "+owner issue list",
+    "rea fil",
+    "mess +slack",
+    "read_file",
+    "get_user the",
+    "select:read_file,send",
+]
+
+
+def assert_same_tool_search(a, b):
+    for q in TOOL_QUERIES:
+        assert a.search(q, 50) == b.search(q, 50), q
+        assert a.search(q, 5, coverage=True, relative_floor=0.3) == b.search(
+            q, 5, coverage=True, relative_floor=0.3
+        ), q
+        assert a.search(q, 5, ranker="keyword") == b.search(q, 5, ranker="keyword"), q
+
+
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+@settings(max_examples=min(settings().max_examples, 200))  # each example builds 5 ToolIndexes
+@given(base=tool_lists(), new=tool_lists(), server=st.sampled_from(["github", "slack"]))
+def test_tool_index_updates_equal_rebuild(engine, base, new, server):
+    index = ToolIndex(base, engine=engine)
+    # with_tools: drop every other tool, add (and replace) the new ones.
+    remove = [t.name for t in base[::2] if t.name not in {n.name for n in new}]
+    updated = index.with_tools(add=new, remove=remove)
+    gone = set(remove) | {t.name for t in new}
+    expected = [t for t in base if t.name not in gone] + new
+    assert list(updated.tools) == expected
+    rebuilt = ToolIndex(expected, engine=engine)
+    assert_same_tool_search(updated, rebuilt)
+    # replace_server: the server's tools become exactly `mine`.
+    mine = [t for t in new if t.server == server]
+    replaced = index.replace_server(server, mine)
+    expected = [t for t in base if t.server != server] + mine
+    assert [t.name for t in replaced.tools] == [t.name for t in expected]
+    rebuilt = ToolIndex(expected, engine=engine)
+    assert_same_tool_search(replaced, rebuilt)
+
+
+def test_with_tools_errors(engine):
+    index = ToolIndex([tool("a", text="alpha")], engine=engine)
+    with pytest.raises(KeyError):
+        index.with_tools(remove=["nope"])
+    with pytest.raises(DuplicateToolError):
+        index.with_tools(add=[tool("b"), tool("b")])
+    with pytest.raises(ValueError):
+        index.replace_server("github", [tool("x", server="slack")])
+    assert len(index) == 1
