@@ -157,7 +157,7 @@ def meta_tool(
     tools, summaries = session._description_state()  # both of one state
     return Tool(
         name=name or session.meta_tool_name,
-        description=meta_tool_description(tools, summaries),
+        description=meta_tool_description(tools, summaries, max_servers=max_servers),
         input_schema=_input_schema(),
     )
 
