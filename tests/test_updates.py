@@ -183,3 +183,30 @@ def test_with_tools_errors(engine):
     with pytest.raises(ValueError):
         index.replace_server("github", [tool("x", server="slack")])
     assert len(index) == 1
+
+
+def test_with_tools_carries_the_name_table_over_exactly():
+    from toolsift import Tool, ToolIndex
+    from toolsift.names import NameTable
+
+    tools = [
+        Tool(
+            name=f"mcp__s{i % 3}__read_file_{i % 4}",
+            server=f"s{i % 3}",
+            mcp_tool_name=f"read_file_{i % 4}",
+            description="read a file",
+        )
+        for i in range(12)
+    ] + [Tool(name="getCurrentTime", description="time"), Tool(name="plain", description="x")]
+    index = ToolIndex(tools, engine="python")
+    assert index.names is not None  # build it, so with_tools remaps it
+    added = [
+        Tool(name="mcp__s9__read_file_1", server="s9", mcp_tool_name="read_file_1"),
+        Tool(name="getCurrentTime", description="replaced"),
+    ]
+    updated = index.with_tools(add=added, remove=["mcp__s1__read_file_1", "plain"])
+    fresh = NameTable(updated.tools)
+    assert updated.names._plain == fresh._plain
+    assert updated.names._qualified == fresh._qualified
+    for query in ("read_file_1", "s9/read_file_1", "getCurrentTime", "plain"):
+        assert updated.names.lookup(query) == fresh.lookup(query)

@@ -961,7 +961,16 @@ class ToolIndex:
             [t.name for t in add], [_document(t, weights) for t in add], remove=sorted(drop)
         )
         tools = tuple(t for i, t in enumerate(self._tools) if i not in drop) + add
-        return ToolIndex._from_parts(tools, self.engine, index, self.field_weights, self.params)
+        updated = ToolIndex._from_parts(tools, self.engine, index, self.field_weights, self.params)
+        table = self._name_table
+        if table is not None:  # carry the name table over instead of re-reading every tool
+            new_ids = []
+            j = 0
+            for i in range(len(self._tools)):
+                new_ids.append(-1 if i in drop else j)
+                j += i not in drop
+            updated._name_table = table.remapped(tools, new_ids, len(tools) - len(add))
+        return updated
 
     def replace_server(self, server: str, tools: Iterable[Tool]) -> ToolIndex:
         """A new index in which ``server``'s tools are exactly ``tools`` (an MCP server

@@ -54,6 +54,40 @@ def _ids(value: _Ids | None) -> tuple[int, ...]:
     return (value,) if isinstance(value, int) else tuple(value)
 
 
+def _index_tool(
+    i: int,
+    tool: Tool,
+    plain: dict[str, _Ids],
+    qualified: dict[str, _Ids],
+    server_keys: dict[str, str],
+) -> None:
+    """Store every name form of ``tool`` (id ``i``) in ``plain`` / ``qualified``."""
+    server = tool.server
+    if server is None:
+        for alias in (tool.name, tool.mcp_tool_name):
+            key = name_key(alias) if alias is not None else ""
+            if key:
+                _add(plain, key, i)
+        return
+    raw = tool.mcp_tool_name if tool.mcp_tool_name is not None else tool.name
+    raw_key = name_key(raw)
+    server_key = server_keys.get(server)
+    if server_key is None:
+        server_key = server_keys[server] = name_key(server)
+    qual_key = server_key + raw_key
+    if qual_key:
+        _add(qualified, qual_key, i)
+    if raw_key:
+        _add(plain, raw_key, i)
+    if name_key(tool.name) != "mcp" + qual_key:
+        # Sanitising changed the canonical name (non-ASCII server or tool name), or the
+        # name is not canonical: index every alias the slow way.
+        for alias in tool.aliases():
+            key = name_key(alias)
+            if key and key != qual_key and key != "mcp" + qual_key and key != raw_key:
+                _add(plain, key, i)
+
+
 class NameTable:
     """Normalised name forms → tool ids (ids in index order).
 
@@ -71,32 +105,42 @@ class NameTable:
         qualified: dict[str, _Ids] = {}
         server_keys: dict[str, str] = {}
         for i, tool in enumerate(tools):
-            server = tool.server
-            if server is None:
-                for alias in (tool.name, tool.mcp_tool_name):
-                    key = name_key(alias) if alias is not None else ""
-                    if key:
-                        _add(plain, key, i)
-                continue
-            raw = tool.mcp_tool_name if tool.mcp_tool_name is not None else tool.name
-            raw_key = name_key(raw)
-            server_key = server_keys.get(server)
-            if server_key is None:
-                server_key = server_keys[server] = name_key(server)
-            qual_key = server_key + raw_key
-            if qual_key:
-                _add(qualified, qual_key, i)
-            if raw_key:
-                _add(plain, raw_key, i)
-            if name_key(tool.name) != "mcp" + qual_key:
-                # Sanitising changed the canonical name (non-ASCII server or tool name), or the
-                # name is not canonical: index every alias the slow way.
-                for alias in tool.aliases():
-                    key = name_key(alias)
-                    if key and key != qual_key and key != "mcp" + qual_key and key != raw_key:
-                        _add(plain, key, i)
+            _index_tool(i, tool, plain, qualified, server_keys)
         self._plain = plain
         self._qualified = qualified
+
+    def remapped(self, tools: Sequence[Tool], new_ids: Sequence[int], added_from: int) -> NameTable:
+        """The table of an updated index (``ToolIndex.with_tools``) without re-reading kept tools.
+
+        Arguments:
+            tools: the updated index's tools.
+            new_ids: for each old id, its id in ``tools``, or -1 when the tool was removed.
+            added_from: ``tools[added_from:]`` are the added tools (kept tools come first, in
+                their old order, so every id list stays ascending).
+        """
+
+        def remap(table: dict[str, _Ids]) -> dict[str, _Ids]:
+            out: dict[str, _Ids] = {}
+            for key, value in table.items():
+                if isinstance(value, int):
+                    j = new_ids[value]
+                    if j >= 0:
+                        out[key] = j
+                    continue
+                ids = [new_ids[i] for i in value if new_ids[i] >= 0]
+                if ids:
+                    out[key] = ids[0] if len(ids) == 1 else ids
+            return out
+
+        table = NameTable.__new__(NameTable)
+        table._tools = tools
+        plain, qualified = remap(self._plain), remap(self._qualified)
+        server_keys: dict[str, str] = {}
+        for i in range(added_from, len(tools)):
+            _index_tool(i, tools[i], plain, qualified, server_keys)
+        table._plain = plain
+        table._qualified = qualified
+        return table
 
     def lookup_key(self, key: str) -> tuple[int, ...]:
         """Tool ids whose normalised name form is ``key``, ascending."""

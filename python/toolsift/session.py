@@ -657,10 +657,13 @@ class DiscoverySession:
                 for name, entry in self._entries.items():
                     hidden = self._hideable(entry, mode) and name not in selected
                     (discoverable if hidden else fixed).append(entry.tool)
+            previous = self._snapshot
             snapshot = _Snapshot(
                 key=key,
-                discoverable=ToolIndex(discoverable, engine=self._engine),
-                fixed=ToolIndex(fixed, engine=self._engine),
+                discoverable=_derive(
+                    previous.discoverable if previous else None, discoverable, self._engine
+                ),
+                fixed=_derive(previous.fixed if previous else None, fixed, self._engine),
                 names=frozenset(t.name for t in discoverable),
             )
             with self._lock:
@@ -674,6 +677,36 @@ class DiscoverySession:
     def _selected_in(self, snapshot: _Snapshot) -> tuple[str, ...]:
         names = snapshot.names
         return tuple(n for n in self._selected if n in names)
+
+
+def _derive(previous: ToolIndex | None, tools: list[Tool], engine: EngineName) -> ToolIndex:
+    """An index over ``tools``: the previous snapshot's index updated in place of a rebuild when
+    few tools changed (an activation moves one or a few tools out of the hidden corpus).
+
+    ``ToolIndex.with_tools`` ranks exactly like a rebuild over the same tools (IDF and average
+    length included), so scores stay seed 000's; only the order of ``.tools`` may differ, and
+    names are unique, so no ranking depends on it.
+    """
+    if previous is None or previous.engine != _resolved(engine, previous):
+        return ToolIndex(tools, engine=engine)
+    old = {t.name: t for t in previous.tools}
+    new = {t.name for t in tools}
+    remove = [name for name in old if name not in new]
+    add = [t for t in tools if old.get(t.name) is not t]
+    if len(remove) + len(add) > max(_UPDATE_AT_MOST, len(tools) // 4):
+        return ToolIndex(tools, engine=engine)
+    if not remove and not add:
+        return previous
+    return previous.with_tools(add=add, remove=remove)
+
+
+#: Changes up to this many tools (or a quarter of the corpus) update the previous index.
+_UPDATE_AT_MOST = 64
+
+
+def _resolved(engine: EngineName, previous: ToolIndex) -> str:
+    """The engine ``engine`` stands for (``"auto"`` means whatever the previous index runs on)."""
+    return previous.engine if engine == "auto" else engine
 
 
 def _redefined(match: Match, entries: Mapping[str, _Entry]) -> bool:
