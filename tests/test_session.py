@@ -384,7 +384,11 @@ def test_many_threads_search_activate_connect_and_disconnect(engine, rebuild):
 
     def viewer(_: int) -> None:
         for _ in range(60):
-            visible, hidden = set(names(s.visible_tools)), set(names(s.hidden_tools))
+            # Each view takes the state lock on its own; a churner's set_mode between two reads
+            # would compare views of two modes. Holding the (re-entrant) lock across both reads
+            # checks that the views agree with each other in any one state.
+            with s._lock:
+                visible, hidden = set(names(s.visible_tools)), set(names(s.hidden_tools))
             assert {"read", "bash", "edit"} <= visible
             assert not visible & hidden
 
