@@ -41,6 +41,23 @@ def test_search_many_applies_every_option_as_single_searches_do(
     ]
 
 
+@pytest.mark.skipif(ENGINE_CLASSES[0].values[0] is None, reason="toolsift._core is not built")
+@given(
+    data=corpus(),
+    queries=st.lists(prefix_query, max_size=8),
+    limit=st.integers(1, 10),
+    options=search_options(),
+)
+def test_search_many_is_the_same_in_both_engines(data, queries, limit, options):
+    """Same ids, same order, bit-identical scores (both engines do the same f64 operations)."""
+    from toolsift._core import Index as RustIndex
+    from toolsift._fallback import Index as PyIndex
+
+    names, docs = data
+    rust = RustIndex(names, docs, WEIGHTS).search_many(queries, limit, **options)
+    assert rust == PyIndex(names, docs, WEIGHTS).search_many(queries, limit, **options)
+
+
 def test_search_many_options_change_the_results(engine_index):
     """Each option reaches the batch (a batch that ignored one would fail here)."""
     docs = [
