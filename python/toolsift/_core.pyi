@@ -159,9 +159,7 @@ class Index:
     def load(path: str | os.PathLike[str], *, with_metadata: Literal[False]) -> Index: ...
     @overload
     @staticmethod
-    def load(
-        path: str | os.PathLike[str], *, with_metadata: Literal[True]
-    ) -> tuple[Index, bytes]:
+    def load(path: str | os.PathLike[str], *, with_metadata: Literal[True]) -> tuple[Index, bytes]:
         """Reads a file written by :meth:`save` (by either engine), with the GIL released.
 
         Raises:
