@@ -225,3 +225,31 @@ def test_a_closed_pipe_is_not_an_error():
         stderr = process.stderr.read()
         assert process.wait(timeout=120) == 0
     assert stderr == b""
+
+
+def test_eval_without_the_labeled_sets_says_where_to_look(tmp_path):
+    proc = run("eval", "--data", str(tmp_path / "absent"))
+    assert proc.returncode == 2
+    assert "labeled sets were not found" in proc.stderr
+
+
+def test_eval_prints_the_quality_table_as_json():
+    from .conftest import require_shared
+
+    data = require_shared("data")
+    proc = run(
+        "eval",
+        "--data",
+        str(data),
+        "--datasets",
+        "gorilla_hf",
+        "--rankers",
+        "toolsift",
+        "--limit-queries",
+        "60",
+        "--json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    text = json.dumps(out)
+    assert "gorilla_hf" in text and "ndcg" in text.lower()

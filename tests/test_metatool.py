@@ -122,3 +122,11 @@ def test_description_lists_at_most_max_servers():
     assert meta_tool_description(list(reversed(tools)), max_servers=10) == meta_tool_description(
         tools, max_servers=10
     )
+
+
+def test_meta_tool_passes_max_servers_to_its_description(session):
+    full = meta_tool(session).description
+    two = meta_tool(session, max_servers=2).description
+    assert two != full
+    assert len(two) < len(full)
+    assert two == meta_tool_description(*session._description_state(), max_servers=2)

@@ -384,13 +384,15 @@ def test_many_threads_search_activate_connect_and_disconnect(engine, rebuild):
 
     def viewer(_: int) -> None:
         for _ in range(60):
-            # Each view takes the state lock on its own; a churner's set_mode between two reads
-            # would compare views of two modes. Holding the (re-entrant) lock across both reads
-            # checks that the views agree with each other in any one state.
+            # Two views agree only when read from one state: between two separate reads a
+            # mode change may hide what was visible (see the test of that below).
             with s._lock:
                 visible, hidden = set(names(s.visible_tools)), set(names(s.hidden_tools))
+                everything, selected = set(names(s.tools)), set(s.selected)
             assert {"read", "bash", "edit"} <= visible
             assert not visible & hidden
+            assert visible | hidden == everything
+            assert selected <= visible
 
     def guarded(fn, arg):
         try:
@@ -409,6 +411,163 @@ def test_many_threads_search_activate_connect_and_disconnect(engine, rebuild):
     assert set(s.selected) == set(activated_by_calls) & present
     assert not set(s.selected) & set(names(s.hidden_tools))
     assert {"read", "bash", "edit"}.isdisjoint(activated_by_calls)
+
+
+def test_two_views_read_apart_may_straddle_a_mode_change_but_agree_under_the_lock(monkeypatch):
+    """The interleaving the viewer above used to hit (about 1 run in 8): it read visible_tools,
+    a churner switched mcp-only to all, it read hidden_tools. Each view was right for its state,
+    and the built-ins were in both. Under the session's lock the two views are of one state."""
+    import toolsift.session as session_module
+
+    s = DiscoverySession(builtins(), mode="mcp-only")
+    visible = set(names(s.visible_tools))
+    s.set_mode("all")
+    assert visible & set(names(s.hidden_tools)) == {"web_fetch", "todo_write"}
+
+    s.set_mode("mcp-only")
+    on_its_way = threading.Event()
+    check_mode = session_module._check_mode
+
+    def check_then_signal(mode):
+        check_mode(mode)
+        on_its_way.set()  # set_mode takes the lock next
+
+    monkeypatch.setattr(session_module, "_check_mode", check_then_signal)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        with s._lock:
+            visible = set(names(s.visible_tools))
+            pending = pool.submit(s.set_mode, "all")
+            assert on_its_way.wait(10)
+            hidden = set(names(s.hidden_tools))
+            assert not pending.done()
+        pending.result(timeout=10)
+    assert not visible & hidden
+    assert s.effective_mode == "all"
+
+
+def _after_snapshot(monkeypatch, s: DiscoverySession, change, times: int = 1) -> None:
+    """Run ``change`` right after each of the first ``times`` searches took its snapshot: the
+    change of state another thread makes between a search and its activation."""
+    take = s._current_snapshot
+    left = [times]
+
+    def take_then_change():
+        taken = take()
+        if left[0]:
+            left[0] -= 1
+            change()
+        return taken
+
+    monkeypatch.setattr(s, "_current_snapshot", take_then_change)
+
+
+def _no_retries(monkeypatch) -> None:
+    import toolsift.session as session_module
+
+    monkeypatch.setattr(session_module, "_SEARCH_ATTEMPTS", 1)
+
+
+def _check_reported_against_the_state(s: DiscoverySession, result) -> None:
+    visible = {t.name: t for t in s.visible_tools}
+    assert set(result.already_active) <= set(visible), "reported active, but hidden or gone"
+    assert set(result.activated) <= set(visible)
+    assert all(m.tool == visible[m.tool.name] for m in result.matches), "not the tool loaded"
+
+
+@pytest.mark.parametrize("retries", [True, False])
+@pytest.mark.parametrize("rebuild", [True, False])
+def test_a_mode_change_during_a_search_does_not_report_a_hidden_tool_as_active(
+    monkeypatch, engine, rebuild, retries
+):
+    s = DiscoverySession(builtins(), mode="mcp-only", engine=engine, rebuild_on_activation=rebuild)
+    s.connect_server("slack", slack_tools())
+    _after_snapshot(monkeypatch, s, lambda: s.set_mode("all"))  # web_fetch is hidden now
+    if not retries:
+        _no_retries(monkeypatch)
+    result = s.search("fetch a web page", 1)
+    _check_reported_against_the_state(s, result)
+    if retries:  # searched again on the current corpus, where web_fetch is hidden
+        assert result.activated == ("web_fetch",)
+    else:
+        assert result.already_active == () and "web_fetch" in names(s.hidden_tools)
+
+
+@pytest.mark.parametrize("retries", [True, False])
+def test_an_always_available_server_gone_during_a_search_is_not_reported(
+    monkeypatch, engine, retries
+):
+    s = DiscoverySession(
+        builtins(), mode="all", engine=engine, always_available=("read", "bash", "edit", "slack")
+    )
+    s.connect_server("slack", slack_tools())
+    _after_snapshot(monkeypatch, s, lambda: s.disconnect_server("slack"))
+    if not retries:
+        _no_retries(monkeypatch)
+    result = s.search("slack message", 2)
+    _check_reported_against_the_state(s, result)
+    assert result.already_active == ()
+
+
+@pytest.mark.parametrize("retries", [True, False])
+@pytest.mark.parametrize("rebuild", [True, False])
+def test_a_tool_redefined_during_a_search_is_reported_as_loaded(
+    monkeypatch, engine, rebuild, retries
+):
+    s = DiscoverySession(builtins(), mode="all", engine=engine, rebuild_on_activation=rebuild)
+    s.connect_server("slack", slack_tools())
+    changed = slack_tools()
+    changed["tools"][0]["description"] = "Post a message to a Slack channel or a thread"
+    _after_snapshot(monkeypatch, s, lambda: s.connect_server("slack", changed))
+    if not retries:
+        _no_retries(monkeypatch)
+    result = s.search("slack message", 1)
+    _check_reported_against_the_state(s, result)
+    assert result.activated == ("mcp__slack__send_message",)
+    assert result.matches[0].tool.description.startswith("Post a message")
+
+
+@pytest.mark.parametrize("rebuild", [True, False])
+def test_a_tool_activated_during_a_search_is_reported_once(monkeypatch, engine, rebuild):
+    s = DiscoverySession(builtins(), mode="all", engine=engine, rebuild_on_activation=rebuild)
+    s.connect_server("slack", slack_tools())
+    by_other = []
+    _after_snapshot(
+        monkeypatch, s, lambda: by_other.extend(s.activate(["mcp__slack__send_message"]))
+    )
+    result = s.search("slack message", 1)
+    _check_reported_against_the_state(s, result)
+    assert by_other == ["mcp__slack__send_message"]
+    assert result.activated == ("mcp__slack__list_channels",)
+    assert "mcp__slack__send_message" in result.already_active
+
+
+def test_the_meta_tool_description_is_of_one_state(monkeypatch):
+    """A server that reconnects with a new summary while the description is built must not
+    pair its old tools with its new summary: the reconnect runs at that point if it can."""
+    from toolsift.metatool import meta_tool, meta_tool_description
+
+    s = DiscoverySession(mode="all")
+    s.connect_server("github", github_tools(3), summary="GitHub, as it was")
+    expected = meta_tool_description(s.discoverable_tools(), s.server_summaries())
+    read_tools = s.discoverable_tools
+
+    def reconnect_between_the_reads():
+        tools = read_tools()
+
+        def reconnect():
+            if s._lock.acquire(blocking=False):  # a state change can land here
+                try:
+                    s.connect_server("github", github_tools(5), summary="GitHub, renewed")
+                finally:
+                    s._lock.release()
+
+        other = threading.Thread(target=reconnect)
+        other.start()
+        other.join()
+        return tools
+
+    monkeypatch.setattr(s, "discoverable_tools", reconnect_between_the_reads)
+    assert meta_tool(s).description == expected
 
 
 def _server_tools(server: str, n: int) -> list[Tool]:

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
 
 from . import __version__
+from . import evaluate as _evaluate
 from .catalog import default_server_summaries, default_tools
 from .contract import (
     anthropic_tool_result,
@@ -118,6 +119,13 @@ def _parser() -> argparse.ArgumentParser:
         "(pip install 'toolsift[tokens]')",
     )
     stats.add_argument("--format", choices=["text", "json"], default="text")
+
+    evaluate = sub.add_parser(
+        "eval",
+        help="measure retrieval quality (Recall@k, MRR, nDCG@10) on labeled query sets, "
+        "beside rank_bm25 and bm25s",
+    )
+    _evaluate.add_arguments(evaluate)
     return parser
 
 
@@ -255,6 +263,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "search":
             return _search(args)
+        if args.command == "eval":
+            return _evaluate.main(args)
         return _stats(args)
     except (ToolsiftError, _Failure) as exc:
         print(f"toolsift: error: {exc}", file=sys.stderr)

@@ -154,9 +154,10 @@ def meta_tool(
         >>> meta_tool(DiscoverySession.from_default_catalog()).input_schema["required"]
         ['query']
     """
+    tools, summaries = session._description_state()  # both of one state
     return Tool(
         name=name or session.meta_tool_name,
-        description=meta_tool_description(session.discoverable_tools(), session.server_summaries()),
+        description=meta_tool_description(tools, summaries, max_servers=max_servers),
         input_schema=_input_schema(),
     )
 

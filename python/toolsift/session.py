@@ -8,7 +8,10 @@ activates its matches for the rest of the session.
 
 Concurrency: every change of state happens under one lock and bumps :attr:`generation`;
 searches run on an immutable snapshot (two :class:`~toolsift.ToolIndex` objects), so any number
-of threads may search, activate, connect and disconnect at once.
+of threads may search, activate, connect and disconnect at once. Each view (``visible_tools``,
+``hidden_tools``, ...) is of one state, and so is what a search reports (checked under the lock
+against the state it activates in); two views read one after the other may be of two states: a
+mode change between them can hide a tool the first one showed.
 
 Index lifetime: a snapshot is rebuilt only when the corpus it indexes changes, by the first
 search that needs it (one build at a time, outside the state lock), never per query. By default
@@ -38,7 +41,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from . import _fallback
@@ -75,7 +78,8 @@ DISABLED_MESSAGE = (
 UNAVAILABLE_MESSAGE = "Tool discovery is unavailable in this session."
 
 _MODES = ("off", "all", "mcp-only", "auto")
-# How often a search is retried when concurrent activations left it short of fresh matches.
+# How often a search is retried when the state moved past its snapshot (a match activated,
+# removed or redefined, an always-visible match hidden) before it could activate.
 _SEARCH_ATTEMPTS = 8
 _SOURCES = ("builtin", "mcp", "extension", "custom")
 
@@ -408,6 +412,13 @@ class DiscoverySession:
         with self._lock:
             return dict(self._summaries)
 
+    def _description_state(self) -> tuple[tuple[Tool, ...], dict[str, str]]:
+        """:meth:`discoverable_tools` and :meth:`server_summaries` of one state, for the
+        meta-tool description: a server that reconnects between the two reads would otherwise
+        pair its old tools with its new summary."""
+        with self._lock:
+            return self.discoverable_tools(), self.server_summaries()
+
     def schema_tokens(self, tools: Iterable[Tool] | None = None) -> int:
         """Heuristic tokens (:mod:`toolsift.tokens`) of the schemas of ``tools`` (default: all)."""
         with self._lock:
@@ -464,10 +475,16 @@ class DiscoverySession:
             found = self._search_once(query, limit, retry=attempt < _SEARCH_ATTEMPTS)
             if found is not None:
                 return found
-            attempt += 1  # another call activated some of the matches meanwhile: search again
+            attempt += 1  # the state changed under some of the matches: search again
 
     def _search_once(self, query: str, limit: int, *, retry: bool) -> DiscoveryResult | None:
-        """One search and its activation; ``None`` (when ``retry``) if it lost a race."""
+        """One search and its activation; ``None`` (when ``retry``) if it lost a race.
+
+        The search runs on a snapshot, outside the lock; what it reports about the state
+        (fresh, active, the tools themselves) is decided under the lock from the live state, as
+        the views are. A snapshot older than that state lost a race: a matched tool was
+        activated, removed or redefined since, or an always-visible one hidden (a mode change).
+        """
         # Seed 000 caps the limit only by the corpus: lift the index's hard cap (25) above it.
         cap = max(limit, DEFAULT_MAX_LIMIT)
         snapshot, active = self._current_snapshot()
@@ -479,14 +496,28 @@ class DiscoverySession:
         ranked = result
         if active and result.query_kind == "keyword":
             ranked = snapshot.discoverable.search(query, limit, max_limit=cap)
+        fixed_result = None
+        if len(snapshot.fixed):  # the always-visible tools the query matches are active too
+            fixed_result = snapshot.fixed.search(query, limit, max_limit=cap)
         with self._lock:
             mode = self._effective_mode()
             entries, selected = self._entries, self._selected
-            matches = [m for m in result if m.tool.name in entries]
-            fresh = [m for m in matches if not self._is_active(m.tool.name, mode)]
-            if retry and len(fresh) < len(matches):
+            fresh = [
+                m
+                for m in result
+                if m.tool.name in entries and not self._is_active(m.tool.name, mode)
+            ]
+            fixed = [m.tool.name for m in fixed_result or () if m.tool.name in entries]
+            if retry and (
+                len(fresh) < len(result)
+                or any(_redefined(m, entries) for m in fresh)
+                or not all(self._is_active(n, mode) for n in fixed)
+            ):
                 return None
-            already = [m.tool.name for m in ranked if m.tool.name in entries]
+            # Without retries left, report the tools as they are now: a redefined tool as
+            # loaded, and nothing hidden or gone as active.
+            fresh = [_current(m, entries) for m in fresh]
+            already = [m.tool.name for m in ranked if m.tool.name in entries] + fixed
             already = [n for n in already if self._is_active(n, mode)]
             for match in fresh:
                 selected[match.tool.name] = None
@@ -495,12 +526,10 @@ class DiscoverySession:
             active_selected = tuple(n for n in selected if n in entries)
             generation = self._generation
         missing = result.missing
-        if len(snapshot.fixed):  # the always-visible tools the query matches are active too
-            fixed_result = snapshot.fixed.search(query, limit, max_limit=cap)
-            already.extend(m.tool.name for m in fixed_result)
-            if missing:  # a select: name of an always-visible tool is found, not missing
-                also_missing = set(fixed_result.missing)
-                missing = tuple(n for n in missing if n in also_missing)
+        if missing and fixed_result is not None:
+            # A select: name of an always-visible tool is found, not missing.
+            also_missing = set(fixed_result.missing)
+            missing = tuple(n for n in missing if n in also_missing)
         return DiscoveryResult(
             query=result.query,
             limit=limit,
@@ -645,6 +674,19 @@ class DiscoverySession:
     def _selected_in(self, snapshot: _Snapshot) -> tuple[str, ...]:
         names = snapshot.names
         return tuple(n for n in self._selected if n in names)
+
+
+def _redefined(match: Match, entries: Mapping[str, _Entry]) -> bool:
+    """Whether the tool of ``match`` (a present name) was replaced by a changed definition."""
+    tool = entries[match.tool.name].tool
+    return tool is not match.tool and tool != match.tool
+
+
+def _current(match: Match, entries: Mapping[str, _Entry]) -> Match:
+    """``match`` with the tool of that name as the session holds it now."""
+    if _redefined(match, entries):
+        return replace(match, tool=entries[match.tool.name].tool)
+    return match
 
 
 def _check_mode(mode: object) -> None:

@@ -1,0 +1,426 @@
+"""Ranking variants for the evaluation: composed documents and tokens, scored in numpy.
+
+This is a measuring instrument, not the engine. It rebuilds toolsift's weighted-field documents
+(:func:`toolsift.index._document`), optionally transforms the text (CJK bigrams, Snowball
+stemming, query stop words, extra low-weight fields) and scores with either
+
+* ``"bm25+"``: exactly the engine's formula (seed 000: weighted term frequency, one document
+  length, Lv & Zhai's δ over matched terms only), so the plain variant ranks as ``ToolIndex``; or
+* ``"bm25f"``: BM25F (Robertson & Zaragoza 2009, "The Probabilistic Relevance Framework", §3.5):
+  each field's term frequency is length-normalised by that field's own average length before the
+  weighted sum, ``tf~ = Σ_f w_f·tf_f / (1 - b + b·len_f/avg_f)``, then saturated once,
+  ``idf·((k1+1)·tf~/(k1+tf~) + δ)``.
+
+The point is to measure which engine changes are worth making before the lead implements them
+identically in ``rust/`` and ``_fallback.py``.
+
+Example:
+    >>> from toolsift import Tool
+    >>> from toolsift._variants import Variant, VariantIndex
+    >>> tools = [Tool(name="read_file", description="Read a file"),
+    ...          Tool(name="send_mail", description="Send an email")]
+    >>> [tools[i].name for i in VariantIndex(tools, Variant(stem=True)).search("reading files", 2)]
+    ['read_file']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+import numpy as np
+
+from .index import FieldWeights, _document
+from .tools import Tool
+
+__all__ = [
+    "Variant",
+    "VariantIndex",
+    "Analyzer",
+    "cjk_split",
+    "property_descriptions",
+    "STOPWORDS_EN",
+    "parse_variant",
+]
+
+# Field ids of toolsift.index._document, by name (the order of FieldWeights).
+_FIELD_NAMES = [f.name for f in dataclasses.fields(FieldWeights)]
+
+#: English stop words: the Lucene/Elasticsearch ``_english_`` list plus common question and
+#: request words of agent queries ("can", "you", "please", "how", ...). Applied to queries only.
+STOPWORDS_EN = frozenset(
+    """a an and are as at be but by for if in into is it no not of on or such that the their then
+    there these they this to was will with i me my we our you your he she him her its them what
+    which who whom when where why how can could would should do does did have has had am been
+    being please want need help using use via from about any some all also so than too very just
+    get""".split()
+)
+
+# Prefix of the stemmed copies of ``stem_expansion`` (a character the tokenizer never emits).
+_STEM_MARK = "\u00a7"
+
+# Han (with compatibility ideographs), Kana (hiragana, katakana, halfwidth katakana), Hangul.
+_CJK_RUN = re.compile(
+    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
+    r"|[\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+"
+    r"|[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]+"
+)
+
+
+def cjk_split(text: str, tokenize: Callable[[str], list[str]]) -> list[str]:
+    """Tokens of ``text``: CJK runs as character bigrams, everything else through ``tokenize``.
+
+    A run is split at script boundaries (Han, Kana, Hangul are separate runs); a one-character
+    run is kept as a unigram.
+
+    Example:
+        >>> cjk_split("获取天气 weather", str.split)
+        ['获取', '取天', '天气', 'weather']
+    """
+    out: list[str] = []
+    pos = 0
+    for m in _CJK_RUN.finditer(text):
+        if m.start() > pos:
+            out.extend(tokenize(text[pos : m.start()]))
+        run = m.group()
+        if len(run) == 1:
+            out.append(run)
+        else:
+            out.extend(run[i : i + 2] for i in range(len(run) - 1))
+        pos = m.end()
+    if pos < len(text):
+        out.extend(tokenize(text[pos:]))
+    return out
+
+
+def property_descriptions(schema: Mapping[str, Any], depth: int = 0) -> list[str]:
+    """The ``description`` texts of a JSON schema's properties, nested ones included.
+
+    Example:
+        >>> property_descriptions({"properties": {"city": {"description": "City name"}}})
+        ['City name']
+    """
+    out: list[str] = []
+    if depth > 8 or not isinstance(schema, Mapping):
+        return out
+    props = schema.get("properties")
+    if isinstance(props, Mapping):
+        for sub in props.values():
+            if isinstance(sub, Mapping):
+                desc = sub.get("description")
+                if isinstance(desc, str) and desc:
+                    out.append(desc)
+                out.extend(property_descriptions(sub, depth + 1))
+    items = schema.get("items")
+    if isinstance(items, Mapping):
+        out.extend(property_descriptions(items, depth + 1))
+    return out
+
+
+def _default_tokenize() -> Callable[[str], list[str]]:
+    import toolsift
+
+    return toolsift.tokenize
+
+
+def _stemmer() -> Callable[[list[str]], list[str]]:
+    """English Snowball (Porter2) over a token list: PyStemmer, else snowballstemmer."""
+    try:
+        import Stemmer  # PyStemmer
+
+        return Stemmer.Stemmer("english").stemWords
+    except ImportError:
+        pass
+    try:
+        import snowballstemmer
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "stemming needs PyStemmer or snowballstemmer (pip install 'toolsift[eval]')"
+        ) from exc
+    return snowballstemmer.stemmer("english").stemWords
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way to build documents and score them.
+
+    Attributes:
+        scoring: ``"bm25+"`` (the engine's formula) or ``"bm25f"`` (per-field normalisation).
+        k1, b, delta: BM25 parameters.
+        weights: field weights (toolsift's :class:`~toolsift.index.FieldWeights` by default).
+        description: weight of the full description as an extra field (0 = off).
+        property_descriptions: weight of the schema's property descriptions (0 = off).
+        cjk: split CJK runs into character bigrams.
+        stem: English Snowball stemming of document and query tokens.
+        stopwords: drop :data:`STOPWORDS_EN` from queries (kept when nothing else is left).
+        stem_expansion: instead of replacing tokens by their stems, also index a stemmed copy
+            of every field at this fraction of its weight (0 = off), and query both forms, so
+            an exact form outscores a merely related one.
+        distinct_query_terms: count a repeated query term once (bm25s, tantivy), not ``qtf`` times.
+        idf: ``"lucene"`` ``ln(1 + (N - df + 0.5)/(df + 0.5))`` (the engine's) or ``"plus"``
+            ``ln((N + 1)/df)`` (rank_bm25's and bm25s' BM25+).
+
+    Example:
+        >>> Variant(stem=True).label
+        'stem'
+    """
+
+    scoring: Literal["bm25+", "bm25f"] = "bm25+"
+    k1: float = 1.2
+    b: float = 0.75
+    delta: float = 1.0
+    weights: FieldWeights = field(default_factory=FieldWeights)
+    description: float = 0.0
+    property_descriptions: float = 0.0
+    cjk: bool = False
+    stem: bool = False
+    stopwords: bool = False
+    distinct_query_terms: bool = False
+    stem_expansion: float = 0.0
+    idf: Literal["lucene", "plus"] = "lucene"
+
+    @property
+    def label(self) -> str:
+        """A short name: the options that differ from the engine's defaults, joined by ``+``."""
+        parts: list[str] = []
+        base = Variant()
+        if self.scoring != base.scoring:
+            parts.append(self.scoring)
+        short = {"stopwords": "stop", "distinct_query_terms": "qdistinct"}
+        for opt in ("cjk", "stem", "stopwords", "distinct_query_terms"):
+            if getattr(self, opt):
+                parts.append(short.get(opt, opt))
+        if self.idf != base.idf:
+            parts.append(f"idf={self.idf}")
+        if self.stem_expansion:
+            parts.append(f"stemx={self.stem_expansion:g}")
+        if self.description:
+            parts.append(f"desc={self.description:g}")
+        if self.property_descriptions:
+            parts.append(f"propdesc={self.property_descriptions:g}")
+        for opt in ("k1", "b", "delta"):
+            if getattr(self, opt) != getattr(base, opt):
+                parts.append(f"{opt}={getattr(self, opt):g}")
+        for f in dataclasses.fields(FieldWeights):
+            w = getattr(self.weights, f.name)
+            if w != getattr(base.weights, f.name):
+                parts.append(f"{f.name}={w:g}")
+        return "+".join(parts) or "base"
+
+
+def parse_variant(spec: str) -> Variant:
+    """A :class:`Variant` from ``"stem+stop+cjk+desc=1+bm25f+k1=1.5+summary=3"``.
+
+    Example:
+        >>> parse_variant("stem+desc=0.5").description
+        0.5
+    """
+    kwargs: dict[str, Any] = {}
+    weights: dict[str, float] = {}
+    flags = {
+        "stem": "stem",
+        "stop": "stopwords",
+        "stopwords": "stopwords",
+        "cjk": "cjk",
+        "qdistinct": "distinct_query_terms",
+    }
+    for part in filter(None, spec.split("+")):
+        key, _, value = part.partition("=")
+        if key in ("base", ""):
+            continue
+        if key in flags:
+            kwargs[flags[key]] = True
+        elif key in ("bm25f", "bm25+"):
+            kwargs["scoring"] = key
+        elif key in ("desc", "description"):
+            kwargs["description"] = float(value or 1)
+        elif key in ("propdesc", "property_descriptions"):
+            kwargs["property_descriptions"] = float(value or 1)
+        elif key == "stemx":
+            kwargs["stem_expansion"] = float(value or 0.5)
+        elif key == "idf":
+            kwargs["idf"] = value
+        elif key in ("k1", "b", "delta"):
+            kwargs[key] = float(value)
+        elif key in _FIELD_NAMES:
+            weights[key] = float(value)
+        else:
+            raise ValueError(f"unknown variant option {part!r} in {spec!r}")
+    if weights:
+        kwargs["weights"] = dataclasses.replace(FieldWeights(), **weights)
+    return Variant(**kwargs)
+
+
+class Analyzer:
+    """Text to tokens for one variant: the engine's tokenizer, then CJK bigrams and stemming.
+
+    Example:
+        >>> Analyzer(Variant(stem=True), str.split)("running tests")
+        ['run', 'test']
+    """
+
+    def __init__(self, variant: Variant, tokenize: Callable[[str], list[str]] | None = None):
+        base = tokenize or _default_tokenize()
+        self._split = (lambda text: cjk_split(text, base)) if variant.cjk else base
+        self._stem = _stemmer() if variant.stem else None
+
+    def __call__(self, text: str) -> list[str]:
+        tokens = self._split(text)
+        if self._stem is not None and tokens:
+            tokens = self._stem(tokens)
+        return tokens
+
+
+def _fields(tool: Tool, variant: Variant) -> list[tuple[int, str]]:
+    """``(field id, text)`` pairs: the engine's document plus the variant's extra fields."""
+    weights = variant.weights.as_list()
+    weights[_FIELD_NAMES.index("description")] = 0.0  # added below, under its own id
+    # _document may keep weight-0 fields (the engine stores the description for explanations):
+    # a weight-0 field is not indexed here.
+    fields = [(f, text) for f, text in _document(tool, weights) if weights[f]]
+    extra = len(_FIELD_NAMES)
+    if variant.description and tool.description:
+        fields.append((extra, tool.description))
+    if variant.property_descriptions:
+        fields.extend((extra + 1, d) for d in property_descriptions(tool.input_schema))
+    return fields
+
+
+class VariantIndex:
+    """Tools scored by one :class:`Variant`; ``search`` returns tool positions, best first.
+
+    Ties break by tool name ascending, as both engines do.
+
+    Example:
+        >>> idx = VariantIndex([Tool(name="a", description="x y"), Tool(name="b", description="y")])
+        >>> idx.search("y", 2)
+        [1, 0]
+    """
+
+    def __init__(
+        self,
+        tools: Sequence[Tool],
+        variant: Variant | None = None,
+        *,
+        tokenize: Callable[[str], list[str]] | None = None,
+    ) -> None:
+        self.variant = v = variant or Variant()
+        self.tools = list(tools)
+        self.analyze = Analyzer(v, tokenize)
+        base_tokenize = tokenize or _default_tokenize()
+        self._query_split = (lambda t: cjk_split(t, base_tokenize)) if v.cjk else base_tokenize
+        weights = v.weights.as_list() + [v.description, v.property_descriptions]
+        n_plain = len(weights)
+        self._expand = _stemmer() if v.stem_expansion else None
+        if self._expand is not None:
+            weights += [w * v.stem_expansion for w in weights]
+        n = len(self.tools)
+        # per document: field id -> token list
+        per_doc: list[dict[int, list[str]]] = []
+        for tool in self.tools:
+            fields: dict[int, list[str]] = {}
+            for fid, text in _fields(tool, v):
+                fields.setdefault(fid, []).extend(self.analyze(text))
+            if self._expand is not None:
+                for fid, toks in list(fields.items()):
+                    fields[fid + n_plain] = [_STEM_MARK + t for t in self._expand(toks)]
+            per_doc.append(fields)
+        n_fields = len(weights)
+        if v.scoring == "bm25f":
+            flen = np.zeros((n, n_fields))
+            for d, fields in enumerate(per_doc):
+                for fid, toks in fields.items():
+                    flen[d, fid] = len(toks)
+            avg = flen.mean(axis=0) if n else np.ones(n_fields)
+            avg[avg == 0] = 1.0
+            norm = 1.0 - v.b + v.b * flen / avg  # (docs, fields)
+        postings: dict[str, tuple[list[int], list[float]]] = {}
+        lengths = np.zeros(n)
+        for d, fields in enumerate(per_doc):
+            tf: dict[str, float] = {}
+            length = 0.0
+            for fid, toks in fields.items():
+                w = weights[fid]
+                if v.scoring == "bm25f":
+                    w = w / norm[d, fid]
+                for tok in toks:
+                    tf[tok] = tf.get(tok, 0.0) + w
+                length += weights[fid] * len(toks)
+            lengths[d] = length
+            for tok, f in tf.items():
+                entry = postings.setdefault(tok, ([], []))
+                entry[0].append(d)
+                entry[1].append(f)
+        avg_len = lengths.mean() if n and lengths.sum() > 0 else 1.0
+        if v.scoring == "bm25f":
+            self._norm = np.full(n, v.k1)
+        else:
+            self._norm = v.k1 * (1.0 - v.b + v.b * lengths / avg_len)
+        self._postings = {
+            tok: (
+                np.asarray(docs, dtype=np.int64),
+                # float32 term frequencies, as both engines store them
+                np.asarray(tfs, dtype=np.float32).astype(np.float64),
+                _idf(v.idf, n, len(docs)),
+            )
+            for tok, (docs, tfs) in postings.items()
+        }
+        names = [t.name for t in self.tools]
+        order = sorted(range(n), key=names.__getitem__)
+        self._name_rank = np.empty(n, dtype=np.int64)
+        self._name_rank[order] = np.arange(n)
+
+    def query_tokens(self, query: str) -> list[str]:
+        """The query's tokens: split, stop words dropped (if on, unless all are), stemmed."""
+        tokens = self._query_split(query)
+        if self.variant.stopwords:
+            kept = [t for t in tokens if t not in STOPWORDS_EN]
+            tokens = kept or tokens
+        if self.analyze._stem is not None and tokens:
+            tokens = self.analyze._stem(tokens)
+        if self._expand is not None:
+            tokens = tokens + [_STEM_MARK + t for t in self._expand(tokens)]
+        return tokens
+
+    def scores(self, tokens: Iterable[str]) -> np.ndarray:
+        """Every document's score for the query tokens (repeats count, as in the engine)."""
+        counts: dict[str, float] = {}
+        for tok in tokens:
+            counts[tok] = counts.get(tok, 0.0) + 1.0
+        v = self.variant
+        if v.distinct_query_terms:
+            counts = dict.fromkeys(counts, 1.0)
+        k1p1 = v.k1 + 1.0
+        acc = np.zeros(len(self.tools))
+        for tok, qtf in counts.items():
+            entry = self._postings.get(tok)
+            if entry is None:
+                continue
+            docs, tfs, idf = entry
+            acc[docs] += qtf * idf * ((tfs * k1p1) / (tfs + self._norm[docs]) + v.delta)
+        return acc
+
+    def search(self, query: str, limit: int = 10) -> list[int]:
+        """Positions of the best ``limit`` tools (score > 0), score descending then name."""
+        return top_k(self.scores(self.query_tokens(query)), limit, self._name_rank)
+
+
+def _idf(kind: str, n: int, df: int) -> float:
+    if kind == "plus":
+        return math.log((n + 1) / df)
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def top_k(scores: np.ndarray, limit: int, name_rank: np.ndarray) -> list[int]:
+    """Indices of the ``limit`` highest positive scores; ties by ``name_rank`` ascending."""
+    hits = np.flatnonzero(scores > 0)
+    if hits.size > limit * 4:
+        # keep everything at least as good as the limit-th best, so ties are not cut arbitrarily
+        cut = np.partition(scores[hits], hits.size - limit)[hits.size - limit]
+        hits = hits[scores[hits] >= cut]
+    order = np.lexsort((name_rank[hits], -scores[hits]))
+    return hits[order][:limit].tolist()

@@ -1,0 +1,576 @@
+"""Retrieval quality on labeled tool sets: Recall@1/5/10, MRR and nDCG@10, toolsift beside peers.
+
+The labeled sets live in ``../shared/data`` (not shipped; see its README): ``mcp_mixed`` (11,578
+MCP tools, 1,243 queries, scored strictly on server + name), ``metatool`` (199 tools, 21,041
+queries) and ``gorilla_hf`` (907 tools, 911 queries). Every ranker sees the same tools and the
+same tokens: the peers (``rank_bm25``, ``bm25s``) index toolsift's weighted-field documents with
+each field's tokens repeated by its weight.
+
+Metrics, per query, averaged over queries (``R`` = the relevant tools, binary gain):
+
+* Recall@k = ``|R ∩ top k| / |R|``;
+* MRR = ``1 / rank`` of the first relevant tool in the top 100 (0 when none);
+* nDCG@10 = ``Σ_{relevant i ≤ 10} 1/log2(i+1)`` over the ideal ``Σ_{i ≤ min(|R|,10)} 1/log2(i+1)``.
+
+Wiring ``toolsift eval`` into the CLI (``cli.py``)::
+
+    evaluate.add_arguments(sub.add_parser("eval", help="retrieval quality on labeled sets"))
+    ...
+    if args.command == "eval":
+        return evaluate.main(args)
+
+The full table is ``python benches/eval_quality.py --rankers toolsift,peers,variants`` (or
+``toolsift eval`` with the same options); it needs ``pip install 'toolsift[eval]'``.
+
+Example:
+    >>> from toolsift.evaluate import Query, ndcg_at, recall_at
+    >>> q = Query("read a file", frozenset({3}))
+    >>> recall_at([5, 3], q.relevant, 1), round(ndcg_at([5, 3], q.relevant, 10), 3)
+    (0.0, 0.631)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import ToolsiftError
+from .index import FieldWeights, ToolIndex, _document
+from .loaders import load_catalog
+from .tools import Tool
+
+__all__ = [
+    "Dataset",
+    "Query",
+    "DATASETS",
+    "load_dataset",
+    "find_data_dir",
+    "make_ranker",
+    "evaluate",
+    "recall_at",
+    "reciprocal_rank",
+    "ndcg_at",
+    "add_arguments",
+    "main",
+]
+
+#: The labeled sets, in table order.
+DATASETS = ("mcp_mixed", "metatool", "gorilla_hf")
+#: How deep each ranker's list goes (MRR and fusion look this far).
+DEPTH = 100
+#: toolsift's default ranker and the peers run over the same tokens.
+DEFAULT_RANKERS = (
+    "toolsift",
+    "toolsift-plain",
+    "rank_bm25-okapi",
+    "rank_bm25-plus",
+    "bm25s",
+    "bm25s-bm25+",
+)
+#: The variants measured for issue 5 (see ``toolsift._variants.parse_variant``).
+VARIANT_RANKERS = (
+    # one change at a time from the engine's ranking
+    "v:base",
+    "v:qdistinct",
+    "v:stop",
+    "v:stem",
+    "v:stemx=0.5",
+    "v:cjk",
+    "v:bm25f",
+    "v:idf=plus",
+    "v:desc=0.25",
+    "v:desc=1",
+    "v:propdesc=0.25",
+    "v:propdesc=1",
+    # combinations, ending with the recommended default (RECOMMENDED_VARIANT)
+    "v:qdistinct+stop",
+    "v:qdistinct+stop+stem",
+    "v:qdistinct+stop+stemx=0.5",
+    "v:qdistinct+stop+stemx=0.5+cjk+bm25f",
+    "v:qdistinct+stop+stemx=0.5+cjk+desc=0.25",
+    "v:qdistinct+stop+stemx=0.5+cjk+propdesc=0.25",
+    "v:qdistinct+stop+stemx=0.5+cjk+k1=2+delta=0.5",
+    "v:qdistinct+stop+stemx=0.5+cjk",
+)
+#: The variant recommended as the engine's next default (see BENCHMARKS.md).
+RECOMMENDED_VARIANT = "qdistinct+stop+stemx=0.5+cjk"
+
+
+@dataclass(frozen=True)
+class Query:
+    """One labeled query: its text and the positions of its relevant tools."""
+
+    text: str
+    relevant: frozenset[int]
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Tools and labeled queries of one set.
+
+    Attributes:
+        name: the set's file stem, e.g. ``"metatool"``.
+        tools: the catalogue, in file order.
+        queries: the labeled queries (those with at least one relevant tool in ``tools``).
+        note: how it was labeled or sampled.
+    """
+
+    name: str
+    tools: tuple[Tool, ...]
+    queries: tuple[Query, ...]
+    note: str = ""
+
+
+def find_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path | None:
+    """``explicit``, else ``$TOOLSIFT_SHARED_DIR/data``, else ``../shared/data`` from the cwd.
+
+    Returns ``None`` when no candidate holds a labeled set. A folder given explicitly is the only
+    candidate: a wrong ``--data`` is reported, never silently replaced by another folder.
+    """
+    candidates: list[Path] = []
+    if explicit:
+        path = Path(explicit)
+        has_set = any((path / f"{name}.queries.jsonl").is_file() for name in DATASETS)
+        return path if has_set else None
+    env = os.environ.get("TOOLSIFT_SHARED_DIR")
+    if env:
+        candidates += [Path(env) / "data", Path(env)]
+    here = Path.cwd()
+    candidates += [here / "shared" / "data", here.parent / "shared" / "data"]
+    for path in candidates:
+        if any((path / f"{name}.queries.jsonl").is_file() for name in DATASETS):
+            return path
+    return None
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def load_dataset(
+    name: str, data_dir: str | os.PathLike[str], *, strict: bool = True, limit: int | None = None
+) -> Dataset:
+    """Load one labeled set.
+
+    Arguments:
+        name: ``"mcp_mixed"``, ``"metatool"`` or ``"gorilla_hf"`` (any ``<name>.tools.jsonl``
+            with ``<name>.queries.jsonl`` works).
+        data_dir: the folder holding the files.
+        strict: for sets with ``relevant_tools`` (mcp_mixed), a hit must match server and name;
+            when ``False`` any tool with a relevant raw name counts.
+        limit: keep a deterministic sample of at most this many queries: every ``n``-th query of
+            the file, ``n = ceil(total / limit)``.
+    """
+    data = Path(data_dir)
+    tools = tuple(load_catalog(data / f"{name}.tools.jsonl"))
+    by_pair = {(t.server, t.mcp_tool_name or t.name): i for i, t in enumerate(tools)}
+    by_raw: dict[str, list[int]] = {}
+    for i, t in enumerate(tools):
+        by_raw.setdefault(t.mcp_tool_name or t.name, []).append(i)
+    rows = _read_jsonl(data / f"{name}.queries.jsonl")
+    note = f"all {len(rows)} queries"
+    if limit is not None and len(rows) > limit:
+        step = math.ceil(len(rows) / limit)
+        note = f"every {step}th of {len(rows)} queries"
+        rows = rows[::step]
+    queries = []
+    pairs = False
+    for row in rows:
+        if strict and "relevant_tools" in row:
+            pairs = True
+            rel = {by_pair.get((p["server"], p["name"])) for p in row["relevant_tools"]}
+        else:
+            rel = {i for raw in row["relevant"] for i in by_raw.get(raw, ())}
+        rel.discard(None)
+        if rel:
+            queries.append(Query(row["query"], frozenset(rel)))  # type: ignore[arg-type]
+    strictness = "strict (server + name)" if pairs else "by name"
+    return Dataset(name, tools, tuple(queries), f"{note}; {strictness}")
+
+
+# --- metrics --------------------------------------------------------------------------------
+
+
+def recall_at(ranked: Sequence[int], relevant: frozenset[int], k: int) -> float:
+    """Share of the relevant tools found in the first ``k``."""
+    return len(relevant.intersection(ranked[:k])) / len(relevant)
+
+
+def reciprocal_rank(ranked: Sequence[int], relevant: frozenset[int]) -> float:
+    """``1 / rank`` of the first relevant tool, 0 when there is none."""
+    for i, doc in enumerate(ranked, 1):
+        if doc in relevant:
+            return 1.0 / i
+    return 0.0
+
+
+def ndcg_at(ranked: Sequence[int], relevant: frozenset[int], k: int) -> float:
+    """Binary-gain nDCG@k."""
+    dcg = sum(1.0 / math.log2(i + 1) for i, doc in enumerate(ranked[:k], 1) if doc in relevant)
+    ideal = sum(1.0 / math.log2(i + 1) for i in range(1, min(len(relevant), k) + 1))
+    return dcg / ideal
+
+
+# --- rankers --------------------------------------------------------------------------------
+
+Ranker = Callable[[str, int], list[int]]
+
+
+def _weighted_tokens(tools: Sequence[Tool]) -> list[list[str]]:
+    """Each tool's document as one token list, each field's tokens repeated by its weight."""
+    from . import tokenize
+
+    weights = FieldWeights().as_list()
+    docs = []
+    for tool in tools:
+        toks: list[str] = []
+        for fid, text in _document(tool, weights):
+            reps = int(weights[fid])
+            if reps != weights[fid]:
+                raise ValueError("peers need integer field weights")
+            for tok in tokenize(text):
+                toks.extend([tok] * reps)
+        docs.append(toks)
+    return docs
+
+
+#: ``ToolIndex.search`` options of the named toolsift rankers (dropped where unsupported).
+TOOLSIFT_RANKERS: dict[str, dict[str, Any]] = {
+    "toolsift": {},  # the defaults: BM25+, exact-name tier, prefix matching
+    "toolsift-plain": {"exact_names": False, "prefix_fraction": 0.0},  # seed 000's BM25+
+    "toolsift-coverage": {"coverage": True},
+    "toolsift-keyword": {"ranker": "keyword"},  # seed 001's name-part scorer
+}
+
+
+def _toolsift_ranker(tools: Sequence[Tool], engine: str, options: dict[str, Any]) -> Ranker:
+    index = ToolIndex(tools, engine=engine)  # type: ignore[arg-type]
+    pos = {t.name: i for i, t in enumerate(tools)}
+
+    from .hybrid import lexical_search
+
+    def rank(query: str, k: int) -> list[int]:
+        try:  # the whole query and 100 results, as the peers get (no agent-facing caps)
+            return [pos[m.tool.name] for m in lexical_search(index, query, k, **options)]
+        except ToolsiftError:  # a query with no letter or digit ranks nothing
+            return []
+
+    return rank
+
+
+def _rank_bm25_ranker(tools: Sequence[Tool], kind: str) -> Ranker:
+    """rank_bm25's own objects and formulas; only the per-term ``doc.get(q)`` scan is vectorised."""
+    import numpy as np
+    import rank_bm25
+
+    from . import tokenize
+    from ._variants import top_k
+
+    corpus = _weighted_tokens(tools)
+    model = (
+        rank_bm25.BM25Okapi(corpus)
+        if kind == "okapi"
+        else rank_bm25.BM25Plus(corpus, k1=1.2, b=0.75, delta=1.0)
+    )
+    n = model.corpus_size
+    postings: dict[str, tuple[Any, Any]] = {}
+    for d, freqs in enumerate(model.doc_freqs):
+        for tok, f in freqs.items():
+            entry = postings.setdefault(tok, ([], []))
+            entry[0].append(d)
+            entry[1].append(f)
+    post = {t: (np.asarray(d), np.asarray(f, dtype=float)) for t, (d, f) in postings.items()}
+    doc_len = np.asarray(model.doc_len, dtype=float)
+    norm = model.k1 * (1 - model.b + model.b * doc_len / model.avgdl)
+    name_rank = _name_rank(tools)
+    delta = getattr(model, "delta", 0.0)
+
+    def scores(query: list[str]) -> Any:
+        score = np.zeros(n)
+        for q in query:  # rank_bm25 visits every query token, repeats included
+            q_freq = np.zeros(n)
+            if q in post:
+                q_freq[post[q][0]] = post[q][1]
+            score += (model.idf.get(q) or 0) * (delta + (q_freq * (model.k1 + 1)) / (norm + q_freq))
+        return score
+
+    def rank(query: str, k: int) -> list[int]:
+        toks = tokenize(query)
+        if not toks:
+            return []
+        s = scores(toks)
+        # BM25Plus adds idf·δ to every document, matched or not: take it off so that only
+        # documents matching a query term have a positive score (ranks are unchanged)
+        s -= delta * sum(model.idf.get(q) or 0 for q in toks)
+        return top_k(s, k, name_rank)
+
+    rank.scores = scores  # type: ignore[attr-defined]  # for the equivalence test
+    return rank
+
+
+def _bm25s_ranker(tools: Sequence[Tool], method: str) -> Ranker:
+    import bm25s
+
+    from . import tokenize
+
+    corpus = _weighted_tokens(tools)
+    if method == "bm25+":
+        model = bm25s.BM25(method="bm25+", k1=1.2, b=0.75, delta=1.0)
+    else:
+        model = bm25s.BM25()  # Lucene BM25, k1 1.5, b 0.75
+    model.index(corpus, show_progress=False)
+    vocab = model.vocab_dict
+    n = len(tools)
+
+    def rank(query: str, k: int) -> list[int]:
+        toks = [t for t in tokenize(query) if t in vocab]
+        if not toks:
+            return []
+        docs, scores = model.retrieve([toks], k=min(k, n), show_progress=False, n_threads=1)
+        return [int(d) for d, s in zip(docs[0], scores[0]) if s > 0]
+
+    return rank
+
+
+def _name_rank(tools: Sequence[Tool]) -> Any:
+    import numpy as np
+
+    order = sorted(range(len(tools)), key=lambda i: tools[i].name)
+    rank = np.empty(len(tools), dtype=np.int64)
+    rank[order] = np.arange(len(tools))
+    return rank
+
+
+def make_ranker(spec: str, tools: Sequence[Tool], **options: Any) -> Ranker:
+    """A ``(query, k) -> [tool positions]`` function for one ranker name.
+
+    Names: ``toolsift`` (``ToolIndex.search`` as it ships), ``toolsift-plain`` (BM25+ alone, no
+    exact-name tier or prefix matching), ``toolsift-coverage``, ``toolsift-keyword`` (see
+    :data:`TOOLSIFT_RANKERS`), ``toolsift-python`` (the pure-Python twin),
+    ``rank_bm25-okapi``, ``rank_bm25-plus``, ``bm25s`` (Lucene), ``bm25s-bm25+``, ``v:<variant>``
+    (:func:`toolsift._variants.parse_variant`), and with an ``embedder`` option ``dense``,
+    ``hybrid-minmax[=w]`` and ``hybrid-rrf``.
+    """
+    if spec in TOOLSIFT_RANKERS:
+        return _toolsift_ranker(tools, "auto", TOOLSIFT_RANKERS[spec])
+    if spec == "toolsift-python":
+        return _toolsift_ranker(tools, "python", {})
+    if spec.startswith("rank_bm25-"):
+        return _rank_bm25_ranker(tools, spec.split("-", 1)[1])
+    if spec in ("bm25s", "bm25s-bm25+"):
+        return _bm25s_ranker(tools, "bm25+" if spec.endswith("+") else "lucene")
+    if spec.startswith("v:"):
+        from ._variants import VariantIndex, parse_variant
+
+        return VariantIndex(tools, parse_variant(spec[2:])).search
+    if spec == "dense" or spec.startswith("hybrid"):
+        from .hybrid import make_eval_ranker
+
+        return make_eval_ranker(spec, tools, **options)
+    raise ValueError(f"unknown ranker {spec!r}")
+
+
+# --- the run --------------------------------------------------------------------------------
+
+
+def evaluate(dataset: Dataset, ranker: Ranker) -> dict[str, float]:
+    """Mean Recall@1/5/10, MRR, nDCG@10 and milliseconds per query of ``ranker`` on ``dataset``."""
+    sums = dict.fromkeys(("R@1", "R@5", "R@10", "MRR", "nDCG@10"), 0.0)
+    start = time.perf_counter()
+    rankings = [ranker(q.text, DEPTH) for q in dataset.queries]
+    elapsed = time.perf_counter() - start
+    for q, ranked in zip(dataset.queries, rankings):
+        rel = q.relevant
+        sums["R@1"] += recall_at(ranked, rel, 1)
+        sums["R@5"] += recall_at(ranked, rel, 5)
+        sums["R@10"] += recall_at(ranked, rel, 10)
+        sums["MRR"] += reciprocal_rank(ranked, rel)
+        sums["nDCG@10"] += ndcg_at(ranked, rel, 10)
+    n = max(len(dataset.queries), 1)
+    out = {key: value / n for key, value in sums.items()}
+    out["ms/query"] = 1000.0 * elapsed / n
+    return out
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``toolsift eval``'s options to ``parser``."""
+    parser.add_argument(
+        "--data", metavar="DIR", help="folder with the labeled sets (default: ../shared/data)"
+    )
+    parser.add_argument(
+        "--datasets",
+        default=",".join(DATASETS),
+        help=f"comma-separated sets (default: {','.join(DATASETS)})",
+    )
+    parser.add_argument(
+        "--rankers",
+        default=",".join(DEFAULT_RANKERS),
+        help="comma-separated rankers; 'variants' adds the issue-5 variants, 'peers' the peers "
+        f"(default: {','.join(DEFAULT_RANKERS)})",
+    )
+    parser.add_argument(
+        "--limit-queries",
+        type=int,
+        metavar="N",
+        help="evaluate a deterministic sample of at most N queries per set (every n-th)",
+    )
+    parser.add_argument(
+        "--lenient", action="store_true", help="mcp_mixed: score by tool name, not server + name"
+    )
+    parser.add_argument(
+        "--embed",
+        choices=["minilm", "wordllama"],
+        help="embedder for the dense and hybrid rankers (pip install 'toolsift[embed]')",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def _expand(rankers: str) -> list[str]:
+    out: list[str] = []
+    for name in filter(None, (r.strip() for r in rankers.split(","))):
+        if name == "variants":
+            out.extend(VARIANT_RANKERS)
+        elif name == "peers":
+            out.extend(r for r in DEFAULT_RANKERS if not r.startswith("toolsift"))
+        else:
+            out.append(name)
+    return list(dict.fromkeys(out))
+
+
+def format_table(results: dict[str, Any]) -> str:
+    """One Markdown table: a row per set and ranker."""
+    head = "| set | ranker | R@1 | R@5 | R@10 | MRR | nDCG@10 | ms/query |"
+    lines = [head, "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for name, res in results["datasets"].items():
+        for ranker, m in res["rankers"].items():
+            if "error" in m:
+                lines.append(f"| {name} | {ranker} | {m['error']} | | | | | |")
+                continue
+            lines.append(
+                f"| {name} | {ranker} | {m['R@1']:.3f} | {m['R@5']:.3f} | {m['R@10']:.3f} | "
+                f"{m['MRR']:.3f} | {m['nDCG@10']:.3f} | {m['ms/query']:.2f} |"
+            )
+    return "\n".join(lines)
+
+
+class _MemoEmbedder:
+    """An embedder that remembers query vectors, so several hybrid rankers embed each query once.
+
+    The per-query embedding cost is measured separately (``embed ms/query``), unbatched.
+    """
+
+    def __init__(self, embed: Callable[[list[str]], Any]) -> None:
+        self._embed = embed
+        self.model_id = getattr(embed, "model_id", None)
+        self._memo: dict[str, Any] = {}
+
+    def prime(self, texts: Sequence[str]) -> float:
+        """Embed ``texts`` in batches; return the unbatched milliseconds per text (first 100)."""
+        sample = list(dict.fromkeys(texts))[:100]
+        start = time.perf_counter()
+        for text in sample:
+            self._embed([text])
+        per_query = 1000.0 * (time.perf_counter() - start) / max(len(sample), 1)
+        todo = [t for t in dict.fromkeys(texts) if t not in self._memo]
+        for t, v in zip(todo, self._embed(todo)):
+            self._memo[t] = v
+        return per_query
+
+    def __call__(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        if len(texts) == 1 and texts[0] in self._memo:
+            return np.asarray([self._memo[texts[0]]])
+        return self._embed(texts)
+
+
+def format_summary(results: dict[str, Any], metric: str = "nDCG@10") -> str:
+    """One Markdown table: a row per ranker, a column per set, each cell ``metric`` (Δ vs the
+    first ranker)."""
+    names = list(results["datasets"])
+    rankers: list[str] = []
+    for res in results["datasets"].values():
+        rankers += [r for r in res["rankers"] if r not in rankers]
+    lines = [f"| {metric} | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    for ranker in rankers:
+        cells = []
+        for name in names:
+            ranked = results["datasets"][name]["rankers"]
+            m, first = ranked.get(ranker, {}), next(iter(ranked.values()))
+            if metric not in m:
+                cells.append("–")
+            elif ranker == next(iter(ranked)):
+                cells.append(f"{m[metric]:.3f}")
+            else:
+                cells.append(f"{m[metric]:.3f} ({m[metric] - first[metric]:+.3f})")
+        lines.append(f"| {ranker} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
+    """Evaluate every requested ranker on every requested set; the JSON-ready results."""
+    options: dict[str, Any] = {}
+    memo: _MemoEmbedder | None = None
+    if getattr(args, "embed", None):
+        from .embed import get_embedder
+
+        memo = _MemoEmbedder(get_embedder(args.embed))
+        options["embedder"] = memo
+    results: dict[str, Any] = {"datasets": {}}
+    for name in filter(None, (d.strip() for d in args.datasets.split(","))):
+        ds = load_dataset(name, data_dir, strict=not args.lenient, limit=args.limit_queries)
+        res: dict[str, Any] = {"tools": len(ds.tools), "queries": len(ds.queries), "note": ds.note}
+        if memo is not None:
+            res["embed ms/query"] = memo.prime([q.text for q in ds.queries])
+        res["rankers"] = {}
+        for spec in _expand(args.rankers):
+            try:
+                ranker = make_ranker(spec, ds.tools, dataset=name, **options)
+            except ImportError as exc:
+                res["rankers"][spec] = {"error": f"unavailable: {exc}"}
+                continue
+            res["rankers"][spec] = evaluate(ds, ranker)
+            if not getattr(args, "json", False):
+                m = res["rankers"][spec]
+                print(f"  {name:<10} {spec:<40} nDCG@10 {m['nDCG@10']:.3f}", file=sys.stderr)
+        results["datasets"][name] = res
+    return results
+
+
+def main(args: argparse.Namespace) -> int:
+    """``toolsift eval``: print the quality table (or JSON); 2 when the data is missing."""
+    data_dir = find_data_dir(getattr(args, "data", None))
+    if data_dir is None:
+        print(
+            "toolsift eval: the labeled sets were not found. Pass --data DIR, set "
+            "TOOLSIFT_SHARED_DIR, or run beside ../shared/data (they are not shipped with "
+            "toolsift).",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        results = run(args, data_dir)
+    except (FileNotFoundError, ValueError, ImportError) as exc:
+        print(f"toolsift eval: error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        for name, res in results["datasets"].items():
+            line = f"{name}: {res['tools']} tools, {res['queries']} queries ({res['note']})"
+            if "embed ms/query" in res:
+                line += f"; query embedding {res['embed ms/query']:.1f} ms (not in ms/query)"
+            print(line)
+        print(format_table(results))
+        print()
+        print(format_summary(results))
+    return 0

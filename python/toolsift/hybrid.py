@@ -1,0 +1,443 @@
+"""Hybrid search: BM25+ fused with dense retrieval over embeddings the user supplies (seed 002).
+
+:class:`HybridIndex` wraps a :class:`~toolsift.index.ToolIndex`. Per query it takes the lexical
+top ``candidates`` (100) and the dense top ``candidates`` (cosine similarity of unit vectors) and
+fuses the two lists with
+
+* ``"minmax"`` (the default): each list's scores min-max normalised to 0..1 over that list, a
+  tool absent from a list counting 0 there, then ``(1 - w)·lexical + w·dense`` with
+  ``w = dense_weight`` (:data:`DEFAULT_DENSE_WEIGHT`, 0.4); or
+* ``"rrf"``: reciprocal rank fusion (Cormack, Clarke & Büttcher 2009),
+  ``Σ_lists weight / (k + rank)`` with ``k = 60``.
+
+The evaluation (``benches/eval_quality.py --embed minilm``, BENCHMARKS.md) picked min-max at
+w = 0.4: it is the weight at which fusion beats lexical search alone on every labeled set, with
+the engine's BM25+ and with the recommended lexical variant alike (nDCG@10 on mcp_mixed,
+metatool, gorilla_hf: 0.579 / 0.386 / 0.182 -> 0.602 / 0.598 / 0.259 with all-MiniLM-L6-v2);
+w = 0.5 scores higher on the two paraphrase-style sets but falls below lexical search on
+mcp_mixed once the lexical side improves. Equal-weight RRF adds nothing on mcp_mixed (0.578)
+and trails min-max at equal weights on every set.
+
+Scores are normalised so that the best fused tool has 1.0. Matches the lexical engine placed for
+another reason than BM25 (``Match.reason`` ``"select"`` or ``"exact_name"``) stay in front, in
+their order, with score 1.0. Without an embedding for the query (no embedder, or no vectors) the
+search is keyword-only and the result says so (``mode="keyword"`` and a ``note``).
+
+Example:
+    >>> import numpy as np
+    >>> from toolsift import Tool, ToolIndex
+    >>> tools = [Tool(name="get_weather", description="Current weather for a city"),
+    ...          Tool(name="create_issue", description="Open a bug report")]
+    >>> vectors = np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32)
+    >>> hybrid = HybridIndex(ToolIndex(tools), embeddings=vectors)
+    >>> result = hybrid.search("file a bug", query_vector=np.array([0.1, 0.9]))
+    >>> result.mode, [m.tool.name for m in result]
+    ('hybrid', ['create_issue', 'get_weather'])
+"""
+
+# The dataclass fields keep ``Optional[...]`` as tools.py does: ``get_type_hints`` must evaluate
+# them on Python 3.9.
+# ruff: noqa: UP045
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
+
+import numpy as np
+
+from .errors import QueryError
+from .index import DEFAULT_LIMIT, Match, ToolIndex
+from .tools import Tool
+
+if TYPE_CHECKING:
+    from .embed import Embedder
+
+__all__ = [
+    "HybridIndex",
+    "HybridMatch",
+    "HybridResult",
+    "Fusion",
+    "rrf_fuse",
+    "minmax_fuse",
+]
+
+Fusion = Literal["minmax", "rrf"]
+HybridReason = Literal["select", "exact_name", "bm25", "keyword", "dense", "hybrid"]
+
+#: Longest query text embedded (seed 002 caps query length against abuse).
+MAX_QUERY_CHARS = 2000
+#: ``Match.reason`` values of ranked lexical matches; any other reason (``select``,
+#: ``exact_name``) is a tier that stays in front of the fused list.
+RANKED_REASONS = frozenset({"bm25", "keyword"})
+#: How deep each list goes before fusion.
+DEFAULT_CANDIDATES = 100
+#: The dense list's weight in the fusion (chosen by the evaluation; see the module docstring).
+DEFAULT_DENSE_WEIGHT = 0.4
+
+
+def rrf_fuse(
+    rankings: Sequence[Sequence[int]], weights: Sequence[float] | None = None, k: float = 60.0
+) -> dict[int, float]:
+    """Reciprocal rank fusion: ``Σ_i weights[i] / (k + rank_i(d))``, ranks from 1.
+
+    Example:
+        >>> rrf_fuse([[7, 8], [8]], k=60) == {7: 1 / 61, 8: 1 / 62 + 1 / 61}
+        True
+    """
+    weights = weights if weights is not None else [1.0] * len(rankings)
+    fused: dict[int, float] = {}
+    for ranking, w in zip(rankings, weights):
+        for rank, doc in enumerate(ranking, 1):
+            fused[doc] = fused.get(doc, 0.0) + w / (k + rank)
+    return fused
+
+
+def _minmax(scored: Sequence[tuple[int, float]]) -> dict[int, float]:
+    if not scored:
+        return {}
+    values = [s for _, s in scored]
+    lo, hi = min(values), max(values)
+    if hi <= lo:
+        return {d: 1.0 for d, _ in scored}
+    return {d: (s - lo) / (hi - lo) for d, s in scored}
+
+
+def minmax_fuse(
+    lists: Sequence[Sequence[tuple[int, float]]], weights: Sequence[float]
+) -> dict[int, float]:
+    """Weighted sum of min-max normalised scores; a document missing from a list scores 0 there.
+
+    Each list is normalised over its own entries to 0..1 (one entry, or all equal, gives 1.0).
+
+    Example:
+        >>> minmax_fuse([[(1, 9.0), (2, 3.0)], [(2, 0.8), (3, 0.4)]], [0.5, 0.5])
+        {1: 0.5, 2: 0.5, 3: 0.0}
+    """
+    fused: dict[int, float] = {}
+    for scored, w in zip(lists, weights):
+        for doc, s in _minmax(scored).items():
+            fused[doc] = fused.get(doc, 0.0) + w * s
+        for doc, _ in scored:
+            fused.setdefault(doc, 0.0)
+    return fused
+
+
+@dataclass(frozen=True)
+class HybridMatch:
+    """One ranked tool of a hybrid search.
+
+    Attributes:
+        tool: the tool.
+        score: 0..1, the best fused tool has 1.0 (non-BM25 lexical matches too).
+        reason: ``"select"`` / ``"exact_name"`` (kept from the lexical engine), ``"hybrid"`` (in
+            both lists), ``"bm25"`` (lexical list only) or ``"dense"`` (dense list only).
+        lexical: the lexical score (BM25+, or the engine's keyword points), ``None`` when the tool
+            was not in the lexical list.
+        dense: the cosine similarity, or ``None`` when it was not in the dense list.
+    """
+
+    tool: Tool
+    score: float
+    reason: HybridReason
+    lexical: Optional[float] = None
+    dense: Optional[float] = None
+
+    @property
+    def name(self) -> str:
+        return self.tool.name
+
+
+@dataclass(frozen=True)
+class HybridResult:
+    """Matches, best first, and how they were found.
+
+    Attributes:
+        matches: the ranked tools.
+        mode: ``"hybrid"``, or ``"keyword"`` when no query embedding was available.
+        note: why the search fell back to keywords (``None`` in hybrid mode).
+    """
+
+    matches: list[HybridMatch]
+    mode: Literal["hybrid", "keyword"]
+    note: Optional[str] = None
+
+    def __iter__(self) -> Iterator[HybridMatch]:
+        return iter(self.matches)
+
+    def __len__(self) -> int:
+        return len(self.matches)
+
+    def __getitem__(self, i: int) -> HybridMatch:
+        return self.matches[i]
+
+
+class HybridIndex:
+    """A :class:`ToolIndex` plus one unit vector per tool, searched by fused BM25+ and cosine.
+
+    Arguments:
+        index: the lexical index; vectors align with ``index.tools``.
+        embeddings: a ``(len(index), dim)`` float matrix aligned with the tools, or ``None``.
+        embed: a callable embedding a list of texts (for queries, and for the tools when
+            ``embeddings`` is ``None``); e.g. :class:`toolsift.embed.MiniLMEmbedder`.
+        fusion: ``"minmax"`` (default) or ``"rrf"``.
+        dense_weight: the dense list's weight ``w`` (0.4); the lexical list gets ``1 - w``.
+        rrf_k: RRF's ``k`` (60).
+        candidates: how deep each list goes before fusion (100).
+        cache_dir: where tool vectors computed by ``embed`` are cached (default
+            :func:`toolsift.embed.cache_dir`); ``False`` turns the cache off. The cache needs
+            ``embed.model_id`` (or ``model_id``).
+        model_id: names the model in the cache key when ``embed`` has no ``model_id``.
+
+    Raises:
+        ValueError: the embeddings do not have one finite row per tool, or an option is invalid.
+
+    Example:
+        >>> from toolsift import Tool, ToolIndex
+        >>> HybridIndex(ToolIndex([Tool(name="a")])).search("a").mode
+        'keyword'
+    """
+
+    def __init__(
+        self,
+        index: ToolIndex,
+        *,
+        embeddings: Any = None,
+        embed: Embedder | None = None,
+        fusion: Fusion = "minmax",
+        dense_weight: float = DEFAULT_DENSE_WEIGHT,
+        rrf_k: float = 60.0,
+        candidates: int = DEFAULT_CANDIDATES,
+        cache_dir: str | os.PathLike[str] | Literal[False] | None = None,
+        model_id: str | None = None,
+    ) -> None:
+        if fusion not in ("minmax", "rrf"):
+            raise ValueError(f"fusion must be 'minmax' or 'rrf', got {fusion!r}")
+        if not 0.0 <= dense_weight <= 1.0:
+            raise ValueError(f"dense_weight must be between 0 and 1, got {dense_weight}")
+        if candidates < 1:
+            raise ValueError(f"candidates must be >= 1, got {candidates}")
+        self.index = index
+        self.fusion: Fusion = fusion
+        self.dense_weight = float(dense_weight)
+        self.rrf_k = float(rrf_k)
+        self.candidates = int(candidates)
+        self.embed = embed
+        self._pos = {t.name: i for i, t in enumerate(index.tools)}
+        if embeddings is None and embed is not None:
+            from .embed import cached_embeddings, tool_text
+
+            texts = [tool_text(t) for t in index.tools]
+            mid = model_id or getattr(embed, "model_id", None)
+            if cache_dir is False:
+                mid = None
+            embeddings = cached_embeddings(embed, texts, mid, cache_dir or None)
+        self.embeddings: np.ndarray | None = (
+            None if embeddings is None else self._check(embeddings, len(index))
+        )
+
+    @staticmethod
+    def _check(embeddings: Any, n: int) -> np.ndarray:
+        matrix = np.asarray(embeddings, dtype=np.float32)
+        if matrix.ndim != 2 or matrix.shape[0] != n:
+            raise ValueError(
+                f"embeddings must be a (tools, dim) matrix with {n} rows, got shape {matrix.shape}"
+            )
+        if not np.all(np.isfinite(matrix)):
+            raise ValueError("embeddings must be finite")
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return matrix / norms
+
+    def _query_vector(self, query: str, query_vector: Any) -> tuple[np.ndarray | None, str | None]:
+        if self.embeddings is None:
+            return None, "no tool embeddings: keyword-only search"
+        if query_vector is None:
+            if self.embed is None:
+                return None, "no query embedding and no embedder: keyword-only search"
+            query_vector = self.embed([query[:MAX_QUERY_CHARS]])[0]
+        vector = np.asarray(query_vector, dtype=np.float32).reshape(-1)
+        if vector.shape[0] != self.embeddings.shape[1] or not np.all(np.isfinite(vector)):
+            raise ValueError(
+                f"query vector must have {self.embeddings.shape[1]} finite values, "
+                f"got shape {vector.shape}"
+            )
+        norm = float(np.linalg.norm(vector))
+        if norm == 0.0:
+            return None, "zero query embedding: keyword-only search"
+        return vector / norm, None
+
+    def dense_search(
+        self, vector: np.ndarray, limit: int, exclude: Iterable[int] = ()
+    ) -> list[tuple[int, float]]:
+        """The ``limit`` most similar tools to a unit ``vector`` as ``(position, cosine)``."""
+        assert self.embeddings is not None
+        sims = _matvec(self.embeddings, vector.astype(np.float32, copy=False))
+        for i in exclude:
+            sims[i] = -np.inf
+        n = min(limit, len(sims))
+        top = np.argpartition(-sims, n - 1)[:n] if n < len(sims) else np.arange(len(sims))
+        top = top[np.isfinite(sims[top])]
+        order = top[np.lexsort((top, -sims[top]))]
+        return [(int(i), float(sims[i])) for i in order]
+
+    def search(
+        self,
+        query: str,
+        limit: int = DEFAULT_LIMIT,
+        *,
+        lexical: Sequence[Match] | None = None,
+        query_vector: Any = None,
+        exclude: Iterable[str] = (),
+    ) -> HybridResult:
+        """The best ``limit`` tools for ``query`` by fused lexical and dense ranking.
+
+        Arguments:
+            query: the query text.
+            limit: how many matches at most.
+            lexical: the lexical engine's result for this query (e.g. from the query language's
+                search, with ``select``/``exact_name`` matches); by default
+                ``index.search(query, candidates, exclude=exclude)``.
+            query_vector: the query's embedding; by default ``embed([query])``.
+            exclude: tool names to leave out.
+
+        Raises:
+            QueryError: the query is empty, or has no token and no embedding is available.
+        """
+        if not isinstance(query, str) or not query.strip():
+            raise QueryError("Query must not be empty.")
+        excluded = set(exclude)
+        vector, note = self._query_vector(query, query_vector)
+        if lexical is None:
+            try:
+                lexical = lexical_search(self.index, query, self.candidates, excluded)
+            except QueryError:
+                if vector is None:  # nothing to rank with
+                    raise
+                lexical = []  # e.g. only punctuation or an unsupported script: dense alone
+        front = [m for m in lexical if m.reason not in RANKED_REASONS and m.name not in excluded]
+        taken = {m.tool.name for m in front} | excluded
+        bm25 = [
+            (self._pos[m.tool.name], m.score)
+            for m in lexical
+            if m.reason in RANKED_REASONS and m.name not in taken and m.name in self._pos
+        ][: self.candidates]
+        out = [HybridMatch(m.tool, 1.0, m.reason, m.score) for m in front[:limit]]  # type: ignore[arg-type]
+        room = limit - len(out)
+        tools = self.index.tools
+        if vector is None:
+            top = bm25[0][1] if bm25 else 1.0
+            out += [
+                HybridMatch(tools[d], s / top if top > 0 else 0.0, "bm25", s)
+                for d, s in bm25[:room]
+            ]
+            return HybridResult(out, "keyword", note)
+        skip = [self._pos[n] for n in taken if n in self._pos]
+        dense = self.dense_search(vector, self.candidates, skip)
+        w = self.dense_weight
+        if self.fusion == "rrf":
+            fused = rrf_fuse([[d for d, _ in bm25], [d for d, _ in dense]], [1 - w, w], self.rrf_k)
+        else:
+            fused = minmax_fuse([bm25, dense], [1 - w, w])
+        lex_score, dense_score = dict(bm25), dict(dense)
+        ranked = sorted(fused.items(), key=lambda item: (-item[1], tools[item[0]].name))
+        best = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0
+        for d, s in ranked[: max(room, 0)]:
+            in_lex, in_dense = d in lex_score, d in dense_score
+            reason: HybridReason = (
+                "hybrid" if in_lex and in_dense else "bm25" if in_lex else "dense"
+            )
+            out.append(
+                HybridMatch(tools[d], s / best, reason, lex_score.get(d), dense_score.get(d))
+            )
+        return HybridResult(out, "hybrid")
+
+
+#: Rows per matrix-vector product. OpenBLAS spreads a larger gemv over its threads, which on a
+#: small, busy machine stalls now and then (11,578 x 384: median 0.32 ms but p90 12 ms); blocks
+#: of 1,024 rows stay on one thread (median 0.62 ms, p90 0.76 ms).
+_MATVEC_ROWS = 1024
+
+
+def _matvec(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """``matrix @ vector`` in row blocks of :data:`_MATVEC_ROWS`, for steady latency."""
+    if len(matrix) <= _MATVEC_ROWS:
+        return matrix @ vector
+    out = np.empty(len(matrix), dtype=np.result_type(matrix, vector))
+    for start in range(0, len(matrix), _MATVEC_ROWS):
+        stop = start + _MATVEC_ROWS
+        np.dot(matrix[start:stop], vector, out=out[start:stop])
+    return out
+
+
+def lexical_search(
+    index: ToolIndex, query: str, limit: int, exclude: Iterable[str] = (), **options: Any
+) -> Sequence[Match]:
+    """``index.search(query, limit, exclude=...)`` without the agent-facing caps.
+
+    Where ``ToolIndex.search`` caps ``limit`` (``max_limit``) and the query length
+    (``max_query_length``) for agents, fusion and evaluation need the full candidate list and the
+    whole query, so both caps are lifted when the installed ``ToolIndex`` has them. ``options``
+    (e.g. ``exact_names=False``) are passed on when ``search`` accepts them, else dropped.
+    """
+    params = _search_parameters(index)
+    kwargs = {k: v for k, v in options.items() if k in params}
+    if "max_limit" in params and "max_query_length" in params:
+        kwargs.update(max_limit=max(limit, 1), max_query_length=1 << 20)
+    return index.search(query, limit, exclude=exclude, **kwargs)
+
+
+def _search_parameters(index: ToolIndex) -> frozenset[str]:
+    import inspect
+
+    return frozenset(inspect.signature(index.search).parameters)
+
+
+def make_eval_ranker(
+    spec: str, tools: Sequence[Tool], *, embedder: Any = None, **_: Any
+) -> Callable[[str, int], list[int]]:
+    """A ranker for :mod:`toolsift.evaluate`: ``dense``, ``hybrid-minmax[=w][@variant]``,
+    ``hybrid-rrf[=w][@variant]``.
+
+    ``w`` is the dense weight (default :data:`DEFAULT_DENSE_WEIGHT`). ``@variant`` takes the
+    lexical list from a :mod:`toolsift._variants` variant (e.g.
+    ``@qdistinct+stop+stemx=0.5+cjk``) instead of the engine. Needs ``embedder`` (``--embed``).
+    """
+    if embedder is None:
+        raise ImportError(f"ranker {spec!r} needs an embedder (--embed minilm|wordllama)")
+    head, _, variant_spec = spec.partition("@")
+    name, _, value = head.partition("=")
+    w = float(value) if value else DEFAULT_DENSE_WEIGHT
+    fusion: Fusion = "rrf" if name == "hybrid-rrf" else "minmax"
+    if name == "dense":
+        w = 1.0
+    elif name not in ("hybrid-minmax", "hybrid-rrf"):
+        raise ValueError(f"unknown ranker {spec!r}")
+    index = ToolIndex(tools)
+    hybrid = HybridIndex(index, embed=embedder, fusion=fusion, dense_weight=w)
+    pos = {t.name: i for i, t in enumerate(tools)}
+    lexical_of: Callable[[str], list[Match]] | None = None
+    if variant_spec:
+        from ._variants import VariantIndex, parse_variant, top_k
+
+        variant = VariantIndex(tools, parse_variant(variant_spec))
+        name_rank = np.argsort(np.argsort([t.name for t in tools], kind="stable"))
+
+        def lexical_of(query: str) -> list[Match]:
+            scores = variant.scores(variant.query_tokens(query))
+            top = top_k(scores, hybrid.candidates, name_rank)
+            return [Match(tools[d], float(scores[d]), "bm25") for d in top]
+
+    def rank(query: str, k: int) -> list[int]:
+        try:
+            if name == "dense":
+                vector, _ = hybrid._query_vector(query, None)
+                return [d for d, _ in hybrid.dense_search(vector, k)] if vector is not None else []
+            lexical = lexical_of(query) if lexical_of is not None else None
+            return [pos[m.tool.name] for m in hybrid.search(query, k, lexical=lexical)]
+        except QueryError:
+            return []
+
+    return rank
