@@ -41,6 +41,23 @@ def test_search_many_applies_every_option_as_single_searches_do(
     ]
 
 
+@pytest.mark.skipif(ENGINE_CLASSES[0].values[0] is None, reason="toolsift._core is not built")
+@given(
+    data=corpus(),
+    queries=st.lists(prefix_query, max_size=8),
+    limit=st.integers(1, 10),
+    options=search_options(),
+)
+def test_search_many_is_the_same_in_both_engines(data, queries, limit, options):
+    """Same ids, same order, bit-identical scores (both engines do the same f64 operations)."""
+    from toolsift._core import Index as RustIndex
+    from toolsift._fallback import Index as PyIndex
+
+    names, docs = data
+    rust = RustIndex(names, docs, WEIGHTS).search_many(queries, limit, **options)
+    assert rust == PyIndex(names, docs, WEIGHTS).search_many(queries, limit, **options)
+
+
 def test_search_many_options_change_the_results(engine_index):
     """Each option reaches the batch (a batch that ignored one would fail here)."""
     docs = [
@@ -176,3 +193,37 @@ def test_tool_index_search_many_errors_match_a_loop(engine):
     with pytest.raises(TypeError):
         index.search_many("ok")
     assert index.search_many([], limit=0) == []
+
+
+def test_tool_index_search_many_matches_search_with_every_option(engine):
+    tools = [
+        Tool(
+            name=f"mcp__{server}__{raw}",
+            description=f"{raw.replace('_', ' ')} on {server}",
+            server=server,
+            mcp_tool_name=raw,
+        )
+        for server in ("github", "slack")
+        for raw in ("create_issue", "send_message", "read_file", "list_users")
+    ]
+    index = ToolIndex(tools, engine=engine)
+    queries = [
+        "create an issue",
+        "select:mcp__github__read_file,nope",
+        "+send message",
+        "x" * 40 + " read file",
+        "list users",
+    ]
+    options = [
+        {},
+        {"limit": 2},
+        {"limit": 99, "max_limit": 3},
+        {"servers": ["slack"]},
+        {"exclude": ["mcp__github__create_issue"], "max_query_length": 30},
+    ]
+    for kw in options:
+        assert index.search_many(queries, **kw) == [index.search(q, **kw) for q in queries]
+    with pytest.raises(QueryError):
+        index.search_many(["ok", "select:"])
+    with pytest.raises(TypeError):
+        index.search_many("a single string")
