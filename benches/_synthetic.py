@@ -11,8 +11,16 @@ import random
 
 from toolsift import Tool
 
-VERBS = "get list create update delete search find fetch send read write run query open close merge add remove sync export import upload download start stop schedule cancel".split()
-OBJECTS = "issue pull_request file folder message channel user event calendar record table row column page document image video invoice payment customer order ticket repo branch commit release build job pod cluster bucket secret key token note task project comment review alert metric log trace dashboard report email contact lead deal".split()
+VERBS = (
+    "get list create update delete search find fetch send read write run query open close "
+    "merge add remove sync export import upload download start stop schedule cancel"
+).split()
+OBJECTS = (
+    "issue pull_request file folder message channel user event calendar record table row "
+    "column page document image video invoice payment customer order ticket repo branch "
+    "commit release build job pod cluster bucket secret key token note task project comment "
+    "review alert metric log trace dashboard report email contact lead deal"
+).split()
 WORDS = (
     "the a an of to for in with from by and or on at as is are this that it its returns "
     "given specified optional required list results details data information current new "
@@ -27,7 +35,10 @@ WORDS = (
     "pipeline build deploy release version branch commit merge diff review issue bug feature "
     "user member role permission access token secret credential key certificate policy"
 ).split()
-KEYS = "id name query path limit offset owner repo branch title body content channel text user email start end timezone format page per_page sort order status url method headers".split()
+KEYS = (
+    "id name query path limit offset owner repo branch title body content channel text user "
+    "email start end timezone format page per_page sort order status url method headers"
+).split()
 
 
 def synthetic_tools(n: int, seed: int = 7) -> list[Tool]:

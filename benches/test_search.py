@@ -1,6 +1,8 @@
 """Index build and single-query search, Rust beside pure Python, on real and synthetic catalogues.
 
-Time with:  pytest benches/test_search.py --benchmark-enable --benchmark-only --benchmark-columns=median,mean,ops,rounds
+Time with:
+    pytest benches/test_search.py --benchmark-enable --benchmark-only \
+        --benchmark-columns=median,mean,ops,rounds
 CI runs every bench once as a test (``--benchmark-disable``) so that none can rot.
 """
 
@@ -13,7 +15,6 @@ import pytest
 pytest.importorskip("pytest_benchmark")
 
 from _synthetic import synthetic_queries, synthetic_tools  # noqa: E402
-
 from toolsift import ToolIndex, available_engines  # noqa: E402
 
 ENGINES = [pytest.param(e, id=e) for e in ("rust", "python")]
