@@ -157,3 +157,24 @@ def test_squashed_names_inside_a_longer_query(engine):
     # A plain word names only tools whose own name has separators or case humps.
     long_query = "what is the weather in paris today and how is my health please"
     assert all(m.reason == "bm25" for m in index.search(long_query))
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        'use "fetch" to download the page',
+        "use \u201cfetch\u201d to download the page",
+        "use `fetch` to download the page",
+    ],
+)
+def test_a_quoted_or_backticked_plain_word_is_a_name(engine, query):
+    tools = [
+        mcp("web", "fetch", "Fetch a URL"),
+        *[mcp(f"dl{i}", f"download_page_{i}", "download the page and use it") for i in range(10)],
+    ]
+    result = ToolIndex(tools, engine=engine).search(query, limit=3)
+    assert result[0].name == "mcp__web__fetch"
+    assert result[0].reason == "exact_name"
+    # Unquoted, the same word is only a word: BM25 decides.
+    plain = ToolIndex(tools, engine=engine).search("use fetch to download the page", limit=3)
+    assert all(m.reason == "bm25" for m in plain)

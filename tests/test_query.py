@@ -61,8 +61,10 @@ def test_keyword_queries_and_required_words(query, text, required):
             "use `search` or trace_path, then getCurrentTime and fs/read_file please",
             ["search", "trace_path", "getCurrentTime", "fs/read_file"],
         ),
-        # Ordinary words, also quoted, are not names on their own.
-        ('please send an SMS saying "Hello" to my friend now ok', []),
+        # An ordinary word is not a name on its own, unless it is quoted (issue 3: "also quoted
+        # or backticked"); measured cost on mcp_mixed's 20 quoted queries: nDCG@10 -0.001.
+        ("please send an SMS saying Hello to my friend now ok", []),
+        ('please send an SMS saying "Hello" to my friend now ok', ["Hello"]),
         ("`get code snippet` for the parser of this big module", ["get code snippet"]),
         ("a long natural query about searching text-to-speech things here", ["text-to-speech"]),
     ],
