@@ -36,7 +36,27 @@ pub(crate) struct Chunk {
     pub(crate) lengths: Vec<f64>,
 }
 
-/// Checks field weights as [`Index::build`] does.
+/// Checks what both builders take: one name per document, at most 2^32 - 1 documents (ids are
+/// `u32`), and valid field weights.
+pub(crate) fn check_build_inputs(
+    names: usize,
+    documents: usize,
+    field_weights: &[f64],
+) -> Result<()> {
+    if names != documents {
+        return Err(Error::InvalidDocument(format!(
+            "got {names} names for {documents} documents"
+        )));
+    }
+    if documents > u32::MAX as usize {
+        return Err(Error::InvalidDocument(
+            "too many documents (at most 2^32 - 1)".into(),
+        ));
+    }
+    check_weights(field_weights)
+}
+
+/// Field weights must be finite and >= 0.
 pub(crate) fn check_weights(field_weights: &[f64]) -> Result<()> {
     for (f, w) in field_weights.iter().enumerate() {
         if !(w.is_finite() && *w >= 0.0) {
@@ -139,19 +159,7 @@ impl Index {
         field_weights: Vec<f64>,
         params: Params,
     ) -> Result<Index> {
-        if names.len() != documents.len() {
-            return Err(Error::InvalidDocument(format!(
-                "got {} names for {} documents",
-                names.len(),
-                documents.len()
-            )));
-        }
-        if documents.len() > u32::MAX as usize {
-            return Err(Error::InvalidDocument(
-                "too many documents (at most 2^32 - 1)".into(),
-            ));
-        }
-        check_weights(&field_weights)?;
+        check_build_inputs(names.len(), documents.len(), &field_weights)?;
         let chunks: Vec<Chunk> = documents
             .par_chunks(CHUNK_DOCS)
             .enumerate()

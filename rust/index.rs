@@ -237,26 +237,7 @@ impl Index {
         field_weights: Vec<f64>,
         params: Params,
     ) -> Result<Index> {
-        if names.len() != documents.len() {
-            return Err(Error::InvalidDocument(format!(
-                "got {} names for {} documents",
-                names.len(),
-                documents.len()
-            )));
-        }
-        if documents.len() > u32::MAX as usize {
-            return Err(Error::InvalidDocument(
-                "too many documents (at most 2^32 - 1)".into(),
-            ));
-        }
-        for (f, w) in field_weights.iter().enumerate() {
-            if !(w.is_finite() && *w >= 0.0) {
-                return Err(Error::InvalidParameter(
-                    "field weight",
-                    format!("field {f} has weight {w}; weights must be finite and >= 0"),
-                ));
-            }
-        }
+        crate::build::check_build_inputs(names.len(), documents.len(), &field_weights)?;
         let mut term_ids = TermMap::default();
         let mut terms: Vec<Box<str>> = Vec::new();
         // (term, doc, tf) triples in document order; bucketed by term below.
