@@ -50,6 +50,11 @@ impl Index {
         FORCE.with(|f| f.get()).unwrap_or(self.len() >= MIN_DOCS)
     }
 
+    /// Whether a test forced the blocked loop on or off on this thread (the exhaustive path then).
+    pub(crate) fn blocked_forced(&self) -> bool {
+        FORCE.with(|f| f.get()).is_some()
+    }
+
     /// Runs `f` with the blocked loop forced on or off on this thread (for tests and benches);
     /// every search and `score_documents` call inside it uses that strategy.
     pub fn with_blocked_scoring<T>(blocked: bool, f: impl FnOnce() -> T) -> T {

@@ -333,7 +333,7 @@ pub(crate) fn assemble(
         .iter()
         .map(|&len| params.norm(len, avg_len))
         .collect();
-    Index {
+    let mut index = Index {
         params,
         field_weights,
         names,
@@ -349,7 +349,10 @@ pub(crate) fn assemble(
         lengths,
         norms,
         avg_len,
-    }
+        bounds: Default::default(),
+    };
+    index.refresh_bounds();
+    index
 }
 
 #[cfg(test)]

@@ -42,6 +42,8 @@ pub struct Index {
     pub(crate) lengths: Vec<f64>,
     pub(crate) norms: Vec<f64>,
     pub(crate) avg_len: f64,
+    /// Derived upper bounds for pruned top-k search (`prune.rs`); not stored in snapshots.
+    pub(crate) bounds: crate::prune::Bounds,
 }
 
 /// What a search leaves out or adds beyond plain BM25+ ranking. Every option is applied inside
@@ -335,7 +337,7 @@ impl Index {
             .iter()
             .map(|&len| params.norm(len, avg_len))
             .collect();
-        Ok(Index {
+        let mut index = Index {
             params,
             field_weights,
             names,
@@ -351,7 +353,10 @@ impl Index {
             lengths,
             norms,
             avg_len,
-        })
+            bounds: Default::default(),
+        };
+        index.refresh_bounds();
+        Ok(index)
     }
 
     /// Number of documents.
@@ -411,6 +416,7 @@ impl Index {
             + self.idf.len() * 8
             + self.lengths.len() * 8
             + self.norms.len() * 8
+            + self.bounds.memory_bytes()
     }
 
     /// Tokenizes `query` and searches it; see [`Index::search_tokens`].
@@ -449,35 +455,48 @@ impl Index {
             return Ok(Vec::new());
         };
         let query = distinct_terms(tokens);
-        SCRATCH.with(|cell| {
-            let mut scratch = cell.borrow_mut();
-            let known = self.accumulate(&query, options, &mut scratch);
+        let min_matched = |known: usize| {
             // The coverage rule: with 4+ distinct known terms, match at least half of them.
-            let min_matched = if options.coverage && known >= 4 {
-                known.div_ceil(2)
+            if options.coverage && known >= 4 {
+                known.div_ceil(2) as u32
             } else {
                 0
-            };
-            let Scratch {
-                acc,
-                touched,
-                matched,
-                ..
-            } = &*scratch;
-            let mut hits = self.top_k(acc, touched, limit, |doc, score| {
+            }
+        };
+        let mut hits = if self.use_pruning() {
+            let min_matched = min_matched(self.count_known(&query, options));
+            self.search_pruned(&query, options, limit, |doc, score, matched| {
                 score >= options.threshold
                     && self.passes(doc, options, &required)
-                    && (min_matched == 0 || matched[doc as usize] >= min_matched as u32)
-            });
-            if options.relative_floor > 0.0 {
-                if let Some(&(_, best)) = hits.first() {
-                    let floor = options.relative_floor * best;
-                    hits.retain(|&(_, score)| score >= floor);
-                }
+                    && matched >= min_matched
+            })
+        } else {
+            SCRATCH.with(|cell| {
+                let mut scratch = cell.borrow_mut();
+                let known = self.accumulate(&query, options, &mut scratch);
+                let min_matched = min_matched(known);
+                let Scratch {
+                    acc,
+                    touched,
+                    matched,
+                    ..
+                } = &*scratch;
+                let hits = self.top_k(acc, touched, limit, |doc, score| {
+                    score >= options.threshold
+                        && self.passes(doc, options, &required)
+                        && (min_matched == 0 || matched[doc as usize] >= min_matched)
+                });
+                scratch.reset();
+                hits
+            })
+        };
+        if options.relative_floor > 0.0 {
+            if let Some(&(_, best)) = hits.first() {
+                let floor = options.relative_floor * best;
+                hits.retain(|&(_, score)| score >= floor);
             }
-            scratch.reset();
-            Ok(hits)
-        })
+        }
+        Ok(hits)
     }
 
     /// The BM25+ scores of the given documents for `tokens` (0.0 where nothing matches; `tokens`
@@ -734,35 +753,81 @@ impl Index {
         limit: usize,
         keep: impl Fn(u32, f64) -> bool,
     ) -> Vec<(u32, f64)> {
-        let mut heap: BinaryHeap<Candidate> =
-            BinaryHeap::with_capacity(limit.min(touched.len()) + 1);
+        let mut top = TopK::new(limit);
         for &doc in touched {
-            let score = acc[doc as usize];
-            if score.is_nan() || score <= 0.0 {
-                continue;
-            }
-            // Most candidates lose on score alone: skip them before the filters and their name.
-            if heap.len() == limit && heap.peek().is_some_and(|worst| score < worst.score) {
-                continue;
-            }
-            if !keep(doc, score) {
-                continue;
-            }
-            let cand = Candidate {
-                score,
-                doc,
-                name: &self.names[doc as usize],
-            };
-            if heap.len() < limit {
-                heap.push(cand);
-            } else if let Some(worst) = heap.peek() {
-                if cand.worse_than(worst) == Ordering::Less {
-                    heap.pop();
-                    heap.push(cand);
-                }
-            }
+            top.offer(self, doc, acc[doc as usize], &keep);
         }
-        heap.into_sorted_vec()
+        top.into_sorted()
+    }
+}
+
+/// The best `limit` documents offered so far (score descending, then name, then doc id).
+pub(crate) struct TopK<'a> {
+    heap: BinaryHeap<Candidate<'a>>,
+    limit: usize,
+}
+
+impl<'a> TopK<'a> {
+    pub(crate) fn new(limit: usize) -> Self {
+        TopK {
+            heap: BinaryHeap::with_capacity(limit.saturating_add(1).min(1024)),
+            limit,
+        }
+    }
+
+    /// Offers `doc` with `score`; documents with a score <= 0 (or NaN), or failing `keep`, are
+    /// left out. Returns whether `doc` entered the top k.
+    #[inline]
+    pub(crate) fn offer(
+        &mut self,
+        index: &'a Index,
+        doc: u32,
+        score: f64,
+        keep: impl Fn(u32, f64) -> bool,
+    ) -> bool {
+        if score.is_nan() || score <= 0.0 {
+            return false;
+        }
+        // Most candidates lose on score alone: skip them before the filters and their name.
+        let full = self.heap.len() == self.limit;
+        if full && self.heap.peek().is_some_and(|worst| score < worst.score) {
+            return false;
+        }
+        if !keep(doc, score) {
+            return false;
+        }
+        let cand = Candidate {
+            score,
+            doc,
+            name: &index.names[doc as usize],
+        };
+        if !full {
+            self.heap.push(cand);
+            return true;
+        }
+        match self.heap.peek() {
+            Some(worst) if cand.worse_than(worst) == Ordering::Less => {
+                self.heap.pop();
+                self.heap.push(cand);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The k-th best score once `limit` documents are held.
+    #[inline]
+    pub(crate) fn threshold(&self) -> Option<f64> {
+        if self.heap.len() == self.limit {
+            self.heap.peek().map(|c| c.score)
+        } else {
+            None
+        }
+    }
+
+    pub(crate) fn into_sorted(self) -> Vec<(u32, f64)> {
+        self.heap
+            .into_sorted_vec()
             .into_iter()
             .map(|c| (c.doc, c.score))
             .collect()

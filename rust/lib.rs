@@ -9,6 +9,7 @@ pub mod build;
 pub mod error;
 pub mod index;
 pub mod keyword;
+pub mod prune;
 pub mod snapshot;
 pub mod tokenize;
 mod unicode_tables;

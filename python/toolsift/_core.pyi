@@ -23,6 +23,15 @@ def tokenize(text: str) -> list[str]:
         ['get', 'http', 'response', 'v', '2']
     """
 
+def _set_exhaustive_scoring(exhaustive: bool) -> None:
+    """Force the exhaustive scoring path in every thread (``True``) or let searches prune.
+
+    For tests and benches only: both paths return identical results (pruning is exact).
+
+    >>> from toolsift._core import _set_exhaustive_scoring
+    >>> _set_exhaustive_scoring(False)
+    """
+
 @final
 class Index:
     """An immutable BM25+ index over weighted-field documents.

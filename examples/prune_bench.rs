@@ -1,0 +1,48 @@
+//! Times pruned against exhaustive search on a catalogue dumped as TSV (for profiling):
+//! line 1 the field weights; then `name\tfield\ttext\tfield\ttext…` per document.
+//!
+//!     cargo run --release --example prune_bench -- docs.tsv queries.txt [rounds] [ex|pr|both]
+use std::time::Instant;
+
+use _core::bm25::Params;
+use _core::index::{Index, SearchOptions};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let text = std::fs::read_to_string(&args[1]).unwrap();
+    let mut lines = text.lines();
+    let weights: Vec<f64> = lines.next().unwrap().split('\t').map(|w| w.parse().unwrap()).collect();
+    let mut names = Vec::new();
+    let mut docs: Vec<Vec<(usize, String)>> = Vec::new();
+    for line in lines {
+        let mut parts = line.split('\t');
+        names.push(parts.next().unwrap().to_string());
+        let rest: Vec<&str> = parts.collect();
+        docs.push(rest.chunks(2).map(|c| (c[0].parse().unwrap(), c[1].to_string())).collect());
+    }
+    let queries: Vec<String> = std::fs::read_to_string(&args[2]).unwrap().lines().map(String::from).collect();
+    let rounds: usize = args.get(3).map_or(5, |r| r.parse().unwrap());
+    let mode = args.get(4).map_or("both", |m| m.as_str());
+    let idx = Index::build_parallel(names, &docs, weights, Params::default()).unwrap();
+    let opts = SearchOptions::default();
+    let run = |exhaustive: bool| {
+        let t = Instant::now();
+        for _ in 0..rounds {
+            for q in &queries {
+                let hits = if exhaustive {
+                    Index::with_exhaustive_scoring(|| idx.search(q, 8, &opts))
+                } else {
+                    idx.search(q, 8, &opts)
+                };
+                std::hint::black_box(hits.unwrap());
+            }
+        }
+        t.elapsed().as_secs_f64() * 1e6 / (rounds * queries.len()) as f64
+    };
+    if mode != "pr" {
+        println!("exhaustive {:.1} us/query", run(true));
+    }
+    if mode != "ex" {
+        println!("pruned     {:.1} us/query", run(false));
+    }
+}
