@@ -668,17 +668,22 @@ impl Index {
                 known += 1;
                 let idf = self.idf[term as usize];
                 let (docs, tfs) = self.postings(term);
+                // Branch-free bookkeeping: every document is written after the touched ones and
+                // kept only when this term is its first contribution.
+                let mut len = touched.len();
+                touched.resize(len + docs.len(), 0);
                 for (&doc, &tf) in docs.iter().zip(tfs) {
                     let d = doc as usize;
                     let before = acc[d];
-                    acc[d] = before + self.params.term_score(qtf, idf, tf as f64, self.norms[d]);
-                    if before == 0.0 && acc[d] != 0.0 {
-                        touched.push(doc);
-                    }
+                    let after = before + self.params.term_score(qtf, idf, tf as f64, self.norms[d]);
+                    acc[d] = after;
+                    touched[len] = doc;
+                    len += usize::from(before == 0.0 && after != 0.0);
                     if count {
                         matched[d] += 1;
                     }
                 }
+                touched.truncate(len);
                 continue;
             }
             let fraction = options.prefix.fraction;

@@ -367,16 +367,28 @@ impl Index {
                 if !reaches(bound + cum[ne - 1], theta) {
                     continue;
                 }
-                // A dense term whose bitmap lacks the document adds nothing.
-                for i in 0..ne {
+                // A dense term whose bitmap lacks the document adds nothing: test the bitmaps,
+                // largest bound first, until the document cannot reach θ.
+                let mut ub = bound;
+                let mut dropped = false;
+                for i in (0..ne).rev() {
                     let list = &lists[i];
                     let here = list.bits == usize::MAX
                         || bitmaps[list.bits + d as usize / 64] >> (d % 64) & 1 == 1;
                     present[i] = here;
-                    below[i + 1] = below[i] + if here { list.bound } else { 0.0 };
+                    if here {
+                        ub += list.bound;
+                    }
+                    if !reaches(ub + if i > 0 { cum[i - 1] } else { 0.0 }, theta) {
+                        dropped = true;
+                        break;
+                    }
                 }
-                if !reaches(bound + below[ne], theta) {
+                if dropped {
                     continue;
+                }
+                for i in 0..ne {
+                    below[i + 1] = below[i] + if present[i] { lists[i].bound } else { 0.0 };
                 }
             }
             let norm = norms[d as usize];

@@ -1,0 +1,149 @@
+"""Pruned top-k search (``rust/prune.rs``) returns exactly what the exhaustive path returns.
+
+The Rust engine prunes by default; ``toolsift._core._set_exhaustive_scoring(True)`` forces the
+exhaustive reference loop. Both must give the same ranked lists with the same score bits, and the
+pure-Python engine (``_fallback.py``) the same again, on random corpora whose terms overlap
+heavily (so that the top-k cut falls inside long runs of close and tied scores) and on the shared
+catalogues with their own queries.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from typing import TypeVar
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ._corpora import search_options
+from .conftest import HAVE_RUST, shared_dir
+
+pytestmark = pytest.mark.skipif(not HAVE_RUST, reason="toolsift._core is not built")
+
+VOCAB = (
+    "read reader readme write file files issue pull request get list user channel send "
+    "message the a of data database calendar event zeta x"
+).split()
+WEIGHTS = [6.0, 2.0, 1.0, 0.0]
+T = TypeVar("T")
+
+
+def exhaustive(fn: Callable[[], T]) -> T:
+    """``fn()`` with the exhaustive path forced; pruning is switched back on afterwards."""
+    from toolsift._core import _set_exhaustive_scoring
+
+    _set_exhaustive_scoring(True)
+    try:
+        return fn()
+    finally:
+        _set_exhaustive_scoring(False)
+
+
+def random_corpus(seed: int, n: int, vocab: int) -> tuple[list[str], list[list[tuple[int, str]]]]:
+    """Skewed word choice over a small vocabulary: most documents share the first words, and
+    a few names repeat, so score ties at the k-th place are common."""
+    rng = random.Random(seed)
+    words = VOCAB[:vocab]
+    names = [f"t{rng.randrange(max(2, n // 2))}" for _ in range(n)]
+    docs = []
+    for _ in range(n):
+        fields = []
+        for _ in range(rng.randrange(4)):
+            k = 1 + rng.randrange(40 if rng.random() < 0.1 else 6)
+            text = " ".join(words[min(rng.randrange(vocab), rng.randrange(vocab))] for _ in range(k))
+            fields.append((rng.randrange(len(WEIGHTS)), text))
+        docs.append(fields)
+    return names, docs
+
+
+query_words = st.lists(
+    st.sampled_from(VOCAB + ["rea", "wri", "mess", "da", "nowhere"]), min_size=1, max_size=10
+).map(" ".join)
+
+
+@settings(deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    n=st.sampled_from([1, 10, 70, 300, 1500]),
+    vocab=st.integers(2, len(VOCAB)),
+    query=query_words,
+    limit=st.sampled_from([1, 2, 3, 8, 25, 200]),
+    options=search_options(n_docs=1500),
+    exclude=st.lists(st.integers(0, 1499), max_size=20),
+)
+def test_pruned_equals_exhaustive_and_the_python_engine(
+    seed, n, vocab, query, limit, options, exclude
+):
+    from toolsift._core import Index as RustIndex
+    from toolsift._fallback import Index as PyIndex
+
+    names, docs = random_corpus(seed, n, vocab)
+    rust = RustIndex(names, docs, WEIGHTS)
+    pruned = rust.search(query, limit, exclude, **options)
+    reference = exhaustive(lambda: rust.search(query, limit, exclude, **options))
+    assert pruned == reference  # ids, order and score bits
+    python = PyIndex(names, docs, WEIGHTS).search(query, limit, exclude, **options)
+    assert pruned == python
+    batch = rust.search_many([query, query + " data"], limit, exclude, **options)
+    assert batch[0] == pruned
+    assert batch[1] == exhaustive(lambda: rust.search(query + " data", limit, exclude, **options))
+
+
+def test_the_switch_changes_the_path_not_the_results():
+    from toolsift._core import Index as RustIndex
+
+    names, docs = random_corpus(3, 2000, len(VOCAB))
+    rust = RustIndex(names, docs, WEIGHTS)
+    queries = ["read file", "the a of", "send message user channel data", "rea mess"]
+    for q in queries:
+        for limit in (1, 8, 25):
+            hits = rust.search(q, limit, prefix_fraction=0.5)
+            assert hits, q
+            assert hits == exhaustive(lambda: rust.search(q, limit, prefix_fraction=0.5))
+    many = rust.search_many(queries * 4, 8, prefix_fraction=0.5)
+    assert many == exhaustive(lambda: rust.search_many(queries * 4, 8, prefix_fraction=0.5))
+
+
+@pytest.fixture(scope="module")
+def mcp_mixed():
+    base = shared_dir()
+    if base is None or not (base / "data" / "mcp_mixed.tools.jsonl").exists():
+        pytest.skip("../shared/data/mcp_mixed.tools.jsonl not found (set TOOLSIFT_SHARED_DIR)")
+    from toolsift import ToolIndex, load_catalog
+
+    tools = load_catalog(base / "data" / "mcp_mixed.tools.jsonl")
+    with (base / "data" / "mcp_mixed.queries.jsonl").open(encoding="utf-8") as fh:
+        queries = [json.loads(line)["query"] for line in fh]
+    return ToolIndex(tools, engine="rust"), ToolIndex(tools, engine="python"), queries
+
+
+def test_shared_catalogue_pruned_equals_exhaustive(mcp_mixed):
+    from toolsift import tokenize
+    from toolsift._variants import STOPWORDS_EN
+
+    index, python, queries = mcp_mixed
+    engine = index._index
+    filtered = []
+    for q in queries:
+        kept = [t for t in dict.fromkeys(tokenize(q)) if t not in STOPWORDS_EN]
+        filtered.append(" ".join(kept) or q)
+    option_sets = [
+        {},
+        {"prefix_fraction": 0.5},
+        {"coverage": True, "prefix_fraction": 0.5},
+        {"threshold": 8.0, "relative_floor": 0.3},
+        {"include": range(0, 11578, 3), "required": ["file"]},
+    ]
+    for i, q in enumerate(queries[::2] + filtered[::2]):
+        opts = option_sets[i % len(option_sets)]
+        limit = (8, 25, 1)[i % 3]
+        got = engine.search(q, limit, [5, 17], **opts)
+        assert got == exhaustive(lambda: engine.search(q, limit, [5, 17], **opts)), q
+    # End to end through ToolIndex (exact-name tier, prefixes), against the Python engine too.
+    for q in queries[:60] + filtered[:60]:
+        got = [(r.tool.name, r.score) for r in index.search(q)]
+        assert got == exhaustive(lambda: [(r.tool.name, r.score) for r in index.search(q)])
+        assert got == [(r.tool.name, r.score) for r in python.search(q)]
