@@ -4,7 +4,8 @@
     python benches/prune_report.py --sizes 10000 100000 1000000 --no-mcp
 
 For every query both paths run back to back (alternating which goes first), switched with
-``toolsift._core._set_exhaustive_scoring``; the table gives each path's median and the ratio,
+``toolsift._core._set_scoring_mode`` (``"exhaustive"`` against ``"auto"``, or ``"pruned"``
+with ``--always``); the table gives each path's median and the ratio,
 and every result pair is checked equal (ranked ids and exact scores). Rows:
 
 * ``mcp_mixed`` ``ToolIndex.search`` end to end (as shipped: exact-name tier, prefixes), and the
@@ -27,9 +28,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 
+PRUNED = "auto"
+
+
 def ab(fn, queries, rounds: int = 3) -> tuple[float, float, int]:
     """Medians (µs) of fn(q) pruned and exhaustive, interleaved; asserts equal results."""
-    from toolsift._core import _set_exhaustive_scoring
+    from toolsift._core import _set_scoring_mode
 
     pruned: list[float] = []
     exhaustive: list[float] = []
@@ -38,7 +42,7 @@ def ab(fn, queries, rounds: int = 3) -> tuple[float, float, int]:
         for i, q in enumerate(queries):
             out = {}
             for mode in ((False, True) if (i + r) % 2 else (True, False)):
-                _set_exhaustive_scoring(mode)
+                _set_scoring_mode("exhaustive" if mode else PRUNED)
                 t = time.perf_counter()
                 res = fn(q)
                 dt = time.perf_counter() - t
@@ -46,7 +50,7 @@ def ab(fn, queries, rounds: int = 3) -> tuple[float, float, int]:
                 out[mode] = res
             if out[False] != out[True]:
                 differ += 1
-    _set_exhaustive_scoring(False)
+    _set_scoring_mode("auto")
     return statistics.median(pruned) * 1e6, statistics.median(exhaustive) * 1e6, differ
 
 
@@ -60,7 +64,10 @@ def main() -> None:
     parser.add_argument("--sizes", nargs="*", type=int, default=[10_000, 100_000])
     parser.add_argument("--no-mcp", action="store_true")
     parser.add_argument("--queries", type=int, default=400)
+    parser.add_argument("--always", action="store_true", help="force pruning, not auto")
     args = parser.parse_args()
+    global PRUNED
+    PRUNED = "pruned" if args.always else "auto"
     from _synthetic import FIELD_WEIGHTS, synthetic_documents, synthetic_queries
     from toolsift import ToolIndex, load_catalog, tokenize
     from toolsift._core import Index

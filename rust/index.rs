@@ -463,13 +463,14 @@ impl Index {
                 0
             }
         };
-        let mut hits = if self.use_pruning() {
-            let min_matched = min_matched(self.count_known(&query, options));
-            self.search_pruned(&query, options, limit, |doc, score, matched| {
-                score >= options.threshold
-                    && self.passes(doc, options, &required)
-                    && matched >= min_matched
-            })
+        let min_pruned = min_matched(self.count_known(&query, options));
+        let pruned = self.search_pruned(&query, options, limit, |doc, score, matched| {
+            score >= options.threshold
+                && self.passes(doc, options, &required)
+                && matched >= min_pruned
+        });
+        let mut hits = if let Some(hits) = pruned {
+            hits
         } else {
             SCRATCH.with(|cell| {
                 let mut scratch = cell.borrow_mut();

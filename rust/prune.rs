@@ -33,9 +33,13 @@
 //! safe), the threshold also raises θ, and the relative floor is applied to the final top k as
 //! in the exhaustive path. A prefix term is one query term whose postings are its expansions'
 //! (its contribution is the best expansion's, its bound the largest expansion bound).
-//! `score_documents` and `explain` keep the exhaustive path. [`Index::with_exhaustive_scoring`]
-//! (tests, benches) and `set_scoring_mode` (the Python bindings' `_set_scoring_mode`) force the
-//! exhaustive path, which stays the reference.
+//! `score_documents` and `explain` keep the exhaustive path.
+//!
+//! **When.** [`ScoringMode::Auto`] (the default) prunes a query whose lists hold at least
+//! [`MIN_POSTINGS`] postings and leaves smaller ones to the exhaustive loop, which is faster
+//! while its accumulator stays in cache. [`Index::with_scoring_mode`] (this thread) and
+//! [`set_scoring_mode`] (every thread; the Python bindings' `_set_scoring_mode`) force either
+//! path; the exhaustive one stays the reference.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU8, Ordering as AtomicOrdering};
@@ -143,23 +147,43 @@ impl Bounds {
     }
 }
 
-/// 0: choose (prune); 1: exhaustive everywhere. Set from Python through `_set_scoring_mode`.
+/// Which scoring path searches take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScoringMode {
+    /// Prune when the query's postings are many enough to repay it ([`MIN_POSTINGS`]).
+    Auto = 0,
+    /// Always the exhaustive reference loop.
+    Exhaustive = 1,
+    /// Always prune (tests: small corpora would otherwise never prune).
+    Pruned = 2,
+}
+
+impl ScoringMode {
+    fn from_u8(v: u8) -> ScoringMode {
+        match v {
+            1 => ScoringMode::Exhaustive,
+            2 => ScoringMode::Pruned,
+            _ => ScoringMode::Auto,
+        }
+    }
+}
+
+/// Below this many postings (summed over the query's lists) `Auto` keeps the exhaustive loop:
+/// its accumulator is then in cache and it beats the pruned loop's per-document bookkeeping
+/// (measured on the synthetic catalogues and mcp_mixed; see BENCHMARKS.md).
+pub const MIN_POSTINGS: usize = 16_384;
+
+/// The process-wide mode (`ScoringMode as u8`), set from Python through `_set_scoring_mode`.
 static GLOBAL_MODE: AtomicU8 = AtomicU8::new(0);
 
 thread_local! {
-    /// Tests force the exhaustive path on their own thread.
-    static FORCE_EXHAUSTIVE: Cell<bool> = const { Cell::new(false) };
+    /// A mode forced on this thread by [`Index::with_scoring_mode`] (tests), over the global one.
+    static THREAD_MODE: Cell<Option<ScoringMode>> = const { Cell::new(None) };
 }
 
-/// Forces the exhaustive path in every thread (`true`) or lets searches prune (`false`).
-/// For tests and benches: the Python bindings expose it as `_core._set_scoring_mode`.
-pub fn set_exhaustive_scoring(exhaustive: bool) {
-    GLOBAL_MODE.store(u8::from(exhaustive), AtomicOrdering::Relaxed);
-}
-
-/// Whether the exhaustive path is forced globally.
-pub fn exhaustive_scoring() -> bool {
-    GLOBAL_MODE.load(AtomicOrdering::Relaxed) == 1
+/// Sets the scoring path of every thread (for tests and benches; `Auto` is the default).
+pub fn set_scoring_mode(mode: ScoringMode) {
+    GLOBAL_MODE.store(mode as u8, AtomicOrdering::Relaxed);
 }
 
 /// One posting list of the query: an exact term, or one expansion of a prefix term.
@@ -228,24 +252,31 @@ fn record(contrib: &mut [f64], hit: &mut [bool], src: usize, c: f64) {
 }
 
 impl Index {
-    /// Whether a search on this thread may prune.
-    pub(crate) fn use_pruning(&self) -> bool {
-        !exhaustive_scoring()
-            && !FORCE_EXHAUSTIVE.with(|f| f.get())
-            && !self.blocked_forced()
-            && self.bounds.term_max.len() + 1 == self.offsets.len()
+    /// The scoring path of a search on this thread (a forced blocked loop means exhaustive).
+    pub(crate) fn scoring_mode(&self) -> ScoringMode {
+        if self.blocked_forced() || self.bounds.term_max.len() + 1 != self.offsets.len() {
+            return ScoringMode::Exhaustive;
+        }
+        THREAD_MODE
+            .with(|m| m.get())
+            .unwrap_or_else(|| ScoringMode::from_u8(GLOBAL_MODE.load(AtomicOrdering::Relaxed)))
+    }
+
+    /// Runs `f` with `mode` forced on this thread (for tests and benches).
+    pub fn with_scoring_mode<T>(mode: ScoringMode, f: impl FnOnce() -> T) -> T {
+        struct Reset(Option<ScoringMode>);
+        impl Drop for Reset {
+            fn drop(&mut self) {
+                THREAD_MODE.with(|m| m.set(self.0));
+            }
+        }
+        let _reset = Reset(THREAD_MODE.with(|m| m.replace(Some(mode))));
+        f()
     }
 
     /// Runs `f` with the exhaustive path forced on this thread (for tests and benches).
     pub fn with_exhaustive_scoring<T>(f: impl FnOnce() -> T) -> T {
-        struct Reset(bool);
-        impl Drop for Reset {
-            fn drop(&mut self) {
-                FORCE_EXHAUSTIVE.with(|f| f.set(self.0));
-            }
-        }
-        let _reset = Reset(FORCE_EXHAUSTIVE.with(|f| f.replace(true)));
-        f()
+        Index::with_scoring_mode(ScoringMode::Exhaustive, f)
     }
 
     /// Recomputes the pruning bounds from the postings and norms; every constructor calls it.
@@ -309,14 +340,23 @@ impl Index {
 
     /// The top `limit` documents by the pruned loop (see the module docs); `keep(doc, score,
     /// matched)` is the exhaustive path's filter, `matched` the number of query terms `doc` holds.
+    /// `None` when the exhaustive loop should run instead (see [`ScoringMode`]).
     pub(crate) fn search_pruned(
         &self,
         query: &[(&str, f64)],
         options: &SearchOptions,
         limit: usize,
         keep: impl Fn(u32, f64, u32) -> bool,
-    ) -> Vec<(u32, f64)> {
+    ) -> Option<Vec<(u32, f64)>> {
+        let mode = self.scoring_mode();
+        if mode == ScoringMode::Exhaustive {
+            return None;
+        }
         let (mut lists, m) = self.pruning_lists(query, options);
+        let postings: usize = lists.iter().map(|l| l.end - l.pos).sum();
+        if mode == ScoringMode::Auto && postings < MIN_POSTINGS {
+            return None;
+        }
         let mut top = TopK::new(limit);
         let n = lists.len();
         // Lists by ascending bound; `cum[i]` is the sum of the first i + 1 bounds.
@@ -335,7 +375,7 @@ impl Index {
             ne += 1;
         }
         if ne == n {
-            return top.into_sorted();
+            return Some(top.into_sorted());
         }
         let (docs, tfs, norms) = (&self.docs[..], &self.tfs[..], &self.norms[..]);
         let bitmaps = &self.bounds.bitmaps[..];
@@ -450,7 +490,7 @@ impl Index {
                 }
             }
         }
-        top.into_sorted()
+        Some(top.into_sorted())
     }
 }
 
@@ -460,6 +500,8 @@ mod tests {
 
     use crate::bm25::Params;
     use crate::index::{Index, PrefixOptions, SearchOptions};
+
+    use super::ScoringMode;
 
     /// A small seeded generator (PCG-style LCG), so the tests need no extra crate.
     struct Rng(u64);
@@ -568,7 +610,8 @@ mod tests {
                 let q = query(&mut rng, vocab);
                 let o = options(&mut rng, n);
                 let limit = [1, 2, 3, 8, 25, 1000][rng.next(6)];
-                let pruned = idx.search_tokens(&q, limit, &o);
+                let pruned =
+                    Index::with_scoring_mode(ScoringMode::Pruned, || idx.search_tokens(&q, limit, &o));
                 let exhaustive = Index::with_exhaustive_scoring(|| idx.search_tokens(&q, limit, &o));
                 assert_eq!(pruned, exhaustive, "round {round}: {q:?} limit {limit} {o:?}");
                 if pruned.as_ref().is_ok_and(|h| !h.is_empty()) {
@@ -580,14 +623,30 @@ mod tests {
     }
 
     #[test]
-    fn pruning_is_on_by_default_and_the_switches_force_the_exhaustive_path() {
+    fn the_mode_switches_pick_the_path() {
         let (names, docs) = crate::build::tests::corpus(50, 5);
         let idx =
             Index::build_parallel(names, &docs, vec![6.0, 2.0, 0.0], Params::default()).unwrap();
-        assert!(idx.use_pruning());
-        assert!(!Index::with_exhaustive_scoring(|| idx.use_pruning()));
-        assert!(!Index::with_blocked_scoring(false, || idx.use_pruning()));
-        assert!(idx.use_pruning());
+        assert_eq!(idx.scoring_mode(), ScoringMode::Auto);
+        let mode = |m| Index::with_scoring_mode(m, || idx.scoring_mode());
+        assert_eq!(mode(ScoringMode::Pruned), ScoringMode::Pruned);
+        assert_eq!(mode(ScoringMode::Exhaustive), ScoringMode::Exhaustive);
+        assert_eq!(
+            Index::with_scoring_mode(ScoringMode::Pruned, || {
+                Index::with_blocked_scoring(false, || idx.scoring_mode())
+            }),
+            ScoringMode::Exhaustive
+        );
+        assert_eq!(idx.scoring_mode(), ScoringMode::Auto);
+        // Auto leaves small queries to the exhaustive loop; Pruned always prunes.
+        let query = [("read", 1.0)];
+        let keep = |_: u32, _: f64, _: u32| true;
+        let opts = SearchOptions::default();
+        assert!(idx.search_pruned(&query, &opts, 8, keep).is_none());
+        let pruned = Index::with_scoring_mode(ScoringMode::Pruned, || {
+            idx.search_pruned(&query, &opts, 8, keep)
+        });
+        assert!(pruned.is_some_and(|hits| !hits.is_empty()));
     }
 
     #[test]

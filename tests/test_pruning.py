@@ -1,7 +1,7 @@
 """Pruned top-k search (``rust/prune.rs``) returns exactly what the exhaustive path returns.
 
-The Rust engine prunes by default; ``toolsift._core._set_exhaustive_scoring(True)`` forces the
-exhaustive reference loop. Both must give the same ranked lists with the same score bits, and the
+The Rust engine prunes queries with many postings (``"auto"``);
+``toolsift._core._set_scoring_mode`` forces the exhaustive reference loop or pruning. Both must give the same ranked lists with the same score bits, and the
 pure-Python engine (``_fallback.py``) the same again, on random corpora whose terms overlap
 heavily (so that the top-k cut falls inside long runs of close and tied scores) and on the shared
 catalogues with their own queries.
@@ -31,15 +31,23 @@ WEIGHTS = [6.0, 2.0, 1.0, 0.0]
 T = TypeVar("T")
 
 
-def exhaustive(fn: Callable[[], T]) -> T:
-    """``fn()`` with the exhaustive path forced; pruning is switched back on afterwards."""
-    from toolsift._core import _set_exhaustive_scoring
+def run(mode: str, fn: Callable[[], T]) -> T:
+    """``fn()`` with the scoring path ``mode`` forced; back to ``"auto"`` afterwards."""
+    from toolsift._core import _set_scoring_mode
 
-    _set_exhaustive_scoring(True)
+    _set_scoring_mode(mode)
     try:
         return fn()
     finally:
-        _set_exhaustive_scoring(False)
+        _set_scoring_mode("auto")
+
+
+def exhaustive(fn: Callable[[], T]) -> T:
+    return run("exhaustive", fn)
+
+
+def pruned(fn: Callable[[], T]) -> T:
+    return run("pruned", fn)
 
 
 def random_corpus(seed: int, n: int, vocab: int) -> tuple[list[str], list[list[tuple[int, str]]]]:
@@ -82,13 +90,16 @@ def test_pruned_equals_exhaustive_and_the_python_engine(
 
     names, docs = random_corpus(seed, n, vocab)
     rust = RustIndex(names, docs, WEIGHTS)
-    pruned = rust.search(query, limit, exclude, **options)
+    got = pruned(lambda: rust.search(query, limit, exclude, **options))
     reference = exhaustive(lambda: rust.search(query, limit, exclude, **options))
-    assert pruned == reference  # ids, order and score bits
+    assert got == reference  # ids, order and score bits
+    assert rust.search(query, limit, exclude, **options) == reference  # auto
     python = PyIndex(names, docs, WEIGHTS).search(query, limit, exclude, **options)
-    assert pruned == python
-    batch = rust.search_many([query, query + " data"], limit, exclude, **options)
-    assert batch[0] == pruned
+    assert got == python
+    batch = pruned(
+        lambda: rust.search_many([query, query + " data"], limit, exclude, **options)
+    )
+    assert batch[0] == got
     assert batch[1] == exhaustive(lambda: rust.search(query + " data", limit, exclude, **options))
 
 
@@ -100,11 +111,13 @@ def test_the_switch_changes_the_path_not_the_results():
     queries = ["read file", "the a of", "send message user channel data", "rea mess"]
     for q in queries:
         for limit in (1, 8, 25):
-            hits = rust.search(q, limit, prefix_fraction=0.5)
+            hits = pruned(lambda: rust.search(q, limit, prefix_fraction=0.5))
             assert hits, q
             assert hits == exhaustive(lambda: rust.search(q, limit, prefix_fraction=0.5))
-    many = rust.search_many(queries * 4, 8, prefix_fraction=0.5)
+    many = pruned(lambda: rust.search_many(queries * 4, 8, prefix_fraction=0.5))
     assert many == exhaustive(lambda: rust.search_many(queries * 4, 8, prefix_fraction=0.5))
+    with pytest.raises(ValueError, match="scoring mode"):
+        run("fast", lambda: None)
 
 
 @pytest.fixture(scope="module")
@@ -140,10 +153,10 @@ def test_shared_catalogue_pruned_equals_exhaustive(mcp_mixed):
     for i, q in enumerate(queries[::2] + filtered[::2]):
         opts = option_sets[i % len(option_sets)]
         limit = (8, 25, 1)[i % 3]
-        got = engine.search(q, limit, [5, 17], **opts)
+        got = pruned(lambda: engine.search(q, limit, [5, 17], **opts))
         assert got == exhaustive(lambda: engine.search(q, limit, [5, 17], **opts)), q
     # End to end through ToolIndex (exact-name tier, prefixes), against the Python engine too.
     for q in queries[:60] + filtered[:60]:
-        got = [(r.tool.name, r.score) for r in index.search(q)]
+        got = pruned(lambda: [(r.tool.name, r.score) for r in index.search(q)])
         assert got == exhaustive(lambda: [(r.tool.name, r.score) for r in index.search(q)])
         assert got == [(r.tool.name, r.score) for r in python.search(q)]

@@ -23,13 +23,15 @@ def tokenize(text: str) -> list[str]:
         ['get', 'http', 'response', 'v', '2']
     """
 
-def _set_exhaustive_scoring(exhaustive: bool) -> None:
-    """Force the exhaustive scoring path in every thread (``True``) or let searches prune.
+def _set_scoring_mode(mode: Literal["auto", "exhaustive", "pruned"]) -> None:
+    """Set the scoring path of every thread: ``"auto"`` (the default: exact pruning for queries
+    with many postings), ``"exhaustive"`` or ``"pruned"`` (always prune).
 
-    For tests and benches only: both paths return identical results (pruning is exact).
+    For tests and benches only: every path returns identical results (pruning is exact).
+    Raises ``ValueError`` for another mode.
 
-    >>> from toolsift._core import _set_exhaustive_scoring
-    >>> _set_exhaustive_scoring(False)
+    >>> from toolsift._core import _set_scoring_mode
+    >>> _set_scoring_mode("auto")
     """
 
 @final

@@ -16,11 +16,23 @@ fn tokenize(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     Ok(py.detach(|| crate::tokenize::tokenize(&text)))
 }
 
-/// Forces the exhaustive scoring path in every thread (`True`) or lets searches prune (`False`,
-/// the default). For tests and benches: both paths return the same results.
+/// Sets the scoring path of every thread: "auto" (the default), "exhaustive" or "pruned".
+/// For tests and benches: every path returns the same results.
 #[pyfunction]
-fn _set_exhaustive_scoring(exhaustive: bool) {
-    crate::prune::set_exhaustive_scoring(exhaustive);
+fn _set_scoring_mode(mode: &str) -> PyResult<()> {
+    use crate::prune::ScoringMode;
+    let mode = match mode {
+        "auto" => ScoringMode::Auto,
+        "exhaustive" => ScoringMode::Exhaustive,
+        "pruned" => ScoringMode::Pruned,
+        _ => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "scoring mode must be 'auto', 'exhaustive' or 'pruned', got {mode:?}"
+            )))
+        }
+    };
+    crate::prune::set_scoring_mode(mode);
+    Ok(())
 }
 
 #[pymodule(gil_used = false)]
@@ -28,7 +40,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<index::PyIndex>()?;
     m.add_class::<keyword::PyKeywordIndex>()?;
     m.add_function(wrap_pyfunction!(tokenize, m)?)?;
-    m.add_function(wrap_pyfunction!(_set_exhaustive_scoring, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_scoring_mode, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
