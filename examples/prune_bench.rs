@@ -1,4 +1,4 @@
-//! Times pruned against exhaustive search on a catalogue dumped as TSV (for profiling):
+//! Times pruned (forced) against exhaustive search on a catalogue dumped as TSV (for profiling):
 //! line 1 the field weights; then `name\tfield\ttext\tfield\ttext…` per document.
 //!
 //!     cargo run --release --example prune_bench -- docs.tsv queries.txt [rounds] [ex|pr|both]
@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use _core::bm25::Params;
 use _core::index::{Index, SearchOptions};
+use _core::prune::ScoringMode;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -31,11 +32,12 @@ fn main() {
         for _ in 0..rounds {
             let t = Instant::now();
             for q in &queries {
-                let hits = if exhaustive {
-                    Index::with_exhaustive_scoring(|| idx.search(q, 8, &opts))
+                let mode = if exhaustive {
+                    ScoringMode::Exhaustive
                 } else {
-                    idx.search(q, 8, &opts)
+                    ScoringMode::Pruned
                 };
+                let hits = Index::with_scoring_mode(mode, || idx.search(q, 8, &opts));
                 std::hint::black_box(hits.unwrap());
             }
             best = best.min(t.elapsed().as_secs_f64() * 1e6 / queries.len() as f64);

@@ -171,7 +171,7 @@ impl ScoringMode {
 /// Below this many postings (summed over the query's lists) `Auto` keeps the exhaustive loop:
 /// its accumulator is then in cache and it beats the pruned loop's per-document bookkeeping
 /// (measured on the synthetic catalogues and mcp_mixed; see BENCHMARKS.md).
-pub const MIN_POSTINGS: usize = 16_384;
+pub const MIN_POSTINGS: usize = 20_000;
 
 /// The process-wide mode (`ScoringMode as u8`), set from Python through `_set_scoring_mode`.
 static GLOBAL_MODE: AtomicU8 = AtomicU8::new(0);
@@ -672,5 +672,41 @@ mod tests {
             }
         }
         assert!(!b.dense.is_empty());
+    }
+
+    #[test]
+    fn loaded_and_updated_indexes_derive_their_bounds_and_prune_exactly() {
+        let mut rng = Rng(99);
+        let idx = corpus(&mut rng, 1500, 18);
+        let (loaded, _) = Index::from_bytes(&idx.to_bytes(b"")).unwrap();
+        let (names, docs) = crate::build::tests::corpus(40, 8);
+        let remove: Vec<u32> = (0..1500).step_by(7).collect();
+        let updated = idx.updated(&remove, names, &docs).unwrap();
+        for other in [&loaded, &updated] {
+            let fresh = super::Bounds::compute(
+                other.params,
+                &other.offsets,
+                &other.docs,
+                &other.tfs,
+                &other.norms,
+            );
+            assert_eq!(other.bounds.term_max, fresh.term_max);
+            assert_eq!(other.bounds.dense, fresh.dense);
+            assert_eq!(other.bounds.bitmaps, fresh.bitmaps);
+            assert!(!other.bounds.dense.is_empty());
+            for q in ["read file", "the a of data", "send message user channel"] {
+                let tokens: Vec<&str> = q.split(' ').collect();
+                let opts = SearchOptions::default();
+                let pruned = Index::with_scoring_mode(ScoringMode::Pruned, || {
+                    other.search_tokens(&tokens, 5, &opts)
+                });
+                let exhaustive =
+                    Index::with_exhaustive_scoring(|| other.search_tokens(&tokens, 5, &opts));
+                assert_eq!(pruned, exhaustive, "{q}");
+            }
+        }
+        // A snapshot renumbers the terms (its dictionary is sorted), not the dense set.
+        assert_eq!(loaded.bounds.dense.len(), idx.bounds.dense.len());
+        assert_eq!(loaded.bounds.bitmaps.len(), idx.bounds.bitmaps.len());
     }
 }
