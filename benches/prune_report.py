@@ -22,6 +22,7 @@ import os
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -41,7 +42,7 @@ def ab(fn, queries, rounds: int = 3) -> tuple[float, float, int]:
     for r in range(rounds):
         for i, q in enumerate(queries):
             out = {}
-            for mode in ((False, True) if (i + r) % 2 else (True, False)):
+            for mode in (False, True) if (i + r) % 2 else (True, False):
                 _set_scoring_mode("exhaustive" if mode else PRUNED)
                 t = time.perf_counter()
                 res = fn(q)
@@ -52,6 +53,10 @@ def ab(fn, queries, rounds: int = 3) -> tuple[float, float, int]:
                 differ += 1
     _set_scoring_mode("auto")
     return statistics.median(pruned) * 1e6, statistics.median(exhaustive) * 1e6, differ
+
+
+def search8(index, query: str):
+    return index.search(query, 8)
 
 
 def row(name: str, result: tuple[float, float, int]) -> str:
@@ -82,21 +87,34 @@ def main() -> None:
             queries = [json.loads(line)["query"] for line in fh]
         index = ToolIndex(tools, engine="rust")
         engine = index._index
-        print(row("mcp_mixed, ToolIndex.search (as shipped)", ab(lambda q: index.search(q), queries)), flush=True)
+        print(
+            row("mcp_mixed, ToolIndex.search (as shipped)", ab(index.search, queries)), flush=True
+        )
         toks = [" ".join(tokenize(q)) for q in queries]
-        print(row("mcp_mixed, engine, query tokens as is", ab(lambda t: engine.search(t, 8), toks)), flush=True)
+        print(
+            row("mcp_mixed, engine, query tokens as is", ab(partial(search8, engine), toks)),
+            flush=True,
+        )
         filtered = []
         for t in toks:
             words = t.split()
             kept = list(dict.fromkeys(x for x in words if x not in STOPWORDS_EN)) or words
             filtered.append(" ".join(kept))
-        print(row("mcp_mixed, engine, stop words dropped, distinct", ab(lambda t: engine.search(t, 8), filtered)), flush=True)
+        print(
+            row(
+                "mcp_mixed, engine, stop words dropped, distinct",
+                ab(partial(search8, engine), filtered),
+            ),
+            flush=True,
+        )
     for n in args.sizes:
         names, docs = synthetic_documents(n)
         idx = Index(names, docs, FIELD_WEIGHTS)
         queries = synthetic_queries(args.queries)
         rounds = 3 if n <= 100_000 else 1
-        print(row(f"synthetic {n:,}, engine", ab(lambda q: idx.search(q, 8), queries, rounds)), flush=True)
+        print(
+            row(f"synthetic {n:,}, engine", ab(partial(search8, idx), queries, rounds)), flush=True
+        )
         del idx, names, docs
 
 

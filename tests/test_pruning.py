@@ -1,10 +1,10 @@
 """Pruned top-k search (``rust/prune.rs``) returns exactly what the exhaustive path returns.
 
 The Rust engine prunes queries with many postings (``"auto"``);
-``toolsift._core._set_scoring_mode`` forces the exhaustive reference loop or pruning. Both must give the same ranked lists with the same score bits, and the
-pure-Python engine (``_fallback.py``) the same again, on random corpora whose terms overlap
-heavily (so that the top-k cut falls inside long runs of close and tied scores) and on the shared
-catalogues with their own queries.
+``toolsift._core._set_scoring_mode`` forces the exhaustive reference loop or pruning. Both must
+give the same ranked lists with the same score bits, and the pure-Python engine (``_fallback.py``)
+the same again, on random corpora whose terms overlap heavily (so that the top-k cut falls inside
+long runs of close and tied scores) and on the shared catalogues with their own queries.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
+from functools import partial
 from typing import TypeVar
 
 import pytest
@@ -61,7 +62,9 @@ def random_corpus(seed: int, n: int, vocab: int) -> tuple[list[str], list[list[t
         fields = []
         for _ in range(rng.randrange(4)):
             k = 1 + rng.randrange(40 if rng.random() < 0.1 else 6)
-            text = " ".join(words[min(rng.randrange(vocab), rng.randrange(vocab))] for _ in range(k))
+            text = " ".join(
+                words[min(rng.randrange(vocab), rng.randrange(vocab))] for _ in range(k)
+            )
             fields.append((rng.randrange(len(WEIGHTS)), text))
         docs.append(fields)
     return names, docs
@@ -96,9 +99,7 @@ def test_pruned_equals_exhaustive_and_the_python_engine(
     assert rust.search(query, limit, exclude, **options) == reference  # auto
     python = PyIndex(names, docs, WEIGHTS).search(query, limit, exclude, **options)
     assert got == python
-    batch = pruned(
-        lambda: rust.search_many([query, query + " data"], limit, exclude, **options)
-    )
+    batch = pruned(lambda: rust.search_many([query, query + " data"], limit, exclude, **options))
     assert batch[0] == got
     assert batch[1] == exhaustive(lambda: rust.search(query + " data", limit, exclude, **options))
 
@@ -111,9 +112,10 @@ def test_the_switch_changes_the_path_not_the_results():
     queries = ["read file", "the a of", "send message user channel data", "rea mess"]
     for q in queries:
         for limit in (1, 8, 25):
-            hits = pruned(lambda: rust.search(q, limit, prefix_fraction=0.5))
+            call = partial(rust.search, q, limit, prefix_fraction=0.5)
+            hits = pruned(call)
             assert hits, q
-            assert hits == exhaustive(lambda: rust.search(q, limit, prefix_fraction=0.5))
+            assert hits == exhaustive(call)
     many = pruned(lambda: rust.search_many(queries * 4, 8, prefix_fraction=0.5))
     assert many == exhaustive(lambda: rust.search_many(queries * 4, 8, prefix_fraction=0.5))
     with pytest.raises(ValueError, match="scoring mode"):
@@ -153,10 +155,14 @@ def test_shared_catalogue_pruned_equals_exhaustive(mcp_mixed):
     for i, q in enumerate(queries[::2] + filtered[::2]):
         opts = option_sets[i % len(option_sets)]
         limit = (8, 25, 1)[i % 3]
-        got = pruned(lambda: engine.search(q, limit, [5, 17], **opts))
-        assert got == exhaustive(lambda: engine.search(q, limit, [5, 17], **opts)), q
+        call = partial(engine.search, q, limit, [5, 17], **opts)
+        assert pruned(call) == exhaustive(call), q
+
     # End to end through ToolIndex (exact-name tier, prefixes), against the Python engine too.
+    def ranked(tool_index, q):
+        return [(r.tool.name, r.score) for r in tool_index.search(q)]
+
     for q in queries[:60] + filtered[:60]:
-        got = pruned(lambda: [(r.tool.name, r.score) for r in index.search(q)])
-        assert got == exhaustive(lambda: [(r.tool.name, r.score) for r in index.search(q)])
-        assert got == [(r.tool.name, r.score) for r in python.search(q)]
+        got = pruned(partial(ranked, index, q))
+        assert got == exhaustive(partial(ranked, index, q))
+        assert got == ranked(python, q)

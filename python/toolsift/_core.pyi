@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Literal, final, overload
 
-__all__ = ["Index", "KeywordIndex", "tokenize", "__version__"]
+__all__ = ["Index", "KeywordIndex", "tokenize", "_set_scoring_mode", "__version__"]
 
 __version__: str
 
