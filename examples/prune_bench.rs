@@ -1,6 +1,7 @@
 //! Times pruned (forced) against exhaustive search on a catalogue dumped as TSV (for profiling):
 //! line 1 the field weights; then `name\tfield\ttext\tfield\ttext…` per document.
 //!
+//!     python benches/dump_synthetic.py 100000 docs.tsv queries.txt
 //!     cargo run --release --example prune_bench -- docs.tsv queries.txt [rounds] [ex|pr|both]
 use std::time::Instant;
 
@@ -12,16 +13,29 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let text = std::fs::read_to_string(&args[1]).unwrap();
     let mut lines = text.lines();
-    let weights: Vec<f64> = lines.next().unwrap().split('\t').map(|w| w.parse().unwrap()).collect();
+    let weights: Vec<f64> = lines
+        .next()
+        .unwrap()
+        .split('\t')
+        .map(|w| w.parse().unwrap())
+        .collect();
     let mut names = Vec::new();
     let mut docs: Vec<Vec<(usize, String)>> = Vec::new();
     for line in lines {
         let mut parts = line.split('\t');
         names.push(parts.next().unwrap().to_string());
         let rest: Vec<&str> = parts.collect();
-        docs.push(rest.chunks(2).map(|c| (c[0].parse().unwrap(), c[1].to_string())).collect());
+        docs.push(
+            rest.chunks(2)
+                .map(|c| (c[0].parse().unwrap(), c[1].to_string()))
+                .collect(),
+        );
     }
-    let queries: Vec<String> = std::fs::read_to_string(&args[2]).unwrap().lines().map(String::from).collect();
+    let queries: Vec<String> = std::fs::read_to_string(&args[2])
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
     let rounds: usize = args.get(3).map_or(5, |r| r.parse().unwrap());
     let mode = args.get(4).map_or("both", |m| m.as_str());
     let idx = Index::build_parallel(names, &docs, weights, Params::default()).unwrap();

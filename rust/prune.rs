@@ -281,8 +281,13 @@ impl Index {
 
     /// Recomputes the pruning bounds from the postings and norms; every constructor calls it.
     pub(crate) fn refresh_bounds(&mut self) {
-        self.bounds =
-            Bounds::compute(self.params, &self.offsets, &self.docs, &self.tfs, &self.norms);
+        self.bounds = Bounds::compute(
+            self.params,
+            &self.offsets,
+            &self.docs,
+            &self.tfs,
+            &self.norms,
+        );
     }
 
     /// The posting lists of the known query terms (a scored term, or a term with at least one
@@ -300,7 +305,12 @@ impl Index {
                 lists.push(List {
                     pos,
                     end,
-                    cur: self.docs.get(pos).copied().filter(|_| pos < end).unwrap_or(u32::MAX),
+                    cur: self
+                        .docs
+                        .get(pos)
+                        .copied()
+                        .filter(|_| pos < end)
+                        .unwrap_or(u32::MAX),
                     at: usize::MAX,
                     bits: bounds.bitmap(term).unwrap_or(usize::MAX),
                     src: known,
@@ -397,7 +407,11 @@ impl Index {
                 if list.cur == d {
                     list.at = list.pos;
                     list.pos += 1;
-                    list.cur = if list.pos < list.end { docs[list.pos] } else { u32::MAX };
+                    list.cur = if list.pos < list.end {
+                        docs[list.pos]
+                    } else {
+                        u32::MAX
+                    };
                     bound += list.bound;
                 } else {
                     list.at = usize::MAX;
@@ -550,8 +564,16 @@ mod tests {
         let weights = vec![6.0, 2.0, 1.0, 0.0];
         let params = [
             Params::default(),
-            Params { k1: 0.0, b: 0.0, delta: 0.0 },
-            Params { k1: 2.5, b: 1.0, delta: 0.3 },
+            Params {
+                k1: 0.0,
+                b: 0.0,
+                delta: 0.0,
+            },
+            Params {
+                k1: 2.5,
+                b: 1.0,
+                delta: 0.3,
+            },
         ][rng.next(3)];
         Index::build(names, &docs, weights, params).unwrap()
     }
@@ -566,7 +588,9 @@ mod tests {
             o.include = Some(keep);
         }
         if rng.chance(20) {
-            o.required = (0..1 + rng.next(2)).map(|_| word(rng, 24).to_string()).collect();
+            o.required = (0..1 + rng.next(2))
+                .map(|_| word(rng, 24).to_string())
+                .collect();
         }
         if rng.chance(40) {
             o.prefix = PrefixOptions {
@@ -610,10 +634,15 @@ mod tests {
                 let q = query(&mut rng, vocab);
                 let o = options(&mut rng, n);
                 let limit = [1, 2, 3, 8, 25, 1000][rng.next(6)];
-                let pruned =
-                    Index::with_scoring_mode(ScoringMode::Pruned, || idx.search_tokens(&q, limit, &o));
-                let exhaustive = Index::with_exhaustive_scoring(|| idx.search_tokens(&q, limit, &o));
-                assert_eq!(pruned, exhaustive, "round {round}: {q:?} limit {limit} {o:?}");
+                let pruned = Index::with_scoring_mode(ScoringMode::Pruned, || {
+                    idx.search_tokens(&q, limit, &o)
+                });
+                let exhaustive =
+                    Index::with_exhaustive_scoring(|| idx.search_tokens(&q, limit, &o));
+                assert_eq!(
+                    pruned, exhaustive,
+                    "round {round}: {q:?} limit {limit} {o:?}"
+                );
                 if pruned.as_ref().is_ok_and(|h| !h.is_empty()) {
                     nonempty += 1;
                 }
@@ -659,7 +688,9 @@ mod tests {
             let (start, end) = (idx.offsets[t] as usize, idx.offsets[t + 1] as usize);
             for i in start..end {
                 let d = idx.docs[i] as usize;
-                let score = idx.params.term_score(1.0, idx.idf[t], idx.tfs[i] as f64, idx.norms[d]);
+                let score = idx
+                    .params
+                    .term_score(1.0, idx.idf[t], idx.tfs[i] as f64, idx.norms[d]);
                 assert!(score <= idx.idf[t] * b.term_max[t] as f64);
             }
             let dense = (end - start) * super::DENSE >= idx.len();
