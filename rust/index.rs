@@ -463,11 +463,8 @@ impl Index {
                 0
             }
         };
-        let min_pruned = min_matched(self.count_known(&query, options));
-        let pruned = self.search_pruned(&query, options, limit, |doc, score, matched| {
-            score >= options.threshold
-                && self.passes(doc, options, &required)
-                && matched >= min_pruned
+        let pruned = self.search_pruned(&query, options, limit, min_matched, |doc, score| {
+            score >= options.threshold && self.passes(doc, options, &required)
         });
         let mut hits = if let Some(hits) = pruned {
             hits

@@ -337,26 +337,17 @@ impl Index {
         (lists, known)
     }
 
-    /// The number of known query terms of `query` (as `Index::accumulate` counts them).
-    pub(crate) fn count_known(&self, query: &[(&str, f64)], options: &SearchOptions) -> usize {
-        query
-            .iter()
-            .filter(|&&(tok, _)| {
-                self.scored_term(tok).is_some()
-                    || self.expansions(tok, &options.prefix).next().is_some()
-            })
-            .count()
-    }
-
-    /// The top `limit` documents by the pruned loop (see the module docs); `keep(doc, score,
-    /// matched)` is the exhaustive path's filter, `matched` the number of query terms `doc` holds.
-    /// `None` when the exhaustive loop should run instead (see [`ScoringMode`]).
+    /// The top `limit` documents by the pruned loop (see the module docs); `keep(doc, score)` is
+    /// the exhaustive path's filter, and a document must also hold `min_matched(known)` of the
+    /// `known` query terms (the coverage rule). `None` when the exhaustive loop should run
+    /// instead (see [`ScoringMode`]).
     pub(crate) fn search_pruned(
         &self,
         query: &[(&str, f64)],
         options: &SearchOptions,
         limit: usize,
-        keep: impl Fn(u32, f64, u32) -> bool,
+        min_matched: impl Fn(usize) -> u32,
+        keep: impl Fn(u32, f64) -> bool,
     ) -> Option<Vec<(u32, f64)>> {
         let mode = self.scoring_mode();
         if mode == ScoringMode::Exhaustive {
@@ -367,6 +358,7 @@ impl Index {
         if mode == ScoringMode::Auto && postings < MIN_POSTINGS {
             return None;
         }
+        let min_matched = min_matched(m);
         let mut top = TopK::new(limit);
         let n = lists.len();
         // Lists by ascending bound; `cum[i]` is the sum of the first i + 1 bounds.
@@ -490,7 +482,7 @@ impl Index {
                 score += c;
                 matched += u32::from(h);
             }
-            if top.offer(self, d, score, |doc, score| keep(doc, score, matched)) {
+            if matched >= min_matched && top.offer(self, d, score, &keep) {
                 if let Some(worst) = top.threshold() {
                     if worst > theta {
                         theta = worst;
@@ -669,11 +661,11 @@ mod tests {
         assert_eq!(idx.scoring_mode(), ScoringMode::Auto);
         // Auto leaves small queries to the exhaustive loop; Pruned always prunes.
         let query = [("read", 1.0)];
-        let keep = |_: u32, _: f64, _: u32| true;
+        let keep = |_: u32, _: f64| true;
         let opts = SearchOptions::default();
-        assert!(idx.search_pruned(&query, &opts, 8, keep).is_none());
+        assert!(idx.search_pruned(&query, &opts, 8, |_| 0, keep).is_none());
         let pruned = Index::with_scoring_mode(ScoringMode::Pruned, || {
-            idx.search_pruned(&query, &opts, 8, keep)
+            idx.search_pruned(&query, &opts, 8, |_| 0, keep)
         });
         assert!(pruned.is_some_and(|hits| !hits.is_empty()));
     }
