@@ -18,7 +18,8 @@ use rayon::prelude::*;
 use crate::bm25::{self, Params};
 use crate::error::{Error, Result};
 use crate::index::{Index, TermMap};
-use crate::tokenize::for_each_token;
+use crate::analysis::{self, Profile};
+use crate::tokenize::Tokenizer;
 
 /// Documents per parallel task: big enough to amortise a chunk's dictionary, small enough to
 /// balance two to sixty-four cores.
@@ -69,11 +70,12 @@ pub(crate) fn check_weights(field_weights: &[f64]) -> Result<()> {
     Ok(())
 }
 
-/// Tokenizes `documents` (the first has id `first_doc`, for error messages).
+/// Tokenizes `documents` (the first has id `first_doc`, for error messages) with `profile`.
 pub(crate) fn tokenize_chunk<S: AsRef<str>>(
     first_doc: usize,
     documents: &[Vec<(usize, S)>],
     field_weights: &[f64],
+    profile: Profile,
 ) -> Result<Chunk> {
     let mut ids: HashMap<Box<str>, u32, ahash::RandomState> = HashMap::default();
     let mut chunk = Chunk {
@@ -89,6 +91,12 @@ pub(crate) fn tokenize_chunk<S: AsRef<str>>(
     let mut order: Vec<u32> = Vec::new();
     let mut present: Vec<bool> = Vec::new();
     let mut present_order: Vec<u32> = Vec::new();
+    // Local id of each plain term's stemmed copy (English profile), `NO_COPY` until needed:
+    // each distinct term is stemmed once per chunk.
+    const NO_COPY: u32 = u32::MAX;
+    let mut copies: Vec<u32> = Vec::new();
+    let stems = profile.stems();
+    let mut tokenizer = Tokenizer::new();
     for (offset, fields) in documents.iter().enumerate() {
         let mut length = 0.0f64;
         for (field, text) in fields {
@@ -101,8 +109,8 @@ pub(crate) fn tokenize_chunk<S: AsRef<str>>(
             })?;
             // Weight-0 fields are tokenized too: their terms get ids in first-seen order, as in
             // `Index::build`, and become presence postings.
-            for_each_token(text.as_ref(), |tok| {
-                let id = match ids.get(tok) {
+            profile.for_each_term(&mut tokenizer, text.as_ref(), |tok| {
+                let mut intern = |tok: &str| match ids.get(tok) {
                     Some(&id) => id,
                     None => {
                         let id = chunk.terms.len() as u32;
@@ -114,6 +122,7 @@ pub(crate) fn tokenize_chunk<S: AsRef<str>>(
                         id
                     }
                 };
+                let id = intern(tok);
                 if weight == 0.0 {
                     let seen = &mut present[id as usize];
                     if !*seen {
@@ -122,12 +131,28 @@ pub(crate) fn tokenize_chunk<S: AsRef<str>>(
                     }
                     return;
                 }
-                let slot = &mut tf[id as usize];
-                if *slot == 0.0 {
-                    order.push(id);
+                let copy = if stems {
+                    let mut copy = copies.get(id as usize).copied().unwrap_or(NO_COPY);
+                    if copy == NO_COPY {
+                        copy = intern(&analysis::stem_copy(tok));
+                        if copies.len() <= id as usize {
+                            copies.resize(id as usize + 1, NO_COPY);
+                        }
+                        copies[id as usize] = copy;
+                    }
+                    Some((copy, weight * analysis::STEM_WEIGHT))
+                } else {
+                    None
+                };
+                // The plain term, then (English profile) its stemmed copy at a fraction.
+                for (id, w) in std::iter::once((id, weight)).chain(copy) {
+                    let slot = &mut tf[id as usize];
+                    if *slot == 0.0 {
+                        order.push(id);
+                    }
+                    *slot += w;
+                    length += w;
                 }
-                *slot += weight;
-                length += weight;
             });
         }
         for &id in &order {
@@ -159,13 +184,24 @@ impl Index {
         field_weights: Vec<f64>,
         params: Params,
     ) -> Result<Index> {
+        Index::build_parallel_profiled(names, documents, field_weights, params, Profile::Seed)
+    }
+
+    /// [`Index::build_profiled`] on all cores; the resulting index is identical.
+    pub fn build_parallel_profiled<S: AsRef<str> + Sync>(
+        names: Vec<String>,
+        documents: &[Vec<(usize, S)>],
+        field_weights: Vec<f64>,
+        params: Params,
+        profile: Profile,
+    ) -> Result<Index> {
         check_build_inputs(names.len(), documents.len(), &field_weights)?;
         let chunks: Vec<Chunk> = documents
             .par_chunks(CHUNK_DOCS)
             .enumerate()
-            .map(|(c, docs)| tokenize_chunk(c * CHUNK_DOCS, docs, &field_weights))
+            .map(|(c, docs)| tokenize_chunk(c * CHUNK_DOCS, docs, &field_weights, profile))
             .collect::<Result<_>>()?;
-        Index::from_chunks(names, chunks, field_weights, params)
+        Index::from_chunks(names, chunks, field_weights, params, profile)
     }
 
     /// Merges tokenized chunks (chunk `c` holds documents `c·CHUNK_DOCS ..`, every chunk but the
@@ -175,6 +211,7 @@ impl Index {
         chunks: Vec<Chunk>,
         field_weights: Vec<f64>,
         params: Params,
+        profile: Profile,
     ) -> Result<Index> {
         let n_docs: usize = chunks.iter().map(|c| c.lengths.len()).sum();
         if names.len() != n_docs {
@@ -254,6 +291,7 @@ impl Index {
         }
         Ok(assemble(
             params,
+            profile,
             field_weights,
             names,
             terms,
@@ -288,6 +326,7 @@ pub(crate) struct Postings {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn assemble(
     params: Params,
+    profile: Profile,
     field_weights: Vec<f64>,
     names: Vec<String>,
     terms: Vec<Box<str>>,
@@ -349,6 +388,7 @@ pub(crate) fn assemble(
         lengths,
         norms,
         avg_len,
+        profile,
     }
 }
 

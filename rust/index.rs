@@ -16,7 +16,8 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use crate::bm25::{self, Params};
 use crate::error::{Error, Result};
-use crate::tokenize::for_each_token;
+use crate::analysis::{self, Profile};
+use crate::tokenize::Tokenizer;
 
 /// Term string -> term id. `ahash` resists hash flooding from hostile tool catalogues.
 pub(crate) type TermMap = HashMap<Box<str>, u32, ahash::RandomState>;
@@ -42,6 +43,8 @@ pub struct Index {
     pub(crate) lengths: Vec<f64>,
     pub(crate) norms: Vec<f64>,
     pub(crate) avg_len: f64,
+    /// How text became terms (see [`crate::analysis`]); queries are analysed the same way.
+    pub(crate) profile: Profile,
 }
 
 /// What a search leaves out or adds beyond plain BM25+ ranking. Every option is applied inside
@@ -237,6 +240,17 @@ impl Index {
         field_weights: Vec<f64>,
         params: Params,
     ) -> Result<Index> {
+        Index::build_profiled(names, documents, field_weights, params, Profile::Seed)
+    }
+
+    /// [`Index::build`] with an analysis profile: the reference (sequential) build.
+    pub fn build_profiled<S: AsRef<str>>(
+        names: Vec<String>,
+        documents: &[Vec<(usize, S)>],
+        field_weights: Vec<f64>,
+        params: Params,
+        profile: Profile,
+    ) -> Result<Index> {
         crate::build::check_build_inputs(names.len(), documents.len(), &field_weights)?;
         let mut term_ids = TermMap::default();
         let mut terms: Vec<Box<str>> = Vec::new();
@@ -250,6 +264,7 @@ impl Index {
         let mut doc_presence: HashSet<u32, ahash::RandomState> = HashSet::default();
         let mut order: Vec<u32> = Vec::new();
         let mut presence_order: Vec<u32> = Vec::new();
+        let mut tokenizer = Tokenizer::new();
         for (doc, fields) in documents.iter().enumerate() {
             doc_tf.clear();
             doc_presence.clear();
@@ -263,8 +278,8 @@ impl Index {
                         field_weights.len()
                     ))
                 })?;
-                for_each_token(text.as_ref(), |tok| {
-                    let id = match term_ids.get(tok) {
+                profile.for_each_term(&mut tokenizer, text.as_ref(), |tok| {
+                    let mut intern = |tok: &str| match term_ids.get(tok) {
                         Some(&id) => id,
                         None => {
                             let id = terms.len() as u32;
@@ -274,18 +289,25 @@ impl Index {
                             id
                         }
                     };
+                    let id = intern(tok);
                     if weight == 0.0 {
                         if doc_presence.insert(id) {
                             presence_order.push(id);
                         }
                         return;
                     }
-                    let tf = doc_tf.entry(id).or_insert_with(|| {
-                        order.push(id);
-                        0.0
-                    });
-                    *tf += weight;
-                    length += weight;
+                    // The plain term, then (English profile) its stemmed copy at a fraction.
+                    let copy = profile
+                        .stems()
+                        .then(|| (intern(&analysis::stem_copy(tok)), weight * analysis::STEM_WEIGHT));
+                    for (id, w) in std::iter::once((id, weight)).chain(copy) {
+                        let tf = doc_tf.entry(id).or_insert_with(|| {
+                            order.push(id);
+                            0.0
+                        });
+                        *tf += w;
+                        length += w;
+                    }
                 });
             }
             for &id in &order {
@@ -351,6 +373,7 @@ impl Index {
             lengths,
             norms,
             avg_len,
+            profile,
         })
     }
 
@@ -413,16 +436,24 @@ impl Index {
             + self.norms.len() * 8
     }
 
-    /// Tokenizes `query` and searches it; see [`Index::search_tokens`].
+    /// The index's analysis profile.
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    /// The query terms of `query` under the index's profile (see [`Profile::query_terms`]).
+    pub fn query_terms(&self, query: &str) -> Vec<String> {
+        self.profile.query_terms(query)
+    }
+
+    /// Analyses `query` with the index's profile and searches it; see [`Index::search_tokens`].
     pub fn search(
         &self,
         query: &str,
         limit: usize,
         options: &SearchOptions,
     ) -> Result<Vec<(u32, f64)>> {
-        let mut tokens: Vec<String> = Vec::new();
-        for_each_token(query, |t| tokens.push(t.to_owned()));
-        self.search_tokens(&tokens, limit, options)
+        self.search_tokens(&self.query_terms(query), limit, options)
     }
 
     /// The top `limit` documents for query `tokens` by BM25+ score (descending, then name
@@ -601,7 +632,10 @@ impl Index {
         tok: &'a str,
         prefix: &PrefixOptions,
     ) -> impl Iterator<Item = u32> + 'a {
-        let on = prefix.fraction > 0.0 && tok.chars().count() >= prefix.min_len;
+        // Stemmed copies never expand (see `crate::analysis`).
+        let on = prefix.fraction > 0.0
+            && !analysis::is_marked(tok)
+            && tok.chars().count() >= prefix.min_len;
         let start = if on {
             self.sorted_terms
                 .partition_point(|&t| &*self.terms[t as usize] < tok)
@@ -704,8 +738,19 @@ impl Index {
     /// nothing can match).
     fn required_postings<S: AsRef<str>>(&self, required: &[S]) -> Option<Vec<Required<'_>>> {
         let mut out = Vec::with_capacity(required.len());
-        for tok in required {
-            let &term = self.term_ids.get(tok.as_ref())?;
+        let split: Vec<String> = match self.profile {
+            Profile::Seed => Vec::new(),
+            _ => required
+                .iter()
+                .flat_map(|t| self.profile.required_terms(t.as_ref()))
+                .collect(),
+        };
+        let terms: Vec<&str> = match self.profile {
+            Profile::Seed => required.iter().map(|t| t.as_ref()).collect(),
+            _ => split.iter().map(String::as_str).collect(),
+        };
+        for tok in terms {
+            let &term = self.term_ids.get(tok)?;
             let t = term as usize;
             let scored = &self.docs[self.offsets[t] as usize..self.offsets[t + 1] as usize];
             let only = &self.presence_docs

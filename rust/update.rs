@@ -67,7 +67,7 @@ impl Index {
         let chunks: Vec<Chunk> = documents
             .par_chunks(CHUNK_DOCS)
             .enumerate()
-            .map(|(c, docs)| tokenize_chunk(c * CHUNK_DOCS, docs, &self.field_weights))
+            .map(|(c, docs)| tokenize_chunk(c * CHUNK_DOCS, docs, &self.field_weights, self.profile))
             .collect::<Result<_>>()?;
 
         // Kept postings per old term.
@@ -216,6 +216,7 @@ impl Index {
         }
         Ok(assemble(
             self.params,
+            self.profile,
             self.field_weights.clone(),
             all_names,
             terms,

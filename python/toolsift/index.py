@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import _fallback, _keyword
-from ._tokenize import tokenize
+from ._analysis import DEFAULT_PROFILE, STEM_WEIGHT, ProfileName, check_profile, stem_copy
+from ._analysis import terms as analysed_terms
 from .errors import DuplicateToolError, EngineUnavailableError, LimitError, SnapshotError
 from .explain import Explanation, TermContribution
 from .names import NameTable
@@ -189,10 +190,15 @@ class ToolIndex:
             ``RuntimeWarning`` when the extension cannot be loaded).
         k1, b, delta: BM25+ parameters (defaults 1.2, 0.75, 1.0).
         field_weights: per-field weights; defaults to :class:`FieldWeights`.
+        profile: the analysis profile (how text becomes terms; ``toolsift._analysis``):
+            ``"english"`` (the default: CJK bigrams, half-weight Snowball-stemmed copies, query
+            stop words, each distinct query term once) or ``"seed"`` (seed 000's ranking:
+            the tokenizer's tokens only). Snapshots keep it; :attr:`profile` tells it.
 
     Raises:
         DuplicateToolError: two tools share a name.
         EngineUnavailableError: ``engine="rust"`` without the compiled extension.
+        ProfileError: ``profile`` names no profile.
 
     Example:
         >>> index = ToolIndex([Tool(name="get_weather", description="Current weather for a city")])
@@ -209,7 +215,9 @@ class ToolIndex:
         b: float = 0.75,
         delta: float = 1.0,
         field_weights: FieldWeights | None = None,
+        profile: ProfileName = DEFAULT_PROFILE,
     ) -> None:
+        profile = check_profile(profile)
         self._tools: tuple[Tool, ...] = tuple(tools)
         self._by_name: dict[str, int] = {}
         self._by_server: dict[str, list[int]] = {}
@@ -239,6 +247,7 @@ class ToolIndex:
             k1=k1,
             b=b,
             delta=delta,
+            profile=profile,
         )
         self.params = (float(k1), float(b), float(delta))
 
@@ -262,7 +271,19 @@ class ToolIndex:
         return None if i is None else self._tools[i]
 
     def __repr__(self) -> str:
-        return f"ToolIndex(tools={len(self._tools)}, engine={self.engine!r})"
+        return (
+            f"ToolIndex(tools={len(self._tools)}, engine={self.engine!r}, profile={self.profile!r})"
+        )
+
+    @property
+    def profile(self) -> ProfileName:
+        """The analysis profile the index was built with: ``"english"`` or ``"seed"``.
+
+        Example:
+            >>> ToolIndex([Tool(name="a", description="x")], profile="seed").profile
+            'seed'
+        """
+        return self._index.profile  # type: ignore[return-value]
 
     @property
     def names(self) -> NameTable:
@@ -641,12 +662,17 @@ class ToolIndex:
         weights = self.field_weights.as_list()
         field_names = [f.name for f in dataclasses.fields(FieldWeights)]
         counts: dict[str, dict[str, float]] = {}
+        profile = self.profile
         for fid, text in _document(target, weights):
             if weights[fid] == 0.0:
                 continue
-            for tok in tokenize(text):
+            field = field_names[fid]
+            for tok in analysed_terms(profile, text):
                 per_field = counts.setdefault(tok, {})
-                per_field[field_names[fid]] = per_field.get(field_names[fid], 0.0) + weights[fid]
+                per_field[field] = per_field.get(field, 0.0) + weights[fid]
+                if profile == "english":  # the stemmed copy, at a fraction of the field's weight
+                    per_field = counts.setdefault(stem_copy(tok), {})
+                    per_field[field] = per_field.get(field, 0.0) + weights[fid] * STEM_WEIGHT
         terms = tuple(
             TermContribution(*row, fields=counts.get(row[1], {}))  # type: ignore[misc]
             for row in raw

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use super::scale;
 use super::text::{extract_text, type_name};
+use crate::analysis::Profile;
 use crate::index::{Index, PrefixOptions, SearchOptions};
 
 /// One term of an explanation: (term, matched, prefix, qtf, idf, tf, norm, contribution).
@@ -107,7 +108,10 @@ fn extract_options(
 #[pymethods]
 impl PyIndex {
     #[new]
-    #[pyo3(signature = (names, documents, field_weights, *, k1 = 1.2, b = 0.75, delta = 1.0))]
+    #[pyo3(signature = (
+        names, documents, field_weights, *, k1 = 1.2, b = 0.75, delta = 1.0, profile = "seed"
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         names: &Bound<'_, PyAny>,
@@ -116,12 +120,14 @@ impl PyIndex {
         k1: f64,
         b: f64,
         delta: f64,
+        profile: &str,
     ) -> PyResult<Self> {
+        let profile = Profile::parse(profile)?;
         let names: Vec<String> = names
             .try_iter()?
             .map(|n| n.and_then(|n| extract_text(&n, "name").map(|s| s.into_owned())))
             .collect::<PyResult<_>>()?;
-        let inner = scale::build_pipelined(py, names, documents, field_weights, (k1, b, delta))?;
+        let inner = scale::build_pipelined(py, names, documents, field_weights, (k1, b, delta), profile)?;
         Ok(PyIndex { inner })
     }
 
@@ -191,7 +197,7 @@ impl PyIndex {
             0.0,
             false,
         )?;
-        let tokens = crate::tokenize::tokenize(&query);
+        let tokens = self.inner.query_terms(&query);
         Ok(self.inner.score_documents(&tokens, &docs, &options)?)
     }
 
@@ -216,7 +222,7 @@ impl PyIndex {
             0.0,
             false,
         )?;
-        let tokens = crate::tokenize::tokenize(&query);
+        let tokens = self.inner.query_terms(&query);
         let terms = self
             .inner
             .explain(&tokens, doc, &options)?
@@ -242,6 +248,12 @@ impl PyIndex {
         self.inner.len()
     }
 
+    /// The analysis profile the index was built with (``"seed"`` or ``"english"``).
+    #[getter]
+    fn profile(&self) -> &'static str {
+        self.inner.profile().name()
+    }
+
     #[getter]
     fn vocabulary_size(&self) -> usize {
         self.inner.vocabulary_size()
@@ -263,9 +275,10 @@ impl PyIndex {
 
     fn __repr__(&self) -> String {
         format!(
-            "<toolsift._core.Index documents={} terms={}>",
+            "<toolsift._core.Index documents={} terms={} profile={}>",
             self.inner.len(),
-            self.inner.vocabulary_size()
+            self.inner.vocabulary_size(),
+            self.inner.profile().name()
         )
     }
 
