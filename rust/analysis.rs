@@ -29,6 +29,8 @@
 //! a plain one never reaches a marked term, which sorts apart). Required terms (`+term`) are
 //! matched on plain terms only (CJK-split in the English profile, never stemmed).
 
+use std::collections::HashSet;
+
 use crate::error::{Error, Result};
 use crate::tokenize::Tokenizer;
 
@@ -41,7 +43,15 @@ pub const STEM_WEIGHT: f64 = 0.5;
 /// English stop words, dropped from queries by the English profile: the Lucene/Elasticsearch
 /// `_english_` list plus common question and request words of agent queries. The Python engine's
 /// `toolsift._analysis.STOPWORDS_EN` is the same list (a test compares them).
-pub const STOPWORDS_EN: [&str; 86] = ["a", "about", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "been", "being", "but", "by", "can", "could", "did", "do", "does", "for", "from", "get", "had", "has", "have", "he", "help", "her", "him", "how", "i", "if", "in", "into", "is", "it", "its", "just", "me", "my", "need", "no", "not", "of", "on", "or", "our", "please", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "to", "too", "use", "using", "very", "via", "want", "was", "we", "what", "when", "where", "which", "who", "whom", "why", "will", "with", "would", "you", "your"];
+pub const STOPWORDS_EN: [&str; 86] = [
+    "a", "about", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "been",
+    "being", "but", "by", "can", "could", "did", "do", "does", "for", "from", "get", "had", "has",
+    "have", "he", "help", "her", "him", "how", "i", "if", "in", "into", "is", "it", "its", "just",
+    "me", "my", "need", "no", "not", "of", "on", "or", "our", "please", "she", "should", "so",
+    "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they",
+    "this", "to", "too", "use", "using", "very", "via", "want", "was", "we", "what", "when",
+    "where", "which", "who", "whom", "why", "will", "with", "would", "you", "your",
+];
 
 /// Whether `term` is one of the English profile's query stop words.
 pub fn is_stopword(term: &str) -> bool {
@@ -139,16 +149,17 @@ impl Profile {
         } else {
             kept
         };
+        let mut seen: HashSet<&str> = HashSet::with_capacity(kept.len());
         let mut out: Vec<String> = Vec::with_capacity(kept.len() * 2);
         for t in &kept {
-            if !out.iter().any(|o| o == *t) {
+            if seen.insert(t.as_str()) {
                 out.push((*t).clone());
             }
         }
-        let plain = out.len();
+        let mut copies: HashSet<String> = HashSet::with_capacity(kept.len());
         for t in &kept {
             let copy = stem_copy(t);
-            if !out[plain..].iter().any(|o| *o == copy) {
+            if copies.insert(copy.clone()) {
                 out.push(copy);
             }
         }
@@ -226,8 +237,7 @@ fn compose_hangul(prev: char, c: char) -> Option<char> {
     if (0x1100..=0x1112).contains(&p) && (0x1161..=0x1175).contains(&x) {
         return char::from_u32(0xAC00 + ((p - 0x1100) * 21 + (x - 0x1161)) * 28);
     }
-    if (0xAC00..=0xD7A3).contains(&p) && (p - 0xAC00) % 28 == 0 && (0x11A8..=0x11C2).contains(&x)
-    {
+    if (0xAC00..=0xD7A3).contains(&p) && (p - 0xAC00) % 28 == 0 && (0x11A8..=0x11C2).contains(&x) {
         return char::from_u32(p + (x - 0x11A7));
     }
     None
@@ -298,7 +308,10 @@ mod tests {
     #[test]
     fn cjk_split_and_hangul_recomposition() {
         let p = Profile::English;
-        assert_eq!(p.terms("获取天气 weather"), ["获取", "取天", "天气", "weather"]);
+        assert_eq!(
+            p.terms("获取天气 weather"),
+            ["获取", "取天", "天气", "weather"]
+        );
         assert_eq!(p.terms("天气2x"), ["天气", "2x"]);
         assert_eq!(p.terms("東京タワー"), ["東京", "タワ", "ワー"]);
         assert_eq!(p.terms("天"), ["天"]);

@@ -15,10 +15,10 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
+use crate::analysis::{self, Profile};
 use crate::bm25::{self, Params};
 use crate::error::{Error, Result};
 use crate::index::{Index, TermMap};
-use crate::analysis::{self, Profile};
 use crate::tokenize::Tokenizer;
 
 /// Documents per parallel task: big enough to amortise a chunk's dictionary, small enough to
@@ -525,6 +525,68 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn english_profile_parallel_build_equals_sequential_build() {
+        for (n, seed) in [(0, 1), (7, 2), (CHUNK_DOCS * 2 + 5, 6)] {
+            let (names, mut docs) = corpus(n, seed);
+            if let Some(first) = docs.first_mut() {
+                first.push((1, "获取天气 날씨정보 東京タワー readings".into()));
+            }
+            let p = Profile::English;
+            let seq = Index::build_profiled(names.clone(), &docs, W.to_vec(), Params::default(), p)
+                .unwrap();
+            let par =
+                Index::build_parallel_profiled(names, &docs, W.to_vec(), Params::default(), p)
+                    .unwrap();
+            assert_same(&seq, &par);
+            assert_eq!(par.profile(), p);
+            for opts in [SearchOptions::default(), query_language()] {
+                for q in ["reading files", "the data", "天气", "mess chan calen"] {
+                    assert_eq!(seq.search(q, 10, &opts), par.search(q, 10, &opts));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn english_profile_indexes_half_weight_stemmed_copies() {
+        let docs = vec![
+            vec![(0usize, "read files")],
+            vec![(0, "reading")],
+            vec![(0, "获取天气")],
+        ];
+        let names = vec!["a".to_string(), "b".into(), "c".into()];
+        let idx =
+            Index::build_profiled(names, &docs, vec![2.0], Params::default(), Profile::English)
+                .unwrap();
+        // Two terms and their copies at half weight: 2 + 1 + 2 + 1.
+        assert_eq!(idx.lengths[0], 6.0);
+        assert_eq!(by_term(&idx)["§read"].0, [(0, 1.0), (1, 1.0)]);
+        // "reading" finds both documents (through the stem), the exact form first.
+        let hits = idx.search("reading", 5, &SearchOptions::default()).unwrap();
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [1, 0]);
+        // A stop word is dropped; a CJK query is bigrammed; a required CJK term is too.
+        let hits = idx
+            .search("the 天气", 5, &SearchOptions::default())
+            .unwrap();
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [2]);
+        let opts = SearchOptions {
+            required: vec!["获取天气".into()],
+            ..SearchOptions::default()
+        };
+        assert_eq!(idx.search("天气", 5, &opts).unwrap().len(), 1);
+        // Stemmed copies never expand as prefixes.
+        let prefix = SearchOptions {
+            prefix: crate::index::PrefixOptions {
+                fraction: 0.5,
+                ..Default::default()
+            },
+            ..SearchOptions::default()
+        };
+        assert_eq!(idx.expansions("§rea", &prefix.prefix).count(), 0);
+        assert_eq!(idx.expansions("rea", &prefix.prefix).count(), 2);
     }
 
     #[test]

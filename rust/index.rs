@@ -14,9 +14,9 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
+use crate::analysis::{self, Profile};
 use crate::bm25::{self, Params};
 use crate::error::{Error, Result};
-use crate::analysis::{self, Profile};
 use crate::tokenize::Tokenizer;
 
 /// Term string -> term id. `ahash` resists hash flooding from hostile tool catalogues.
@@ -297,9 +297,12 @@ impl Index {
                         return;
                     }
                     // The plain term, then (English profile) its stemmed copy at a fraction.
-                    let copy = profile
-                        .stems()
-                        .then(|| (intern(&analysis::stem_copy(tok)), weight * analysis::STEM_WEIGHT));
+                    let copy = profile.stems().then(|| {
+                        (
+                            intern(&analysis::stem_copy(tok)),
+                            weight * analysis::STEM_WEIGHT,
+                        )
+                    });
                     for (id, w) in std::iter::once((id, weight)).chain(copy) {
                         let tf = doc_tf.entry(id).or_insert_with(|| {
                             order.push(id);

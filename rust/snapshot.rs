@@ -469,6 +469,43 @@ mod tests {
     }
 
     #[test]
+    fn english_profile_round_trips_and_unknown_profiles_are_refused() {
+        let (names, docs) = corpus(500, 22);
+        let idx = Index::build_parallel_profiled(
+            names,
+            &docs,
+            vec![6.0, 2.0, 0.0],
+            Params::default(),
+            Profile::English,
+        )
+        .unwrap();
+        let bytes = idx.to_bytes(b"");
+        let (back, _) = Index::from_bytes(&bytes).unwrap();
+        assert_eq!(back.profile(), Profile::English);
+        assert_equivalent(&idx, &back);
+        for q in ["reading files", "the messages"] {
+            let opts = SearchOptions::default();
+            assert_eq!(idx.search(q, 10, &opts), back.search(q, 10, &opts), "{q}");
+        }
+        // Profile id 9, with a valid checksum: a clear error, not a corrupt-file one.
+        let mut bad = bytes.clone();
+        bad[HEADER_LEN + 24..HEADER_LEN + 28].copy_from_slice(&9u32.to_le_bytes());
+        let crc = crc32fast::hash(&bad[HEADER_LEN..]);
+        bad[24..28].copy_from_slice(&crc.to_le_bytes());
+        match Index::from_bytes(&bad) {
+            Err(Error::Snapshot(msg)) => assert!(msg.contains("analysis profile 9"), "{msg}"),
+            other => panic!("expected a snapshot error, got {other:?}"),
+        }
+        // A version-2 file (before profiles) is refused with a message to rebuild.
+        let mut old = bytes;
+        old[8] = 2;
+        match Index::from_bytes(&old) {
+            Err(Error::Snapshot(msg)) => assert!(msg.contains("analysis profile"), "{msg}"),
+            other => panic!("expected a snapshot error, got {other:?}"),
+        }
+    }
+
+    #[test]
     fn bad_files_are_snapshot_errors() {
         let bytes = sample().to_bytes(b"");
         let cases: Vec<(Vec<u8>, &str)> = vec![

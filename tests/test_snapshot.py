@@ -140,8 +140,8 @@ def test_structural_corruption_with_a_valid_checksum_is_caught(engine_index, fli
 def test_huge_counts_do_not_allocate(engine_index):
     """A header that claims 2^32 - 1 postings must fail on the length check, not allocate."""
     data = bytearray(sample(engine_index, 3).to_bytes())
-    n_fields = struct.unpack_from("<I", data, 32 + 24)[0]
-    at = 32 + 24 + 4 + 8 * n_fields + 8  # n_postings
+    n_fields = struct.unpack_from("<I", data, 32 + 28)[0]  # after k1, b, delta and the profile
+    at = 32 + 28 + 4 + 8 * n_fields + 8  # n_postings
     data[at : at + 4] = b"\xff\xff\xff\xff"
     data[24:28] = struct.pack("<I", zlib.crc32(bytes(data[32:])))
     with pytest.raises(SnapshotError, match="runs past the end"):

@@ -127,7 +127,8 @@ impl PyIndex {
             .try_iter()?
             .map(|n| n.and_then(|n| extract_text(&n, "name").map(|s| s.into_owned())))
             .collect::<PyResult<_>>()?;
-        let inner = scale::build_pipelined(py, names, documents, field_weights, (k1, b, delta), profile)?;
+        let inner =
+            scale::build_pipelined(py, names, documents, field_weights, (k1, b, delta), profile)?;
         Ok(PyIndex { inner })
     }
 
