@@ -34,8 +34,7 @@ impl fmt::Display for Error {
             Error::Snapshot(msg) => f.write_str(msg),
             Error::UnknownProfile(name) => write!(
                 f,
-                "Unknown analysis profile {name:?}: use one of {:?}.",
-                crate::analysis::PROFILE_NAMES
+                "Unknown analysis profile \"{name}\": use \"english\" (the default) or \"seed\"."
             ),
         }
     }

@@ -35,6 +35,7 @@ def sample(cls, n=40):
 
 def same(a, b):
     assert len(a) == len(b) and a.names == b.names and a.params == b.params
+    assert a.profile == b.profile
     assert a.average_length == b.average_length and a.vocabulary_size == b.vocabulary_size
     for q in QUERIES:
         assert a.search(q, 50) == b.search(q, 50)
@@ -61,12 +62,13 @@ def test_round_trip_bytes_file_and_pickle(engine_index, tmp_path):
 
 
 @needs_rust
-@given(data=corpus())
-def test_both_engines_write_the_same_bytes_and_read_each_other(data):
+@given(data=corpus(), profile=st.sampled_from(["seed", "english"]))
+def test_both_engines_write_the_same_bytes_and_read_each_other(data, profile):
     from toolsift._core import Index as RustIndex
 
     names, docs = data
-    r, p = RustIndex(names, docs, WEIGHTS), PyIndex(names, docs, WEIGHTS)
+    r = RustIndex(names, docs, WEIGHTS, profile=profile)
+    p = PyIndex(names, docs, WEIGHTS, profile=profile)
     assert r.to_bytes(b"x") == p.to_bytes(b"x")
     same(RustIndex.from_bytes(p.to_bytes()), p)
     same(PyIndex.from_bytes(r.to_bytes()), r)

@@ -80,7 +80,9 @@ def check_profile(profile: object) -> ProfileName:
     """
     if profile == "seed" or profile == "english":
         return profile  # type: ignore[return-value]
-    raise ProfileError(f"Unknown analysis profile {profile!r}: use one of {sorted(PROFILES)!r}.")
+    raise ProfileError(
+        f'Unknown analysis profile "{profile}": use "english" (the default) or "seed".'
+    )
 
 
 def _is_han(cp: int) -> bool:
@@ -205,9 +207,11 @@ _stem_word: Callable[[str], str] | None = None
 def _stemmer() -> Callable[[str], str]:
     global _stem_word
     if _stem_word is None:
-        import snowballstemmer
+        # The pure-Python stemmer itself: snowballstemmer.stemmer() would hand over to PyStemmer
+        # when installed, whose Snowball 3 English differs from rust-stemmers'.
+        from snowballstemmer.english_stemmer import EnglishStemmer
 
-        _stem_word = snowballstemmer.stemmer("english").stemWord
+        _stem_word = EnglishStemmer().stemWord
     return _stem_word
 
 

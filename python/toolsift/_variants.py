@@ -96,9 +96,9 @@ def _default_tokenize() -> Callable[[str], list[str]]:
 def _stemmer() -> Callable[[list[str]], list[str]]:
     """English Snowball (Porter2) over a token list: snowballstemmer 2.2, the engine's stemmer
     (``toolsift._analysis``; PyStemmer 3 implements Snowball 3's changed English)."""
-    import snowballstemmer
+    from snowballstemmer.english_stemmer import EnglishStemmer  # not PyStemmer: see _analysis
 
-    return snowballstemmer.stemmer("english").stemWords
+    return EnglishStemmer().stemWords
 
 
 def _stem_copies(tokens: list[str]) -> list[str]:
