@@ -7,6 +7,10 @@
 //! their terms go to *presence postings* (document ids only, and only for terms the document does
 //! not already hold in a scored field), which required terms (`+term`) consult.
 //!
+//! Text becomes terms through the index's analysis profile ([`crate::analysis`]): the seed's
+//! tokens, or (English) CJK bigrams plus half-weight stemmed copies; queries are analysed with
+//! the same profile, and the scoring below only sees distinct `(term, qtf)` pairs.
+//!
 //! Postings are stored as CSR arrays: term `t`'s postings are `docs[offsets[t]..offsets[t+1]]`
 //! with their weighted term frequencies in `tfs`, in ascending document order. 8 bytes a posting.
 
@@ -737,28 +741,21 @@ impl Index {
         known
     }
 
-    /// The postings of each required term, or `None` when one of them is in no document (then
-    /// nothing can match).
+    /// The postings of each required term (each of its plain terms), or `None` when one of them
+    /// is in no document (then nothing can match).
     fn required_postings<S: AsRef<str>>(&self, required: &[S]) -> Option<Vec<Required<'_>>> {
         let mut out = Vec::with_capacity(required.len());
-        let split: Vec<String> = match self.profile {
-            Profile::Seed => Vec::new(),
-            _ => required
-                .iter()
-                .flat_map(|t| self.profile.required_terms(t.as_ref()))
-                .collect(),
-        };
-        let terms: Vec<&str> = match self.profile {
-            Profile::Seed => required.iter().map(|t| t.as_ref()).collect(),
-            _ => split.iter().map(String::as_str).collect(),
-        };
-        for tok in terms {
-            let &term = self.term_ids.get(tok)?;
-            let t = term as usize;
-            let scored = &self.docs[self.offsets[t] as usize..self.offsets[t + 1] as usize];
-            let only = &self.presence_docs
-                [self.presence_offsets[t] as usize..self.presence_offsets[t + 1] as usize];
-            out.push((scored, only));
+        for tok in required {
+            // One token, matched as the plain terms the profile makes of it (CJK bigrams in the
+            // English profile; never stemmed).
+            for term in self.profile.required_terms(tok.as_ref()) {
+                let &term = self.term_ids.get(term.as_str())?;
+                let t = term as usize;
+                let scored = &self.docs[self.offsets[t] as usize..self.offsets[t + 1] as usize];
+                let only = &self.presence_docs
+                    [self.presence_offsets[t] as usize..self.presence_offsets[t + 1] as usize];
+                out.push((scored, only));
+            }
         }
         Some(out)
     }

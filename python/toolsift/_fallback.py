@@ -8,6 +8,10 @@ the formula), so scores agree bit for bit on the same machine and ranked lists a
 * the average length is a left-to-right sum (not ``sum()``, which compensates on Python >= 3.12);
 * distinct query terms are visited in first-seen order and each document's score starts at 0.0;
 * ties break by name (code point order), then by document id.
+
+Text becomes terms through the index's analysis profile (``toolsift._analysis``, the twin of
+``rust/analysis.rs``): ``"seed"`` (the tokens) or ``"english"`` (CJK bigrams, half-weight
+stemmed copies added right after each term, query stop words, distinct query terms).
 """
 
 from __future__ import annotations
