@@ -424,7 +424,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rankers",
         default=",".join(DEFAULT_RANKERS),
-        help="comma-separated rankers; 'variants' adds the issue-5 variants, 'peers' the peers "
+        help="comma-separated rankers; 'variants' adds the issue-5 variants, 'peers' the peers; "
+        "a toolsift ranker takes an analysis profile as a suffix (toolsift@seed) "
         f"(default: {','.join(DEFAULT_RANKERS)})",
     )
     parser.add_argument(
