@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, Union, overload
+from typing import Any, Union, cast, overload
 
 from .errors import SnapshotError, ToolDefinitionError
 from .tools import Tool, tool_aliases
@@ -32,6 +32,7 @@ from .tools import Tool, tool_aliases
 __all__ = ["LazyTools", "NameView", "encode_tool_section", "decode_tool_section"]
 
 _Item = Union[Tool, bytes]
+_STR_OR_NONE = {str, type(None)}
 
 
 def _corrupt(detail: str) -> SnapshotError:
@@ -197,13 +198,11 @@ def decode_tool_section(
             f"The ToolIndex snapshot has tool-section version {got!r}, older than this toolsift "
             f"reads ({version}). Rebuild the index and save it again."
         )
-    items: list[_Item] = list(blob[end + 1 :].split(b"\n")) if end >= 0 and names else []
+    items = cast("list[_Item]", blob[end + 1 :].split(b"\n") if end >= 0 and names else [])
     servers, mcp = header.pop("servers", None), header.pop("mcp_tool_names", None)
     if not (isinstance(servers, list) and isinstance(mcp, list)):
         raise _corrupt("the server and MCP name columns are missing")
-    if not all(s is None or isinstance(s, str) for s in servers) or not all(
-        m is None or isinstance(m, str) for m in mcp
-    ):
+    if not set(map(type, servers)).union(map(type, mcp)) <= _STR_OR_NONE:
         raise _corrupt("a server or MCP name is not a string")
     if not len(items) == len(names) == len(servers) == len(mcp):
         raise _corrupt(f"it holds {len(items)} tools for {len(names)} indexed names")

@@ -829,10 +829,15 @@ class ToolIndex:
         else:
             names, servers = [t.name for t in tools], [t.server for t in tools]
         self._by_name = {name: i for i, name in enumerate(names)}
-        self._by_server = {}
+        by_server: dict[str, list[int]] = {}
         for i, server in enumerate(servers):
             if server is not None:
-                self._by_server.setdefault(server, []).append(i)
+                ids = by_server.get(server)
+                if ids is None:
+                    by_server[server] = [i]
+                else:
+                    ids.append(i)
+        self._by_server = by_server
         # Derived from the tools alone, so not stored in a snapshot: the name table (select:,
         # the exact-name tier) and the keyword ranker's index are rebuilt on first use.
         self._name_table = None
