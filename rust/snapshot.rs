@@ -322,6 +322,12 @@ impl Index {
 
     /// Reads snapshot bytes back into an index and the stored metadata.
     pub fn from_bytes(data: &[u8]) -> Result<(Index, Vec<u8>)> {
+        Index::from_bytes_borrowed(data).map(|(index, meta)| (index, meta.to_vec()))
+    }
+
+    /// [`Index::from_bytes`] with the metadata borrowed from `data`, not copied (a 100k-tool
+    /// `ToolIndex` snapshot carries ~50 MB of tool records there).
+    pub fn from_bytes_borrowed(data: &[u8]) -> Result<(Index, &[u8])> {
         let mut r = Reader {
             buf: open_payload(data)?,
             pos: 0,
@@ -364,7 +370,7 @@ impl Index {
         let lengths = r.f64s(n_docs, "the document lengths")?;
         let meta_len = r.u64("the metadata length")?;
         let meta_len = usize::try_from(meta_len).map_err(|_| corrupt("impossible metadata"))?;
-        let metadata = r.take(meta_len, "the metadata")?.to_vec();
+        let metadata = r.take(meta_len, "the metadata")?;
         if r.pos != r.buf.len() {
             return Err(corrupt("it has bytes after the metadata"));
         }

@@ -13,17 +13,17 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import threading
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import _fallback, _keyword
 from ._analysis import DEFAULT_PROFILE, STEM_WEIGHT, ProfileName, check_profile, stem_copy
 from ._analysis import terms as analysed_terms
+from ._lazytools import LazyTools, decode_tool_section, encode_tool_section
 from .errors import DuplicateToolError, EngineUnavailableError, LimitError, SnapshotError
 from .explain import Explanation, TermContribution
 from .names import NameTable
@@ -218,7 +218,7 @@ class ToolIndex:
         profile: ProfileName = DEFAULT_PROFILE,
     ) -> None:
         profile = check_profile(profile)
-        self._tools: tuple[Tool, ...] = tuple(tools)
+        self._tools: tuple[Tool, ...] | LazyTools = tuple(tools)
         self._by_name: dict[str, int] = {}
         self._by_server: dict[str, list[int]] = {}
         for i, tool in enumerate(self._tools):
@@ -253,11 +253,23 @@ class ToolIndex:
 
     @property
     def tools(self) -> tuple[Tool, ...]:
-        """The indexed tools, in the order given."""
-        return self._tools
+        """The indexed tools, in the order given.
+
+        On an index from :meth:`load` this decodes every tool not read yet (about 15 µs each);
+        iterating the index, ``len`` and :meth:`get` do not need all of them.
+        """
+        tools = self._tools
+        if isinstance(tools, LazyTools):
+            tools = self._tools = tuple(tools)
+        return tools
 
     def __len__(self) -> int:
         return len(self._tools)
+
+    def _names(self) -> Sequence[str]:
+        """The tools' names in order, without decoding a loaded index's tools."""
+        tools = self._tools
+        return tools.names if isinstance(tools, LazyTools) else [t.name for t in tools]
 
     def __iter__(self) -> Iterator[Tool]:
         return iter(self._tools)
@@ -293,7 +305,7 @@ class ToolIndex:
             with self._name_lock:
                 table = self._name_table
                 if table is None:
-                    table = self._name_table = NameTable(self._tools)
+                    table = self._name_table = NameTable(_name_source(self._tools))
         return table
 
     def _keyword_index(self) -> EngineKeywordIndex:
@@ -830,7 +842,7 @@ class ToolIndex:
     @classmethod
     def _from_parts(
         cls,
-        tools: tuple[Tool, ...],
+        tools: tuple[Tool, ...] | LazyTools,
         engine: str,
         index: EngineIndex,
         field_weights: FieldWeights,
@@ -838,11 +850,20 @@ class ToolIndex:
     ) -> ToolIndex:
         self = cls.__new__(cls)
         self._tools = tools
-        self._by_name = {tool.name: i for i, tool in enumerate(tools)}
-        self._by_server = {}
-        for i, tool in enumerate(tools):
-            if tool.server is not None:
-                self._by_server.setdefault(tool.server, []).append(i)
+        if isinstance(tools, LazyTools):  # read the columns, decode no tool
+            names, servers = tools.names, tools.servers
+        else:
+            names, servers = [t.name for t in tools], [t.server for t in tools]
+        self._by_name = {name: i for i, name in enumerate(names)}
+        by_server: dict[str, list[int]] = {}
+        for i, server in enumerate(servers):
+            if server is not None:
+                ids = by_server.get(server)
+                if ids is None:
+                    by_server[server] = [i]
+                else:
+                    ids.append(i)
+        self._by_server = by_server
         # Derived from the tools alone, so not stored in a snapshot: the name table (select:,
         # the exact-name tier) and the keyword ranker's index are rebuilt on first use.
         self._name_table = None
@@ -865,14 +886,12 @@ class ToolIndex:
             >>> ToolIndex.from_bytes(index.to_bytes()).search("weather")[0].name
             'get_weather'
         """
-        meta = {
+        header = {
             "format": _SNAPSHOT_KIND,
-            "version": 1,
+            "version": _TOOL_SECTION_VERSION,
             "field_weights": dataclasses.asdict(self.field_weights),
-            "tools": [tool.to_dict() for tool in self._tools],
         }
-        blob = json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        return self._index.to_bytes(blob)
+        return self._index.to_bytes(encode_tool_section(self._tools, header))
 
     @classmethod
     def from_bytes(cls, data: bytes, *, engine: EngineName = "auto") -> ToolIndex:
@@ -885,34 +904,16 @@ class ToolIndex:
         name, engine_cls = _select_engine(engine)
         loader: Any = engine_cls  # from_bytes is static (Rust) or a class method (Python)
         index, blob = loader.from_bytes(data, with_metadata=True)
+        meta, tools = decode_tool_section(
+            bytes(blob), list(index.names), _SNAPSHOT_KIND, _TOOL_SECTION_VERSION
+        )
         try:
-            meta = json.loads(bytes(blob).decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            meta = None
-        if not isinstance(meta, dict) or meta.get("format") != _SNAPSHOT_KIND:
-            raise SnapshotError(
-                "This index snapshot holds no tools (it was saved by Index.save(), not "
-                "ToolIndex.save()). Load it with toolsift._core.Index.load(), or save a ToolIndex."
-            )
-        if not isinstance(meta.get("version"), int) or meta["version"] > 1:
-            raise SnapshotError(
-                f"The ToolIndex snapshot has tool-section version {meta.get('version')!r}, "
-                "newer than this toolsift reads. Upgrade toolsift, or rebuild the index and save "
-                "it again."
-            )
-        try:
-            tools = tuple(Tool.from_dict(record) for record in meta["tools"])
             weights = FieldWeights(**meta["field_weights"])
         except (KeyError, TypeError, ValueError) as exc:
             raise SnapshotError(
                 f"The ToolIndex snapshot's tool section is invalid ({exc}). Rebuild the index "
                 "and save it again."
             ) from None
-        if len(tools) != len(index) or any(t.name != n for t, n in zip(tools, index.names)):
-            raise SnapshotError(
-                "The ToolIndex snapshot's tools do not match its index. Rebuild the index and "
-                "save it again."
-            )
         return cls._from_parts(tools, name, index, weights, tuple(index.params))
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -986,7 +987,12 @@ class ToolIndex:
         index = self._index.updated(
             [t.name for t in add], [_document(t, weights) for t in add], remove=sorted(drop)
         )
-        tools = tuple(t for i, t in enumerate(self._tools) if i not in drop) + add
+        old_tools = self._tools
+        tools: tuple[Tool, ...] | LazyTools
+        if isinstance(old_tools, LazyTools):  # a loaded index stays lazy: decode no kept tool
+            tools = old_tools.subset((i for i in range(len(old_tools)) if i not in drop), add)
+        else:
+            tools = tuple(t for i, t in enumerate(old_tools) if i not in drop) + add
         updated = ToolIndex._from_parts(tools, self.engine, index, self.field_weights, self.params)
         table = self._name_table
         if table is not None:  # carry the name table over instead of re-reading every tool
@@ -995,7 +1001,9 @@ class ToolIndex:
             for i in range(len(self._tools)):
                 new_ids.append(-1 if i in drop else j)
                 j += i not in drop
-            updated._name_table = table.remapped(tools, new_ids, len(tools) - len(add))
+            updated._name_table = table.remapped(
+                _name_source(tools), new_ids, len(tools) - len(add)
+            )
         return updated
 
     def replace_server(self, server: str, tools: Iterable[Tool]) -> ToolIndex:
@@ -1015,11 +1023,21 @@ class ToolIndex:
                 raise ValueError(
                     f"tools[{i}] ({tool.name!r}) belongs to server {tool.server!r}, not {server!r}"
                 )
-        old = [t.name for t in self._tools if t.server == server]
+        names = self._names()
+        old = [names[i] for i in self._by_server.get(server, ())]
         return self.with_tools(add=tools, remove=old)
 
 
 _SNAPSHOT_KIND = "toolsift.ToolIndex"
+# 2: a header line with the server and MCP-name columns, then one JSON record per tool, so that
+# load() decodes a tool only when it is read (toolsift._lazytools). 1 (one JSON document) is
+# refused with a "rebuild" message.
+_TOOL_SECTION_VERSION = 2
+
+
+def _name_source(tools: Sequence[Tool] | LazyTools) -> Sequence[Any]:
+    """What the name table reads: the tools, or a loaded index's name columns (no decoding)."""
+    return tools.name_views() if isinstance(tools, LazyTools) else tools
 
 
 def _unpickle_tool_index(data: bytes, engine: str) -> ToolIndex:

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyBytes, PyTuple};
 
 use std::path::PathBuf;
 
@@ -341,8 +341,14 @@ impl PyIndex {
         data: &Bound<'_, PyAny>,
         with_metadata: bool,
     ) -> PyResult<Py<PyAny>> {
+        // Borrow bytes (immutable, kept alive by the caller) instead of copying them.
+        if let Ok(b) = data.cast::<PyBytes>() {
+            let bytes = b.as_bytes();
+            let (inner, meta) = py.detach(|| Index::from_bytes_borrowed(bytes))?;
+            return scale::loaded(py, PyIndex { inner }, meta, with_metadata);
+        }
         let data = scale::extract_bytes(data)?;
-        let (inner, meta) = py.detach(|| Index::from_bytes(&data))?;
+        let (inner, meta) = py.detach(|| Index::from_bytes_borrowed(&data))?;
         scale::loaded(py, PyIndex { inner }, meta, with_metadata)
     }
 
@@ -357,10 +363,15 @@ impl PyIndex {
     #[staticmethod]
     #[pyo3(signature = (path, *, with_metadata = false))]
     fn load(py: Python<'_>, path: PathBuf, with_metadata: bool) -> PyResult<Py<PyAny>> {
-        let (inner, meta) = py.detach(|| -> PyResult<(Index, Vec<u8>)> {
+        let (inner, data, start, len) = py.detach(|| -> PyResult<_> {
             let data = std::fs::read(&path)?;
-            Ok(Index::from_bytes(&data)?)
+            let (inner, meta) = Index::from_bytes_borrowed(&data)?;
+            // Where the metadata sits in `data`, so it is copied once, into Python bytes.
+            let start = meta.as_ptr() as usize - data.as_ptr() as usize;
+            let len = meta.len();
+            Ok((inner, data, start, len))
         })?;
+        let meta = &data[start..start + len];
         scale::loaded(py, PyIndex { inner }, meta, with_metadata)
     }
 

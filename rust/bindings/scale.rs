@@ -70,12 +70,12 @@ pub fn extract_bytes(data: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
 pub fn loaded(
     py: Python<'_>,
     index: PyIndex,
-    metadata: Vec<u8>,
+    metadata: &[u8],
     with_metadata: bool,
 ) -> PyResult<Py<PyAny>> {
     let index = Bound::new(py, index)?.into_any();
     if with_metadata {
-        let meta = PyBytes::new(py, &metadata).into_any();
+        let meta = PyBytes::new(py, metadata).into_any();
         Ok(PyTuple::new(py, [index, meta])?.into_any().unbind())
     } else {
         Ok(index.unbind())
