@@ -27,7 +27,10 @@
 //!
 //! Marked terms never take part in prefix matching (a marked query term expands to nothing, and
 //! a plain one never reaches a marked term, which sorts apart). Required terms (`+term`) are
-//! matched on plain terms only (CJK-split in the English profile, never stemmed).
+//! matched on plain terms only (CJK-split in the English profile, never stemmed). The coverage
+//! rule counts analysed query terms, so a word and its stemmed copy are two of them (a document
+//! that matches a word nearly always matches its copy). The exact-name tier reads tool names,
+//! not terms, and is the same in both profiles.
 
 use std::collections::HashSet;
 
