@@ -19,10 +19,12 @@ Example:
 from __future__ import annotations
 
 import difflib
+import itertools
+import re
 from collections.abc import Iterable, Sequence
 from typing import Union
 
-from .query import is_identifier, name_key, name_spans, without
+from .query import MIN_SQUASHED_LENGTH, is_identifier, name_key, name_spans, without
 from .tools import Tool
 
 __all__ = ["NameTable", "MIN_KEY_LENGTH"]
@@ -33,8 +35,20 @@ MIN_KEY_LENGTH = 3
 # Above this many keys, suggestions do not scan every key with difflib (per-call work would be
 # proportional to the corpus); they use only the candidates the engine ranks.
 _SCAN_KEYS_BELOW = 20_000
+# The most keys whose "squashable" answer is memoised (bounded memory on huge tables).
+_SQUASHABLE_MEMO = 65_536
 
 _Ids = Union[int, list[int]]
+
+# The fast path of :meth:`NameTable.find_names` (ASCII text): every character that is neither an
+# ASCII letter or digit nor one of the whitespace characters ``str.split`` splits ASCII text on.
+# Removing them from the lowercased text leaves each word's normalised key (``name_key``) in place.
+_ASCII_NOT_KEY = re.compile(r"[^a-z0-9 \t\n\r\x0b\x0c\x1c-\x1f]+")
+# The ASCII characters that are neither letters, digits nor whitespace: a word stripped of them
+# at both ends is its core.
+_ASCII_PUNCT = "".join(c for c in map(chr, range(128)) if not c.isalnum() and not c.isspace())
+#: Texts of at most this many words have the whole text as a name candidate (``name_spans``).
+_WHOLE_TEXT_WORDS = 8
 
 
 def _add(table: dict[str, _Ids], key: str, tool_id: int) -> None:
@@ -95,7 +109,7 @@ class NameTable:
         tools: the indexed tools; a tool's id is its position.
     """
 
-    __slots__ = ("_plain", "_qualified", "_tools")
+    __slots__ = ("_plain", "_qualified", "_squashable", "_tools")
 
     def __init__(self, tools: Sequence[Tool]) -> None:
         self._tools = tools
@@ -108,6 +122,7 @@ class NameTable:
             _index_tool(i, tool, plain, qualified, server_keys)
         self._plain = plain
         self._qualified = qualified
+        self._squashable: dict[str, bool] = {}
 
     def remapped(self, tools: Sequence[Tool], new_ids: Sequence[int], added_from: int) -> NameTable:
         """The table of an updated index (``ToolIndex.with_tools``) without re-reading kept tools.
@@ -140,6 +155,7 @@ class NameTable:
             _index_tool(i, tools[i], plain, qualified, server_keys)
         table._plain = plain
         table._qualified = qualified
+        table._squashable = {}
         return table
 
     def lookup_key(self, key: str) -> tuple[int, ...]:
@@ -180,7 +196,65 @@ class NameTable:
         an identifier (``search_graph``; not ``health`` or ``_health``). A name found twice (or
         two spans naming the same tools) is kept once, at its first position. Keys shorter than
         :data:`MIN_KEY_LENGTH` are skipped. Per query: one dict lookup per candidate.
+
+        Most queries name no tool. For those (long ASCII text without quotes) a few C-level
+        passes prove it without looking at each candidate (:meth:`_names_none`); every other
+        query takes the candidate-by-candidate path (:meth:`find_names_slow`), which is the
+        specification: both give the same list on every text.
         """
+        if self._names_none(text):
+            return []
+        return self.find_names_slow(text)
+
+    def _names_none(self, text: str) -> bool:
+        """True only if :meth:`find_names_slow` finds nothing in ``text`` (False: not known).
+
+        For ASCII text, a word's key is the word lowercased with every non-alphanumeric
+        character removed (so one regex pass gives every word's key; their concatenation is the
+        whole text's key), and a candidate can name a tool only if its key is a key of the
+        table. A key the text shares with the table (a
+        *hit*: ``search``, ``translate``) names nothing when every word with that key is exactly
+        that lowercase word, edge punctuation aside (so not an identifier: no separator, no
+        hump), and no tool it could be a squashed name of has an identifier name.
+        """
+        if not text.isascii() or "`" in text or '"' in text:
+            return False  # quoted phrases span words; the slow path handles them
+        low = text.lower()
+        keys = _ASCII_NOT_KEY.sub("", low).split()
+        plain, qualified = self._plain, self._qualified
+        if len(keys) <= _WHOLE_TEXT_WORDS and self.lookup_key("".join(keys)):
+            return False  # the whole text (a short one) names a tool
+        hits = plain.keys() & keys
+        hits.update(qualified.keys() & keys)
+        if "mcp" in low:
+            hits.update(k for k in keys if k.startswith("mcp") and k[3:] in qualified)
+        if not hits:
+            return True
+        cores: list[str] | None = None
+        for key in hits:
+            if len(key) >= MIN_SQUASHED_LENGTH and self._is_squashable(key):
+                return False
+            if cores is None:
+                cores = list(map(str.strip, text.split(), itertools.repeat(_ASCII_PUNCT)))
+            if keys.count(key) != cores.count(key):
+                return False  # some word with this key is not the plain word: maybe a name
+        return True
+
+    def _is_squashable(self, key: str) -> bool:
+        """Some tool with normalised name form ``key`` has an identifier name (a squashed word
+        ``key`` names it); memoised per key, as the hits of real queries repeat."""
+        known = self._squashable.get(key)
+        if known is None:
+            tools = self._tools
+            known = any(
+                is_identifier(tools[i].mcp_tool_name or tools[i].name) for i in self.lookup_key(key)
+            )
+            if len(self._squashable) < _SQUASHABLE_MEMO:
+                self._squashable[key] = known
+        return known
+
+    def find_names_slow(self, text: str) -> list[tuple[tuple[int, ...], str]]:
+        """:meth:`find_names`, candidate by candidate: the specification of the fast path."""
         out: list[tuple[tuple[int, ...], str]] = []
         seen: set[tuple[int, ...]] = set()
         tools = self._tools
