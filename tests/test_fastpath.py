@@ -31,7 +31,8 @@ PIECES = [
     "e.g.", "well-formatted", "WeChat", "a", "go", "ls", "+slack", "+", "select:", "Select:",
     "ſelect:", "`search`", '"read file"', "“fetch”", "`", '"', "café", "ﬁle", "日本語", "_",
     "-", "/", ".", "x_y", "trace_path", "tracepath", "hello", "health", "_health",
-    "\t", "\x1c", "\u00a0", "\u2003", "\n",
+    "\t", "\x1c", "\u00a0", "\u2003", "\n", "Search", "SEARCH", "SeArch", "Search.", "Readfile",
+    "mp3", "Mp3", "MP3", "mP3", "m-p3", "123", "1-2-3", "1_23", "Hello", "HELLO", "heLLo",
 ]  # fmt: skip
 piece = st.sampled_from(PIECES) | st.text(max_size=6)
 texts = st.lists(piece, min_size=0, max_size=16).map(" ".join) | st.text(max_size=40)
@@ -51,6 +52,9 @@ TOOLS = [
     Tool(name="café_menu", description="Menu of the café"),
     Tool(name="wellformatted", description="Formats text"),
     Tool(name="mcp__wechat__read", server="wechat", mcp_tool_name="read", description="Read"),
+    Tool(name="mp3", description="Play an mp3"),
+    Tool(name="123", description="Numbers"),
+    Tool(name="mcp__m__123", server="m", mcp_tool_name="123", description="More numbers"),
 ]
 tool_subsets = st.lists(st.sampled_from(range(len(TOOLS))), unique=True).map(
     lambda ids: [TOOLS[i] for i in sorted(ids)]
@@ -69,6 +73,8 @@ def test_find_names_shortcut_decides_the_common_query():
     text = "please look up the forecast for tomorrow and tell me whether to take an umbrella"
     assert table._names_none(text)
     assert table.find_names(text) == []
+    capitalised = "Search the web for the forecast of tomorrow and tell me whether to take one"
+    assert table._names_none(capitalised)
     named = "please read the file with readFile and then look up the forecast for tomorrow"
     assert not table._names_none(named)
     assert [ids for ids, _ in table.find_names(named)] == [(0, 1)]

@@ -463,13 +463,16 @@ class ToolIndex:
             return self._finish(parsed, self._keyword_matches(parsed, request), notices, request)
         matches, room, (exclude, required, floor) = self._tier(parsed, request)
         if room > 0:
+            prefix = request.prefix  # spelled out: a call with **prefix builds a dict per call
             hits = self._index.search(
                 parsed.text,
                 room,
                 exclude,
                 include=request.include,
                 required=required,
-                **request.prefix,
+                prefix_fraction=prefix["prefix_fraction"],
+                prefix_min_len=prefix["prefix_min_len"],
+                max_expansions=prefix["max_expansions"],
                 threshold=request.threshold,
                 coverage=request.coverage,
                 relative_floor=floor,
