@@ -34,8 +34,30 @@ PIECES = [
     "\t", "\x1c", "\u00a0", "\u2003", "\n", "Search", "SEARCH", "SeArch", "Search.", "Readfile",
     "mp3", "Mp3", "MP3", "mP3", "m-p3", "123", "1-2-3", "1_23", "Hello", "HELLO", "heLLo",
 ]  # fmt: skip
-piece = st.sampled_from(PIECES) | st.text(max_size=6)
-texts = st.lists(piece, min_size=0, max_size=16).map(" ".join) | st.text(max_size=40)
+word = st.sampled_from(PIECES) | st.text(max_size=6)
+# A phrase in backticks or (typographic) double quotes: a name candidate of its own.
+quoted = st.tuples(
+    st.sampled_from(["`", '"', "\u201c"]), st.lists(word, min_size=1, max_size=3).map(" ".join)
+).map(lambda qp: qp[0] + qp[1] + {"`": "`", '"': '"', "\u201c": "\u201d"}[qp[0]])
+piece = word | quoted
+# Long queries of mostly ordinary words, some of them keys of the table ("search", "hello"), as
+# most real queries are: the shortcut decides these without the candidate-by-candidate path.
+ORDINARY = [
+    "please", "the", "a", "of", "to", "find", "show", "me", "data", "for", "search", "Search",
+    "search,", "SEARCH", "(search)", "weather", "Weather.", "hello!", "Hello", "HELLO", "mp3",
+    "MP3", "123", "read", "file", "-", "&", "...", "e.g.", "health", "Health", "tracepath",
+    "m-p3", "he-llo", "heLlo", "1-2-3", "seaRch", "(he_llo)", "mcp__fs__read_file",
+    "mcpfsreadfile", "MCP-W-Search", "mcp", "mcpwechatread",
+]  # fmt: skip
+ordinary = st.sampled_from(ORDINARY)
+long_texts = st.lists(ordinary, min_size=9) | st.lists(
+    st.one_of(ordinary, ordinary, ordinary, ordinary, piece), min_size=9
+)
+texts = (
+    st.lists(piece, min_size=0, max_size=16).map(" ".join)
+    | long_texts.map(" ".join)
+    | st.text(max_size=40)
+)
 
 TOOLS = [
     Tool(name="read_file", description="Read a file from disk"),
@@ -78,6 +100,14 @@ def test_find_names_shortcut_decides_the_common_query():
     named = "please read the file with readFile and then look up the forecast for tomorrow"
     assert not table._names_none(named)
     assert [ids for ids, _ in table.find_names(named)] == [(0, 1)]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["ſelect:read_file", "Select: read_file", "select:a,b", "s +x", "search files", "+x y"],
+)
+def test_parse_query_shortcut_leaves_select_and_required_to_the_general_path(query):
+    assert parse_query(query) == _parse_general(query, 500)
 
 
 def _parse_general(query, max_length):

@@ -23,7 +23,7 @@ import itertools
 from collections.abc import Iterable, Sequence
 from typing import Union
 
-from .query import MIN_SQUASHED_LENGTH, is_identifier, name_key, name_spans, without
+from .query import _QUOTED, MIN_SQUASHED_LENGTH, is_identifier, name_key, name_spans, without
 from .tools import Tool
 
 __all__ = ["NameTable", "MIN_KEY_LENGTH"]
@@ -213,17 +213,23 @@ class NameTable:
     def _names_none(self, text: str) -> bool:
         """True only if :meth:`find_names_slow` finds nothing in ``text`` (False: not known).
 
-        For ASCII text, a word's key is the word lowercased with every non-alphanumeric
-        character removed (so one ``bytes.translate`` gives every word's key; their concatenation
-        is the whole text's key), and a candidate can name a tool only if its key is a key of the
-        table. A key the text shares with the table (a *hit*: ``search``, ``translate``) names
-        nothing when every word with that key is that
+        For ASCII text: every quoted phrase must name no tool. A word's key is the word
+        lowercased with every non-alphanumeric character removed (so one ``bytes.translate``
+        gives every word's key; their concatenation is the whole text's key), and a word can
+        name a tool only if its key is a key of the table. A key the text shares with the table
+        (a *hit*: ``search``, ``translate``) names nothing when every word with that key is that
         word in lower, capitalised or upper case, edge punctuation aside (so not an identifier:
         no separator, no hump), and no tool it could be a squashed name of has an identifier
         name.
         """
-        if not text.isascii() or "`" in text or '"' in text:
-            return False  # quoted phrases span words; the slow path handles them
+        if not text.isascii():
+            return False
+        if "`" in text or '"' in text:
+            # A quoted phrase is a candidate of its own (it may span words): it must name nothing.
+            for m in _QUOTED.finditer(text):
+                key = name_key(next(g for g in m.groups() if g is not None).strip())
+                if len(key) >= MIN_KEY_LENGTH and self.lookup_key(key):
+                    return False
         low = text.lower()
         keys = low.encode().translate(None, _ASCII_NOT_KEY).decode().split()
         plain, qualified = self._plain, self._qualified
