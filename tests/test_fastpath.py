@@ -222,3 +222,17 @@ def test_fast_result_objects_equal_the_dataclass_ones():
     assert dict(fast.suggestions) == {} and fast.missing == ()
     with pytest.raises(AttributeError):
         fast.limit = 3  # type: ignore[misc]
+
+
+def test_every_search_option_is_part_of_the_request_cache_key():
+    # ToolIndex.search caches validated options under a key spelled out by hand; a new option
+    # must join that key (or make the call uncacheable), or cached calls would ignore it.
+    import inspect
+
+    params = set(inspect.signature(ToolIndex.search).parameters) - {"self", "query"}
+    in_key = {
+        "limit", "ranker", "exact_names", "prefix_fraction", "prefix_min_len", "max_expansions",
+        "threshold", "relative_floor", "coverage", "normalize", "max_limit", "max_query_length",
+    }  # fmt: skip
+    uncached_unless_empty = {"exclude", "servers"}
+    assert params == in_key | uncached_unless_empty
