@@ -136,3 +136,33 @@ def test_select(benchmark, engine, mcp_mixed_tools):
     query = "select:read_file,github/create_issue,mcp__time__get_current_time"
     assert len(index.search(query)) >= 3
     benchmark(index.search, query)
+
+
+class _RecordedEngine:
+    """Answers ``search`` with the hits the real engine gave for the same text (recorded on first
+    use) and forwards everything else, so that a bench times only ``ToolIndex``'s Python layer."""
+
+    def __init__(self, inner):
+        self._inner = inner
+        self._hits = {}
+
+    def search(self, text, limit, *args, **kwargs):
+        hits = self._hits.get((text, limit))
+        if hits is None:
+            hits = self._hits[(text, limit)] = self._inner.search(text, limit, *args, **kwargs)
+        return hits
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+@pytest.mark.benchmark(group="search-mcp_mixed-python-layer")
+def test_search_python_layer(benchmark, mcp_mixed_tools, mcp_mixed_queries):
+    """``ToolIndex.search(q, 8)`` with the BM25+ engine call replaced by recorded hits: the cost
+    of parsing, the exact-name tier's name detection, option checks and result objects."""
+    index = ToolIndex(mcp_mixed_tools, engine="python")
+    index._index = _RecordedEngine(index._index)
+    for query in mcp_mixed_queries:  # record every query's hits (slow engine, once)
+        index.search(query, 8)
+    assert index.search("read a file from the filesystem")
+    benchmark(cycle_search(index, mcp_mixed_queries))

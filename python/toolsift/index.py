@@ -28,7 +28,7 @@ from .errors import DuplicateToolError, EngineUnavailableError, LimitError, Snap
 from .explain import Explanation, TermContribution
 from .names import NameTable
 from .query import DEFAULT_MAX_QUERY_LENGTH, ParsedQuery, parse_query
-from .result import Match, SearchResult
+from .result import Match, SearchResult, new_match
 from .tools import Tool
 
 if TYPE_CHECKING:
@@ -114,6 +114,13 @@ class _Request:
     coverage: bool
     normalize: bool
 
+
+# Validated requests of search() calls without exclude / servers, keyed by their options and the
+# options' types: such a request does not depend on the index, and agents repeat their options,
+# so validation runs once per distinct options rather than once per call. Requests are never
+# mutated after construction. Bounded: cleared when full.
+_REQUESTS: dict[tuple[Any, ...], _Request] = {}
+_REQUEST_CACHE_SIZE = 64
 
 # Field ids: positions in FieldWeights, in the order the seed builds its document.
 _NAME, _LABEL, _SERVER, _MCP, _SUMMARY, _KEY, _HINT, _DESCRIPTION, _TITLE = range(9)
@@ -398,6 +405,21 @@ class ToolIndex:
         """
         if not isinstance(query, str):
             parse_query(query)  # raises the QueryError
+        key: tuple[Any, ...] | None = None
+        if servers is None and type(exclude) is tuple and not exclude:
+            options = (
+                limit, ranker, exact_names, prefix_fraction, prefix_min_len, max_expansions,
+                threshold, relative_floor, coverage, normalize, max_limit, max_query_length,
+            )  # fmt: skip
+            key = (*options, *map(type, options))
+            try:
+                request = _REQUESTS.get(key)
+            except TypeError:  # an unhashable option: validated below, not cached
+                key = request = None
+            if request is not None:  # these options passed every check before
+                return self._search_one(
+                    parse_query(query, max_length=max(1, request.max_query_length)), request
+                )
         limit = _checked_limit(limit, ranker, max_limit, max_query_length)
         parsed = parse_query(query, max_length=max(1, max_query_length))
         request = self._request(
@@ -405,6 +427,11 @@ class ToolIndex:
             max_expansions, threshold, relative_floor, coverage, normalize, max_limit,
             max_query_length,
         )  # fmt: skip
+        if key is not None:
+            if len(_REQUESTS) >= _REQUEST_CACHE_SIZE:
+                _REQUESTS.clear()
+            if _REQUEST_CACHE_SIZE:
+                _REQUESTS[key] = request
         return self._search_one(parsed, request)
 
     def _request(
@@ -457,30 +484,34 @@ class ToolIndex:
     def _search_one(self, parsed: ParsedQuery, request: _Request) -> SearchResult:
         """:meth:`search` for one parsed query: what :meth:`_search_parsed` does for a batch of
         one, without the batch bookkeeping (a few microseconds a call)."""
-        notices = list(request.notices)
+        notices = request.notices
         if parsed.truncated:
-            notices.append(f"query cut to {request.max_query_length} characters")
+            notices = (*notices, f"query cut to {request.max_query_length} characters")
         if parsed.kind == "select":
             return self._select(
-                parsed, request.limit, request.max_limit, request.allowed, notices,
+                parsed, request.limit, request.max_limit, request.allowed, list(notices),
                 request.clamped,
             )  # fmt: skip
         if request.ranker == "keyword":
             return self._finish(parsed, self._keyword_matches(parsed, request), notices, request)
         matches, room, (exclude, required, floor) = self._tier(parsed, request)
         if room > 0:
+            prefix = request.prefix  # spelled out: a call with **prefix builds a dict per call
             hits = self._index.search(
                 parsed.text,
                 room,
                 exclude,
                 include=request.include,
                 required=required,
-                **request.prefix,
+                prefix_fraction=prefix["prefix_fraction"],
+                prefix_min_len=prefix["prefix_min_len"],
+                max_expansions=prefix["max_expansions"],
                 threshold=request.threshold,
                 coverage=request.coverage,
                 relative_floor=floor,
             )
-            matches += [Match(self._tools[d], score, "bm25") for d, score in hits]
+            tools = self._tools
+            matches += [new_match(tools[d], score, "bm25") for d, score in hits]
         return self._finish(parsed, matches, notices, request)
 
     def _keyword_matches(self, parsed: ParsedQuery, request: _Request) -> list[Match]:
@@ -491,7 +522,7 @@ class ToolIndex:
             include=request.include,
             required=parsed.required,
         )
-        return [Match(self._tools[d], s, "keyword") for d, s in hits]
+        return [new_match(self._tools[d], s, "keyword") for d, s in hits]
 
     def _search_parsed(self, queries: list[ParsedQuery], request: _Request) -> list[SearchResult]:
         """One :class:`SearchResult` per parsed query, in order.
@@ -536,7 +567,7 @@ class ToolIndex:
             else:
                 lists = self._index.search_many(texts, room, list(exclude), **kwargs)
             for i, hits in zip(members, lists):
-                ranked[i][1].extend(Match(self._tools[d], score, "bm25") for d, score in hits)
+                ranked[i][1].extend(new_match(self._tools[d], score, "bm25") for d, score in hits)
         for i, (notices, matches) in ranked.items():
             results[i] = self._finish(queries[i], matches, notices, request)
         return [r for r in results if r is not None]
@@ -550,16 +581,20 @@ class ToolIndex:
         Every work item here is proportional to the query or to the named tools, never to the
         corpus: one dict lookup per candidate span, one engine call per ambiguous name.
         """
-        filters = {"include": request.include, "required": parsed.required, **request.prefix}
         excluded = request.excluded
-        tier = self._exact_name_tier(parsed, excluded, filters) if request.exact_names else []
+        named = self.names.find_names(parsed.text) if request.exact_names else None
+        if not named:  # the common case: no name in the query, nothing to score here
+            rest = (tuple(sorted(excluded)), parsed.required, request.relative_floor)
+            return [], request.limit, rest
+        filters = {"include": request.include, "required": parsed.required, **request.prefix}
+        tier = self._exact_name_tier(named, excluded, filters)
         del tier[request.limit :]
         matches: list[Match] = []
         if tier:
             scores = dict(
                 self._index.score_documents(parsed.text, tier, sorted(excluded), **filters)
             )
-            matches = [Match(self._tools[d], scores.get(d, 0.0), "exact_name") for d in tier]
+            matches = [new_match(self._tools[d], scores.get(d, 0.0), "exact_name") for d in tier]
         rest = (
             tuple(sorted(excluded.union(tier))),
             tuple(parsed.required),
@@ -569,7 +604,11 @@ class ToolIndex:
         return matches, request.limit - len(matches), rest
 
     def _finish(
-        self, parsed: ParsedQuery, matches: list[Match], notices: list[str], request: _Request
+        self,
+        parsed: ParsedQuery,
+        matches: list[Match],
+        notices: Sequence[str],
+        request: _Request,
     ) -> SearchResult:
         """The gates that act on the whole result, normalized scores, and the result itself."""
         if request.ranker == "keyword" and request.threshold:
@@ -585,21 +624,24 @@ class ToolIndex:
                 dataclasses.replace(m, normalized_score=m.score / best if best > 0 else 0.0)
                 for m in matches
             ]
-        return SearchResult(
-            query=parsed.query,
-            query_kind="keyword",
-            limit=request.limit,
-            matches=tuple(matches),
-            notices=tuple(notices),
-            clamped=request.clamped,
-            truncated=parsed.truncated,
-            total_tools=len(self._tools),
+        return SearchResult._keyword(
+            parsed.query,
+            request.limit,
+            tuple(matches),
+            tuple(notices),
+            request.clamped,
+            parsed.truncated,
+            len(self._tools),
         )
 
     def _exact_name_tier(
-        self, parsed: ParsedQuery, excluded: frozenset[int], filters: dict[str, Any]
+        self,
+        named: list[tuple[tuple[int, ...], str]],
+        excluded: frozenset[int],
+        filters: dict[str, Any],
     ) -> list[int]:
-        """The tools the query names exactly (seed 004), in query order, deduplicated.
+        """The tools the query names exactly (seed 004), in query order, deduplicated, from the
+        names :meth:`NameTable.find_names` found in its text.
 
         A name held by several tools (``read_file`` on many servers) lists them by their score
         for the rest of the query (the query without that name), then by name; the names then
@@ -607,9 +649,6 @@ class ToolIndex:
         name brings at most :data:`EXACT_NAME_MAX_TOOLS` tools, so that a name held by dozens of
         servers (``hello``, ``search``) cannot fill the whole list.
         """
-        named = self.names.find_names(parsed.text)
-        if not named:
-            return []
         tools = self._tools
         queues: list[list[int]] = []
         for ids, rest in named:
