@@ -45,16 +45,21 @@ def test_script_json_on_a_slice(shared_data, capsys):
             "--datasets",
             "gorilla_hf",
             "--rankers",
-            "toolsift-plain,v:base",
+            f"toolsift-plain@seed,v:base,toolsift-plain,v:{ev.RECOMMENDED_VARIANT}",
             "--limit-queries",
             "20",
             "--json",
         ]
     )
     assert code == 0
-    res = json.loads(capsys.readouterr().out)["datasets"]["gorilla_hf"]
-    plain = res["rankers"]["toolsift-plain"]
-    assert plain == pytest.approx({**res["rankers"]["v:base"], "ms/query": plain["ms/query"]})
+    res = json.loads(capsys.readouterr().out)["datasets"]["gorilla_hf"]["rankers"]
+    # the seed profile is the base variant; the english profile (the default) the recommended one
+    for engine, variant in [
+        ("toolsift-plain@seed", "v:base"),
+        ("toolsift-plain", f"v:{ev.RECOMMENDED_VARIANT}"),
+    ]:
+        got = res[engine]
+        assert got == pytest.approx({**res[variant], "ms/query": got["ms/query"]})
 
 
 def test_script_sensitivity_on_a_slice(shared_data, capsys):

@@ -15,10 +15,11 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
+use crate::analysis::{self, Profile};
 use crate::bm25::{self, Params};
 use crate::error::{Error, Result};
 use crate::index::{Index, TermMap};
-use crate::tokenize::for_each_token;
+use crate::tokenize::Tokenizer;
 
 /// Documents per parallel task: big enough to amortise a chunk's dictionary, small enough to
 /// balance two to sixty-four cores.
@@ -69,11 +70,12 @@ pub(crate) fn check_weights(field_weights: &[f64]) -> Result<()> {
     Ok(())
 }
 
-/// Tokenizes `documents` (the first has id `first_doc`, for error messages).
+/// Tokenizes `documents` (the first has id `first_doc`, for error messages) with `profile`.
 pub(crate) fn tokenize_chunk<S: AsRef<str>>(
     first_doc: usize,
     documents: &[Vec<(usize, S)>],
     field_weights: &[f64],
+    profile: Profile,
 ) -> Result<Chunk> {
     let mut ids: HashMap<Box<str>, u32, ahash::RandomState> = HashMap::default();
     let mut chunk = Chunk {
@@ -89,6 +91,12 @@ pub(crate) fn tokenize_chunk<S: AsRef<str>>(
     let mut order: Vec<u32> = Vec::new();
     let mut present: Vec<bool> = Vec::new();
     let mut present_order: Vec<u32> = Vec::new();
+    // Local id of each plain term's stemmed copy (English profile), `NO_COPY` until needed:
+    // each distinct term is stemmed once per chunk.
+    const NO_COPY: u32 = u32::MAX;
+    let mut copies: Vec<u32> = Vec::new();
+    let stems = profile.stems();
+    let mut tokenizer = Tokenizer::new();
     for (offset, fields) in documents.iter().enumerate() {
         let mut length = 0.0f64;
         for (field, text) in fields {
@@ -101,8 +109,8 @@ pub(crate) fn tokenize_chunk<S: AsRef<str>>(
             })?;
             // Weight-0 fields are tokenized too: their terms get ids in first-seen order, as in
             // `Index::build`, and become presence postings.
-            for_each_token(text.as_ref(), |tok| {
-                let id = match ids.get(tok) {
+            profile.for_each_term(&mut tokenizer, text.as_ref(), |tok| {
+                let mut intern = |tok: &str| match ids.get(tok) {
                     Some(&id) => id,
                     None => {
                         let id = chunk.terms.len() as u32;
@@ -114,6 +122,7 @@ pub(crate) fn tokenize_chunk<S: AsRef<str>>(
                         id
                     }
                 };
+                let id = intern(tok);
                 if weight == 0.0 {
                     let seen = &mut present[id as usize];
                     if !*seen {
@@ -122,12 +131,28 @@ pub(crate) fn tokenize_chunk<S: AsRef<str>>(
                     }
                     return;
                 }
-                let slot = &mut tf[id as usize];
-                if *slot == 0.0 {
-                    order.push(id);
+                let copy = if stems {
+                    let mut copy = copies.get(id as usize).copied().unwrap_or(NO_COPY);
+                    if copy == NO_COPY {
+                        copy = intern(&analysis::stem_copy(tok));
+                        if copies.len() <= id as usize {
+                            copies.resize(id as usize + 1, NO_COPY);
+                        }
+                        copies[id as usize] = copy;
+                    }
+                    Some((copy, weight * analysis::STEM_WEIGHT))
+                } else {
+                    None
+                };
+                // The plain term, then (English profile) its stemmed copy at a fraction.
+                for (id, w) in std::iter::once((id, weight)).chain(copy) {
+                    let slot = &mut tf[id as usize];
+                    if *slot == 0.0 {
+                        order.push(id);
+                    }
+                    *slot += w;
+                    length += w;
                 }
-                *slot += weight;
-                length += weight;
             });
         }
         for &id in &order {
@@ -159,13 +184,24 @@ impl Index {
         field_weights: Vec<f64>,
         params: Params,
     ) -> Result<Index> {
+        Index::build_parallel_profiled(names, documents, field_weights, params, Profile::Seed)
+    }
+
+    /// [`Index::build_profiled`] on all cores; the resulting index is identical.
+    pub fn build_parallel_profiled<S: AsRef<str> + Sync>(
+        names: Vec<String>,
+        documents: &[Vec<(usize, S)>],
+        field_weights: Vec<f64>,
+        params: Params,
+        profile: Profile,
+    ) -> Result<Index> {
         check_build_inputs(names.len(), documents.len(), &field_weights)?;
         let chunks: Vec<Chunk> = documents
             .par_chunks(CHUNK_DOCS)
             .enumerate()
-            .map(|(c, docs)| tokenize_chunk(c * CHUNK_DOCS, docs, &field_weights))
+            .map(|(c, docs)| tokenize_chunk(c * CHUNK_DOCS, docs, &field_weights, profile))
             .collect::<Result<_>>()?;
-        Index::from_chunks(names, chunks, field_weights, params)
+        Index::from_chunks(names, chunks, field_weights, params, profile)
     }
 
     /// Merges tokenized chunks (chunk `c` holds documents `c·CHUNK_DOCS ..`, every chunk but the
@@ -175,6 +211,7 @@ impl Index {
         chunks: Vec<Chunk>,
         field_weights: Vec<f64>,
         params: Params,
+        profile: Profile,
     ) -> Result<Index> {
         let n_docs: usize = chunks.iter().map(|c| c.lengths.len()).sum();
         if names.len() != n_docs {
@@ -254,6 +291,7 @@ impl Index {
         }
         Ok(assemble(
             params,
+            profile,
             field_weights,
             names,
             terms,
@@ -288,6 +326,7 @@ pub(crate) struct Postings {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn assemble(
     params: Params,
+    profile: Profile,
     field_weights: Vec<f64>,
     names: Vec<String>,
     terms: Vec<Box<str>>,
@@ -349,6 +388,7 @@ pub(crate) fn assemble(
         lengths,
         norms,
         avg_len,
+        profile,
         bounds: Default::default(),
     };
     index.refresh_bounds();
@@ -488,6 +528,68 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn english_profile_parallel_build_equals_sequential_build() {
+        for (n, seed) in [(0, 1), (7, 2), (CHUNK_DOCS * 2 + 5, 6)] {
+            let (names, mut docs) = corpus(n, seed);
+            if let Some(first) = docs.first_mut() {
+                first.push((1, "获取天气 날씨정보 東京タワー readings".into()));
+            }
+            let p = Profile::English;
+            let seq = Index::build_profiled(names.clone(), &docs, W.to_vec(), Params::default(), p)
+                .unwrap();
+            let par =
+                Index::build_parallel_profiled(names, &docs, W.to_vec(), Params::default(), p)
+                    .unwrap();
+            assert_same(&seq, &par);
+            assert_eq!(par.profile(), p);
+            for opts in [SearchOptions::default(), query_language()] {
+                for q in ["reading files", "the data", "天气", "mess chan calen"] {
+                    assert_eq!(seq.search(q, 10, &opts), par.search(q, 10, &opts));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn english_profile_indexes_half_weight_stemmed_copies() {
+        let docs = vec![
+            vec![(0usize, "read files")],
+            vec![(0, "reading")],
+            vec![(0, "获取天气")],
+        ];
+        let names = vec!["a".to_string(), "b".into(), "c".into()];
+        let idx =
+            Index::build_profiled(names, &docs, vec![2.0], Params::default(), Profile::English)
+                .unwrap();
+        // Two terms and their copies at half weight: 2 + 1 + 2 + 1.
+        assert_eq!(idx.lengths[0], 6.0);
+        assert_eq!(by_term(&idx)["§read"].0, [(0, 1.0), (1, 1.0)]);
+        // "reading" finds both documents (through the stem), the exact form first.
+        let hits = idx.search("reading", 5, &SearchOptions::default()).unwrap();
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [1, 0]);
+        // A stop word is dropped; a CJK query is bigrammed; a required CJK term is too.
+        let hits = idx
+            .search("the 天气", 5, &SearchOptions::default())
+            .unwrap();
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [2]);
+        let opts = SearchOptions {
+            required: vec!["获取天气".into()],
+            ..SearchOptions::default()
+        };
+        assert_eq!(idx.search("天气", 5, &opts).unwrap().len(), 1);
+        // Stemmed copies never expand as prefixes.
+        let prefix = SearchOptions {
+            prefix: crate::index::PrefixOptions {
+                fraction: 0.5,
+                ..Default::default()
+            },
+            ..SearchOptions::default()
+        };
+        assert_eq!(idx.expansions("§rea", &prefix.prefix).count(), 0);
+        assert_eq!(idx.expansions("rea", &prefix.prefix).count(), 2);
     }
 
     #[test]

@@ -17,6 +17,8 @@ pub enum Error {
     InvalidDocument(String),
     /// A snapshot cannot be read.
     Snapshot(String),
+    /// No analysis profile has this name.
+    UnknownProfile(String),
 }
 
 impl fmt::Display for Error {
@@ -30,6 +32,10 @@ impl fmt::Display for Error {
             Error::InvalidParameter(name, msg) => write!(f, "Invalid {name}: {msg}"),
             Error::InvalidDocument(msg) => f.write_str(msg),
             Error::Snapshot(msg) => f.write_str(msg),
+            Error::UnknownProfile(name) => write!(
+                f,
+                "Unknown analysis profile \"{name}\": use \"english\" (the default) or \"seed\"."
+            ),
         }
     }
 }

@@ -7,6 +7,10 @@
 //! their terms go to *presence postings* (document ids only, and only for terms the document does
 //! not already hold in a scored field), which required terms (`+term`) consult.
 //!
+//! Text becomes terms through the index's analysis profile ([`crate::analysis`]): the seed's
+//! tokens, or (English) CJK bigrams plus half-weight stemmed copies; queries are analysed with
+//! the same profile, and the scoring below only sees distinct `(term, qtf)` pairs.
+//!
 //! Postings are stored as CSR arrays: term `t`'s postings are `docs[offsets[t]..offsets[t+1]]`
 //! with their weighted term frequencies in `tfs`, in ascending document order. 8 bytes a posting.
 
@@ -14,9 +18,10 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
+use crate::analysis::{self, Profile};
 use crate::bm25::{self, Params};
 use crate::error::{Error, Result};
-use crate::tokenize::for_each_token;
+use crate::tokenize::Tokenizer;
 
 /// Term string -> term id. `ahash` resists hash flooding from hostile tool catalogues.
 pub(crate) type TermMap = HashMap<Box<str>, u32, ahash::RandomState>;
@@ -42,6 +47,8 @@ pub struct Index {
     pub(crate) lengths: Vec<f64>,
     pub(crate) norms: Vec<f64>,
     pub(crate) avg_len: f64,
+    /// How text became terms (see [`crate::analysis`]); queries are analysed the same way.
+    pub(crate) profile: Profile,
     /// Derived upper bounds for pruned top-k search (`prune.rs`); not stored in snapshots.
     pub(crate) bounds: crate::prune::Bounds,
 }
@@ -239,6 +246,17 @@ impl Index {
         field_weights: Vec<f64>,
         params: Params,
     ) -> Result<Index> {
+        Index::build_profiled(names, documents, field_weights, params, Profile::Seed)
+    }
+
+    /// [`Index::build`] with an analysis profile: the reference (sequential) build.
+    pub fn build_profiled<S: AsRef<str>>(
+        names: Vec<String>,
+        documents: &[Vec<(usize, S)>],
+        field_weights: Vec<f64>,
+        params: Params,
+        profile: Profile,
+    ) -> Result<Index> {
         crate::build::check_build_inputs(names.len(), documents.len(), &field_weights)?;
         let mut term_ids = TermMap::default();
         let mut terms: Vec<Box<str>> = Vec::new();
@@ -252,6 +270,7 @@ impl Index {
         let mut doc_presence: HashSet<u32, ahash::RandomState> = HashSet::default();
         let mut order: Vec<u32> = Vec::new();
         let mut presence_order: Vec<u32> = Vec::new();
+        let mut tokenizer = Tokenizer::new();
         for (doc, fields) in documents.iter().enumerate() {
             doc_tf.clear();
             doc_presence.clear();
@@ -265,8 +284,8 @@ impl Index {
                         field_weights.len()
                     ))
                 })?;
-                for_each_token(text.as_ref(), |tok| {
-                    let id = match term_ids.get(tok) {
+                profile.for_each_term(&mut tokenizer, text.as_ref(), |tok| {
+                    let mut intern = |tok: &str| match term_ids.get(tok) {
                         Some(&id) => id,
                         None => {
                             let id = terms.len() as u32;
@@ -276,18 +295,28 @@ impl Index {
                             id
                         }
                     };
+                    let id = intern(tok);
                     if weight == 0.0 {
                         if doc_presence.insert(id) {
                             presence_order.push(id);
                         }
                         return;
                     }
-                    let tf = doc_tf.entry(id).or_insert_with(|| {
-                        order.push(id);
-                        0.0
+                    // The plain term, then (English profile) its stemmed copy at a fraction.
+                    let copy = profile.stems().then(|| {
+                        (
+                            intern(&analysis::stem_copy(tok)),
+                            weight * analysis::STEM_WEIGHT,
+                        )
                     });
-                    *tf += weight;
-                    length += weight;
+                    for (id, w) in std::iter::once((id, weight)).chain(copy) {
+                        let tf = doc_tf.entry(id).or_insert_with(|| {
+                            order.push(id);
+                            0.0
+                        });
+                        *tf += w;
+                        length += w;
+                    }
                 });
             }
             for &id in &order {
@@ -353,6 +382,7 @@ impl Index {
             lengths,
             norms,
             avg_len,
+            profile,
             bounds: Default::default(),
         };
         index.refresh_bounds();
@@ -419,16 +449,24 @@ impl Index {
             + self.bounds.memory_bytes()
     }
 
-    /// Tokenizes `query` and searches it; see [`Index::search_tokens`].
+    /// The index's analysis profile.
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    /// The query terms of `query` under the index's profile (see [`Profile::query_terms`]).
+    pub fn query_terms(&self, query: &str) -> Vec<String> {
+        self.profile.query_terms(query)
+    }
+
+    /// Analyses `query` with the index's profile and searches it; see [`Index::search_tokens`].
     pub fn search(
         &self,
         query: &str,
         limit: usize,
         options: &SearchOptions,
     ) -> Result<Vec<(u32, f64)>> {
-        let mut tokens: Vec<String> = Vec::new();
-        for_each_token(query, |t| tokens.push(t.to_owned()));
-        self.search_tokens(&tokens, limit, options)
+        self.search_tokens(&self.query_terms(query), limit, options)
     }
 
     /// The top `limit` documents for query `tokens` by BM25+ score (descending, then name
@@ -618,7 +656,10 @@ impl Index {
         tok: &'a str,
         prefix: &PrefixOptions,
     ) -> impl Iterator<Item = u32> + 'a {
-        let on = prefix.fraction > 0.0 && tok.chars().count() >= prefix.min_len;
+        // Stemmed copies never expand (see `crate::analysis`).
+        let on = prefix.fraction > 0.0
+            && !analysis::is_marked(tok)
+            && tok.chars().count() >= prefix.min_len;
         let start = if on {
             self.sorted_terms
                 .partition_point(|&t| &*self.terms[t as usize] < tok)
@@ -722,17 +763,21 @@ impl Index {
         known
     }
 
-    /// The postings of each required term, or `None` when one of them is in no document (then
-    /// nothing can match).
+    /// The postings of each required term (each of its plain terms), or `None` when one of them
+    /// is in no document (then nothing can match).
     fn required_postings<S: AsRef<str>>(&self, required: &[S]) -> Option<Vec<Required<'_>>> {
         let mut out = Vec::with_capacity(required.len());
         for tok in required {
-            let &term = self.term_ids.get(tok.as_ref())?;
-            let t = term as usize;
-            let scored = &self.docs[self.offsets[t] as usize..self.offsets[t + 1] as usize];
-            let only = &self.presence_docs
-                [self.presence_offsets[t] as usize..self.presence_offsets[t + 1] as usize];
-            out.push((scored, only));
+            // One token, matched as the plain terms the profile makes of it (CJK bigrams in the
+            // English profile; never stemmed).
+            for term in self.profile.required_terms(tok.as_ref()) {
+                let &term = self.term_ids.get(term.as_str())?;
+                let t = term as usize;
+                let scored = &self.docs[self.offsets[t] as usize..self.offsets[t + 1] as usize];
+                let only = &self.presence_docs
+                    [self.presence_offsets[t] as usize..self.presence_offsets[t + 1] as usize];
+                out.push((scored, only));
+            }
         }
         Some(out)
     }

@@ -2,6 +2,7 @@
 //!
 //! The engine is plain Rust; `bindings` (behind the `python` feature) is the only code that uses pyo3.
 
+pub mod analysis;
 pub mod batch;
 pub mod blocked;
 pub mod bm25;

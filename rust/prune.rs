@@ -508,6 +508,7 @@ mod tests {
     use crate::index::{Index, PrefixOptions, SearchOptions};
 
     use super::ScoringMode;
+    use crate::analysis::Profile;
 
     /// A small seeded generator (PCG-style LCG), so the tests need no extra crate.
     struct Rng(u64);
@@ -567,7 +568,12 @@ mod tests {
                 delta: 0.3,
             },
         ][rng.next(3)];
-        Index::build(names, &docs, weights, params).unwrap()
+        let profile = if rng.chance(40) {
+            Profile::English
+        } else {
+            Profile::Seed
+        };
+        Index::build_profiled(names, &docs, weights, params, profile).unwrap()
     }
 
     fn options(rng: &mut Rng, n: usize) -> SearchOptions {
@@ -626,6 +632,8 @@ mod tests {
                 let q = query(&mut rng, vocab);
                 let o = options(&mut rng, n);
                 let limit = [1, 2, 3, 8, 25, 1000][rng.next(6)];
+                // The index's own query analysis (English: stop words out, stemmed copies in).
+                let q = idx.query_terms(&q.join(" "));
                 let pruned = Index::with_scoring_mode(ScoringMode::Pruned, || {
                     idx.search_tokens(&q, limit, &o)
                 });

@@ -5,13 +5,14 @@
 //! ```text
 //! header, 32 bytes
 //!   0  magic        8 bytes   b"TSIFTIDX"
-//!   8  version      u32       2 (FORMAT_VERSION)
+//!   8  version      u32       3 (FORMAT_VERSION)
 //!  12  flags        u32       0 (reserved; a reader rejects other values)
 //!  16  payload_len  u64       bytes after the header
 //!  24  crc32        u32       CRC-32 (ISO-HDLC, zlib's crc32) of the payload
 //!  28  reserved     u32       0
 //! payload, every number little-endian, no padding
 //!  k1, b, delta            f64 × 3
+//!  profile                 u32   the analysis profile: 0 seed, 1 english
 //!  n_fields                u32,  field_weights f64 × n_fields
 //!  n_docs, n_terms         u32 × 2
 //!  n_postings, n_presence  u32 × 2
@@ -30,7 +31,9 @@
 //! term dictionary sorted: the file's term ids are the index's sorted order, so the sorted term
 //! list of prefix matching loads without a sort, and both engines write the same bytes whatever
 //! order they met the terms in. Every term has a scored or a presence posting (or both). A
-//! version-1 file has no presence postings and is refused with a message to rebuild.
+//! version-1 file has no presence postings and is refused with a message to rebuild. Version 3
+//! added the analysis profile (`crate::analysis`); a version-2 file does not say how its terms
+//! were made, and is refused with a message to rebuild too.
 //!
 //! Only stored columns are written; the IDF, average length, norms and the sorted term list are
 //! recomputed on load by [`crate::build::assemble`], with the same operations as a build, so a
@@ -42,13 +45,14 @@
 
 use rayon::prelude::*;
 
+use crate::analysis::Profile;
 use crate::bm25::Params;
 use crate::build::{assemble, check_weights, Postings};
 use crate::error::{Error, Result};
 use crate::index::Index;
 
 pub const MAGIC: &[u8; 8] = b"TSIFTIDX";
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 pub const HEADER_LEN: usize = 32;
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {
@@ -187,8 +191,13 @@ fn open_payload(data: &[u8]) -> Result<&[u8]> {
     if version < FORMAT_VERSION {
         return Err(Error::Snapshot(format!(
             "The index snapshot has format version {version}, older than the version \
-             {FORMAT_VERSION} this toolsift reads (it lacks the postings of required terms). \
-             Rebuild the index and save it again."
+             {FORMAT_VERSION} this toolsift reads (it does not record its analysis profile{}). \
+             Rebuild the index and save it again.",
+            if version < 2 {
+                " and lacks the postings of required terms"
+            } else {
+                ""
+            }
         )));
     }
     if word(12) != 0 || word(28) != 0 {
@@ -245,6 +254,7 @@ impl Index {
         for v in [self.params.k1, self.params.b, self.params.delta] {
             p.extend_from_slice(&v.to_le_bytes());
         }
+        put_u32(&mut p, self.profile.id());
         put_u32(&mut p, self.field_weights.len() as u32);
         for w in &self.field_weights {
             p.extend_from_slice(&w.to_le_bytes());
@@ -312,6 +322,12 @@ impl Index {
 
     /// Reads snapshot bytes back into an index and the stored metadata.
     pub fn from_bytes(data: &[u8]) -> Result<(Index, Vec<u8>)> {
+        Index::from_bytes_borrowed(data).map(|(index, meta)| (index, meta.to_vec()))
+    }
+
+    /// [`Index::from_bytes`] with the metadata borrowed from `data`, not copied (a 100k-tool
+    /// `ToolIndex` snapshot carries ~50 MB of tool records there).
+    pub fn from_bytes_borrowed(data: &[u8]) -> Result<(Index, &[u8])> {
         let mut r = Reader {
             buf: open_payload(data)?,
             pos: 0,
@@ -319,6 +335,13 @@ impl Index {
         let (k1, b, delta) = (r.f64("k1")?, r.f64("b")?, r.f64("delta")?);
         let params =
             Params::validated(k1, b, delta).map_err(|e| corrupt(&format!("{e}").to_lowercase()))?;
+        let profile_id = r.u32("the analysis profile")?;
+        let profile = Profile::from_id(profile_id).ok_or_else(|| {
+            Error::Snapshot(format!(
+                "The index snapshot uses analysis profile {profile_id}, which this toolsift does \
+                 not know. Upgrade toolsift, or rebuild the index and save it with this version."
+            ))
+        })?;
         let n_fields = r.u32("the field count")? as usize;
         let field_weights = r.f64s(n_fields, "the field weights")?;
         check_weights(&field_weights).map_err(|_| corrupt("a field weight is out of range"))?;
@@ -347,7 +370,7 @@ impl Index {
         let lengths = r.f64s(n_docs, "the document lengths")?;
         let meta_len = r.u64("the metadata length")?;
         let meta_len = usize::try_from(meta_len).map_err(|_| corrupt("impossible metadata"))?;
-        let metadata = r.take(meta_len, "the metadata")?.to_vec();
+        let metadata = r.take(meta_len, "the metadata")?;
         if r.pos != r.buf.len() {
             return Err(corrupt("it has bytes after the metadata"));
         }
@@ -369,6 +392,7 @@ impl Index {
             .collect();
         let index = assemble(
             params,
+            profile,
             field_weights,
             names,
             terms,
@@ -448,6 +472,43 @@ mod tests {
         let empty = Index::build_parallel::<&str>(vec![], &[], vec![], Params::default()).unwrap();
         let (e, _) = Index::from_bytes(&empty.to_bytes(b"")).unwrap();
         assert!(e.is_empty());
+    }
+
+    #[test]
+    fn english_profile_round_trips_and_unknown_profiles_are_refused() {
+        let (names, docs) = corpus(500, 22);
+        let idx = Index::build_parallel_profiled(
+            names,
+            &docs,
+            vec![6.0, 2.0, 0.0],
+            Params::default(),
+            Profile::English,
+        )
+        .unwrap();
+        let bytes = idx.to_bytes(b"");
+        let (back, _) = Index::from_bytes(&bytes).unwrap();
+        assert_eq!(back.profile(), Profile::English);
+        assert_equivalent(&idx, &back);
+        for q in ["reading files", "the messages"] {
+            let opts = SearchOptions::default();
+            assert_eq!(idx.search(q, 10, &opts), back.search(q, 10, &opts), "{q}");
+        }
+        // Profile id 9, with a valid checksum: a clear error, not a corrupt-file one.
+        let mut bad = bytes.clone();
+        bad[HEADER_LEN + 24..HEADER_LEN + 28].copy_from_slice(&9u32.to_le_bytes());
+        let crc = crc32fast::hash(&bad[HEADER_LEN..]);
+        bad[24..28].copy_from_slice(&crc.to_le_bytes());
+        match Index::from_bytes(&bad) {
+            Err(Error::Snapshot(msg)) => assert!(msg.contains("analysis profile 9"), "{msg}"),
+            other => panic!("expected a snapshot error, got {other:?}"),
+        }
+        // A version-2 file (before profiles) is refused with a message to rebuild.
+        let mut old = bytes;
+        old[8] = 2;
+        match Index::from_bytes(&old) {
+            Err(Error::Snapshot(msg)) => assert!(msg.contains("analysis profile"), "{msg}"),
+            other => panic!("expected a snapshot error, got {other:?}"),
+        }
     }
 
     #[test]

@@ -67,7 +67,9 @@ impl Index {
         let chunks: Vec<Chunk> = documents
             .par_chunks(CHUNK_DOCS)
             .enumerate()
-            .map(|(c, docs)| tokenize_chunk(c * CHUNK_DOCS, docs, &self.field_weights))
+            .map(|(c, docs)| {
+                tokenize_chunk(c * CHUNK_DOCS, docs, &self.field_weights, self.profile)
+            })
             .collect::<Result<_>>()?;
 
         // Kept postings per old term.
@@ -216,6 +218,7 @@ impl Index {
         }
         Ok(assemble(
             self.params,
+            self.profile,
             self.field_weights.clone(),
             all_names,
             terms,
@@ -235,6 +238,7 @@ impl Index {
 
 #[cfg(test)]
 mod tests {
+    use crate::analysis::Profile;
     use crate::bm25::Params;
     use crate::build::tests::{assert_equivalent, corpus, query_language};
     use crate::index::{Index, SearchOptions};
@@ -244,39 +248,50 @@ mod tests {
 
     #[test]
     fn update_equals_rebuild() {
-        let (names, docs) = corpus(5000, 31);
-        let (add_names, add_docs) = corpus(2500, 32);
-        let base = Index::build_parallel(
-            names[..4000].to_vec(),
-            &docs[..4000],
-            W.to_vec(),
-            Params::default(),
-        )
-        .unwrap();
-        assert!(!base.presence_docs.is_empty());
-        let remove: Vec<u32> = (0..4000).filter(|d| d % 3 == 0 || *d > 3900).collect();
-        let up = base.updated(&remove, add_names.clone(), &add_docs).unwrap();
-        let mut kept_names: Vec<String> = Vec::new();
-        let mut kept_docs = Vec::new();
-        for d in 0..4000u32 {
-            if !remove.contains(&d) {
-                kept_names.push(names[d as usize].clone());
-                kept_docs.push(docs[d as usize].clone());
+        for profile in [Profile::Seed, Profile::English] {
+            let (names, docs) = corpus(5000, 31);
+            let (add_names, add_docs) = corpus(2500, 32);
+            let base = Index::build_parallel_profiled(
+                names[..4000].to_vec(),
+                &docs[..4000],
+                W.to_vec(),
+                Params::default(),
+                profile,
+            )
+            .unwrap();
+            assert!(!base.presence_docs.is_empty());
+            let remove: Vec<u32> = (0..4000).filter(|d| d % 3 == 0 || *d > 3900).collect();
+            let up = base.updated(&remove, add_names.clone(), &add_docs).unwrap();
+            assert_eq!(up.profile(), profile);
+            let mut kept_names: Vec<String> = Vec::new();
+            let mut kept_docs = Vec::new();
+            for d in 0..4000u32 {
+                if !remove.contains(&d) {
+                    kept_names.push(names[d as usize].clone());
+                    kept_docs.push(docs[d as usize].clone());
+                }
             }
-        }
-        kept_names.extend(add_names);
-        kept_docs.extend(add_docs);
-        let rebuilt =
-            Index::build_parallel(kept_names, &kept_docs, W.to_vec(), Params::default()).unwrap();
-        assert_equivalent(&up, &rebuilt);
-        for opts in [SearchOptions::default(), query_language()] {
-            for q in [
-                "read file",
-                "the data",
-                "user channel message of",
-                "mess chan",
-            ] {
-                assert_eq!(up.search(q, 20, &opts), rebuilt.search(q, 20, &opts), "{q}");
+            kept_names.extend(add_names);
+            kept_docs.extend(add_docs);
+            let rebuilt = Index::build_parallel_profiled(
+                kept_names,
+                &kept_docs,
+                W.to_vec(),
+                Params::default(),
+                profile,
+            )
+            .unwrap();
+            assert_equivalent(&up, &rebuilt);
+            for opts in [SearchOptions::default(), query_language()] {
+                for q in [
+                    "read file",
+                    "the data",
+                    "user channel message of",
+                    "mess chan",
+                    "reading files",
+                ] {
+                    assert_eq!(up.search(q, 20, &opts), rebuilt.search(q, 20, &opts), "{q}");
+                }
             }
         }
     }

@@ -76,7 +76,13 @@ def test_search_the_builtin_catalogue():
     lines = out.stdout.splitlines()
     assert lines[0] == 'Activated 3 of 221 discoverable tools for "open a pull request"'
     assert sum(line.startswith("- github/") for line in lines) == 3
-    assert lines[1].endswith("  mcp__github__merge_pull_request")  # the name to call
+    assert lines[1].endswith("  mcp__github__create_pull_request")  # the name to call
+    # seed 000's ranking (its tokens only) put merge_pull_request first
+    out = run("search", "open a pull request", "--limit", "3", "--profile", "seed")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[1].endswith("  mcp__github__merge_pull_request")
+    out = run("search", "open a pull request", "--profile", "klingon")
+    assert out.returncode != 0 and "klingon" in out.stderr
 
 
 def test_search_every_catalogue_format(catalogs):

@@ -136,14 +136,18 @@ queries = st.lists(word, min_size=1, max_size=6).map(" ".join) | st.text(min_siz
         st.sampled_from([0.0, 0.5, 1.0]),
     ),
     exclude=st.lists(st.integers(0, 24), max_size=4),
+    profile=st.sampled_from(["seed", "english"]),
 )
-def test_rust_and_python_engines_agree(docs, weights, query, limit, names, params, exclude):
+def test_rust_and_python_engines_agree(
+    docs, weights, query, limit, names, params, exclude, profile
+):
     from toolsift._core import Index as RustIndex
 
     k1, b, delta = params
     names = [f"{n}{i % 3}" for i, n in enumerate(names[: len(docs)])]
-    rust = RustIndex(names, docs, weights, k1=k1, b=b, delta=delta)
-    py = PyIndex(names, docs, weights, k1=k1, b=b, delta=delta)
+    rust = RustIndex(names, docs, weights, k1=k1, b=b, delta=delta, profile=profile)
+    py = PyIndex(names, docs, weights, k1=k1, b=b, delta=delta, profile=profile)
+    assert rust.profile == py.profile == profile
     assert rust.vocabulary_size == py.vocabulary_size
     assert rust.average_length == py.average_length
     try:

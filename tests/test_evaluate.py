@@ -7,7 +7,7 @@ import json
 import math
 
 import pytest
-from toolsift import Tool, ToolIndex, default_tools
+from toolsift import ProfileError, Tool, ToolIndex, default_tools
 from toolsift import evaluate as ev
 
 from .conftest import require_shared
@@ -71,7 +71,7 @@ PLAIN = ev.TOOLSIFT_RANKERS["toolsift-plain"]  # BM25+ alone: no exact-name tier
 def test_base_variant_ranks_as_the_engine() -> None:
     """The measuring instrument reproduces ToolIndex exactly before it changes anything."""
     tools = default_tools()
-    index = ToolIndex(tools)
+    index = ToolIndex(tools, profile="seed")
     variant = VariantIndex(tools, Variant())
     pos = {t.name: i for i, t in enumerate(tools)}
     for q in QUERIES:
@@ -81,13 +81,54 @@ def test_base_variant_ranks_as_the_engine() -> None:
 
 def test_base_variant_scores_match_the_engine() -> None:
     tools = default_tools()
-    index = ToolIndex(tools)
+    index = ToolIndex(tools, profile="seed")
     variant = VariantIndex(tools, Variant())
     pos = {t.name: i for i, t in enumerate(tools)}
     for q in QUERIES:
         scores = variant.scores(variant.query_tokens(q))
         for m in lexical_search(index, q, 5, **PLAIN):
             assert scores[pos[m.tool.name]] == pytest.approx(m.score, rel=1e-9)
+
+
+#: The variant the english profile implements in both engines.
+ENGLISH = Variant(distinct_query_terms=True, stopwords=True, stem_expansion=0.5, cjk=True)
+
+
+def _same_as_english_variant(tools, queries, engine="auto") -> None:
+    """The english profile's plain BM25+ ranks (and scores) as the ENGLISH variant."""
+    index = ToolIndex(tools, engine=engine)
+    assert index.profile == "english"
+    variant = VariantIndex(tools, ENGLISH)
+    pos = {t.name: i for i, t in enumerate(tools)}
+    for q in queries:
+        got = lexical_search(index, q, 10, **PLAIN)
+        assert [pos[m.tool.name] for m in got] == variant.search(q, 10), q
+        scores = variant.scores(variant.query_tokens(q))
+        for m in got:
+            assert scores[pos[m.tool.name]] == pytest.approx(m.score, rel=1e-9), q
+
+
+@pytest.mark.parametrize("engine", ["rust", "python"])
+def test_english_profile_ranks_as_the_recommended_variant(engine: str) -> None:
+    if engine == "rust":
+        pytest.importorskip("toolsift._core", reason="toolsift._core is not built")
+    assert ENGLISH == parse_variant(ev.RECOMMENDED_VARIANT)
+    tools = default_tools() + [
+        Tool(name="weather_cn", description="获取天气预报 今日の天気 날씨 정보"),
+        Tool(name="news_cn", description="新闻 ニュース 뉴스"),
+    ]
+    queries = QUERIES + ["天气预报", "今日の天気は", "날씨 정보 알려줘", "how can I get the news"]
+    _same_as_english_variant(tools, queries, engine)
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("name", ev.DATASETS)
+def test_english_profile_reproduces_the_variant_on_the_shared_sets(name: str) -> None:
+    """The numbers the evaluation measured for the variant are the engine's: same rankings on a
+    sample of every shared set's queries."""
+    data = require_shared("data")
+    ds = ev.load_dataset(name, data, limit=25)
+    _same_as_english_variant(ds.tools, [q.text for q in ds.queries])
 
 
 def test_cjk_split_makes_bigrams_at_script_boundaries() -> None:
@@ -106,7 +147,6 @@ def test_cjk_variant_finds_chinese_descriptions() -> None:
 
 
 def test_stem_and_stopwords() -> None:
-    pytest.importorskip("Stemmer", reason="PyStemmer is not installed (pip install toolsift[eval])")
     tools = [
         Tool(name="list_files", description="Lists the files of a folder"),
         Tool(name="can_opener", description="Opens cans"),
@@ -205,6 +245,17 @@ def test_rankers_run(spec: str) -> None:
 def test_unknown_ranker() -> None:
     with pytest.raises(ValueError, match="unknown ranker"):
         ev.make_ranker("nope", [])
+    with pytest.raises(ProfileError, match="Unknown analysis profile"):
+        ev.make_ranker("toolsift@klingon", [])
+
+
+def test_profile_suffix_picks_the_seed_ranking() -> None:
+    tools = default_tools()
+    seed = ev.make_ranker("toolsift-plain@seed", tools)
+    index = ToolIndex(tools, profile="seed")
+    pos = {t.name: i for i, t in enumerate(tools)}
+    for q in QUERIES:
+        assert seed(q, 10) == [pos[m.tool.name] for m in lexical_search(index, q, 10, **PLAIN)]
 
 
 # --- the CLI entry point ----------------------------------------------------------------------
@@ -232,7 +283,7 @@ def test_main_on_a_slice(capsys) -> None:
         "--datasets",
         "metatool,gorilla_hf",
         "--rankers",
-        "toolsift-plain,v:base,toolsift",
+        "toolsift-plain@seed,v:base,toolsift,toolsift-plain,v:qdistinct+stop+stemx=0.5+cjk",
         "--limit-queries",
         "40",
         "--json",
@@ -242,9 +293,11 @@ def test_main_on_a_slice(capsys) -> None:
     for name in ("metatool", "gorilla_hf"):
         res = out["datasets"][name]
         assert 30 <= res["queries"] <= 40
-        a, b = res["rankers"]["toolsift-plain"], res["rankers"]["v:base"]
+        a, b = res["rankers"]["toolsift-plain@seed"], res["rankers"]["v:base"]
         assert a["nDCG@10"] == pytest.approx(b["nDCG@10"])
         assert 0.0 < a["nDCG@10"] <= 1.0
+        a, b = res["rankers"]["toolsift-plain"], res["rankers"][f"v:{ev.RECOMMENDED_VARIANT}"]
+        assert a["nDCG@10"] == pytest.approx(b["nDCG@10"])
 
 
 @pytest.mark.shared_data

@@ -49,6 +49,17 @@ def test_fields_add_up_to_the_term_frequency(index):
 def test_required_words_and_unmatched_terms_are_left_out(index):
     why = index.explain("+github issue zebra", "mcp__github__create_issue")
     assert why.query == "issue zebra"
+    # The english profile's stemmed copy of "issue" matches too, and says so.
+    assert [(t.term, t.stemmed) for t in why.terms] == [("issue", False), ("§issu", True)]
+    assert why.terms[1].display == "issu (stem)"
+    assert dict(why.terms[1].fields) == {
+        "summary": 1.0,
+        "name": 3.0,
+        "label": 2.0,
+        "mcp_tool_name": 2.0,
+    }
+    seed = ToolIndex(TOOLS, engine=index.engine, profile="seed")
+    why = seed.explain("+github issue zebra", "mcp__github__create_issue")
     assert [t.term for t in why.terms] == ["issue"]
 
 

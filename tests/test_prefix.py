@@ -17,7 +17,9 @@ TOOLS = [
 
 @pytest.fixture
 def index(engine):
-    return ToolIndex(TOOLS, engine=engine)
+    # Seed 003's prefix rule on seed 000's terms; the english profile's stemmed copies would add
+    # their own matches (see test_english_profile_prefixes_and_stems).
+    return ToolIndex(TOOLS, engine=engine, profile="seed")
 
 
 @pytest.mark.parametrize(
@@ -37,7 +39,7 @@ def test_prefix_matches(index, query, names):
 
 
 def test_prefix_scores_at_a_fraction_of_the_best_expansion(engine):
-    index = ToolIndex(TOOLS, engine=engine)
+    index = ToolIndex(TOOLS, engine=engine, profile="seed")
     full = {m.name: m.score for m in index.search("screenshot", exact_names=False)}
     half = {m.name: m.score for m in index.search("screensho", exact_names=False)}
     assert math.isclose(half["take_screenshot"], 0.5 * full["take_screenshot"], rel_tol=1e-12)
@@ -59,3 +61,20 @@ def test_explain_names_the_expansion(engine):
     index = ToolIndex(TOOLS, engine=engine)
     why = index.explain("screensho", "take_screenshot")
     assert [(t.term, t.matched, t.prefix) for t in why.terms] == [("screensho", "screenshot", True)]
+
+
+def test_english_profile_prefixes_and_stems(engine):
+    """Plain terms expand as in the seed profile; stemmed copies never expand, but match their
+    own stems ("search" finds "searches" through its stem, after the exact form)."""
+    index = ToolIndex(TOOLS, engine=engine)
+    assert index.profile == "english"
+    assert [m.name for m in index.search("search", exact_names=False)] == [
+        "search_web",
+        "searches_list",
+    ]
+    assert [m.name for m in index.search("screensho", exact_names=False)] == ["take_screenshot"]
+    # "screensho" scores half the plain term "screenshot" and nothing for its (unknown) copy.
+    why = index.explain("screensho", "take_screenshot")
+    assert [(t.term, t.matched, t.prefix) for t in why.terms] == [("screensho", "screenshot", True)]
+    full = index.explain("screenshot", "take_screenshot").terms[0]
+    assert math.isclose(why.terms[0].contribution, 0.5 * full.contribution, rel_tol=1e-12)

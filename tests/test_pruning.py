@@ -84,20 +84,21 @@ query_words = st.lists(
     limit=st.sampled_from([1, 2, 3, 8, 25, 200]),
     options=search_options(n_docs=1500),
     exclude=st.lists(st.integers(0, 1499), max_size=20),
+    profile=st.sampled_from(["seed", "english"]),
 )
 def test_pruned_equals_exhaustive_and_the_python_engine(
-    seed, n, vocab, query, limit, options, exclude
+    seed, n, vocab, query, limit, options, exclude, profile
 ):
     from toolsift._core import Index as RustIndex
     from toolsift._fallback import Index as PyIndex
 
     names, docs = random_corpus(seed, n, vocab)
-    rust = RustIndex(names, docs, WEIGHTS)
+    rust = RustIndex(names, docs, WEIGHTS, profile=profile)
     got = pruned(lambda: rust.search(query, limit, exclude, **options))
     reference = exhaustive(lambda: rust.search(query, limit, exclude, **options))
     assert got == reference  # ids, order and score bits
     assert rust.search(query, limit, exclude, **options) == reference  # auto
-    python = PyIndex(names, docs, WEIGHTS).search(query, limit, exclude, **options)
+    python = PyIndex(names, docs, WEIGHTS, profile=profile).search(query, limit, exclude, **options)
     assert got == python
     batch = pruned(lambda: rust.search_many([query, query + " data"], limit, exclude, **options))
     assert batch[0] == got

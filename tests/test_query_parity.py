@@ -50,15 +50,16 @@ def same(got, want):
     gates=st.tuples(
         st.sampled_from([0.0, 0.5, 3.0]), st.sampled_from([0.0, 0.5, 1.0]), st.booleans()
     ),
+    profile=st.sampled_from(["seed", "english"]),
 )
 def test_engines_agree_on_every_option(
-    docs, weights, query, limit, exclude, include, required, prefix, gates
+    docs, weights, query, limit, exclude, include, required, prefix, gates, profile
 ):
     from toolsift._core import Index as RustIndex
 
     names = [f"t{i % 7}" for i in range(len(docs))]
-    rust = RustIndex(names, docs, weights)
-    py = PyIndex(names, docs, weights)
+    rust = RustIndex(names, docs, weights, profile=profile)
+    py = PyIndex(names, docs, weights, profile=profile)
     assert rust.vocabulary_size == py.vocabulary_size
     fraction, min_len, expansions = prefix
     threshold, floor, coverage = gates
@@ -147,10 +148,13 @@ agent_query = st.lists(
     servers_filter=st.none() | st.lists(servers, max_size=2),
     normalize=st.booleans(),
     ranker=st.sampled_from(["bm25", "keyword"]),
+    profile=st.sampled_from(["seed", "english"]),
 )
-def test_tool_index_agrees_on_agent_queries(tools, query, limit, servers_filter, normalize, ranker):
-    rust = ToolIndex(tools, engine="rust")
-    py = ToolIndex(tools, engine="python")
+def test_tool_index_agrees_on_agent_queries(
+    tools, query, limit, servers_filter, normalize, ranker, profile
+):
+    rust = ToolIndex(tools, engine="rust", profile=profile)
+    py = ToolIndex(tools, engine="python", profile=profile)
     kw = {"servers": servers_filter, "normalize": normalize, "ranker": ranker}
     try:
         want = py.search(query, limit, **kw)

@@ -297,7 +297,7 @@ def test_without_rebuild_on_activation_only_catalogue_changes_rebuild(engine):
 def test_scores_after_activation_are_the_seeds(engine, reference):
     from toolsift import default_tools
 
-    s = DiscoverySession(default_tools(), mode="all", engine=engine)
+    s = DiscoverySession(default_tools(), mode="all", engine=engine, profile="seed")
     for query in ["open a pull request", "send a slack message", "create a calendar event"]:
         hidden = s.hidden_tools
         records = [

@@ -35,6 +35,7 @@ def sample(cls, n=40):
 
 def same(a, b):
     assert len(a) == len(b) and a.names == b.names and a.params == b.params
+    assert a.profile == b.profile
     assert a.average_length == b.average_length and a.vocabulary_size == b.vocabulary_size
     for q in QUERIES:
         assert a.search(q, 50) == b.search(q, 50)
@@ -61,12 +62,13 @@ def test_round_trip_bytes_file_and_pickle(engine_index, tmp_path):
 
 
 @needs_rust
-@given(data=corpus())
-def test_both_engines_write_the_same_bytes_and_read_each_other(data):
+@given(data=corpus(), profile=st.sampled_from(["seed", "english"]))
+def test_both_engines_write_the_same_bytes_and_read_each_other(data, profile):
     from toolsift._core import Index as RustIndex
 
     names, docs = data
-    r, p = RustIndex(names, docs, WEIGHTS), PyIndex(names, docs, WEIGHTS)
+    r = RustIndex(names, docs, WEIGHTS, profile=profile)
+    p = PyIndex(names, docs, WEIGHTS, profile=profile)
     assert r.to_bytes(b"x") == p.to_bytes(b"x")
     same(RustIndex.from_bytes(p.to_bytes()), p)
     same(PyIndex.from_bytes(r.to_bytes()), r)
@@ -140,8 +142,8 @@ def test_structural_corruption_with_a_valid_checksum_is_caught(engine_index, fli
 def test_huge_counts_do_not_allocate(engine_index):
     """A header that claims 2^32 - 1 postings must fail on the length check, not allocate."""
     data = bytearray(sample(engine_index, 3).to_bytes())
-    n_fields = struct.unpack_from("<I", data, 32 + 24)[0]
-    at = 32 + 24 + 4 + 8 * n_fields + 8  # n_postings
+    n_fields = struct.unpack_from("<I", data, 32 + 28)[0]  # after k1, b, delta and the profile
+    at = 32 + 28 + 4 + 8 * n_fields + 8  # n_postings
     data[at : at + 4] = b"\xff\xff\xff\xff"
     data[24:28] = struct.pack("<I", zlib.crc32(bytes(data[32:])))
     with pytest.raises(SnapshotError, match="runs past the end"):

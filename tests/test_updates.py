@@ -55,26 +55,30 @@ def update_steps(draw):
 
 
 @pytest.mark.parametrize("engine_index", ENGINE_CLASSES)
-@given(data=corpus(), steps=update_steps())
-def test_updates_equal_rebuild(engine_index, data, steps):
+@given(data=corpus(), steps=update_steps(), profile=st.sampled_from(["seed", "english"]))
+def test_updates_equal_rebuild(engine_index, data, steps, profile):
     names, docs = data
-    idx = engine_index(names, docs, WEIGHTS)
+    idx = engine_index(names, docs, WEIGHTS, profile=profile)
     current = list(zip(names, docs))
     for adds, fraction, seed in steps:
         remove = [d for d in range(len(current)) if (d * 2654435761 + seed) % 100 < fraction * 100]
         idx = idx.updated([n for n, _ in adds], [f for _, f in adds], remove=remove)
         current = [c for d, c in enumerate(current) if d not in set(remove)] + adds
-        rebuilt = engine_index([n for n, _ in current], [f for _, f in current], WEIGHTS)
+        rebuilt = engine_index(
+            [n for n, _ in current], [f for _, f in current], WEIGHTS, profile=profile
+        )
+        assert idx.profile == profile
         assert_same_index(idx, rebuilt)
 
 
 @pytest.mark.skipif(not HAVE_RUST, reason="toolsift._core is not built")
-@given(data=corpus(), steps=update_steps())
-def test_updated_snapshots_are_identical_across_engines(data, steps):
+@given(data=corpus(), steps=update_steps(), profile=st.sampled_from(["seed", "english"]))
+def test_updated_snapshots_are_identical_across_engines(data, steps, profile):
     from toolsift._core import Index as RustIndex
 
     names, docs = data
-    r, p = RustIndex(names, docs, WEIGHTS), PyIndex(names, docs, WEIGHTS)
+    r = RustIndex(names, docs, WEIGHTS, profile=profile)
+    p = PyIndex(names, docs, WEIGHTS, profile=profile)
     for adds, fraction, seed in steps:
         n = len(r)
         remove = [d for d in range(n) if (d * 40503 + seed) % 100 < fraction * 100]
@@ -154,23 +158,29 @@ def assert_same_tool_search(a, b):
 
 @pytest.mark.parametrize("engine", ENGINE_NAMES)
 @settings(max_examples=min(settings().max_examples, 200))  # each example builds 5 ToolIndexes
-@given(base=tool_lists(), new=tool_lists(), server=st.sampled_from(["github", "slack"]))
-def test_tool_index_updates_equal_rebuild(engine, base, new, server):
-    index = ToolIndex(base, engine=engine)
+@given(
+    base=tool_lists(),
+    new=tool_lists(),
+    server=st.sampled_from(["github", "slack"]),
+    profile=st.sampled_from(["seed", "english"]),
+)
+def test_tool_index_updates_equal_rebuild(engine, base, new, server, profile):
+    index = ToolIndex(base, engine=engine, profile=profile)
     # with_tools: drop every other tool, add (and replace) the new ones.
     remove = [t.name for t in base[::2] if t.name not in {n.name for n in new}]
     updated = index.with_tools(add=new, remove=remove)
     gone = set(remove) | {t.name for t in new}
     expected = [t for t in base if t.name not in gone] + new
     assert list(updated.tools) == expected
-    rebuilt = ToolIndex(expected, engine=engine)
+    rebuilt = ToolIndex(expected, engine=engine, profile=profile)
+    assert updated.profile == profile
     assert_same_tool_search(updated, rebuilt)
     # replace_server: the server's tools become exactly `mine`.
     mine = [t for t in new if t.server == server]
     replaced = index.replace_server(server, mine)
     expected = [t for t in base if t.server != server] + mine
     assert [t.name for t in replaced.tools] == [t.name for t in expected]
-    rebuilt = ToolIndex(expected, engine=engine)
+    rebuilt = ToolIndex(expected, engine=engine, profile=profile)
     assert_same_tool_search(replaced, rebuilt)
 
 

@@ -19,6 +19,7 @@ from .errors import (
     DuplicateToolError,
     EngineUnavailableError,
     LimitError,
+    ProfileError,
     QueryError,
     SnapshotError,
     ToolDefinitionError,
@@ -61,4 +62,5 @@ __all__ = [
     "EngineUnavailableError",
     "DiscoveryError",
     "SnapshotError",
+    "ProfileError",
 ]

@@ -8,9 +8,33 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Literal, final, overload
 
-__all__ = ["Index", "KeywordIndex", "tokenize", "_set_scoring_mode", "__version__"]
+__all__ = [
+    "Index",
+    "KeywordIndex",
+    "tokenize",
+    "analyze",
+    "STOPWORDS_EN",
+    "_set_scoring_mode",
+    "__version__",
+]
 
 __version__: str
+
+#: The ``"english"`` profile's query stop words, sorted (``toolsift._analysis.STOPWORDS_EN``).
+STOPWORDS_EN: list[str]
+
+def analyze(text: str, *, profile: str = "english", query: bool = False) -> list[str]:
+    """The terms an index with ``profile`` makes of ``text``: its query terms (``query=True``),
+    or its document terms, each plain term followed by its stemmed copy where the profile makes
+    one (see ``toolsift._analysis``).
+
+    Raises:
+        ProfileError: ``profile`` names no profile.
+
+    Example:
+        >>> analyze("How do I read files?", query=True)
+        ['read', 'files', '§read', '§file']
+    """
 
 def tokenize(text: str) -> list[str]:
     """Splits text into search terms exactly as the index does.
@@ -46,9 +70,13 @@ class Index:
         k1: BM25 term-frequency saturation (>= 0). Default 1.2.
         b: length normalisation (0..1). Default 0.75.
         delta: BM25+ lower bound for a matched term (>= 0). Default 1.0.
+        profile: the analysis profile, ``"seed"`` (the default here: the tokenizer's tokens) or
+            ``"english"`` (CJK bigrams, stemmed copies, query stop words, distinct query terms;
+            see ``toolsift._analysis``). Queries are analysed with the same profile.
 
     Raises:
         ValueError: mismatched lengths, an unknown field id, or a parameter out of range.
+        ProfileError: ``profile`` names no profile.
         TypeError: a document that is not a sequence of ``(int, str)`` pairs.
 
     Example:
@@ -66,6 +94,7 @@ class Index:
         k1: float = 1.2,
         b: float = 0.75,
         delta: float = 1.0,
+        profile: Literal["seed", "english"] = "seed",
     ) -> Index: ...
     def search(
         self,
@@ -159,6 +188,9 @@ class Index:
     def document_frequency(self, term: str) -> int:
         """Number of documents that contain ``term`` (an already tokenized term)."""
     def __len__(self) -> int: ...
+    @property
+    def profile(self) -> str:
+        """The analysis profile the index was built with (``"seed"`` or ``"english"``)."""
     @property
     def vocabulary_size(self) -> int:
         """Number of distinct indexed terms."""

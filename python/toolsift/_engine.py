@@ -23,6 +23,7 @@ class EngineIndex(Protocol):
         k1: float = ...,
         b: float = ...,
         delta: float = ...,
+        profile: str = ...,
     ) -> None: ...
 
     def search(
@@ -67,6 +68,9 @@ class EngineIndex(Protocol):
     def document_frequency(self, term: str) -> int: ...
 
     def __len__(self) -> int: ...
+
+    @property
+    def profile(self) -> str: ...
 
     @property
     def vocabulary_size(self) -> int: ...

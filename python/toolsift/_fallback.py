@@ -8,6 +8,10 @@ the formula), so scores agree bit for bit on the same machine and ranked lists a
 * the average length is a left-to-right sum (not ``sum()``, which compensates on Python >= 3.12);
 * distinct query terms are visited in first-seen order and each document's score starts at 0.0;
 * ties break by name (code point order), then by document id.
+
+Text becomes terms through the index's analysis profile (``toolsift._analysis``, the twin of
+``rust/analysis.rs``): ``"seed"`` (the tokens) or ``"english"`` (CJK bigrams, half-weight
+stemmed copies added right after each term, query stop words, distinct query terms).
 """
 
 from __future__ import annotations
@@ -21,6 +25,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from . import _snapshot
+from ._analysis import (
+    STEM_WEIGHT,
+    check_profile,
+    is_marked,
+    query_terms,
+    required_terms,
+    stem_copy,
+    terms,
+)
 from ._tokenize import tokenize
 from .errors import LimitError, QueryError
 
@@ -73,6 +86,7 @@ class Index:
         field_weights: ``field_weights[f]`` is the weight of field ``f``; weight-0 fields are
             not scored.
         k1, b, delta: BM25+ parameters.
+        profile: the analysis profile, ``"seed"`` or ``"english"`` (see ``toolsift._analysis``).
 
     Example:
         >>> idx = Index(["a", "b"], [[(0, "read file")], [(0, "write file")]], [1.0])
@@ -91,6 +105,7 @@ class Index:
         "_params",
         "_n",
         "_weights",
+        "_profile",
     )
 
     def __init__(
@@ -102,7 +117,10 @@ class Index:
         k1: float = 1.2,
         b: float = 0.75,
         delta: float = 1.0,
+        profile: str = "seed",
     ) -> None:
+        self._profile = profile = check_profile(profile)
+        stems = profile == "english"
         names = [_lossy(_check_text(n, "name")) for n in names]
         documents = list(documents)
         if len(names) != len(documents):
@@ -142,11 +160,17 @@ class Index:
                 _check_text(text, "field text")
                 if weight == 0.0:
                     # Not scored; kept as presence postings for required terms.
-                    present.update(dict.fromkeys(tokenize(text)))
+                    present.update(dict.fromkeys(terms(profile, text)))
                     continue
-                for tok in tokenize(text):
+                copy_weight = weight * STEM_WEIGHT
+                for tok in terms(profile, text):
                     tf[tok] = tf.get(tok, 0.0) + weight
                     length += weight
+                    if stems:
+                        # The stemmed copy, right after its plain term (as rust/build.rs adds it).
+                        copy = stem_copy(tok)
+                        tf[copy] = tf.get(copy, 0.0) + copy_weight
+                        length += copy_weight
             for tok in present:
                 if tok not in tf:
                     presence.setdefault(tok, []).append(doc)
@@ -180,7 +204,15 @@ class Index:
         return self._n
 
     def __repr__(self) -> str:
-        return f"<toolsift._fallback.Index documents={self._n} terms={len(self._postings)}>"
+        return (
+            f"<toolsift._fallback.Index documents={self._n} terms={len(self._postings)} "
+            f"profile={self._profile}>"
+        )
+
+    @property
+    def profile(self) -> str:
+        """The analysis profile the index was built with (``"seed"`` or ``"english"``)."""
+        return self._profile
 
     @property
     def vocabulary_size(self) -> int:
@@ -219,7 +251,7 @@ class Index:
         coverage: bool = False,
     ) -> list[tuple[int, float]]:
         """Top ``limit`` ``(doc id, score)`` pairs, score descending then name ascending."""
-        tokens = tokenize(_check_text(query, "query"))
+        tokens = query_terms(self._profile, _check_text(query, "query"))
         limit = check_limit(limit)
         opts = _Options(
             exclude, include, required, prefix_fraction, prefix_min_len, max_expansions,
@@ -276,7 +308,7 @@ class Index:
         max_expansions: int = 16,
     ) -> list[tuple[int, float]]:
         """``(doc id, score)`` for each of ``docs`` that the filters keep, in the order given."""
-        tokens = tokenize(_check_text(query, "query"))
+        tokens = query_terms(self._profile, _check_text(query, "query"))
         opts = _Options(
             exclude, include, required, prefix_fraction, prefix_min_len, max_expansions,
             0.0, 0.0, False,
@@ -298,7 +330,7 @@ class Index:
         max_expansions: int = 16,
     ) -> list[tuple[str, str, bool, float, float, float, float, float]]:
         """Per matched query term: (term, matched, prefix, qtf, idf, tf, norm, contribution)."""
-        tokens = tokenize(_check_text(query, "query"))
+        tokens = query_terms(self._profile, _check_text(query, "query"))
         opts = _Options(
             None, None, None, prefix_fraction, prefix_min_len, max_expansions, 0.0, 0.0, False
         )
@@ -335,6 +367,8 @@ class Index:
     def _expansions(self, tok: str, opts: _Options) -> list[str]:
         """The scored terms ``tok`` expands to: see ``PrefixOptions`` in ``rust/index.rs``."""
         if not (opts.prefix_fraction > 0.0 and len(tok) >= opts.prefix_min_len):
+            return []
+        if is_marked(tok):  # stemmed copies never expand
             return []
         terms = self._sorted_terms
         out: list[str] = []
@@ -389,6 +423,8 @@ class Index:
     def _required_sets(self, required: list[str]) -> list[set[int]] | None:
         """Per required term, the documents holding it in any field; None if one is unknown."""
         out = []
+        if self._profile != "seed":
+            required = [t for tok in required for t in required_terms(self._profile, tok)]
         for tok in required:
             entry = self._postings.get(tok)
             only = self._presence.get(tok)
@@ -439,7 +475,7 @@ class Index:
         req = self._required_sets(opts.required)
         out = []
         for query in queries:
-            tokens = tokenize(query)
+            tokens = query_terms(self._profile, query)
             if not tokens:
                 raise QueryError("Query must contain at least one letter or number.")
             out.append(self._search(tokens, limit, opts, req))
@@ -448,13 +484,15 @@ class Index:
     def _columns(self) -> _snapshot.Columns:
         postings = {term: (docs, tfs) for term, (docs, tfs, _) in self._postings.items()}
         return _columns(
-            self._params, self._weights, self._names, postings, self._presence, self._lengths
-        )
+            self._params, self._weights, self._names, postings, self._presence, self._lengths,
+            self._profile,
+        )  # fmt: skip
 
     @classmethod
     def _from_columns(cls, cols: _snapshot.Columns) -> Index:
         self = cls.__new__(cls)
         self._params = tuple(cols.params)
+        self._profile = check_profile(cols.profile)
         self._weights = tuple(cols.field_weights)
         self._names = list(cols.names)
         n = len(self._names)
@@ -551,7 +589,9 @@ class Index:
             if d >= n_old:
                 raise ValueError(f"cannot remove document {d}: the index has {n_old} documents")
         k1, b, delta = self._params
-        added = Index(names, documents, self._weights, k1=k1, b=b, delta=delta)
+        added = Index(
+            names, documents, self._weights, k1=k1, b=b, delta=delta, profile=self._profile
+        )
         remap = {}
         kept = 0
         for d in range(n_old):
@@ -579,7 +619,15 @@ class Index:
         lengths = [x for d, x in enumerate(self._lengths) if d not in removed] + added._lengths
         all_names = [x for d, x in enumerate(self._names) if d not in removed] + added._names
         return Index._from_columns(
-            _columns(self._params, self._weights, all_names, postings, presence, lengths)
+            _columns(
+                self._params,
+                self._weights,
+                all_names,
+                postings,
+                presence,
+                lengths,
+                self._profile,
+            )  # fmt: skip
         )
 
 
@@ -662,6 +710,7 @@ def _columns(
     postings: dict[str, tuple[array, array]],
     presence: dict[str, array],
     lengths: Sequence[float],
+    profile: str,
 ) -> _snapshot.Columns:
     """Snapshot columns: every term with a scored or a presence posting, in sorted order (code
     point order = Rust's UTF-8 byte order), so both engines write the same bytes."""
@@ -693,6 +742,7 @@ def _columns(
         p_offsets,
         p_docs,
         array("d", lengths),
+        profile,
     )
 
 

@@ -2,9 +2,10 @@
 
 A file saved by one engine loads in the other. The layout (little-endian, no padding)::
 
-    header, 32 bytes: magic b"TSIFTIDX" | version u32 (2) | flags u32 (0) | payload_len u64
+    header, 32 bytes: magic b"TSIFTIDX" | version u32 (3) | flags u32 (0) | payload_len u64
                       | crc32 u32 (zlib.crc32 of the payload) | reserved u32 (0)
-    payload: k1, b, delta f64 | n_fields u32, weights f64[n_fields]
+    payload: k1, b, delta f64 | profile u32 (0 seed, 1 english) | n_fields u32,
+             weights f64[n_fields]
              | n_docs u32 | n_terms u32 | n_postings u32 | n_presence u32
              | names: ends u32[n_docs], UTF-8 bytes | terms: ends u32[n_terms], UTF-8 bytes
              | offsets u32[n_terms + 1] | docs u32[n_postings] | tfs f32[n_postings]
@@ -13,7 +14,8 @@ A file saved by one engine loads in the other. The layout (little-endian, no pad
 
 The terms are in sorted (UTF-8 byte) order, so the index's sorted term list for prefix matching
 is stored as is; every term has a scored posting, a presence posting (a word of a weight-0
-field, for ``+required`` terms), or both. Version 1 (no presence postings) is refused: rebuild.
+field, for ``+required`` terms), or both. Version 1 (no presence postings) and version 2 (no
+analysis profile) are refused: rebuild.
 
 Only stored columns are written; IDF, average length and norms are recomputed on load. Every
 problem is a :class:`toolsift.SnapshotError` whose message says what is wrong and what to do, with
@@ -38,7 +40,7 @@ from dataclasses import dataclass
 from .errors import SnapshotError
 
 MAGIC = b"TSIFTIDX"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 HEADER_LEN = 32
 _HEADER = struct.Struct("<8sIIQII")
 _BIG_ENDIAN = sys.byteorder == "big"
@@ -58,6 +60,13 @@ class Columns:
     presence_offsets: array | list[int]
     presence_docs: array | list[int]
     lengths: array | list[float]
+    #: The analysis profile (``toolsift._analysis``) the terms were made with.
+    profile: str = "seed"
+
+
+# Profile name <-> snapshot id (``Profile::id`` in ``rust/analysis.rs``).
+_PROFILE_IDS = {"seed": 0, "english": 1}
+_PROFILE_NAMES = {v: k for k, v in _PROFILE_IDS.items()}
 
 
 def _corrupt(what: str) -> SnapshotError:
@@ -92,6 +101,7 @@ def dumps(cols: Columns, metadata: bytes = b"") -> bytes:
     """Snapshot bytes for ``cols`` with ``metadata`` stored verbatim."""
     parts = [
         struct.pack("<3d", *cols.params),
+        struct.pack("<I", _PROFILE_IDS[cols.profile]),
         struct.pack("<I", len(cols.field_weights)),
         _le("d", cols.field_weights),
         struct.pack(
@@ -177,7 +187,8 @@ def _open_payload(data: bytes) -> memoryview:
     if version < FORMAT_VERSION:
         raise SnapshotError(
             f"The index snapshot has format version {version}, older than the version "
-            f"{FORMAT_VERSION} this toolsift reads (it lacks the postings of required terms). "
+            f"{FORMAT_VERSION} this toolsift reads (it does not record its analysis profile"
+            f"{' and lacks the postings of required terms' if version < 2 else ''}). "
             "Rebuild the index and save it again."
         )
     if flags or reserved:
@@ -217,6 +228,13 @@ def loads(data: bytes) -> tuple[Columns, bytes]:
         raise _corrupt(f"invalid b: must be between 0 and 1, got {b}")
     if not (math.isfinite(delta) and delta >= 0.0):
         raise _corrupt(f"invalid delta: must be a finite number >= 0, got {delta}")
+    profile_id = r.u32("the analysis profile")
+    profile = _PROFILE_NAMES.get(profile_id)
+    if profile is None:
+        raise SnapshotError(
+            f"The index snapshot uses analysis profile {profile_id}, which this toolsift does "
+            "not know. Upgrade toolsift, or rebuild the index and save it with this version."
+        )
     n_fields = r.u32("the field count")
     weights = r.array("d", n_fields, "the field weights").tolist()
     if not all(math.isfinite(w) and w >= 0.0 for w in weights):
@@ -250,8 +268,9 @@ def loads(data: bytes) -> tuple[Columns, bytes]:
     if not all(math.isfinite(x) and x >= 0.0 for x in lengths):
         raise _corrupt("a document length is not a finite number >= 0")
     cols = Columns(
-        (k1, b, delta), weights, names, terms, offsets, docs, tfs, p_offsets, p_docs, lengths
-    )
+        (k1, b, delta), weights, names, terms, offsets, docs, tfs, p_offsets, p_docs, lengths,
+        profile,
+    )  # fmt: skip
     return cols, metadata
 
 

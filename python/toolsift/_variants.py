@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 import numpy as np
 
+from ._analysis import STOPWORDS_EN, split_cjk, stem_copy
 from .index import FieldWeights, _document
 from .tools import Tool
 
@@ -50,51 +50,17 @@ __all__ = [
 # Field ids of toolsift.index._document, by name (the order of FieldWeights).
 _FIELD_NAMES = [f.name for f in dataclasses.fields(FieldWeights)]
 
-#: English stop words: the Lucene/Elasticsearch ``_english_`` list plus common question and
-#: request words of agent queries ("can", "you", "please", "how", ...). Applied to queries only.
-STOPWORDS_EN = frozenset(
-    """a an and are as at be but by for if in into is it no not of on or such that the their then
-    there these they this to was will with i me my we our you your he she him her its them what
-    which who whom when where why how can could would should do does did have has had am been
-    being please want need help using use via from about any some all also so than too very just
-    get""".split()
-)
-
-# Prefix of the stemmed copies of ``stem_expansion`` (a character the tokenizer never emits).
-_STEM_MARK = "\u00a7"
-
-# Han (with compatibility ideographs), Kana (hiragana, katakana, halfwidth katakana), Hangul.
-_CJK_RUN = re.compile(
-    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
-    r"|[\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+"
-    r"|[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]+"
-)
-
 
 def cjk_split(text: str, tokenize: Callable[[str], list[str]]) -> list[str]:
-    """Tokens of ``text``: CJK runs as character bigrams, everything else through ``tokenize``.
-
-    A run is split at script boundaries (Han, Kana, Hangul are separate runs); a one-character
-    run is kept as a unigram.
+    """Tokens of ``text`` with the engine's CJK split (``toolsift._analysis``): each token is
+    split at Han / Kana / Hangul / other boundaries and CJK runs become character bigrams (a
+    one-character run stays a unigram).
 
     Example:
         >>> cjk_split("获取天气 weather", str.split)
         ['获取', '取天', '天气', 'weather']
     """
-    out: list[str] = []
-    pos = 0
-    for m in _CJK_RUN.finditer(text):
-        if m.start() > pos:
-            out.extend(tokenize(text[pos : m.start()]))
-        run = m.group()
-        if len(run) == 1:
-            out.append(run)
-        else:
-            out.extend(run[i : i + 2] for i in range(len(run) - 1))
-        pos = m.end()
-    if pos < len(text):
-        out.extend(tokenize(text[pos:]))
-    return out
+    return split_cjk(tokenize(text))
 
 
 def property_descriptions(schema: Mapping[str, Any], depth: int = 0) -> list[str]:
@@ -128,20 +94,16 @@ def _default_tokenize() -> Callable[[str], list[str]]:
 
 
 def _stemmer() -> Callable[[list[str]], list[str]]:
-    """English Snowball (Porter2) over a token list: PyStemmer, else snowballstemmer."""
-    try:
-        import Stemmer  # PyStemmer
+    """English Snowball (Porter2) over a token list: snowballstemmer 2.2, the engine's stemmer
+    (``toolsift._analysis``; PyStemmer 3 implements Snowball 3's changed English)."""
+    from snowballstemmer.english_stemmer import EnglishStemmer  # not PyStemmer: see _analysis
 
-        return Stemmer.Stemmer("english").stemWords
-    except ImportError:
-        pass
-    try:
-        import snowballstemmer
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "stemming needs PyStemmer or snowballstemmer (pip install 'toolsift[eval]')"
-        ) from exc
-    return snowballstemmer.stemmer("english").stemWords
+    return EnglishStemmer().stemWords
+
+
+def _stem_copies(tokens: list[str]) -> list[str]:
+    """The engine's stemmed copies (``toolsift._analysis.stem_copy``) of ``tokens``."""
+    return [stem_copy(t) for t in tokens]
 
 
 @dataclass(frozen=True)
@@ -315,7 +277,7 @@ class VariantIndex:
         self._query_split = (lambda t: cjk_split(t, base_tokenize)) if v.cjk else base_tokenize
         weights = v.weights.as_list() + [v.description, v.property_descriptions]
         n_plain = len(weights)
-        self._expand = _stemmer() if v.stem_expansion else None
+        self._expand = _stem_copies if v.stem_expansion else None
         if self._expand is not None:
             weights += [w * v.stem_expansion for w in weights]
         n = len(self.tools)
@@ -327,7 +289,7 @@ class VariantIndex:
                 fields.setdefault(fid, []).extend(self.analyze(text))
             if self._expand is not None:
                 for fid, toks in list(fields.items()):
-                    fields[fid + n_plain] = [_STEM_MARK + t for t in self._expand(toks)]
+                    fields[fid + n_plain] = self._expand(toks)
             per_doc.append(fields)
         n_fields = len(weights)
         if v.scoring == "bm25f":
@@ -383,7 +345,7 @@ class VariantIndex:
         if self.analyze._stem is not None and tokens:
             tokens = self.analyze._stem(tokens)
         if self._expand is not None:
-            tokens = tokens + [_STEM_MARK + t for t in self._expand(tokens)]
+            tokens = tokens + self._expand(tokens)
         return tokens
 
     def scores(self, tokens: Iterable[str]) -> np.ndarray:

@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 from . import evaluate as _evaluate
+from ._analysis import DEFAULT_PROFILE, PROFILES
 from .catalog import default_server_summaries, default_tools
 from .contract import (
     anthropic_tool_result,
@@ -77,6 +78,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     catalog.add_argument(
         "--engine", choices=["auto", "rust", "python"], default="auto", help="ranking engine"
+    )
+    catalog.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        default=DEFAULT_PROFILE,
+        help="analysis profile: english (default: CJK bigrams, stemming, query stop words) or "
+        "seed (seed 000's exact ranking)",
     )
 
     search = sub.add_parser(
@@ -177,7 +185,12 @@ def _session(args: argparse.Namespace) -> tuple[DiscoverySession, str]:
         summaries = default_server_summaries()
         source = "built-in catalogue"
     session = DiscoverySession(
-        tools, mode="all", always_available=(), summaries=summaries, engine=args.engine
+        tools,
+        mode="all",
+        always_available=(),
+        summaries=summaries,
+        engine=args.engine,
+        profile=args.profile,
     )
     return session, source
 

@@ -24,6 +24,7 @@ __all__ = [
     "EngineUnavailableError",
     "DiscoveryError",
     "SnapshotError",
+    "ProfileError",
 ]
 
 
@@ -79,3 +80,8 @@ class DiscoveryError(ToolsiftError, RuntimeError):
 
 class SnapshotError(ToolsiftError, ValueError):
     """A saved index is truncated, corrupted, or written by a newer format version."""
+
+
+class ProfileError(ToolsiftError, ValueError):
+    """An unknown analysis profile name (``ToolIndex(tools, profile=...)``); see
+    :data:`toolsift.PROFILES`."""

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from ._analysis import DEFAULT_PROFILE, check_profile
 from .errors import ToolsiftError
 from .index import FieldWeights, ToolIndex, _document
 from .loaders import load_catalog
@@ -70,6 +71,8 @@ DEPTH = 100
 DEFAULT_RANKERS = (
     "toolsift",
     "toolsift-plain",
+    "toolsift@seed",
+    "toolsift-plain@seed",
     "rank_bm25-okapi",
     "rank_bm25-plus",
     "bm25s",
@@ -252,8 +255,10 @@ TOOLSIFT_RANKERS: dict[str, dict[str, Any]] = {
 }
 
 
-def _toolsift_ranker(tools: Sequence[Tool], engine: str, options: dict[str, Any]) -> Ranker:
-    index = ToolIndex(tools, engine=engine)  # type: ignore[arg-type]
+def _toolsift_ranker(
+    tools: Sequence[Tool], engine: str, options: dict[str, Any], profile: str = DEFAULT_PROFILE
+) -> Ranker:
+    index = ToolIndex(tools, engine=engine, profile=profile)  # type: ignore[arg-type]
     pos = {t.name: i for i, t in enumerate(tools)}
 
     from .hybrid import lexical_search
@@ -355,15 +360,20 @@ def make_ranker(spec: str, tools: Sequence[Tool], **options: Any) -> Ranker:
 
     Names: ``toolsift`` (``ToolIndex.search`` as it ships), ``toolsift-plain`` (BM25+ alone, no
     exact-name tier or prefix matching), ``toolsift-coverage``, ``toolsift-keyword`` (see
-    :data:`TOOLSIFT_RANKERS`), ``toolsift-python`` (the pure-Python twin),
+    :data:`TOOLSIFT_RANKERS`), ``toolsift-python`` (the pure-Python twin), each with an optional
+    ``@PROFILE`` suffix for another analysis profile (``toolsift@seed``: seed 000's ranking),
     ``rank_bm25-okapi``, ``rank_bm25-plus``, ``bm25s`` (Lucene), ``bm25s-bm25+``, ``v:<variant>``
     (:func:`toolsift._variants.parse_variant`), and with an ``embedder`` option ``dense``,
     ``hybrid-minmax[=w]`` and ``hybrid-rrf``.
     """
-    if spec in TOOLSIFT_RANKERS:
-        return _toolsift_ranker(tools, "auto", TOOLSIFT_RANKERS[spec])
-    if spec == "toolsift-python":
-        return _toolsift_ranker(tools, "python", {})
+    base, _, profile = spec.partition("@")
+    if spec.startswith("toolsift") and profile:
+        check_profile(profile)
+    profile = profile or DEFAULT_PROFILE
+    if base in TOOLSIFT_RANKERS:
+        return _toolsift_ranker(tools, "auto", TOOLSIFT_RANKERS[base], profile)
+    if base == "toolsift-python":
+        return _toolsift_ranker(tools, "python", {}, profile)
     if spec.startswith("rank_bm25-"):
         return _rank_bm25_ranker(tools, spec.split("-", 1)[1])
     if spec in ("bm25s", "bm25s-bm25+"):
@@ -414,7 +424,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rankers",
         default=",".join(DEFAULT_RANKERS),
-        help="comma-separated rankers; 'variants' adds the issue-5 variants, 'peers' the peers "
+        help="comma-separated rankers; 'variants' adds the issue-5 variants, 'peers' the peers; "
+        "a toolsift ranker takes an analysis profile as a suffix (toolsift@seed) "
         f"(default: {','.join(DEFAULT_RANKERS)})",
     )
     parser.add_argument(

@@ -32,7 +32,8 @@ class TermContribution:
     """One query term's part of a tool's BM25+ score.
 
     Attributes:
-        term: the query term (tokenized).
+        term: the query term, as the index's analysis profile makes it (a stemmed copy of the
+            ``"english"`` profile starts with ``§``: see :attr:`stemmed` and :attr:`display`).
         matched: the index term it matched: ``term`` itself, or its best prefix expansion.
         prefix: ``matched`` is a prefix expansion (scored at the prefix fraction).
         qtf: how often ``term`` occurs in the query.
@@ -56,6 +57,26 @@ class TermContribution:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fields", MappingProxyType(dict(self.fields)))
+
+    @property
+    def stemmed(self) -> bool:
+        """Whether the term is a stemmed copy (the ``"english"`` profile's half-weight stems).
+
+        Example:
+            >>> TermContribution("§issu", "§issu", False, 1, 1, 1, 1, 1).stemmed
+            True
+        """
+        return self.term.startswith("\u00a7")
+
+    @property
+    def display(self) -> str:
+        """The term for people: ``"issu (stem)"`` for a stemmed copy, else the term.
+
+        Example:
+            >>> TermContribution("§issu", "§issu", False, 1, 1, 1, 1, 1).display
+            'issu (stem)'
+        """
+        return f"{self.term[1:]} (stem)" if self.stemmed else self.term
 
 
 @dataclass(frozen=True)

@@ -178,7 +178,8 @@ class HybridIndex:
     """A :class:`ToolIndex` plus one unit vector per tool, searched by fused BM25+ and cosine.
 
     Arguments:
-        index: the lexical index; vectors align with ``index.tools``.
+        index: the lexical index; vectors align with ``index.tools``. Its analysis profile
+            (``ToolIndex(tools, profile=...)``, :attr:`profile`) is the lexical side's.
         embeddings: a ``(len(index), dim)`` float matrix aligned with the tools, or ``None``.
         embed: a callable embedding a list of texts (for queries, and for the tools when
             ``embeddings`` is ``None``); e.g. :class:`toolsift.embed.MiniLMEmbedder`.
@@ -237,6 +238,17 @@ class HybridIndex:
         self.embeddings: np.ndarray | None = (
             None if embeddings is None else self._check(embeddings, len(index))
         )
+
+    @property
+    def profile(self) -> str:
+        """The lexical index's analysis profile (``"english"`` or ``"seed"``).
+
+        Example:
+            >>> from toolsift import Tool, ToolIndex
+            >>> HybridIndex(ToolIndex([Tool(name="a")], profile="seed")).profile
+            'seed'
+        """
+        return self.index.profile
 
     @staticmethod
     def _check(embeddings: Any, n: int) -> np.ndarray:

@@ -13,21 +13,22 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import threading
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import _fallback, _keyword
-from ._tokenize import tokenize
+from ._analysis import DEFAULT_PROFILE, STEM_WEIGHT, ProfileName, check_profile, stem_copy
+from ._analysis import terms as analysed_terms
+from ._lazytools import LazyTools, decode_tool_section, encode_tool_section
 from .errors import DuplicateToolError, EngineUnavailableError, LimitError, SnapshotError
 from .explain import Explanation, TermContribution
 from .names import NameTable
 from .query import DEFAULT_MAX_QUERY_LENGTH, ParsedQuery, parse_query
-from .result import Match, SearchResult
+from .result import Match, SearchResult, new_match
 from .tools import Tool
 
 if TYPE_CHECKING:
@@ -114,6 +115,13 @@ class _Request:
     normalize: bool
 
 
+# Validated requests of search() calls without exclude / servers, keyed by their options and the
+# options' types: such a request does not depend on the index, and agents repeat their options,
+# so validation runs once per distinct options rather than once per call. Requests are never
+# mutated after construction. Bounded: cleared when full.
+_REQUESTS: dict[tuple[Any, ...], _Request] = {}
+_REQUEST_CACHE_SIZE = 64
+
 # Field ids: positions in FieldWeights, in the order the seed builds its document.
 _NAME, _LABEL, _SERVER, _MCP, _SUMMARY, _KEY, _HINT, _DESCRIPTION, _TITLE = range(9)
 
@@ -189,10 +197,15 @@ class ToolIndex:
             ``RuntimeWarning`` when the extension cannot be loaded).
         k1, b, delta: BM25+ parameters (defaults 1.2, 0.75, 1.0).
         field_weights: per-field weights; defaults to :class:`FieldWeights`.
+        profile: the analysis profile (how text becomes terms; ``toolsift._analysis``):
+            ``"english"`` (the default: CJK bigrams, half-weight Snowball-stemmed copies, query
+            stop words, each distinct query term once) or ``"seed"`` (seed 000's ranking:
+            the tokenizer's tokens only). Snapshots keep it; :attr:`profile` tells it.
 
     Raises:
         DuplicateToolError: two tools share a name.
         EngineUnavailableError: ``engine="rust"`` without the compiled extension.
+        ProfileError: ``profile`` names no profile.
 
     Example:
         >>> index = ToolIndex([Tool(name="get_weather", description="Current weather for a city")])
@@ -209,8 +222,10 @@ class ToolIndex:
         b: float = 0.75,
         delta: float = 1.0,
         field_weights: FieldWeights | None = None,
+        profile: ProfileName = DEFAULT_PROFILE,
     ) -> None:
-        self._tools: tuple[Tool, ...] = tuple(tools)
+        profile = check_profile(profile)
+        self._tools: tuple[Tool, ...] | LazyTools = tuple(tools)
         self._by_name: dict[str, int] = {}
         self._by_server: dict[str, list[int]] = {}
         for i, tool in enumerate(self._tools):
@@ -239,16 +254,29 @@ class ToolIndex:
             k1=k1,
             b=b,
             delta=delta,
+            profile=profile,
         )
         self.params = (float(k1), float(b), float(delta))
 
     @property
     def tools(self) -> tuple[Tool, ...]:
-        """The indexed tools, in the order given."""
-        return self._tools
+        """The indexed tools, in the order given.
+
+        On an index from :meth:`load` this decodes every tool not read yet (about 15 µs each);
+        iterating the index, ``len`` and :meth:`get` do not need all of them.
+        """
+        tools = self._tools
+        if isinstance(tools, LazyTools):
+            tools = self._tools = tuple(tools)
+        return tools
 
     def __len__(self) -> int:
         return len(self._tools)
+
+    def _names(self) -> Sequence[str]:
+        """The tools' names in order, without decoding a loaded index's tools."""
+        tools = self._tools
+        return tools.names if isinstance(tools, LazyTools) else [t.name for t in tools]
 
     def __iter__(self) -> Iterator[Tool]:
         return iter(self._tools)
@@ -262,7 +290,19 @@ class ToolIndex:
         return None if i is None else self._tools[i]
 
     def __repr__(self) -> str:
-        return f"ToolIndex(tools={len(self._tools)}, engine={self.engine!r})"
+        return (
+            f"ToolIndex(tools={len(self._tools)}, engine={self.engine!r}, profile={self.profile!r})"
+        )
+
+    @property
+    def profile(self) -> ProfileName:
+        """The analysis profile the index was built with: ``"english"`` or ``"seed"``.
+
+        Example:
+            >>> ToolIndex([Tool(name="a", description="x")], profile="seed").profile
+            'seed'
+        """
+        return self._index.profile  # type: ignore[return-value]
 
     @property
     def names(self) -> NameTable:
@@ -272,7 +312,7 @@ class ToolIndex:
             with self._name_lock:
                 table = self._name_table
                 if table is None:
-                    table = self._name_table = NameTable(self._tools)
+                    table = self._name_table = NameTable(_name_source(self._tools))
         return table
 
     def _keyword_index(self) -> EngineKeywordIndex:
@@ -365,6 +405,21 @@ class ToolIndex:
         """
         if not isinstance(query, str):
             parse_query(query)  # raises the QueryError
+        key: tuple[Any, ...] | None = None
+        if servers is None and type(exclude) is tuple and not exclude:
+            options = (
+                limit, ranker, exact_names, prefix_fraction, prefix_min_len, max_expansions,
+                threshold, relative_floor, coverage, normalize, max_limit, max_query_length,
+            )  # fmt: skip
+            key = (*options, *map(type, options))
+            try:
+                request = _REQUESTS.get(key)
+            except TypeError:  # an unhashable option: validated below, not cached
+                key = request = None
+            if request is not None:  # these options passed every check before
+                return self._search_one(
+                    parse_query(query, max_length=max(1, request.max_query_length)), request
+                )
         limit = _checked_limit(limit, ranker, max_limit, max_query_length)
         parsed = parse_query(query, max_length=max(1, max_query_length))
         request = self._request(
@@ -372,6 +427,11 @@ class ToolIndex:
             max_expansions, threshold, relative_floor, coverage, normalize, max_limit,
             max_query_length,
         )  # fmt: skip
+        if key is not None:
+            if len(_REQUESTS) >= _REQUEST_CACHE_SIZE:
+                _REQUESTS.clear()
+            if _REQUEST_CACHE_SIZE:
+                _REQUESTS[key] = request
         return self._search_one(parsed, request)
 
     def _request(
@@ -424,30 +484,34 @@ class ToolIndex:
     def _search_one(self, parsed: ParsedQuery, request: _Request) -> SearchResult:
         """:meth:`search` for one parsed query: what :meth:`_search_parsed` does for a batch of
         one, without the batch bookkeeping (a few microseconds a call)."""
-        notices = list(request.notices)
+        notices = request.notices
         if parsed.truncated:
-            notices.append(f"query cut to {request.max_query_length} characters")
+            notices = (*notices, f"query cut to {request.max_query_length} characters")
         if parsed.kind == "select":
             return self._select(
-                parsed, request.limit, request.max_limit, request.allowed, notices,
+                parsed, request.limit, request.max_limit, request.allowed, list(notices),
                 request.clamped,
             )  # fmt: skip
         if request.ranker == "keyword":
             return self._finish(parsed, self._keyword_matches(parsed, request), notices, request)
         matches, room, (exclude, required, floor) = self._tier(parsed, request)
         if room > 0:
+            prefix = request.prefix  # spelled out: a call with **prefix builds a dict per call
             hits = self._index.search(
                 parsed.text,
                 room,
                 exclude,
                 include=request.include,
                 required=required,
-                **request.prefix,
+                prefix_fraction=prefix["prefix_fraction"],
+                prefix_min_len=prefix["prefix_min_len"],
+                max_expansions=prefix["max_expansions"],
                 threshold=request.threshold,
                 coverage=request.coverage,
                 relative_floor=floor,
             )
-            matches += [Match(self._tools[d], score, "bm25") for d, score in hits]
+            tools = self._tools
+            matches += [new_match(tools[d], score, "bm25") for d, score in hits]
         return self._finish(parsed, matches, notices, request)
 
     def _keyword_matches(self, parsed: ParsedQuery, request: _Request) -> list[Match]:
@@ -458,7 +522,7 @@ class ToolIndex:
             include=request.include,
             required=parsed.required,
         )
-        return [Match(self._tools[d], s, "keyword") for d, s in hits]
+        return [new_match(self._tools[d], s, "keyword") for d, s in hits]
 
     def _search_parsed(self, queries: list[ParsedQuery], request: _Request) -> list[SearchResult]:
         """One :class:`SearchResult` per parsed query, in order.
@@ -503,7 +567,7 @@ class ToolIndex:
             else:
                 lists = self._index.search_many(texts, room, list(exclude), **kwargs)
             for i, hits in zip(members, lists):
-                ranked[i][1].extend(Match(self._tools[d], score, "bm25") for d, score in hits)
+                ranked[i][1].extend(new_match(self._tools[d], score, "bm25") for d, score in hits)
         for i, (notices, matches) in ranked.items():
             results[i] = self._finish(queries[i], matches, notices, request)
         return [r for r in results if r is not None]
@@ -517,16 +581,20 @@ class ToolIndex:
         Every work item here is proportional to the query or to the named tools, never to the
         corpus: one dict lookup per candidate span, one engine call per ambiguous name.
         """
-        filters = {"include": request.include, "required": parsed.required, **request.prefix}
         excluded = request.excluded
-        tier = self._exact_name_tier(parsed, excluded, filters) if request.exact_names else []
+        named = self.names.find_names(parsed.text) if request.exact_names else None
+        if not named:  # the common case: no name in the query, nothing to score here
+            rest = (tuple(sorted(excluded)), parsed.required, request.relative_floor)
+            return [], request.limit, rest
+        filters = {"include": request.include, "required": parsed.required, **request.prefix}
+        tier = self._exact_name_tier(named, excluded, filters)
         del tier[request.limit :]
         matches: list[Match] = []
         if tier:
             scores = dict(
                 self._index.score_documents(parsed.text, tier, sorted(excluded), **filters)
             )
-            matches = [Match(self._tools[d], scores.get(d, 0.0), "exact_name") for d in tier]
+            matches = [new_match(self._tools[d], scores.get(d, 0.0), "exact_name") for d in tier]
         rest = (
             tuple(sorted(excluded.union(tier))),
             tuple(parsed.required),
@@ -536,7 +604,11 @@ class ToolIndex:
         return matches, request.limit - len(matches), rest
 
     def _finish(
-        self, parsed: ParsedQuery, matches: list[Match], notices: list[str], request: _Request
+        self,
+        parsed: ParsedQuery,
+        matches: list[Match],
+        notices: Sequence[str],
+        request: _Request,
     ) -> SearchResult:
         """The gates that act on the whole result, normalized scores, and the result itself."""
         if request.ranker == "keyword" and request.threshold:
@@ -552,21 +624,24 @@ class ToolIndex:
                 dataclasses.replace(m, normalized_score=m.score / best if best > 0 else 0.0)
                 for m in matches
             ]
-        return SearchResult(
-            query=parsed.query,
-            query_kind="keyword",
-            limit=request.limit,
-            matches=tuple(matches),
-            notices=tuple(notices),
-            clamped=request.clamped,
-            truncated=parsed.truncated,
-            total_tools=len(self._tools),
+        return SearchResult._keyword(
+            parsed.query,
+            request.limit,
+            tuple(matches),
+            tuple(notices),
+            request.clamped,
+            parsed.truncated,
+            len(self._tools),
         )
 
     def _exact_name_tier(
-        self, parsed: ParsedQuery, excluded: frozenset[int], filters: dict[str, Any]
+        self,
+        named: list[tuple[tuple[int, ...], str]],
+        excluded: frozenset[int],
+        filters: dict[str, Any],
     ) -> list[int]:
-        """The tools the query names exactly (seed 004), in query order, deduplicated.
+        """The tools the query names exactly (seed 004), in query order, deduplicated, from the
+        names :meth:`NameTable.find_names` found in its text.
 
         A name held by several tools (``read_file`` on many servers) lists them by their score
         for the rest of the query (the query without that name), then by name; the names then
@@ -574,9 +649,6 @@ class ToolIndex:
         name brings at most :data:`EXACT_NAME_MAX_TOOLS` tools, so that a name held by dozens of
         servers (``hello``, ``search``) cannot fill the whole list.
         """
-        named = self.names.find_names(parsed.text)
-        if not named:
-            return []
         tools = self._tools
         queues: list[list[int]] = []
         for ids, rest in named:
@@ -641,12 +713,17 @@ class ToolIndex:
         weights = self.field_weights.as_list()
         field_names = [f.name for f in dataclasses.fields(FieldWeights)]
         counts: dict[str, dict[str, float]] = {}
+        profile = self.profile
         for fid, text in _document(target, weights):
             if weights[fid] == 0.0:
                 continue
-            for tok in tokenize(text):
+            field = field_names[fid]
+            for tok in analysed_terms(profile, text):
                 per_field = counts.setdefault(tok, {})
-                per_field[field_names[fid]] = per_field.get(field_names[fid], 0.0) + weights[fid]
+                per_field[field] = per_field.get(field, 0.0) + weights[fid]
+                if profile == "english":  # the stemmed copy, at a fraction of the field's weight
+                    per_field = counts.setdefault(stem_copy(tok), {})
+                    per_field[field] = per_field.get(field, 0.0) + weights[fid] * STEM_WEIGHT
         terms = tuple(
             TermContribution(*row, fields=counts.get(row[1], {}))  # type: ignore[misc]
             for row in raw
@@ -804,7 +881,7 @@ class ToolIndex:
     @classmethod
     def _from_parts(
         cls,
-        tools: tuple[Tool, ...],
+        tools: tuple[Tool, ...] | LazyTools,
         engine: str,
         index: EngineIndex,
         field_weights: FieldWeights,
@@ -812,11 +889,20 @@ class ToolIndex:
     ) -> ToolIndex:
         self = cls.__new__(cls)
         self._tools = tools
-        self._by_name = {tool.name: i for i, tool in enumerate(tools)}
-        self._by_server = {}
-        for i, tool in enumerate(tools):
-            if tool.server is not None:
-                self._by_server.setdefault(tool.server, []).append(i)
+        if isinstance(tools, LazyTools):  # read the columns, decode no tool
+            names, servers = tools.names, tools.servers
+        else:
+            names, servers = [t.name for t in tools], [t.server for t in tools]
+        self._by_name = {name: i for i, name in enumerate(names)}
+        by_server: dict[str, list[int]] = {}
+        for i, server in enumerate(servers):
+            if server is not None:
+                ids = by_server.get(server)
+                if ids is None:
+                    by_server[server] = [i]
+                else:
+                    ids.append(i)
+        self._by_server = by_server
         # Derived from the tools alone, so not stored in a snapshot: the name table (select:,
         # the exact-name tier) and the keyword ranker's index are rebuilt on first use.
         self._name_table = None
@@ -839,14 +925,12 @@ class ToolIndex:
             >>> ToolIndex.from_bytes(index.to_bytes()).search("weather")[0].name
             'get_weather'
         """
-        meta = {
+        header = {
             "format": _SNAPSHOT_KIND,
-            "version": 1,
+            "version": _TOOL_SECTION_VERSION,
             "field_weights": dataclasses.asdict(self.field_weights),
-            "tools": [tool.to_dict() for tool in self._tools],
         }
-        blob = json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        return self._index.to_bytes(blob)
+        return self._index.to_bytes(encode_tool_section(self._tools, header))
 
     @classmethod
     def from_bytes(cls, data: bytes, *, engine: EngineName = "auto") -> ToolIndex:
@@ -859,34 +943,16 @@ class ToolIndex:
         name, engine_cls = _select_engine(engine)
         loader: Any = engine_cls  # from_bytes is static (Rust) or a class method (Python)
         index, blob = loader.from_bytes(data, with_metadata=True)
+        meta, tools = decode_tool_section(
+            bytes(blob), list(index.names), _SNAPSHOT_KIND, _TOOL_SECTION_VERSION
+        )
         try:
-            meta = json.loads(bytes(blob).decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            meta = None
-        if not isinstance(meta, dict) or meta.get("format") != _SNAPSHOT_KIND:
-            raise SnapshotError(
-                "This index snapshot holds no tools (it was saved by Index.save(), not "
-                "ToolIndex.save()). Load it with toolsift._core.Index.load(), or save a ToolIndex."
-            )
-        if not isinstance(meta.get("version"), int) or meta["version"] > 1:
-            raise SnapshotError(
-                f"The ToolIndex snapshot has tool-section version {meta.get('version')!r}, "
-                "newer than this toolsift reads. Upgrade toolsift, or rebuild the index and save "
-                "it again."
-            )
-        try:
-            tools = tuple(Tool.from_dict(record) for record in meta["tools"])
             weights = FieldWeights(**meta["field_weights"])
         except (KeyError, TypeError, ValueError) as exc:
             raise SnapshotError(
                 f"The ToolIndex snapshot's tool section is invalid ({exc}). Rebuild the index "
                 "and save it again."
             ) from None
-        if len(tools) != len(index) or any(t.name != n for t, n in zip(tools, index.names)):
-            raise SnapshotError(
-                "The ToolIndex snapshot's tools do not match its index. Rebuild the index and "
-                "save it again."
-            )
         return cls._from_parts(tools, name, index, weights, tuple(index.params))
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -960,7 +1026,12 @@ class ToolIndex:
         index = self._index.updated(
             [t.name for t in add], [_document(t, weights) for t in add], remove=sorted(drop)
         )
-        tools = tuple(t for i, t in enumerate(self._tools) if i not in drop) + add
+        old_tools = self._tools
+        tools: tuple[Tool, ...] | LazyTools
+        if isinstance(old_tools, LazyTools):  # a loaded index stays lazy: decode no kept tool
+            tools = old_tools.subset((i for i in range(len(old_tools)) if i not in drop), add)
+        else:
+            tools = tuple(t for i, t in enumerate(old_tools) if i not in drop) + add
         updated = ToolIndex._from_parts(tools, self.engine, index, self.field_weights, self.params)
         table = self._name_table
         if table is not None:  # carry the name table over instead of re-reading every tool
@@ -969,7 +1040,9 @@ class ToolIndex:
             for i in range(len(self._tools)):
                 new_ids.append(-1 if i in drop else j)
                 j += i not in drop
-            updated._name_table = table.remapped(tools, new_ids, len(tools) - len(add))
+            updated._name_table = table.remapped(
+                _name_source(tools), new_ids, len(tools) - len(add)
+            )
         return updated
 
     def replace_server(self, server: str, tools: Iterable[Tool]) -> ToolIndex:
@@ -989,11 +1062,21 @@ class ToolIndex:
                 raise ValueError(
                     f"tools[{i}] ({tool.name!r}) belongs to server {tool.server!r}, not {server!r}"
                 )
-        old = [t.name for t in self._tools if t.server == server]
+        names = self._names()
+        old = [names[i] for i in self._by_server.get(server, ())]
         return self.with_tools(add=tools, remove=old)
 
 
 _SNAPSHOT_KIND = "toolsift.ToolIndex"
+# 2: a header line with the server and MCP-name columns, then one JSON record per tool, so that
+# load() decodes a tool only when it is read (toolsift._lazytools). 1 (one JSON document) is
+# refused with a "rebuild" message.
+_TOOL_SECTION_VERSION = 2
+
+
+def _name_source(tools: Sequence[Tool] | LazyTools) -> Sequence[Any]:
+    """What the name table reads: the tools, or a loaded index's name columns (no decoding)."""
+    return tools.name_views() if isinstance(tools, LazyTools) else tools
 
 
 def _unpickle_tool_index(data: bytes, engine: str) -> ToolIndex:

@@ -19,10 +19,11 @@ Example:
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections.abc import Iterable, Sequence
 from typing import Union
 
-from .query import is_identifier, name_key, name_spans, without
+from .query import _QUOTED, MIN_SQUASHED_LENGTH, is_identifier, name_key, name_spans, without
 from .tools import Tool
 
 __all__ = ["NameTable", "MIN_KEY_LENGTH"]
@@ -33,8 +34,25 @@ MIN_KEY_LENGTH = 3
 # Above this many keys, suggestions do not scan every key with difflib (per-call work would be
 # proportional to the corpus); they use only the candidates the engine ranks.
 _SCAN_KEYS_BELOW = 20_000
+# The most keys whose "squashable" answer is memoised (bounded memory on huge tables).
+_SQUASHABLE_MEMO = 65_536
 
 _Ids = Union[int, list[int]]
+
+# The fast path of :meth:`NameTable.find_names` (ASCII text): every byte that is neither a
+# lowercase ASCII letter or digit nor one of the whitespace characters ``str.split`` splits ASCII
+# text on. Deleting them from the lowercased text leaves each word's normalised key (``name_key``)
+# in place (``bytes.translate`` does it three times faster than a regex).
+_ASCII_NOT_KEY = bytes(
+    b
+    for b in range(256)
+    if not (b < 128 and (chr(b).islower() or chr(b).isdigit() or chr(b).isspace()))
+)
+# The ASCII characters that are neither letters, digits nor whitespace: a word stripped of them
+# at both ends is its core.
+_ASCII_PUNCT = "".join(c for c in map(chr, range(128)) if not c.isalnum() and not c.isspace())
+#: Texts of at most this many words have the whole text as a name candidate (``name_spans``).
+_WHOLE_TEXT_WORDS = 8
 
 
 def _add(table: dict[str, _Ids], key: str, tool_id: int) -> None:
@@ -95,7 +113,7 @@ class NameTable:
         tools: the indexed tools; a tool's id is its position.
     """
 
-    __slots__ = ("_plain", "_qualified", "_tools")
+    __slots__ = ("_plain", "_qualified", "_squashable", "_tools")
 
     def __init__(self, tools: Sequence[Tool]) -> None:
         self._tools = tools
@@ -108,6 +126,7 @@ class NameTable:
             _index_tool(i, tool, plain, qualified, server_keys)
         self._plain = plain
         self._qualified = qualified
+        self._squashable: dict[str, bool] = {}
 
     def remapped(self, tools: Sequence[Tool], new_ids: Sequence[int], added_from: int) -> NameTable:
         """The table of an updated index (``ToolIndex.with_tools``) without re-reading kept tools.
@@ -140,6 +159,7 @@ class NameTable:
             _index_tool(i, tools[i], plain, qualified, server_keys)
         table._plain = plain
         table._qualified = qualified
+        table._squashable = {}
         return table
 
     def lookup_key(self, key: str) -> tuple[int, ...]:
@@ -180,7 +200,82 @@ class NameTable:
         an identifier (``search_graph``; not ``health`` or ``_health``). A name found twice (or
         two spans naming the same tools) is kept once, at its first position. Keys shorter than
         :data:`MIN_KEY_LENGTH` are skipped. Per query: one dict lookup per candidate.
+
+        Most queries name no tool. For those (long ASCII text without quotes) a few C-level
+        passes prove it without looking at each candidate (:meth:`_names_none`); every other
+        query takes the candidate-by-candidate path (:meth:`find_names_slow`), which is the
+        specification: both give the same list on every text.
         """
+        if self._names_none(text):
+            return []
+        return self.find_names_slow(text)
+
+    def _names_none(self, text: str) -> bool:
+        """True only if :meth:`find_names_slow` finds nothing in ``text`` (False: not known).
+
+        For ASCII text: every quoted phrase must name no tool. A word's key is the word
+        lowercased with every non-alphanumeric character removed (so one ``bytes.translate``
+        gives every word's key; their concatenation is the whole text's key), and a word can
+        name a tool only if its key is a key of the table. A key the text shares with the table
+        (a *hit*: ``search``, ``translate``) names nothing when every word with that key is that
+        word in lower, capitalised or upper case, edge punctuation aside (so not an identifier:
+        no separator, no hump), and no tool it could be a squashed name of has an identifier
+        name.
+        """
+        if not text.isascii():
+            return False
+        if "`" in text or '"' in text:
+            # A quoted phrase is a candidate of its own (it may span words): it must name nothing.
+            for m in _QUOTED.finditer(text):
+                key = name_key(next(g for g in m.groups() if g is not None).strip())
+                if len(key) >= MIN_KEY_LENGTH and self.lookup_key(key):
+                    return False
+        low = text.lower()
+        keys = low.encode().translate(None, _ASCII_NOT_KEY).decode().split()
+        plain, qualified = self._plain, self._qualified
+        if len(keys) <= _WHOLE_TEXT_WORDS and self.lookup_key("".join(keys)):
+            return False  # the whole text (a short one) names a tool
+        hits = plain.keys() & keys
+        hits.update(qualified.keys() & keys)
+        if "mcp" in low:
+            hits.update(k for k in keys if k.startswith("mcp") and k[3:] in qualified)
+        if not hits:
+            return True
+        words = text.split()
+        aligned = len(words) == len(keys)  # every word has a letter or digit: words[i] -> keys[i]
+        cores = None if aligned else list(map(str.strip, words, itertools.repeat(_ASCII_PUNCT)))
+        for key in hits:
+            if len(key) >= MIN_SQUASHED_LENGTH and self._is_squashable(key):
+                return False
+            # A word whose core is the key in lower, capitalised or upper case has no separator
+            # and no hump; if every word with this key is one, none of them is a name.
+            forms = {key, key.capitalize(), key.upper()}
+            if cores is not None:
+                if keys.count(key) != sum(cores.count(form) for form in forms):
+                    return False
+                continue
+            i = -1
+            for _ in range(keys.count(key)):
+                i = keys.index(key, i + 1)
+                if words[i].strip(_ASCII_PUNCT) not in forms:
+                    return False  # this word may be an identifier
+        return True
+
+    def _is_squashable(self, key: str) -> bool:
+        """Some tool with normalised name form ``key`` has an identifier name (a squashed word
+        ``key`` names it); memoised per key, as the hits of real queries repeat."""
+        known = self._squashable.get(key)
+        if known is None:
+            tools = self._tools
+            known = any(
+                is_identifier(tools[i].mcp_tool_name or tools[i].name) for i in self.lookup_key(key)
+            )
+            if len(self._squashable) < _SQUASHABLE_MEMO:
+                self._squashable[key] = known
+        return known
+
+    def find_names_slow(self, text: str) -> list[tuple[tuple[int, ...], str]]:
+        """:meth:`find_names`, candidate by candidate: the specification of the fast path."""
         out: list[tuple[tuple[int, ...], str]] = []
         seen: set[tuple[int, ...]] = set()
         tools = self._tools

@@ -26,6 +26,8 @@ from .tools import Tool
 
 __all__ = ["Match", "MatchReason", "QueryKind", "SearchResult"]
 
+_new = object.__new__
+
 MatchReason = Literal["select", "exact_name", "bm25", "keyword"]
 QueryKind = Literal["select", "keyword"]
 
@@ -53,6 +55,15 @@ class Match:
     def name(self) -> str:
         """The tool's canonical name."""
         return self.tool.name
+
+
+def new_match(tool: Tool, score: float, reason: MatchReason) -> Match:
+    """``Match(tool, score, reason)`` without the frozen dataclass's ``__init__`` (which sets each
+    field through ``object.__setattr__``): the same object, built in half the time. The search
+    path makes one per ranked tool."""
+    match = _new(Match)
+    match.__dict__.update(tool=tool, score=score, reason=reason, normalized_score=None)
+    return match
 
 
 def _frozen_suggestions(value: Mapping[str, tuple[str, ...]]) -> Mapping[str, tuple[str, ...]]:
@@ -95,6 +106,35 @@ class SearchResult(Sequence[Match]):
         object.__setattr__(self, "missing", tuple(self.missing))
         object.__setattr__(self, "notices", tuple(self.notices))
         object.__setattr__(self, "suggestions", _frozen_suggestions(self.suggestions))
+
+    @classmethod
+    def _keyword(
+        cls,
+        query: str,
+        limit: int,
+        matches: tuple[Match, ...],
+        notices: tuple[str, ...],
+        clamped: bool,
+        truncated: bool,
+        total_tools: int,
+    ) -> SearchResult:
+        """A keyword query's result, built as ``SearchResult(...)`` builds it (same fields, no
+        ``missing`` or ``suggestions``) without its ``__init__``/``__post_init__``: the arguments
+        are already tuples. The search path makes one per query."""
+        result = _new(cls)
+        result.__dict__.update(
+            query=query,
+            query_kind="keyword",
+            limit=limit,
+            matches=matches,
+            missing=(),
+            suggestions=MappingProxyType({}),
+            notices=notices,
+            clamped=clamped,
+            truncated=truncated,
+            total_tools=total_tools,
+        )
+        return result
 
     @overload
     def __getitem__(self, index: int) -> Match: ...

@@ -45,6 +45,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from . import _fallback
+from ._analysis import DEFAULT_PROFILE, ProfileName, check_profile
 from .errors import DiscoveryError, DuplicateToolError
 from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, EngineName, ToolIndex
 from .loaders import from_mcp
@@ -176,6 +177,8 @@ class DiscoverySession:
         summaries: one-line summaries of servers, by name, for the meta-tool description.
         auto_max_tools, auto_max_tokens: the thresholds of ``mode="auto"`` (40 and 16,000).
         engine: the ranking engine of the indexes (see :class:`~toolsift.ToolIndex`).
+        profile: the analysis profile of the indexes (see :class:`~toolsift.ToolIndex`):
+            ``"english"`` (default) or ``"seed"``, seed 000's exact ranking.
         meta_tool_name: the name of the search meta-tool, used in error messages.
         rebuild_on_activation: index the hidden tools only and rebuild after activations, so
             scores are exactly seed 000's (default); ``False`` indexes active tools too and
@@ -189,7 +192,7 @@ class DiscoverySession:
         >>> from toolsift import DiscoverySession, default_tools
         >>> session = DiscoverySession(default_tools(), mode="all")
         >>> session.search("open a pull request", limit=2).activated
-        ('mcp__github__merge_pull_request', 'mcp__github__create_pull_request')
+        ('mcp__github__create_pull_request', 'mcp__github__merge_pull_request')
     """
 
     def __init__(
@@ -205,8 +208,10 @@ class DiscoverySession:
         engine: EngineName = "auto",
         meta_tool_name: str = META_TOOL_NAME,
         rebuild_on_activation: bool = True,
+        profile: ProfileName = DEFAULT_PROFILE,
     ) -> None:
         _check_mode(mode)
+        self._profile: ProfileName = check_profile(profile)
         self._lock = threading.RLock()  # guards every field below
         self._build_lock = threading.Lock()  # one snapshot build at a time
         self._mode: DiscoveryMode = mode
@@ -661,9 +666,14 @@ class DiscoverySession:
             snapshot = _Snapshot(
                 key=key,
                 discoverable=_derive(
-                    previous.discoverable if previous else None, discoverable, self._engine
+                    previous.discoverable if previous else None,
+                    discoverable,
+                    self._engine,
+                    self._profile,
                 ),
-                fixed=_derive(previous.fixed if previous else None, fixed, self._engine),
+                fixed=_derive(
+                    previous.fixed if previous else None, fixed, self._engine, self._profile
+                ),
                 names=frozenset(t.name for t in discoverable),
             )
             with self._lock:
@@ -679,7 +689,9 @@ class DiscoverySession:
         return tuple(n for n in self._selected if n in names)
 
 
-def _derive(previous: ToolIndex | None, tools: list[Tool], engine: EngineName) -> ToolIndex:
+def _derive(
+    previous: ToolIndex | None, tools: list[Tool], engine: EngineName, profile: ProfileName
+) -> ToolIndex:
     """An index over ``tools``: the previous snapshot's index updated in place of a rebuild when
     few tools changed (an activation moves one or a few tools out of the hidden corpus).
 
@@ -688,13 +700,13 @@ def _derive(previous: ToolIndex | None, tools: list[Tool], engine: EngineName) -
     names are unique, so no ranking depends on it.
     """
     if previous is None or previous.engine != _resolved(engine, previous):
-        return ToolIndex(tools, engine=engine)
+        return ToolIndex(tools, engine=engine, profile=profile)
     old = {t.name: t for t in previous.tools}
     new = {t.name for t in tools}
     remove = [name for name in old if name not in new]
     add = [t for t in tools if old.get(t.name) is not t]
     if len(remove) + len(add) > max(_UPDATE_AT_MOST, len(tools) // 4):
-        return ToolIndex(tools, engine=engine)
+        return ToolIndex(tools, engine=engine, profile=profile)
     if not remove and not add:
         return previous
     return previous.with_tools(add=add, remove=remove)

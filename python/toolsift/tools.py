@@ -134,6 +134,27 @@ def _thaw(value: Any) -> Any:
     return value
 
 
+def tool_aliases(name: str, server: str | None, mcp_tool_name: str | None) -> tuple[str, ...]:
+    """:meth:`Tool.aliases` from the three fields it depends on.
+
+    Example:
+        >>> tool_aliases("mcp__fs__read_file", "fs", "read_file")
+        ('mcp__fs__read_file', 'read_file', 'fs.read_file', 'fs/read_file')
+    """
+    forms = [name]
+    if server is not None:
+        tool = mcp_tool_name if mcp_tool_name is not None else name
+        prefix = f"mcp__{_sanitize_part(server)}__"
+        if name.startswith(prefix) and len(name) > len(prefix):
+            plain = name[len(prefix) :]
+        else:
+            plain = _sanitize_part(tool)
+        forms += [tool, f"{server}.{tool}", f"{server}/{tool}", plain]
+    elif mcp_tool_name is not None:
+        forms.append(mcp_tool_name)
+    return tuple(dict.fromkeys(forms))
+
+
 @dataclass(frozen=True, **_SLOTS)
 class Tool:
     """One tool definition, immutable, equal by value and hashed by ``name``.
@@ -264,20 +285,7 @@ class Tool:
         is the sanitised tool part of the canonical name. A non-MCP tool answers to its name and,
         if set, ``mcp_tool_name``. The forms are returned raw; matching is left to the caller.
         """
-        forms = [self.name]
-        raw = self.mcp_tool_name
-        server = self.server
-        if server is not None:
-            tool = raw if raw is not None else self.name
-            prefix = f"mcp__{_sanitize_part(server)}__"
-            if self.name.startswith(prefix) and len(self.name) > len(prefix):
-                plain = self.name[len(prefix) :]
-            else:
-                plain = _sanitize_part(tool)
-            forms += [tool, f"{server}.{tool}", f"{server}/{tool}", plain]
-        elif raw is not None:
-            forms.append(raw)
-        return tuple(dict.fromkeys(forms))
+        return tool_aliases(self.name, self.server, self.mcp_tool_name)
 
     def to_mcp(self) -> dict[str, Any]:
         """The tool as an MCP ``tools/list`` entry, under its raw MCP name.

@@ -8,6 +8,7 @@ use crate::error::Error;
 pyo3::import_exception!(toolsift.errors, QueryError);
 pyo3::import_exception!(toolsift.errors, LimitError);
 pyo3::import_exception!(toolsift.errors, SnapshotError);
+pyo3::import_exception!(toolsift.errors, ProfileError);
 
 impl From<Error> for PyErr {
     fn from(err: Error) -> PyErr {
@@ -16,6 +17,7 @@ impl From<Error> for PyErr {
             Error::EmptyQuery | Error::NoSearchableTerms => QueryError::new_err(msg),
             Error::InvalidLimit(_) => LimitError::new_err(msg),
             Error::Snapshot(_) => SnapshotError::new_err(msg),
+            Error::UnknownProfile(_) => ProfileError::new_err(msg),
             Error::InvalidParameter(..) | Error::InvalidDocument(_) => PyValueError::new_err(msg),
         }
     }

@@ -4,12 +4,13 @@ use std::collections::HashSet;
 
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyBytes, PyTuple};
 
 use std::path::PathBuf;
 
 use super::scale;
 use super::text::{extract_text, type_name};
+use crate::analysis::Profile;
 use crate::index::{Index, PrefixOptions, SearchOptions};
 
 /// One term of an explanation: (term, matched, prefix, qtf, idf, tf, norm, contribution).
@@ -107,7 +108,10 @@ fn extract_options(
 #[pymethods]
 impl PyIndex {
     #[new]
-    #[pyo3(signature = (names, documents, field_weights, *, k1 = 1.2, b = 0.75, delta = 1.0))]
+    #[pyo3(signature = (
+        names, documents, field_weights, *, k1 = 1.2, b = 0.75, delta = 1.0, profile = "seed"
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         names: &Bound<'_, PyAny>,
@@ -116,12 +120,15 @@ impl PyIndex {
         k1: f64,
         b: f64,
         delta: f64,
+        profile: &str,
     ) -> PyResult<Self> {
+        let profile = Profile::parse(profile)?;
         let names: Vec<String> = names
             .try_iter()?
             .map(|n| n.and_then(|n| extract_text(&n, "name").map(|s| s.into_owned())))
             .collect::<PyResult<_>>()?;
-        let inner = scale::build_pipelined(py, names, documents, field_weights, (k1, b, delta))?;
+        let inner =
+            scale::build_pipelined(py, names, documents, field_weights, (k1, b, delta), profile)?;
         Ok(PyIndex { inner })
     }
 
@@ -191,7 +198,7 @@ impl PyIndex {
             0.0,
             false,
         )?;
-        let tokens = crate::tokenize::tokenize(&query);
+        let tokens = self.inner.query_terms(&query);
         Ok(self.inner.score_documents(&tokens, &docs, &options)?)
     }
 
@@ -216,7 +223,7 @@ impl PyIndex {
             0.0,
             false,
         )?;
-        let tokens = crate::tokenize::tokenize(&query);
+        let tokens = self.inner.query_terms(&query);
         let terms = self
             .inner
             .explain(&tokens, doc, &options)?
@@ -242,6 +249,12 @@ impl PyIndex {
         self.inner.len()
     }
 
+    /// The analysis profile the index was built with (``"seed"`` or ``"english"``).
+    #[getter]
+    fn profile(&self) -> &'static str {
+        self.inner.profile().name()
+    }
+
     #[getter]
     fn vocabulary_size(&self) -> usize {
         self.inner.vocabulary_size()
@@ -263,9 +276,10 @@ impl PyIndex {
 
     fn __repr__(&self) -> String {
         format!(
-            "<toolsift._core.Index documents={} terms={}>",
+            "<toolsift._core.Index documents={} terms={} profile={}>",
             self.inner.len(),
-            self.inner.vocabulary_size()
+            self.inner.vocabulary_size(),
+            self.inner.profile().name()
         )
     }
 
@@ -327,8 +341,14 @@ impl PyIndex {
         data: &Bound<'_, PyAny>,
         with_metadata: bool,
     ) -> PyResult<Py<PyAny>> {
+        // Borrow bytes (immutable, kept alive by the caller) instead of copying them.
+        if let Ok(b) = data.cast::<PyBytes>() {
+            let bytes = b.as_bytes();
+            let (inner, meta) = py.detach(|| Index::from_bytes_borrowed(bytes))?;
+            return scale::loaded(py, PyIndex { inner }, meta, with_metadata);
+        }
         let data = scale::extract_bytes(data)?;
-        let (inner, meta) = py.detach(|| Index::from_bytes(&data))?;
+        let (inner, meta) = py.detach(|| Index::from_bytes_borrowed(&data))?;
         scale::loaded(py, PyIndex { inner }, meta, with_metadata)
     }
 
@@ -343,10 +363,15 @@ impl PyIndex {
     #[staticmethod]
     #[pyo3(signature = (path, *, with_metadata = false))]
     fn load(py: Python<'_>, path: PathBuf, with_metadata: bool) -> PyResult<Py<PyAny>> {
-        let (inner, meta) = py.detach(|| -> PyResult<(Index, Vec<u8>)> {
+        let (inner, data, start, len) = py.detach(|| -> PyResult<_> {
             let data = std::fs::read(&path)?;
-            Ok(Index::from_bytes(&data)?)
+            let (inner, meta) = Index::from_bytes_borrowed(&data)?;
+            // Where the metadata sits in `data`, so it is copied once, into Python bytes.
+            let start = meta.as_ptr() as usize - data.as_ptr() as usize;
+            let len = meta.len();
+            Ok((inner, data, start, len))
         })?;
+        let meta = &data[start..start + len];
         scale::loaded(py, PyIndex { inner }, meta, with_metadata)
     }
 

@@ -16,6 +16,34 @@ fn tokenize(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     Ok(py.detach(|| crate::tokenize::tokenize(&text)))
 }
 
+/// The terms an index with `profile` makes of `text`: its query terms (`query=True`), or its
+/// document terms, each plain term followed by its stemmed copy where the profile makes one.
+#[pyfunction]
+#[pyo3(signature = (text, *, profile = "english", query = false))]
+fn analyze(
+    py: Python<'_>,
+    text: &Bound<'_, PyAny>,
+    profile: &str,
+    query: bool,
+) -> PyResult<Vec<String>> {
+    let text = text::extract_text(text, "text")?;
+    let profile = crate::analysis::Profile::parse(profile)?;
+    Ok(py.detach(|| {
+        if query {
+            return profile.query_terms(&text);
+        }
+        let mut out = Vec::new();
+        let mut tokenizer = crate::tokenize::Tokenizer::new();
+        profile.for_each_term(&mut tokenizer, &text, |t| {
+            out.push(t.to_owned());
+            if profile.stems() {
+                out.push(crate::analysis::stem_copy(t));
+            }
+        });
+        out
+    }))
+}
+
 /// Sets the scoring path of every thread: "auto" (the default), "exhaustive" or "pruned".
 /// For tests and benches: every path returns the same results.
 #[pyfunction]
@@ -40,6 +68,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<index::PyIndex>()?;
     m.add_class::<keyword::PyKeywordIndex>()?;
     m.add_function(wrap_pyfunction!(tokenize, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze, m)?)?;
+    m.add(
+        "STOPWORDS_EN",
+        crate::analysis::stopwords().collect::<Vec<_>>(),
+    )?;
     m.add_function(wrap_pyfunction!(_set_scoring_mode, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

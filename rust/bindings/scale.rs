@@ -70,12 +70,12 @@ pub fn extract_bytes(data: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
 pub fn loaded(
     py: Python<'_>,
     index: PyIndex,
-    metadata: Vec<u8>,
+    metadata: &[u8],
     with_metadata: bool,
 ) -> PyResult<Py<PyAny>> {
     let index = Bound::new(py, index)?.into_any();
     if with_metadata {
-        let meta = PyBytes::new(py, &metadata).into_any();
+        let meta = PyBytes::new(py, metadata).into_any();
         Ok(PyTuple::new(py, [index, meta])?.into_any().unbind())
     } else {
         Ok(index.unbind())
@@ -120,6 +120,7 @@ pub fn build_pipelined(
     documents: &Bound<'_, PyAny>,
     field_weights: Vec<f64>,
     (k1, b, delta): (f64, f64, f64),
+    profile: crate::analysis::Profile,
 ) -> PyResult<Index> {
     let weights = Arc::new(field_weights);
     // Bad weights fail below, after conversion; don't tokenize with them meanwhile.
@@ -132,7 +133,7 @@ pub fn build_pipelined(
         if tokenize {
             let (tx, weights) = (tx.clone(), Arc::clone(&weights));
             rayon::spawn(move || {
-                let out = tokenize_chunk(c * CHUNK_DOCS, &chunk, &weights);
+                let out = tokenize_chunk(c * CHUNK_DOCS, &chunk, &weights, profile);
                 // The receiver outlives every task (it drains the channel); ignore a closed one.
                 let _ = tx.send((c, out));
             });
@@ -187,7 +188,7 @@ pub fn build_pipelined(
                 })
             })
             .collect::<crate::error::Result<Vec<Chunk>>>()?;
-        let index = Index::from_chunks(names, chunks, weights, params);
+        let index = Index::from_chunks(names, chunks, weights, params, profile);
         release_free_memory();
         index
     })

@@ -1,0 +1,238 @@
+"""The search path's shortcuts give exactly what the general path gives.
+
+``ToolIndex.search`` skips work on the common query: ``NameTable.find_names`` proves "no name
+here" with a few C-level passes (else ``find_names_slow``, the specification), ``parse_query``
+takes a shortcut when there is no ``select:`` or ``+word``, validated options are cached, and
+``Match`` / ``SearchResult`` objects are built without their dataclass ``__init__``. Hypothesis
+checks each shortcut against the general path on arbitrary text, tables and options.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from toolsift import Match, QueryError, SearchResult, Tool, ToolIndex
+from toolsift import index as index_module
+from toolsift import query as query_module
+from toolsift.names import NameTable
+from toolsift.query import parse_query
+from toolsift.result import new_match
+
+# Words that are tool names in TOOLS (plain, squashed, camelCase, with separators, with the mcp
+# prefix), ordinary words, punctuation, quotes and a few non-ASCII spellings.
+PIECES = [
+    "read", "file", "read_file", "readFile", "READ-FILE", "readfile", "search", "searchgraph",
+    "search_graph", "Search", "graph.", "(search)", "fs/read_file", "fs.read_file", "mcp",
+    "mcpfsreadfile", "mcp__fs__read_file", "weather", "weather,", "get", "getWeather",
+    "e.g.", "well-formatted", "WeChat", "a", "go", "ls", "+slack", "+", "select:", "Select:",
+    "ſelect:", "`search`", '"read file"', "“fetch”", "`", '"', "café", "ﬁle", "日本語", "_",
+    "-", "/", ".", "x_y", "trace_path", "tracepath", "hello", "health", "_health",
+    "\t", "\x1c", "\u00a0", "\u2003", "\n", "Search", "SEARCH", "SeArch", "Search.", "Readfile",
+    "mp3", "Mp3", "MP3", "mP3", "m-p3", "123", "1-2-3", "1_23", "Hello", "HELLO", "heLLo",
+]  # fmt: skip
+word = st.sampled_from(PIECES) | st.text(max_size=6)
+# A phrase in backticks or (typographic) double quotes: a name candidate of its own.
+quoted = st.tuples(
+    st.sampled_from(["`", '"', "\u201c"]), st.lists(word, min_size=1, max_size=3).map(" ".join)
+).map(lambda qp: qp[0] + qp[1] + {"`": "`", '"': '"', "\u201c": "\u201d"}[qp[0]])
+piece = word | quoted
+# Long queries of mostly ordinary words, some of them keys of the table ("search", "hello"), as
+# most real queries are: the shortcut decides these without the candidate-by-candidate path.
+ORDINARY = [
+    "please", "the", "a", "of", "to", "find", "show", "me", "data", "for", "search", "Search",
+    "search,", "SEARCH", "(search)", "weather", "Weather.", "hello!", "Hello", "HELLO", "mp3",
+    "MP3", "123", "read", "file", "-", "&", "...", "e.g.", "health", "Health", "tracepath",
+    "m-p3", "he-llo", "heLlo", "1-2-3", "seaRch", "(he_llo)", "mcp__fs__read_file",
+    "mcpfsreadfile", "MCP-W-Search", "mcp", "mcpwechatread",
+]  # fmt: skip
+ordinary = st.sampled_from(ORDINARY)
+long_texts = st.lists(ordinary, min_size=9) | st.lists(
+    st.one_of(ordinary, ordinary, ordinary, ordinary, piece), min_size=9
+)
+texts = (
+    st.lists(piece, min_size=0, max_size=16).map(" ".join)
+    | long_texts.map(" ".join)
+    | st.text(max_size=40)
+)
+
+TOOLS = [
+    Tool(name="read_file", description="Read a file from disk"),
+    Tool(name="mcp__fs__read_file", server="fs", mcp_tool_name="read_file", description="Read"),
+    Tool(name="search_graph", description="Search the code graph"),
+    Tool(name="search", description="Search the web"),
+    Tool(name="mcp__w__search", server="w", mcp_tool_name="search", description="Web search"),
+    Tool(name="getWeather", description="Current weather for a city"),
+    Tool(name="weather", description="The weather"),
+    Tool(name="trace_path", description="Trace a call path"),
+    Tool(name="_health", description="Health check"),
+    Tool(name="hello", description="Say hello"),
+    Tool(name="ls", description="List a directory"),
+    Tool(name="café_menu", description="Menu of the café"),
+    Tool(name="wellformatted", description="Formats text"),
+    Tool(name="mcp__wechat__read", server="wechat", mcp_tool_name="read", description="Read"),
+    Tool(name="mp3", description="Play an mp3"),
+    Tool(name="123", description="Numbers"),
+    Tool(name="mcp__m__123", server="m", mcp_tool_name="123", description="More numbers"),
+]
+tool_subsets = st.lists(st.sampled_from(range(len(TOOLS))), unique=True).map(
+    lambda ids: [TOOLS[i] for i in sorted(ids)]
+)
+
+
+@given(tools=tool_subsets, text=texts)
+def test_find_names_equals_the_candidate_by_candidate_path(tools, text):
+    table = NameTable(tools)
+    assert table.find_names(text) == table.find_names_slow(text)
+    assert table.find_names(text) == table.find_names_slow(text)  # memoised answers too
+
+
+def test_find_names_shortcut_decides_the_common_query():
+    table = NameTable(TOOLS)
+    text = "please look up the forecast for tomorrow and tell me whether to take an umbrella"
+    assert table._names_none(text)
+    assert table.find_names(text) == []
+    capitalised = "Search the web for the forecast of tomorrow and tell me whether to take one"
+    assert table._names_none(capitalised)
+    named = "please read the file with readFile and then look up the forecast for tomorrow"
+    assert not table._names_none(named)
+    assert [ids for ids, _ in table.find_names(named)] == [(0, 1)]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["ſelect:read_file", "Select: read_file", "select:a,b", "s +x", "search files", "+x y"],
+)
+def test_parse_query_shortcut_leaves_select_and_required_to_the_general_path(query):
+    assert parse_query(query) == _parse_general(query, 500)
+
+
+def _parse_general(query, max_length):
+    saved = query_module._FAST_PARSE
+    query_module._FAST_PARSE = False
+    try:
+        return parse_query(query, max_length=max_length)
+    finally:
+        query_module._FAST_PARSE = saved
+
+
+def _outcome(call):
+    try:
+        return call()
+    except (QueryError, ValueError, TypeError) as exc:
+        return type(exc), str(exc)
+
+
+@given(query=texts, max_length=st.integers(0, 50) | st.just(500))
+def test_parse_query_shortcut_equals_the_general_path(query, max_length):
+    fast = _outcome(lambda: parse_query(query, max_length=max_length))
+    assert fast == _outcome(lambda: _parse_general(query, max_length))
+    assert repr(fast) == repr(_outcome(lambda: _parse_general(query, max_length)))
+
+
+@pytest.fixture(scope="module", params=["rust", "python"])
+def catalogue_index(request):
+    from .conftest import HAVE_RUST
+
+    if request.param == "rust" and not HAVE_RUST:
+        pytest.skip("toolsift._core is not built")
+    return ToolIndex(TOOLS, engine=request.param)
+
+
+options = st.fixed_dictionaries(
+    {},
+    optional={
+        "limit": st.none() | st.integers(-1, 30) | st.just(8.0) | st.just(True),
+        "ranker": st.sampled_from(["bm25", "keyword", "nope"]),
+        "exact_names": st.booleans() | st.just(1),
+        "prefix_fraction": st.sampled_from([0.0, 0.5, 1, -1.0, float("nan")]),
+        "prefix_min_len": st.integers(0, 5),
+        "max_expansions": st.integers(0, 4),
+        "threshold": st.sampled_from([0.0, 0.5, 3.0, -1.0]),
+        "relative_floor": st.sampled_from([0.0, 0.5, 1.0, 1.5]),
+        "coverage": st.booleans(),
+        "normalize": st.booleans(),
+        "max_limit": st.integers(0, 30),
+        "max_query_length": st.integers(0, 60) | st.just(500),
+        "exclude": st.just(()) | st.just(("search",)) | st.just([]),
+        "servers": st.none() | st.just(("fs",)),
+    },
+)
+
+
+def _search_general(index, query, opts, monkeypatch):
+    """``search`` with every shortcut off: no request cache, no parse shortcut, every name
+    candidate looked up, and results built through the dataclass constructors."""
+    with monkeypatch.context() as m:
+        m.setattr(index_module, "_REQUEST_CACHE_SIZE", 0)
+        m.setattr(index_module, "_REQUESTS", {})
+        m.setattr(query_module, "_FAST_PARSE", False)
+        m.setattr(NameTable, "find_names", NameTable.find_names_slow)
+        m.setattr(index_module, "new_match", Match)
+        return _outcome(lambda: index.search(query, **opts))
+
+
+@given(query=texts, opts=options)
+def test_search_shortcuts_equal_the_general_path(catalogue_index, query, opts):
+    monkeypatch = pytest.MonkeyPatch()
+    want = _search_general(catalogue_index, query, opts, monkeypatch)
+    for _ in range(2):  # cold, then with the options' request cached
+        got = _outcome(lambda: catalogue_index.search(query, **opts))
+        assert got == want
+        assert repr(got) == repr(want)
+        if isinstance(got, SearchResult):
+            assert [m.normalized_score for m in got] == [m.normalized_score for m in want]
+
+
+def test_cached_options_are_checked_again_when_their_types_differ():
+    index = ToolIndex(TOOLS, engine="python")
+    assert index.search("read file", 8)
+    with pytest.raises(ValueError):
+        index.search("read file", 8.0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        index.search("read file", 8, prefix_fraction=[0.5])  # type: ignore[arg-type]
+    with pytest.raises(QueryError):
+        index.search("   ", 8)  # cached options, and the query is still checked
+
+
+def test_fast_result_objects_equal_the_dataclass_ones():
+    tool = TOOLS[0]
+    match = new_match(tool, 1.5, "bm25")
+    assert match == Match(tool, 1.5, "bm25")
+    assert repr(match) == repr(Match(tool, 1.5, "bm25"))
+    assert hash(match) == hash(Match(tool, 1.5, "bm25"))
+    assert pickle.loads(pickle.dumps(match)) == match
+    assert copy.copy(match) == match
+    fast = SearchResult._keyword("q", 8, (match,), ("n",), True, False, 3)
+    slow = SearchResult(
+        query="q",
+        query_kind="keyword",
+        limit=8,
+        matches=(match,),
+        notices=("n",),
+        clamped=True,
+        truncated=False,
+        total_tools=3,
+    )
+    assert fast == slow
+    assert repr(fast) == repr(slow)
+    assert dict(fast.suggestions) == {} and fast.missing == ()
+    with pytest.raises(AttributeError):
+        fast.limit = 3  # type: ignore[misc]
+
+
+def test_every_search_option_is_part_of_the_request_cache_key():
+    # ToolIndex.search caches validated options under a key spelled out by hand; a new option
+    # must join that key (or make the call uncacheable), or cached calls would ignore it.
+    import inspect
+
+    params = set(inspect.signature(ToolIndex.search).parameters) - {"self", "query"}
+    in_key = {
+        "limit", "ranker", "exact_names", "prefix_fraction", "prefix_min_len", "max_expansions",
+        "threshold", "relative_floor", "coverage", "normalize", "max_limit", "max_query_length",
+    }  # fmt: skip
+    uncached_unless_empty = {"exclude", "servers"}
+    assert params == in_key | uncached_unless_empty
