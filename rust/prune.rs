@@ -1,22 +1,27 @@
-//! Exact dynamic pruning for top-k search: MaxScore, document at a time, with block-max bounds.
+//! Exact dynamic pruning for top-k search: MaxScore, document at a time, with term bounds and
+//! bitmaps of the dense terms.
 //!
 //! The exhaustive loop (`Index::accumulate`, or `blocked.rs` past 256k documents) adds every
-//! posting of every query term into an accumulator. Here the query terms are instead walked
-//! together in document order, and a document is only scored when it *can* enter the top k:
+//! posting of every query term into an accumulator. Here the query's posting lists are instead
+//! walked together in document order, and a document is only scored when it *can* enter the top k:
 //!
-//! * **Bounds.** At build (and after a snapshot load or an update: `build::assemble`), each term's
-//!   postings are cut into blocks of [`BLOCK`]; each block stores an upper bound of
-//!   `tf·(k1+1)/(tf+norm) + δ` over its postings (rounded *up* to `f32`), and each term the
-//!   maximum of its blocks. A query term's contribution `qtf · idf · (…)` (times the prefix
-//!   fraction for a prefix term) is then bounded by the same product with the stored maximum:
-//!   multiplication rounds monotonically, so the bound holds in floating point too.
-//! * **MaxScore.** Terms are sorted by their upper bound; the longest prefix whose bounds sum to
-//!   less than θ (the k-th best score so far, or the absolute threshold if larger) is
-//!   *non-essential*: a document found only in those terms cannot reach θ, so only documents of
-//!   the essential terms are visited.
-//! * **Block-max.** For a visited document, the non-essential terms' bounds are replaced by the
-//!   bounds of their blocks holding that document, then by their exact contributions (highest
-//!   bound first); the document is dropped as soon as the total cannot reach θ.
+//! * **Bounds.** At build (and after a snapshot load or an update: `build::assemble`, from the
+//!   postings; nothing is stored in snapshots), each term gets an upper bound of
+//!   `tf·(k1+1)/(tf+norm) + δ` over its postings, rounded *up* to `f32`. A list's contribution
+//!   `qtf · idf · (…)` (times the prefix fraction for a prefix expansion) is then bounded by the
+//!   same product with the stored maximum: multiplication rounds monotonically, so the bound holds
+//!   in floating point too. Each *dense* term (in at least 1/[`DENSE`] of the documents) also gets
+//!   a bitmap of its documents.
+//! * **MaxScore.** Lists are sorted by bound; the longest prefix whose bounds sum to less than θ
+//!   (the k-th best score so far, or the absolute threshold if larger) is *non-essential*: a
+//!   document found only in those lists cannot reach θ, so only documents of the essential lists
+//!   are visited.
+//! * **Per document**, the bound is tightened step by step and the document dropped as soon as it
+//!   cannot reach θ: the bounds of the essential lists holding it plus all non-essential bounds;
+//!   then the non-essential dense terms whose bitmaps lack it drop out (largest bound first); then
+//!   the exact essential contributions; then the exact non-essential ones (galloping search).
+//!   Per-block maxima (64 postings) were tried first and pruned almost nothing on these
+//!   catalogues (BM25+'s δ keeps every block's maximum near its term's), hence the bitmaps.
 //!
 //! Every comparison against θ keeps a relative safety margin of [`MARGIN`] (the bounds are sums in
 //! a different order than the score), and a document is only dropped when it is *strictly* below
@@ -32,7 +37,7 @@
 //! enters the heap (θ only ever comes from documents that passed them, so pruning against it is
 //! safe), the threshold also raises θ, and the relative floor is applied to the final top k as
 //! in the exhaustive path. A prefix term is one query term whose postings are its expansions'
-//! (its contribution is the best expansion's, its bound the largest expansion bound).
+//! (its contribution is the best expansion's; its lists' bounds are summed, a looser bound).
 //! `score_documents` and `explain` keep the exhaustive path.
 //!
 //! **When.** [`ScoringMode::Auto`] (the default) prunes a query whose lists hold at least
@@ -171,7 +176,7 @@ impl ScoringMode {
 /// Below this many postings (summed over the query's lists) `Auto` keeps the exhaustive loop:
 /// its accumulator is then in cache and it beats the pruned loop's per-document bookkeeping
 /// (measured on the synthetic catalogues and mcp_mixed; see BENCHMARKS.md).
-pub const MIN_POSTINGS: usize = 20_000;
+pub const MIN_POSTINGS: usize = 12_000;
 
 /// The process-wide mode (`ScoringMode as u8`), set from Python through `_set_scoring_mode`.
 static GLOBAL_MODE: AtomicU8 = AtomicU8::new(0);
