@@ -7,7 +7,7 @@ import warnings
 import pytest
 import toolsift
 from toolsift import DuplicateToolError, LimitError, QueryError, Tool, ToolIndex
-from toolsift import index as index_module
+from toolsift import _engines as engines_module
 
 TOOLS = [
     Tool(name="create_issue", description="Open a new issue in a GitHub repository"),
@@ -80,8 +80,8 @@ def test_field_weights_are_configurable(engine):
 
 
 def test_auto_falls_back_to_python_with_one_warning(monkeypatch):
-    monkeypatch.setattr(index_module, "_rust_index_class", lambda: None)
-    monkeypatch.setattr(index_module, "_warned_fallback", False)
+    monkeypatch.setattr(engines_module, "rust_index_class", lambda: None)
+    monkeypatch.setattr(engines_module, "_warned_fallback", False)
     with pytest.warns(RuntimeWarning, match="pure-Python engine"):
         first = ToolIndex(TOOLS)
     with warnings.catch_warnings():

@@ -13,9 +13,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import os
 import threading
-import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -23,8 +21,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from . import _fallback, _keyword
 from ._analysis import DEFAULT_PROFILE, STEM_WEIGHT, ProfileName, check_profile, stem_copy
 from ._analysis import terms as analysed_terms
-from ._lazytools import LazyTools, decode_tool_section, encode_tool_section
-from .errors import DuplicateToolError, EngineUnavailableError, LimitError, SnapshotError
+from ._documents import FieldWeights
+from ._documents import document as _document
+from ._engines import EngineName, available_engines
+from ._engines import select_engine as _select_engine
+from ._lazytools import LazyTools
+from ._persist import SnapshotsAndUpdates, _name_source
+from .errors import DuplicateToolError, LimitError
 from .explain import Explanation, TermContribution
 from .names import NameTable
 from .query import DEFAULT_MAX_QUERY_LENGTH, ParsedQuery, parse_query
@@ -43,7 +46,6 @@ __all__ = [
     "available_engines",
 ]
 
-EngineName = Literal["auto", "rust", "python"]
 Ranker = Literal["bm25", "keyword"]
 
 DEFAULT_LIMIT = 8
@@ -53,32 +55,6 @@ DEFAULT_MAX_LIMIT = 25
 DEFAULT_PREFIX_FRACTION = 0.5
 #: The most tools one name of the query brings into the exact-name tier.
 EXACT_NAME_MAX_TOOLS = 3
-
-
-@dataclass(frozen=True)
-class FieldWeights:
-    """How much one token of each field adds to a tool's term frequency (seed 000's weights).
-
-    A weight of 0 leaves the field out of the index. ``search_hint`` (seed 001's curated phrase)
-    and ``description`` (whose first 200 characters are already the summary) are toolsift's own.
-
-    Example:
-        >>> FieldWeights(summary=3.0).summary
-        3.0
-    """
-
-    name: float = 6.0
-    label: float = 4.0
-    server: float = 2.0
-    mcp_tool_name: float = 4.0
-    summary: float = 2.0
-    schema_key: float = 1.0
-    search_hint: float = 4.0
-    description: float = 0.0
-    title: float = 0.0
-
-    def as_list(self) -> list[float]:
-        return [float(getattr(self, f.name)) for f in dataclasses.fields(self)]
 
 
 def _checked_limit(limit: int | None, ranker: str, max_limit: int, max_query_length: int) -> int:
@@ -122,73 +98,8 @@ class _Request:
 _REQUESTS: dict[tuple[Any, ...], _Request] = {}
 _REQUEST_CACHE_SIZE = 64
 
-# Field ids: positions in FieldWeights, in the order the seed builds its document.
-_NAME, _LABEL, _SERVER, _MCP, _SUMMARY, _KEY, _HINT, _DESCRIPTION, _TITLE = range(9)
 
-
-def _document(tool: Tool, weights: list[float]) -> list[tuple[int, str]]:
-    """A tool's indexed fields as ``(field id, text)`` pairs; empty ones are left out."""
-    fields: list[tuple[int, str]] = [(_NAME, tool.name), (_LABEL, tool.display_label)]
-    if tool.server:
-        fields.append((_SERVER, tool.server))
-    if tool.server and tool.mcp_tool_name:
-        fields.append((_MCP, tool.mcp_tool_name))
-    fields.append((_SUMMARY, tool.display_summary))
-    fields.extend((_KEY, key) for key in tool.schema_keys)
-    if tool.search_hint:
-        fields.append((_HINT, tool.search_hint))
-    # The full description always goes in: at weight 0 it is not scored, but the engine keeps its
-    # words as presence postings so that a required ``+term`` finds them.
-    fields.append((_DESCRIPTION, tool.description))
-    if tool.title and weights[_TITLE]:
-        fields.append((_TITLE, tool.title))
-    return [(f, text) for f, text in fields if text]
-
-
-_warned_fallback = False
-_warn_lock = threading.Lock()
-
-
-def _rust_index_class() -> type[EngineIndex] | None:
-    try:
-        from . import _core
-    except ImportError:
-        return None
-    return _core.Index
-
-
-def available_engines() -> list[str]:
-    """The engines that can run here: ``["rust", "python"]``, or ``["python"]`` without Rust."""
-    return ["rust", "python"] if _rust_index_class() is not None else ["python"]
-
-
-def _select_engine(engine: str) -> tuple[str, type[EngineIndex]]:
-    global _warned_fallback
-    if engine == "python":
-        return "python", _fallback.Index
-    if engine not in ("auto", "rust"):
-        raise ValueError(f"engine must be 'auto', 'rust' or 'python', got {engine!r}")
-    cls = _rust_index_class()
-    if cls is not None:
-        return "rust", cls
-    if engine == "rust":
-        raise EngineUnavailableError(
-            "The Rust engine (toolsift._core) cannot be loaded. Reinstall toolsift from a wheel, "
-            "or build it with a Rust toolchain (`pip install .`), or pass engine='python'."
-        )
-    with _warn_lock:
-        if not _warned_fallback:
-            _warned_fallback = True
-            warnings.warn(
-                "toolsift: the Rust extension (toolsift._core) could not be loaded; using the "
-                "pure-Python engine, which ranks identically but is about 100x slower.",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-    return "python", _fallback.Index
-
-
-class ToolIndex:
+class ToolIndex(SnapshotsAndUpdates):
     """A searchable, immutable index of tools.
 
     Arguments:
@@ -272,11 +183,6 @@ class ToolIndex:
 
     def __len__(self) -> int:
         return len(self._tools)
-
-    def _names(self) -> Sequence[str]:
-        """The tools' names in order, without decoding a loaded index's tools."""
-        tools = self._tools
-        return tools.names if isinstance(tools, LazyTools) else [t.name for t in tools]
 
     def __iter__(self) -> Iterator[Tool]:
         return iter(self._tools)
@@ -877,209 +783,3 @@ class ToolIndex:
             for query in queries:
                 self.search(query, limit, **options)
             raise
-
-    @classmethod
-    def _from_parts(
-        cls,
-        tools: tuple[Tool, ...] | LazyTools,
-        engine: str,
-        index: EngineIndex,
-        field_weights: FieldWeights,
-        params: tuple[float, float, float],
-    ) -> ToolIndex:
-        self = cls.__new__(cls)
-        self._tools = tools
-        if isinstance(tools, LazyTools):  # read the columns, decode no tool
-            names, servers = tools.names, tools.servers
-        else:
-            names, servers = [t.name for t in tools], [t.server for t in tools]
-        self._by_name = {name: i for i, name in enumerate(names)}
-        by_server: dict[str, list[int]] = {}
-        for i, server in enumerate(servers):
-            if server is not None:
-                ids = by_server.get(server)
-                if ids is None:
-                    by_server[server] = [i]
-                else:
-                    ids.append(i)
-        self._by_server = by_server
-        # Derived from the tools alone, so not stored in a snapshot: the name table (select:,
-        # the exact-name tier) and the keyword ranker's index are rebuilt on first use.
-        self._name_table = None
-        self._keyword = None
-        self._name_lock = threading.Lock()
-        self.field_weights = field_weights
-        self.engine = engine
-        self._index = index
-        self.params = params
-        return self
-
-    def to_bytes(self) -> bytes:
-        """The index, its tools, parameters and field weights as snapshot bytes.
-
-        The bytes are the engine snapshot (see ``toolsift._snapshot``) with the tools stored as
-        JSON in its metadata section; both engines read and write the same format.
-
-        Example:
-            >>> index = ToolIndex([Tool(name="get_weather", description="Weather for a city")])
-            >>> ToolIndex.from_bytes(index.to_bytes()).search("weather")[0].name
-            'get_weather'
-        """
-        header = {
-            "format": _SNAPSHOT_KIND,
-            "version": _TOOL_SECTION_VERSION,
-            "field_weights": dataclasses.asdict(self.field_weights),
-        }
-        return self._index.to_bytes(encode_tool_section(self._tools, header))
-
-    @classmethod
-    def from_bytes(cls, data: bytes, *, engine: EngineName = "auto") -> ToolIndex:
-        """Loads :meth:`to_bytes` output (written by either engine) without re-tokenizing.
-
-        Raises:
-            SnapshotError: the data is truncated, corrupted, of a newer format version, or not a
-                ToolIndex snapshot.
-        """
-        name, engine_cls = _select_engine(engine)
-        loader: Any = engine_cls  # from_bytes is static (Rust) or a class method (Python)
-        index, blob = loader.from_bytes(data, with_metadata=True)
-        meta, tools = decode_tool_section(
-            bytes(blob), list(index.names), _SNAPSHOT_KIND, _TOOL_SECTION_VERSION
-        )
-        try:
-            weights = FieldWeights(**meta["field_weights"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise SnapshotError(
-                f"The ToolIndex snapshot's tool section is invalid ({exc}). Rebuild the index "
-                "and save it again."
-            ) from None
-        return cls._from_parts(tools, name, index, weights, tuple(index.params))
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Writes :meth:`to_bytes` to ``path`` atomically (a temporary file, then a rename), so a
-        gateway can build once and every worker :meth:`load` s it in milliseconds.
-
-        Example:
-            >>> import os, tempfile
-            >>> path = os.path.join(tempfile.mkdtemp(), "tools.tsift")
-            >>> ToolIndex([Tool(name="get_weather", description="Weather")]).save(path)
-            >>> len(ToolIndex.load(path))
-            1
-        """
-        from ._snapshot import write_atomic
-
-        write_atomic(path, self.to_bytes())
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str], *, engine: EngineName = "auto") -> ToolIndex:
-        """Reads a file written by :meth:`save` (by either engine).
-
-        Raises:
-            SnapshotError: the file is truncated, corrupted or of a newer format version.
-            OSError: the file cannot be read.
-        """
-        with open(path, "rb") as fh:
-            data = fh.read()
-        return cls.from_bytes(data, engine=engine)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_unpickle_tool_index, (self.to_bytes(), self.engine))
-
-    def with_tools(self, add: Iterable[Tool] = (), remove: Iterable[str] = ()) -> ToolIndex:
-        """A new index with ``add`` added and the tools named in ``remove`` removed; this one is
-        not changed (copy-on-write), so searches running on other threads are unaffected.
-
-        A tool in ``add`` whose name is already indexed replaces that tool. The new index lists
-        the kept tools in their previous order, then ``add`` in the order given, and ranks
-        exactly like ``ToolIndex(kept + add)`` (same IDF, average length and scores); only the
-        added tools are tokenized.
-
-        Raises:
-            KeyError: a name in ``remove`` is not indexed.
-            DuplicateToolError: two tools in ``add`` share a name.
-
-        Example:
-            >>> index = ToolIndex([Tool(name="a", description="alpha")])
-            >>> [t.name for t in index.with_tools(add=[Tool(name="b", description="beta")])]
-            ['a', 'b']
-        """
-        add = tuple(add)
-        seen: dict[str, int] = {}
-        for i, tool in enumerate(add):
-            if not isinstance(tool, Tool):
-                raise TypeError(f"add[{i}] must be a toolsift.Tool, got {type(tool).__name__}")
-            if tool.name in seen:
-                raise DuplicateToolError(
-                    f"Duplicate tool name {tool.name!r} (add[{seen[tool.name]}] and add[{i}]); "
-                    "tool names must be unique in an index.",
-                    tool=tool.name,
-                    field="name",
-                )
-            seen[tool.name] = i
-        drop = set()
-        for name in remove:
-            if name not in self._by_name:
-                raise KeyError(name)
-            drop.add(self._by_name[name])
-        drop.update(self._by_name[t.name] for t in add if t.name in self._by_name)
-        weights = self.field_weights.as_list()
-        index = self._index.updated(
-            [t.name for t in add], [_document(t, weights) for t in add], remove=sorted(drop)
-        )
-        old_tools = self._tools
-        tools: tuple[Tool, ...] | LazyTools
-        if isinstance(old_tools, LazyTools):  # a loaded index stays lazy: decode no kept tool
-            tools = old_tools.subset((i for i in range(len(old_tools)) if i not in drop), add)
-        else:
-            tools = tuple(t for i, t in enumerate(old_tools) if i not in drop) + add
-        updated = ToolIndex._from_parts(tools, self.engine, index, self.field_weights, self.params)
-        table = self._name_table
-        if table is not None:  # carry the name table over instead of re-reading every tool
-            new_ids = []
-            j = 0
-            for i in range(len(self._tools)):
-                new_ids.append(-1 if i in drop else j)
-                j += i not in drop
-            updated._name_table = table.remapped(
-                _name_source(tools), new_ids, len(tools) - len(add)
-            )
-        return updated
-
-    def replace_server(self, server: str, tools: Iterable[Tool]) -> ToolIndex:
-        """A new index in which ``server``'s tools are exactly ``tools`` (an MCP server
-        connected, changed its tool list, or disconnected with ``tools=[]``).
-
-        Equivalent to ``with_tools(add=tools, remove=[names of server's current tools])``.
-
-        Example:
-            >>> index = ToolIndex([Tool(name="mcp__s__a", server="s", mcp_tool_name="a")])
-            >>> [t.name for t in index.replace_server("s", [])]
-            []
-        """
-        tools = tuple(tools)
-        for i, tool in enumerate(tools):
-            if isinstance(tool, Tool) and tool.server != server:
-                raise ValueError(
-                    f"tools[{i}] ({tool.name!r}) belongs to server {tool.server!r}, not {server!r}"
-                )
-        names = self._names()
-        old = [names[i] for i in self._by_server.get(server, ())]
-        return self.with_tools(add=tools, remove=old)
-
-
-_SNAPSHOT_KIND = "toolsift.ToolIndex"
-# 2: a header line with the server and MCP-name columns, then one JSON record per tool, so that
-# load() decodes a tool only when it is read (toolsift._lazytools). 1 (one JSON document) is
-# refused with a "rebuild" message.
-_TOOL_SECTION_VERSION = 2
-
-
-def _name_source(tools: Sequence[Tool] | LazyTools) -> Sequence[Any]:
-    """What the name table reads: the tools, or a loaded index's name columns (no decoding)."""
-    return tools.name_views() if isinstance(tools, LazyTools) else tools
-
-
-def _unpickle_tool_index(data: bytes, engine: str) -> ToolIndex:
-    """Unpickles a :class:`ToolIndex` on the engine it was pickled from (module level: pickle
-    finds it by name)."""
-    return ToolIndex.from_bytes(data, engine=engine)  # type: ignore[arg-type]

@@ -1,0 +1,76 @@
+"""Choosing an engine: the compiled Rust index, or its pure-Python twin.
+
+Example:
+    >>> select_engine("python")[1].__module__
+    'toolsift._fallback'
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from typing import TYPE_CHECKING, Literal
+
+from . import _fallback
+from .errors import EngineUnavailableError
+
+if TYPE_CHECKING:
+    from ._engine import EngineIndex
+
+__all__ = ["EngineName", "available_engines", "select_engine"]
+
+EngineName = Literal["auto", "rust", "python"]
+
+_warned_fallback = False
+_warn_lock = threading.Lock()
+
+
+def rust_index_class() -> type[EngineIndex] | None:
+    """The compiled engine's index class, or ``None`` when the extension cannot be imported."""
+    try:
+        from . import _core
+    except ImportError:
+        return None
+    return _core.Index
+
+
+def available_engines() -> list[str]:
+    """The engines that can run here: ``["rust", "python"]``, or ``["python"]`` without Rust.
+
+    Example:
+        >>> "python" in available_engines()
+        True
+    """
+    return ["rust", "python"] if rust_index_class() is not None else ["python"]
+
+
+def select_engine(engine: str) -> tuple[str, type[EngineIndex]]:
+    """``(engine name, engine index class)`` for ``engine``; ``"auto"`` warns once on fallback.
+
+    Example:
+        >>> select_engine("python")[0]
+        'python'
+    """
+    global _warned_fallback
+    if engine == "python":
+        return "python", _fallback.Index
+    if engine not in ("auto", "rust"):
+        raise ValueError(f"engine must be 'auto', 'rust' or 'python', got {engine!r}")
+    cls = rust_index_class()
+    if cls is not None:
+        return "rust", cls
+    if engine == "rust":
+        raise EngineUnavailableError(
+            "The Rust engine (toolsift._core) cannot be loaded. Reinstall toolsift from a wheel, "
+            "or build it with a Rust toolchain (`pip install .`), or pass engine='python'."
+        )
+    with _warn_lock:
+        if not _warned_fallback:
+            _warned_fallback = True
+            warnings.warn(
+                "toolsift: the Rust extension (toolsift._core) could not be loaded; using the "
+                "pure-Python engine, which ranks identically but is about 100x slower.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+    return "python", _fallback.Index
