@@ -9,7 +9,9 @@ labels, servers, 10-60 word summaries cut to 200 characters, 1-8 schema keys; To
 weights). tantivy (PyPI ``tantivy``, in-RAM index, whitespace tokenizer, ``freq`` postings) gets
 *our* tokens, each repeated by its field weight, joined by spaces, in one field: the same term
 frequencies and document lengths, so both rank by BM25 over identical postings. toolsift's build
-time includes tokenizing; tantivy's includes only its whitespace split.
+time includes tokenizing; tantivy's includes only its whitespace split. ``--profiles`` picks the
+toolsift rows: ``seed`` (the raw engine's default, tantivy's tokens) and ``english`` (ToolIndex's
+default: a half-weight stemmed copy of every term, query stop words, distinct query terms).
 
 Prints a Markdown table (the ``## Scale`` section of BENCHMARKS.md) and writes the raw numbers as
 JSON to ``--json`` if given.
@@ -50,7 +52,7 @@ def median_us(fn, queries, repeat: int = 3) -> float:
     return statistics.median(times) * 1e6
 
 
-def measure_toolsift(n: int) -> dict:
+def measure_toolsift(n: int, profile: str = "seed") -> dict:
     from _synthetic import FIELD_WEIGHTS, synthetic_documents, synthetic_queries
     from toolsift._core import Index
 
@@ -59,11 +61,12 @@ def measure_toolsift(n: int) -> dict:
     gc.collect()
     before = rss()
     t = time.perf_counter()
-    index = Index(names, docs, FIELD_WEIGHTS)
+    index = Index(names, docs, FIELD_WEIGHTS, profile=profile)
     build = time.perf_counter() - t
     gc.collect()
     growth = rss() - before
-    out = {"engine": "toolsift", "n": n, "build_s": build, "rss_bytes": growth}
+    label = "toolsift" if profile == "seed" else f"toolsift ({profile})"
+    out = {"engine": label, "n": n, "build_s": build, "rss_bytes": growth}
     out["memory_bytes"] = index.memory_bytes
     assert index.search(queries[0], 8)
     out["search_us"] = median_us(lambda q: index.search(q, 8), queries)
@@ -100,7 +103,7 @@ def measure_toolsift(n: int) -> dict:
         kept_names = [x for i, x in enumerate(names) if i not in gone] + new_names
         kept_docs = [x for i, x in enumerate(docs) if i not in gone] + new_docs
         t = time.perf_counter()
-        rebuilt = Index(kept_names, kept_docs, FIELD_WEIGHTS)
+        rebuilt = Index(kept_names, kept_docs, FIELD_WEIGHTS, profile=profile)
         out["rebuild_s"] = time.perf_counter() - t
         assert updated.search_many(queries[:50], 8) == rebuilt.search_many(queries[:50], 8)
     return out
@@ -195,15 +198,24 @@ def main() -> None:
     parser.add_argument("sizes", nargs="*", type=int, default=[10_000, 100_000])
     parser.add_argument("--child", nargs=2, metavar=("ENGINE", "N"))
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--profiles",
+        default="seed,english",
+        help="toolsift analysis profiles to run (comma-separated); 'seed' uses the same tokens "
+        "as tantivy, 'english' is ToolIndex's default (stemmed copies, query stop words)",
+    )
     args = parser.parse_args()
     if args.child:
         engine, n = args.child[0], int(args.child[1])
-        fn = measure_toolsift if engine == "toolsift" else measure_tantivy
-        print(json.dumps(fn(n)))
+        if engine == "tantivy":
+            print(json.dumps(measure_tantivy(n)))
+        else:
+            print(json.dumps(measure_toolsift(n, engine.partition(":")[2] or "seed")))
         return
     results = []
+    engines = [f"toolsift:{p}" for p in args.profiles.split(",") if p] + ["tantivy"]
     for n in args.sizes:
-        for engine in ("toolsift", "tantivy"):
+        for engine in engines:
             results.append(run_child(engine, n))
             print(json.dumps(results[-1]), file=sys.stderr)
     if args.json:
