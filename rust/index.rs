@@ -1028,7 +1028,15 @@ mod tests {
             }
             q
         }
-        for n in [0usize, 1, 5, DISTINCT_SCAN_MAX, DISTINCT_SCAN_MAX + 1, 40, 200] {
+        for n in [
+            0usize,
+            1,
+            5,
+            DISTINCT_SCAN_MAX,
+            DISTINCT_SCAN_MAX + 1,
+            40,
+            200,
+        ] {
             let tokens: Vec<String> = (0..n).map(|i| format!("t{}", (i * 7) % 13)).collect();
             assert_eq!(distinct_terms(&tokens), scan(&tokens), "{n}");
         }
