@@ -246,16 +246,12 @@ fn seek(docs: &[u32], list: &mut List, d: u32) -> usize {
 
 /// Records a list's contribution to its query term: the term keeps the largest (one list for an
 /// exact term; the best expansion for a prefix term, as in `Index::accumulate`).
-/// `dirty` collects the terms hit, so that only they are reset before the next candidate.
 #[inline]
-fn record(contrib: &mut [f64], hit: &mut [bool], dirty: &mut Vec<usize>, src: usize, c: f64) {
+fn record(contrib: &mut [f64], hit: &mut [bool], src: usize, c: f64) {
     if c > contrib[src] {
         contrib[src] = c;
     }
-    if !hit[src] {
-        hit[src] = true;
-        dirty.push(src);
-    }
+    hit[src] = true;
 }
 
 impl Index {
@@ -390,7 +386,6 @@ impl Index {
         let params = self.params;
         let mut contrib = vec![0f64; m];
         let mut hit = vec![false; m];
-        let mut dirty: Vec<usize> = Vec::with_capacity(m);
         // Per non-essential list: whether its bitmap allows the current document, and the prefix
         // sums of their bounds at that document.
         let mut present = vec![true; n];
@@ -452,12 +447,8 @@ impl Index {
                 }
             }
             let norm = norms[d as usize];
-            // Only the terms the last candidate hit hold anything (see `record`).
-            for &src in &dirty {
-                contrib[src] = 0.0;
-                hit[src] = false;
-            }
-            dirty.clear();
+            contrib.fill(0.0);
+            hit.fill(false);
             // Summing every list bounds the score from above (a prefix term counts only its
             // best expansion).
             let mut exact = 0f64;
@@ -465,7 +456,7 @@ impl Index {
                 let list = &lists[i];
                 let c = list.score(&params, tfs, at, norm);
                 exact += c;
-                record(&mut contrib, &mut hit, &mut dirty, list.src, c);
+                record(&mut contrib, &mut hit, list.src, c);
             }
             if ne > 0 {
                 if !reaches(exact + below[ne], theta) {
@@ -480,7 +471,7 @@ impl Index {
                         if p < list.end && docs[p] == d {
                             let c = list.score(&params, tfs, p, norm);
                             exact += c;
-                            record(&mut contrib, &mut hit, &mut dirty, list.src, c);
+                            record(&mut contrib, &mut hit, list.src, c);
                         }
                     }
                     if !reaches(exact + below[i], theta) {
