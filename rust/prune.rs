@@ -198,6 +198,8 @@ struct List {
     pos: usize,
     end: usize,
     cur: u32,
+    /// The posting of the current document in an essential list (`usize::MAX`: none).
+    at: usize,
     /// The first word of the term's bitmap when the term is dense (`usize::MAX`: none).
     bits: usize,
     /// The known query term (in query order) the list scores for.
@@ -314,6 +316,7 @@ impl Index {
                         .copied()
                         .filter(|_| pos < end)
                         .unwrap_or(u32::MAX),
+                    at: usize::MAX,
                     bits: bounds.bitmap(term).unwrap_or(usize::MAX),
                     src: known,
                     qtf,
@@ -390,32 +393,25 @@ impl Index {
         // sums of their bounds at that document.
         let mut present = vec![true; n];
         let mut below = vec![0f64; n + 1];
-        // The essential lists' current documents, dense (a list's `cur`, mirrored while it is
-        // essential; a list never becomes essential again), so the candidate scan reads 4 bytes
-        // a list; and the (list, position) pairs of the lists on the current candidate, in list
-        // order, so only those are scored.
-        let mut curs: Vec<u32> = lists.iter().map(|l| l.cur).collect();
-        let mut on: Vec<(usize, usize)> = Vec::with_capacity(n);
         loop {
             // The next candidate: the smallest current document of the essential lists.
-            let d = curs[ne..].iter().fold(u32::MAX, |d, &c| d.min(c));
+            let d = lists[ne..].iter().fold(u32::MAX, |d, l| d.min(l.cur));
             if d == u32::MAX {
                 break;
             }
             let mut bound = 0f64;
-            on.clear();
-            for (i, cur) in curs.iter_mut().enumerate().skip(ne) {
-                if *cur == d {
-                    let list = &mut lists[i];
-                    on.push((i, list.pos));
+            for list in &mut lists[ne..] {
+                if list.cur == d {
+                    list.at = list.pos;
                     list.pos += 1;
                     list.cur = if list.pos < list.end {
                         docs[list.pos]
                     } else {
                         u32::MAX
                     };
-                    *cur = list.cur;
                     bound += list.bound;
+                } else {
+                    list.at = usize::MAX;
                 }
             }
             if ne > 0 {
@@ -452,11 +448,12 @@ impl Index {
             // Summing every list bounds the score from above (a prefix term counts only its
             // best expansion).
             let mut exact = 0f64;
-            for &(i, at) in &on {
-                let list = &lists[i];
-                let c = list.score(&params, tfs, at, norm);
-                exact += c;
-                record(&mut contrib, &mut hit, list.src, c);
+            for list in &lists[ne..] {
+                if list.at != usize::MAX {
+                    let c = list.score(&params, tfs, list.at, norm);
+                    exact += c;
+                    record(&mut contrib, &mut hit, list.src, c);
+                }
             }
             if ne > 0 {
                 if !reaches(exact + below[ne], theta) {
