@@ -896,17 +896,38 @@ impl Scratch {
 }
 
 /// Distinct query terms in first-seen order with their query frequencies.
+///
+/// Short queries scan the terms seen so far; long ones (natural-language agent queries run to
+/// 30–60 analysed terms) look them up in a hash map instead of comparing every pair.
 fn distinct_terms<S: AsRef<str>>(tokens: &[S]) -> Vec<(&str, f64)> {
     let mut query: Vec<(&str, f64)> = Vec::with_capacity(tokens.len());
+    if tokens.len() <= DISTINCT_SCAN_MAX {
+        for tok in tokens {
+            let tok = tok.as_ref();
+            match query.iter_mut().find(|(t, _)| *t == tok) {
+                Some((_, count)) => *count += 1.0,
+                None => query.push((tok, 1.0)),
+            }
+        }
+        return query;
+    }
+    let mut slot: HashMap<&str, usize, ahash::RandomState> =
+        HashMap::with_capacity_and_hasher(tokens.len(), Default::default());
     for tok in tokens {
         let tok = tok.as_ref();
-        match query.iter_mut().find(|(t, _)| *t == tok) {
-            Some((_, count)) => *count += 1.0,
-            None => query.push((tok, 1.0)),
+        match slot.entry(tok) {
+            std::collections::hash_map::Entry::Occupied(e) => query[*e.get()].1 += 1.0,
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(query.len());
+                query.push((tok, 1.0));
+            }
         }
     }
     query
 }
+
+/// Up to this many query tokens, `distinct_terms` scans instead of hashing.
+const DISTINCT_SCAN_MAX: usize = 8;
 
 #[cfg(test)]
 mod tests {
@@ -992,6 +1013,33 @@ mod tests {
         assert_eq!(idx.document_length(0), Some(1.0));
         assert!(Index::build(names.clone(), &docs, vec![1.0], Params::default()).is_err());
         assert!(Index::build(names, &docs, vec![1.0, -1.0], Params::default()).is_err());
+    }
+
+    #[test]
+    fn distinct_terms_hashing_matches_the_scan() {
+        // Long token lists take the hash-map path: same terms, order and counts as the scan.
+        fn scan(tokens: &[String]) -> Vec<(&str, f64)> {
+            let mut q: Vec<(&str, f64)> = Vec::new();
+            for tok in tokens {
+                match q.iter_mut().find(|(t, _)| *t == tok.as_str()) {
+                    Some((_, c)) => *c += 1.0,
+                    None => q.push((tok.as_str(), 1.0)),
+                }
+            }
+            q
+        }
+        for n in [
+            0usize,
+            1,
+            5,
+            DISTINCT_SCAN_MAX,
+            DISTINCT_SCAN_MAX + 1,
+            40,
+            200,
+        ] {
+            let tokens: Vec<String> = (0..n).map(|i| format!("t{}", (i * 7) % 13)).collect();
+            assert_eq!(distinct_terms(&tokens), scan(&tokens), "{n}");
+        }
     }
 
     #[test]
