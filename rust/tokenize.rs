@@ -564,7 +564,5 @@ mod tests {
             });
         }
     }
-
-    // ---------------------------------------------------------------------------------------
-    // Throughput: cargo test --release -- --ignored --nocapture bench_
+    // Throughput is measured by `cargo run --release --example tokenize_bench`.
 }
