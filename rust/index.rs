@@ -19,7 +19,7 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use crate::analysis::{self, Profile};
-use crate::bm25::{self, Params};
+use crate::bm25::Params;
 use crate::error::{Error, Result};
 use crate::tokenize::Tokenizer;
 
@@ -354,39 +354,25 @@ impl Index {
             *slot += 1;
         }
         let (presence_offsets, presence_docs) = bucket_by_term(&presence, terms.len());
-        let mut sorted_terms: Vec<u32> = (0..terms.len() as u32)
-            .filter(|&t| df[t as usize] > 0)
-            .collect();
-        sorted_terms.sort_unstable_by(|&a, &b| terms[a as usize].cmp(&terms[b as usize]));
-        let n = documents.len();
-        let idf = df.iter().map(|&d| bm25::idf(n, d as usize)).collect();
-        let total: f64 = lengths.iter().sum();
-        let avg_len = bm25::average_length(total, n);
-        let norms = lengths
-            .iter()
-            .map(|&len| params.norm(len, avg_len))
-            .collect();
-        let mut index = Index {
+        // Everything derived (idf, norms, the sorted dictionary, pruning bounds) is computed where
+        // the parallel build, a snapshot load and an update compute it.
+        Ok(crate::build::assemble(
             params,
+            profile,
             field_weights,
             names,
-            term_ids,
             terms,
-            sorted_terms,
-            offsets,
-            docs,
-            tfs,
-            presence_offsets,
-            presence_docs,
-            idf,
+            Some(term_ids),
+            crate::build::Postings {
+                offsets,
+                docs,
+                tfs,
+                presence_offsets,
+                presence_docs,
+            },
+            None,
             lengths,
-            norms,
-            avg_len,
-            profile,
-            bounds: Default::default(),
-        };
-        index.refresh_bounds();
-        Ok(index)
+        ))
     }
 
     /// Number of documents.
@@ -932,6 +918,7 @@ const DISTINCT_SCAN_MAX: usize = 8;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bm25;
 
     const W: [f64; 3] = [6.0, 2.0, 1.0];
 
