@@ -7,7 +7,7 @@ import json
 import math
 
 import pytest
-from toolsift import ProfileError, Tool, ToolIndex, default_tools
+from toolsift import FieldWeights, ProfileError, Tool, ToolIndex, default_tools
 from toolsift import evaluate as ev
 
 from .conftest import require_shared
@@ -91,7 +91,16 @@ def test_base_variant_scores_match_the_engine() -> None:
 
 
 #: The variant the english profile implements in both engines.
-ENGLISH = Variant(distinct_query_terms=True, stopwords=True, stem_expansion=0.5, cjk=True)
+ENGLISH = Variant(
+    distinct_query_terms=True,
+    stopwords=True,
+    stem_expansion=0.5,
+    cjk=True,
+    weights=FieldWeights(summary=1.0),
+    description=0.25,
+    property_descriptions=0.25,
+    delta=0.5,
+)
 
 
 def _same_as_english_variant(tools, queries, engine="auto") -> None:
@@ -283,7 +292,7 @@ def test_main_on_a_slice(capsys) -> None:
         "--datasets",
         "metatool,gorilla_hf",
         "--rankers",
-        "toolsift-plain@seed,v:base,toolsift,toolsift-plain,v:qdistinct+stop+stemx=0.5+cjk",
+        f"toolsift-plain@seed,v:base,toolsift,toolsift-plain,v:{ev.RECOMMENDED_VARIANT}",
         "--limit-queries",
         "40",
         "--json",

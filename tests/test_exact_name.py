@@ -78,8 +78,10 @@ def test_shared_names_take_turns_and_follow_the_rest_of_the_query(index):
     result = index.search("filesystem read_file write_file")
     names = [m.name for m in result]
     assert names[:2] == ["mcp__filesystem__read_file", "mcp__filesystem__write_file"]
-    # Every name got its best tool before any got a second one.
-    assert names[2:4] == ["mcp__desktop__read_file", "mcp__desktop__write_file"]
+    # Every name got its best tool before any got a second one: read_file's second tool (desktop's
+    # or other's, whichever BM25+ puts first), then write_file's second (only desktop has one).
+    assert names[2] in ("mcp__desktop__read_file", "mcp__other__read_file")
+    assert names[3] == "mcp__desktop__write_file"
     assert {m.reason for m in result[:4]} == {"exact_name"}
     desktop = [m.name for m in index.search("desktop read_file")]
     assert desktop[0] == "mcp__desktop__read_file"

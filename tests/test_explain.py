@@ -52,8 +52,10 @@ def test_required_words_and_unmatched_terms_are_left_out(index):
     # The english profile's stemmed copy of "issue" matches too, and says so.
     assert [(t.term, t.stemmed) for t in why.terms] == [("issue", False), ("§issu", True)]
     assert why.terms[1].display == "issu (stem)"
+    # Half of each field's weight (the english profile's: summary 1, description 0.25).
     assert dict(why.terms[1].fields) == {
-        "summary": 1.0,
+        "summary": 0.5,
+        "description": 0.125,
         "name": 3.0,
         "label": 2.0,
         "mcp_tool_name": 2.0,

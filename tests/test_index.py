@@ -79,6 +79,44 @@ def test_field_weights_are_configurable(engine):
     assert [m.name for m in hinted.search("forecast")][0] == "a"
 
 
+def test_ranking_defaults_follow_the_profile(engine):
+    english = ToolIndex(TOOLS, engine=engine)
+    assert english.field_weights == toolsift.FieldWeights.for_profile("english")
+    assert english.field_weights.description == 0.25
+    assert english.field_weights.parameter_descriptions == 0.25
+    assert english.params == (1.2, 0.75, 0.5)
+    seed = ToolIndex(TOOLS, engine=engine, profile="seed")
+    assert seed.field_weights == toolsift.FieldWeights() and seed.params == (1.2, 0.75, 1.0)
+    # explicit values win over the profile's
+    own = ToolIndex(TOOLS, engine=engine, delta=2.0, field_weights=toolsift.FieldWeights())
+    assert own.field_weights == toolsift.FieldWeights() and own.params[2] == 2.0
+
+
+def test_parameter_descriptions_are_a_field(engine):
+    schema = {
+        "type": "object",
+        "properties": {
+            "unit": {"type": "string", "description": "Temperature unit, celsius or fahrenheit"},
+            "where": {
+                "type": "object",
+                "properties": {"city": {"type": "string", "description": "Town or municipality"}},
+            },
+            "days": {"type": "array", "items": {"type": "object", "properties": {
+                "hour": {"type": "integer", "description": "Hour of the forecast"}}}},
+        },
+    }
+    tools = [*TOOLS, Tool(name="get_weather", description="Weather report", input_schema=schema)]
+    index = ToolIndex(tools, engine=engine)
+    for word in ("celsius", "municipality", "forecast"):
+        assert [m.name for m in index.search(word)] == ["get_weather"], word
+    why = index.explain("municipality", "get_weather")
+    assert dict(why.terms[0].fields) == {"parameter_descriptions": 0.25}
+    # seed 000's weights leave the field out; required words still find the full description only
+    seed = ToolIndex(tools, engine=engine, profile="seed")
+    assert list(seed.search("municipality")) == []
+    assert toolsift.FieldWeights().parameter_descriptions == 0.0
+
+
 def test_auto_falls_back_to_python_with_one_warning(monkeypatch):
     monkeypatch.setattr(engines_module, "rust_index_class", lambda: None)
     monkeypatch.setattr(engines_module, "_warned_fallback", False)

@@ -9,19 +9,25 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
 
 from .tools import Tool
 
-__all__ = ["FieldWeights", "document"]
+__all__ = ["FieldWeights", "document", "parameter_descriptions", "default_delta"]
 
 
 @dataclass(frozen=True)
 class FieldWeights:
-    """How much one token of each field adds to a tool's term frequency (seed 000's weights).
+    """How much one token of each field adds to a tool's term frequency.
 
-    A weight of 0 leaves the field out of the index. ``search_hint`` (seed 001's curated phrase)
-    and ``description`` (whose first 200 characters are already the summary) are toolsift's own.
+    ``FieldWeights()`` is seed 000's weighting. A weight of 0 leaves the field out of the index.
+    ``search_hint`` (seed 001's curated phrase), ``description`` (whose first 200 characters are
+    already the summary), ``title`` and ``parameter_descriptions`` (the ``description`` texts of the
+    input schema's properties, nested ones included) are toolsift's own. An index built without
+    explicit weights uses its profile's: :meth:`for_profile`.
 
     Example:
         >>> FieldWeights(summary=3.0).summary
@@ -37,13 +43,80 @@ class FieldWeights:
     search_hint: float = 4.0
     description: float = 0.0
     title: float = 0.0
+    parameter_descriptions: float = 0.0
 
     def as_list(self) -> list[float]:
+        """The weights in field-id order (the order of the attributes above)."""
         return [float(getattr(self, f.name)) for f in dataclasses.fields(self)]
+
+    @classmethod
+    def for_profile(cls, profile: str) -> FieldWeights:
+        """The default weights of an analysis profile.
+
+        ``"seed"``: seed 000's (``FieldWeights()``). ``"english"``: the summary at 1 instead of 2,
+        plus the full description and the parameters' descriptions at 0.25 each, which helped on
+        every labeled set (BENCHMARKS.md, "Retrieval quality": the default's ranking defaults).
+
+        Example:
+            >>> FieldWeights.for_profile("english").description
+            0.25
+        """
+        if profile == "english":
+            return cls(summary=1.0, description=0.25, parameter_descriptions=0.25)
+        return cls()
+
+
+def default_delta(profile: str) -> float:
+    """BM25+'s δ for an index built without an explicit ``delta``: 1.0 for ``"seed"`` (seed 000),
+    0.5 for ``"english"``.
+
+    Example:
+        >>> default_delta("english"), default_delta("seed")
+        (0.5, 1.0)
+    """
+    return 0.5 if profile == "english" else 1.0
+
+
+def parameter_descriptions(schema: Mapping[str, Any]) -> list[str]:
+    """The ``description`` texts of a JSON schema's properties, nested ones (objects, array items)
+    included, in schema order; at most 8 levels deep.
+
+    Example:
+        >>> parameter_descriptions({"properties": {"city": {"description": "City name"}}})
+        ['City name']
+    """
+    out: list[str] = []
+    _collect_descriptions(schema, 0, out)
+    return out
+
+
+_PLAIN_MAPPINGS = (dict, MappingProxyType)
+
+
+def _is_mapping(value: object) -> bool:
+    # Tool schemas are (frozen) dicts: check those exactly first; the ABC check costs ~10x more
+    return type(value) in _PLAIN_MAPPINGS or isinstance(value, Mapping)
+
+
+def _collect_descriptions(schema: Any, depth: int, out: list[str]) -> None:
+    if depth > 8 or not _is_mapping(schema):
+        return
+    props = schema.get("properties")
+    if props and _is_mapping(props):
+        for sub in props.values():
+            if _is_mapping(sub):
+                desc = sub.get("description")
+                if desc and isinstance(desc, str):
+                    out.append(desc)
+                if "properties" in sub or "items" in sub:
+                    _collect_descriptions(sub, depth + 1, out)
+    items = schema.get("items")
+    if items and _is_mapping(items):
+        _collect_descriptions(items, depth + 1, out)
 
 
 # Field ids: positions in FieldWeights, in the order the seed builds its document.
-_NAME, _LABEL, _SERVER, _MCP, _SUMMARY, _KEY, _HINT, _DESCRIPTION, _TITLE = range(9)
+_NAME, _LABEL, _SERVER, _MCP, _SUMMARY, _KEY, _HINT, _DESCRIPTION, _TITLE, _PARAMS = range(10)
 
 
 def document(tool: Tool, weights: list[float]) -> list[tuple[int, str]]:
@@ -67,4 +140,6 @@ def document(tool: Tool, weights: list[float]) -> list[tuple[int, str]]:
     fields.append((_DESCRIPTION, tool.description))
     if tool.title and weights[_TITLE]:
         fields.append((_TITLE, tool.title))
+    if len(weights) > _PARAMS and weights[_PARAMS]:
+        fields.extend((_PARAMS, text) for text in parameter_descriptions(tool.input_schema))
     return [(f, text) for f, text in fields if text]

@@ -34,6 +34,7 @@ from typing import Any, Callable, Literal
 import numpy as np
 
 from ._analysis import STOPWORDS_EN, split_cjk, stem_copy
+from ._documents import parameter_descriptions
 from .index import FieldWeights, _document
 from .tools import Tool
 
@@ -63,28 +64,15 @@ def cjk_split(text: str, tokenize: Callable[[str], list[str]]) -> list[str]:
     return split_cjk(tokenize(text))
 
 
-def property_descriptions(schema: Mapping[str, Any], depth: int = 0) -> list[str]:
-    """The ``description`` texts of a JSON schema's properties, nested ones included.
+def property_descriptions(schema: Mapping[str, Any]) -> list[str]:
+    """The ``description`` texts of a JSON schema's properties, nested ones included (the
+    engine's ``parameter_descriptions`` field, :func:`toolsift._documents.parameter_descriptions`).
 
     Example:
         >>> property_descriptions({"properties": {"city": {"description": "City name"}}})
         ['City name']
     """
-    out: list[str] = []
-    if depth > 8 or not isinstance(schema, Mapping):
-        return out
-    props = schema.get("properties")
-    if isinstance(props, Mapping):
-        for sub in props.values():
-            if isinstance(sub, Mapping):
-                desc = sub.get("description")
-                if isinstance(desc, str) and desc:
-                    out.append(desc)
-                out.extend(property_descriptions(sub, depth + 1))
-    items = schema.get("items")
-    if isinstance(items, Mapping):
-        out.extend(property_descriptions(items, depth + 1))
-    return out
+    return parameter_descriptions(schema)
 
 
 def _default_tokenize() -> Callable[[str], list[str]]:

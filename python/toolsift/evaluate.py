@@ -32,6 +32,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
@@ -102,9 +103,14 @@ VARIANT_RANKERS = (
     "v:qdistinct+stop+stemx=0.5+cjk+propdesc=0.25",
     "v:qdistinct+stop+stemx=0.5+cjk+k1=2+delta=0.5",
     "v:qdistinct+stop+stemx=0.5+cjk",
+    "v:qdistinct+stop+stemx=0.5+cjk+summary=1",
+    "v:qdistinct+stop+stemx=0.5+cjk+summary=1+desc=0.25",
+    "v:qdistinct+stop+stemx=0.5+cjk+summary=1+desc=0.25+propdesc=0.25",
+    "v:qdistinct+stop+stemx=0.5+cjk+summary=1+desc=0.25+propdesc=0.25+delta=0.5",
 )
-#: The variant recommended as the engine's next default (see BENCHMARKS.md).
-RECOMMENDED_VARIANT = "qdistinct+stop+stemx=0.5+cjk"
+#: The variant the english profile's defaults reproduce (``ToolIndex(tools)`` ranks and scores
+#: as this variant; see BENCHMARKS.md).
+RECOMMENDED_VARIANT = "qdistinct+stop+stemx=0.5+cjk+summary=1+desc=0.25+propdesc=0.25+delta=0.5"
 
 
 @dataclass(frozen=True)
@@ -346,6 +352,32 @@ def _bm25s_ranker(tools: Sequence[Tool], method: str) -> Ranker:
     return rank
 
 
+def _ratel_ranker(tools: Sequence[Tool]) -> Ranker:
+    """ratel-ai's own BM25 (``ratel_ai.ToolRegistry``, Rust; ``pip install ratel-ai``): an
+    end-to-end peer with its own analysis (identifier splitting, English stemming and stop words,
+    the full description, the schema's property names, descriptions and enums), fed each tool's
+    name, description and input schema."""
+    import ratel_ai
+
+    registry = ratel_ai.ToolRegistry()
+    registry.register(  # BM25 indexes synchronously; the awaitable only drives embeddings
+        [
+            ratel_ai.Tool(
+                id=str(i),
+                name=tool.name,
+                description=tool.description,
+                input_schema=dict(tool.input_schema),
+            )
+            for i, tool in enumerate(tools)
+        ]
+    ).close()
+
+    def rank(query: str, k: int) -> list[int]:
+        return [int(hit.tool_id) for hit in registry.search(query, k)]
+
+    return rank
+
+
 def _name_rank(tools: Sequence[Tool]) -> Any:
     import numpy as np
 
@@ -362,7 +394,8 @@ def make_ranker(spec: str, tools: Sequence[Tool], **options: Any) -> Ranker:
     exact-name tier or prefix matching), ``toolsift-coverage``, ``toolsift-keyword`` (see
     :data:`TOOLSIFT_RANKERS`), ``toolsift-python`` (the pure-Python twin), each with an optional
     ``@PROFILE`` suffix for another analysis profile (``toolsift@seed``: seed 000's ranking),
-    ``rank_bm25-okapi``, ``rank_bm25-plus``, ``bm25s`` (Lucene), ``bm25s-bm25+``, ``v:<variant>``
+    ``rank_bm25-okapi``, ``rank_bm25-plus``, ``bm25s`` (Lucene), ``bm25s-bm25+``, ``ratel``
+    (ratel-ai's own analysis and BM25, an end-to-end peer), ``v:<variant>``
     (:func:`toolsift._variants.parse_variant`), and with an ``embedder`` option ``dense``,
     ``hybrid-minmax[=w]`` and ``hybrid-rrf``.
     """
@@ -378,6 +411,8 @@ def make_ranker(spec: str, tools: Sequence[Tool], **options: Any) -> Ranker:
         return _rank_bm25_ranker(tools, spec.split("-", 1)[1])
     if spec in ("bm25s", "bm25s-bm25+"):
         return _bm25s_ranker(tools, "bm25+" if spec.endswith("+") else "lucene")
+    if spec == "ratel":
+        return _ratel_ranker(tools)
     if spec.startswith("v:"):
         from ._variants import VariantIndex, parse_variant
 
@@ -452,6 +487,8 @@ def _expand(rankers: str) -> list[str]:
             out.extend(VARIANT_RANKERS)
         elif name == "peers":
             out.extend(r for r in DEFAULT_RANKERS if not r.startswith("toolsift"))
+            if importlib.util.find_spec("ratel_ai") is not None:
+                out.append("ratel")
         else:
             out.append(name)
     return list(dict.fromkeys(out))

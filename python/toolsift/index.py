@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from . import _fallback, _keyword
 from ._analysis import DEFAULT_PROFILE, STEM_WEIGHT, ProfileName, check_profile, stem_copy
 from ._analysis import terms as analysed_terms
-from ._documents import FieldWeights
+from ._documents import FieldWeights, default_delta
 from ._documents import document as _document
 from ._engines import EngineName, available_engines
 from ._engines import select_engine as _select_engine
@@ -106,8 +106,10 @@ class ToolIndex(SnapshotsAndUpdates):
         tools: the tools to index; canonical names must be unique.
         engine: ``"rust"``, ``"python"``, or ``"auto"`` (Rust, falling back to Python with one
             ``RuntimeWarning`` when the extension cannot be loaded).
-        k1, b, delta: BM25+ parameters (defaults 1.2, 0.75, 1.0).
-        field_weights: per-field weights; defaults to :class:`FieldWeights`.
+        k1, b, delta: BM25+ parameters (defaults 1.2, 0.75, and δ by profile:
+            :func:`~toolsift._documents.default_delta`, 0.5 for ``"english"``, 1.0 for ``"seed"``).
+        field_weights: per-field weights; defaults to the profile's,
+            :meth:`FieldWeights.for_profile`.
         profile: the analysis profile (how text becomes terms; ``toolsift._analysis``):
             ``"english"`` (the default: CJK bigrams, half-weight Snowball-stemmed copies, query
             stop words, each distinct query term once) or ``"seed"`` (seed 000's ranking:
@@ -131,11 +133,13 @@ class ToolIndex(SnapshotsAndUpdates):
         engine: EngineName = "auto",
         k1: float = 1.2,
         b: float = 0.75,
-        delta: float = 1.0,
+        delta: float | None = None,
         field_weights: FieldWeights | None = None,
         profile: ProfileName = DEFAULT_PROFILE,
     ) -> None:
         profile = check_profile(profile)
+        if delta is None:
+            delta = default_delta(profile)
         self._tools: tuple[Tool, ...] | LazyTools = tuple(tools)
         self._by_name: dict[str, int] = {}
         self._by_server: dict[str, list[int]] = {}
@@ -155,7 +159,9 @@ class ToolIndex(SnapshotsAndUpdates):
         self._name_table: NameTable | None = None
         self._keyword: EngineKeywordIndex | None = None
         self._name_lock = threading.Lock()
-        self.field_weights = field_weights if field_weights is not None else FieldWeights()
+        self.field_weights = (
+            field_weights if field_weights is not None else FieldWeights.for_profile(profile)
+        )
         weights = self.field_weights.as_list()
         self.engine, cls = _select_engine(engine)
         self._index: EngineIndex = cls(
