@@ -77,10 +77,13 @@ def synthetic_queries(n: int, seed: int = 11) -> list[str]:
     return out
 
 
-def synthetic_documents(n: int, seed: int = 7) -> tuple[list[str], list[list[tuple[int, str]]]]:
+def synthetic_documents(
+    n: int, seed: int = 7, *, description: bool = False
+) -> tuple[list[str], list[list[tuple[int, str]]]]:
     """``(names, documents)`` for the raw engines, shaped like ``ToolIndex``'s documents of
-    :func:`synthetic_tools` (name, label, server, MCP name, 200-character summary, schema keys)
-    but generated directly, without ``Tool`` objects, so that a million take seconds."""
+    :func:`synthetic_tools` (name, label, server, MCP name, 200-character summary, schema keys;
+    with ``description``, also the full description as field 7, as ``ToolIndex`` passes it) but
+    generated directly, without ``Tool`` objects, so that a million take seconds."""
     rng = random.Random(seed)
     weights = [1.0 / (i + 1) ** 0.9 for i in range(len(WORDS))]
     cum = list(itertools.accumulate(weights))
@@ -94,14 +97,28 @@ def synthetic_documents(n: int, seed: int = 7) -> tuple[list[str], list[list[tup
         raw = f"{verb}_{obj}_{i}"
         words = choices(WORDS, cum_weights=cum, k=randint(10, 60))
         words[randrange(len(words))] = obj.replace("_", " ")
-        summary = f"{verb.capitalize()} {' '.join(words)}."[:200]
+        full = f"{verb.capitalize()} {' '.join(words)}."
         name = f"mcp__{server}__{raw}"
-        fields = [(0, name), (1, f"{server}/{raw}"), (2, server), (3, raw), (4, summary)]
+        fields = [(0, name), (1, f"{server}/{raw}"), (2, server), (3, raw), (4, full[:200])]
         fields.extend((5, key) for key in sample(KEYS, randint(1, 8)))
+        if description:
+            fields.append((7, full))
         names.append(name)
         docs.append(fields)
     return names, docs
 
 
-#: ``ToolIndex``'s default field weights, in field-id order (``FieldWeights().as_list()``).
-FIELD_WEIGHTS = [6.0, 4.0, 2.0, 4.0, 2.0, 1.0, 4.0, 0.0, 0.0]
+#: Seed 000's field weights, in field-id order (``FieldWeights().as_list()``; the "seed" profile's).
+FIELD_WEIGHTS = [6.0, 4.0, 2.0, 4.0, 2.0, 1.0, 4.0, 0.0, 0.0, 0.0]
+
+
+def profile_setup(profile: str) -> tuple[list[float], float, bool]:
+    """``(field weights, delta, with description)`` that ``ToolIndex`` uses for ``profile``:
+    seed 000's for ``"seed"``; for ``"english"`` its defaults (``FieldWeights.for_profile``,
+    ``default_delta``), whose description weight makes the full description a scored field."""
+    from toolsift import FieldWeights
+    from toolsift._documents import default_delta
+
+    if profile == "seed":
+        return FIELD_WEIGHTS, 1.0, False
+    return FieldWeights.for_profile(profile).as_list(), default_delta(profile), True

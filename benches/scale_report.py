@@ -11,7 +11,8 @@ weights). tantivy (PyPI ``tantivy``, in-RAM index, whitespace tokenizer, ``freq`
 frequencies and document lengths, so both rank by BM25 over identical postings. toolsift's build
 time includes tokenizing; tantivy's includes only its whitespace split. ``--profiles`` picks the
 toolsift rows: ``seed`` (the raw engine's default, tantivy's tokens) and ``english`` (ToolIndex's
-default: a half-weight stemmed copy of every term, query stop words, distinct query terms).
+default: a half-weight stemmed copy of every term, query stop words, distinct query terms, and the
+profile's ranking defaults: the full description scored at 0.25, summary 1, δ 0.5).
 
 Prints a Markdown table (the ``## Scale`` section of BENCHMARKS.md) and writes the raw numbers as
 JSON to ``--json`` if given.
@@ -53,15 +54,16 @@ def median_us(fn, queries, repeat: int = 3) -> float:
 
 
 def measure_toolsift(n: int, profile: str = "seed") -> dict:
-    from _synthetic import FIELD_WEIGHTS, synthetic_documents, synthetic_queries
+    from _synthetic import profile_setup, synthetic_documents, synthetic_queries
     from toolsift._core import Index
 
-    names, docs = synthetic_documents(n)
+    weights, delta, with_description = profile_setup(profile)
+    names, docs = synthetic_documents(n, description=with_description)
     queries = synthetic_queries(QUERIES)
     gc.collect()
     before = rss()
     t = time.perf_counter()
-    index = Index(names, docs, FIELD_WEIGHTS, profile=profile)
+    index = Index(names, docs, weights, delta=delta, profile=profile)
     build = time.perf_counter() - t
     gc.collect()
     growth = rss() - before
@@ -93,7 +95,7 @@ def measure_toolsift(n: int, profile: str = "seed") -> dict:
         del loaded
     # Live update: one 13-tool server replaced (remove 13, add 13) against a full rebuild.
     if n <= 100_000:
-        new_names, new_docs = synthetic_documents(13, seed=99)
+        new_names, new_docs = synthetic_documents(13, seed=99, description=with_description)
         new_names = [f"new_{x}" for x in new_names]
         remove = list(range(0, n, max(1, n // 13)))[:13]
         t = time.perf_counter()
@@ -103,7 +105,7 @@ def measure_toolsift(n: int, profile: str = "seed") -> dict:
         kept_names = [x for i, x in enumerate(names) if i not in gone] + new_names
         kept_docs = [x for i, x in enumerate(docs) if i not in gone] + new_docs
         t = time.perf_counter()
-        rebuilt = Index(kept_names, kept_docs, FIELD_WEIGHTS, profile=profile)
+        rebuilt = Index(kept_names, kept_docs, weights, delta=delta, profile=profile)
         out["rebuild_s"] = time.perf_counter() - t
         assert updated.search_many(queries[:50], 8) == rebuilt.search_many(queries[:50], 8)
     return out
