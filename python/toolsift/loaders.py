@@ -24,6 +24,10 @@ Rules shared by every loader:
   naming both places; nothing is overwritten.
 * Errors name the place as a JSONPath (``$.servers[1].tools[3]``) or, in a JSONL file, the line.
 
+This module holds the public functions; the private modules beside it convert one item per
+format (``_loader_formats``), find the items of a document (``_loader_walk``) and read files
+(``_loader_files``).
+
 Example:
     >>> from toolsift.loaders import load_tools
     >>> tools = load_tools({"tools": [{"name": "read_file", "inputSchema": {"type": "object"}}]},
@@ -34,13 +38,22 @@ Example:
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Callable, NamedTuple, NoReturn, Optional, TypeVar, Union
+from collections.abc import Iterable, Mapping
+from typing import Any, Callable, NoReturn, TypeVar
 
+from ._loader_files import StrPath as StrPath
+from ._loader_files import _describe_place, _file_entries, _line_number
+from ._loader_formats import (
+    _anthropic_item,
+    _Converter,
+    _detect,
+    _mcp_item,
+    _openai_item,
+    _record_item,
+)
+from ._loader_walk import _jsonpath, _Located, _walk, _Where
 from .errors import CatalogError, DuplicateToolError, ToolDefinitionError
-from .tools import Tool, _default_schema, _invalid, _kind, _sanitize_part, mcp_name
+from .tools import Tool, _kind
 
 __all__ = [
     "from_mcp",
@@ -52,343 +65,7 @@ __all__ = [
     "load_catalogs",
 ]
 
-# These aliases are evaluated at run time, so they keep typing's spelling for Python 3.9.
-StrPath = Union[str, "os.PathLike[str]"]
-_Path = tuple[Union[str, int], ...]  # a place in a JSON document: keys and indices
-_Where = Union[int, "_Line", _Path]  # a JSONL line, a place in one, or a place in a JSON document
-_Converter = Callable[[Mapping[str, Any], Optional[str], bool], Optional[Tool]]
 _W = TypeVar("_W")
-
-# Keys that only toolsift records have (Anthropic items share ``input_schema``).
-_RECORD_KEYS = frozenset(
-    {"input_schema", "server", "mcp_tool_name", "label", "summary", "search_hint", "source"}
-)
-# Keys that make an item a tool definition rather than a server entry.
-_SCHEMA_KEYS = frozenset({"inputSchema", "input_schema", "parameters", "function"})
-# Tool fields named differently in the source formats, so that errors name the source's field.
-_MCP_FIELDS = {"input_schema": "inputSchema", "input_schema.properties": "inputSchema.properties"}
-_MCP_ANNOTATED_FIELDS = {**_MCP_FIELDS, "title": "annotations.title"}
-_RESPONSES_FIELDS = {
-    "input_schema": "parameters",
-    "input_schema.properties": "parameters.properties",
-}
-_CHAT_FIELDS = {
-    "name": "function.name",
-    "description": "function.description",
-    "input_schema": "function.parameters",
-    "input_schema.properties": "function.parameters.properties",
-}
-_NO_RENAMES: dict[str, str] = {}
-
-
-class _Line(NamedTuple):
-    """A place inside the JSON value on one line of a JSONL file."""
-
-    number: int
-    path: _Path
-
-
-class _Located(Exception):
-    """Internal: an error at a place in the input. The public functions word the place."""
-
-    def __init__(self, where: Any, error: ToolDefinitionError | CatalogError):
-        super().__init__(str(error))
-        self.where = where
-        self.error = error
-
-
-# --- one item -> one Tool ----------------------------------------------------------------------
-
-
-def _name_of(item: Mapping[str, Any], key: str = "name", shown: str | None = None) -> str:
-    shown = shown or key
-    value = item.get(key)
-    if value is None:
-        raise _invalid(None, shown, "is required")
-    if not isinstance(value, str):
-        raise _invalid(value, shown, f"must be a string, got {_kind(value)}")
-    if not value or value.isspace():
-        raise _invalid(value, shown, "must not be empty")
-    return value
-
-
-def _text(item: Mapping[str, Any], key: str) -> Any:
-    value = item.get(key)
-    return "" if value is None else value
-
-
-def _schema(item: Mapping[str, Any], key: str) -> Any:
-    value = item.get(key)
-    return _default_schema() if value is None else value
-
-
-def _build(renames: Mapping[str, str], **fields: Any) -> Tool:
-    """``Tool(**fields)``, with errors naming the source format's field instead of the Tool's."""
-    try:
-        return Tool(**fields)
-    except ToolDefinitionError as error:
-        renamed = renames.get(error.field or "")
-        if renamed is None:
-            raise
-        message = str(error).replace(f"field {error.field!r}", f"field {renamed!r}", 1)
-        raise ToolDefinitionError(message, tool=error.tool, field=renamed) from None
-
-
-def _unsupported(item: Mapping[str, Any], kind: Any, skip: bool) -> None:
-    """Raise for a provider built-in tool, unless ``skip``."""
-    if skip:
-        return
-    name = item.get("name")
-    tool = name if isinstance(name, str) else None
-    who = "A tool" if tool is None else f"Tool {tool!r}"
-    raise ToolDefinitionError(
-        f"{who} has type {kind!r}: it is not a function tool with an input schema, so it cannot "
-        "be indexed (pass skip_unsupported=True to skip such tools).",
-        tool=tool,
-        field="type",
-    )
-
-
-def _identity(raw: str, server: str | None) -> dict[str, Any]:
-    """The name fields of a tool named ``raw``: an MCP tool's when ``server`` is set."""
-    if server is None:
-        return {"name": raw}
-    return {"name": mcp_name(server, raw), "server": server, "mcp_tool_name": raw}
-
-
-def _mcp_item(item: Mapping[str, Any], server: str | None, skip: bool) -> Tool:
-    raw = _name_of(item)
-    if server is None:
-        raise _invalid(raw, "server", "is required for an MCP tool (pass server=...)")
-    title = item.get("title")
-    renames = _MCP_FIELDS
-    if title is None:
-        annotations = item.get("annotations")
-        if annotations is not None:
-            if not isinstance(annotations, Mapping):
-                problem = f"must be a JSON object, got {_kind(annotations)}"
-                raise _invalid(raw, "annotations", problem)
-            title = annotations.get("title")
-            renames = _MCP_ANNOTATED_FIELDS
-    return _build(
-        renames,
-        **_identity(raw, server),
-        description=_text(item, "description"),
-        input_schema=_schema(item, "inputSchema"),
-        title=title,
-    )
-
-
-def _openai_item(item: Mapping[str, Any], server: str | None, skip: bool) -> Tool | None:
-    kind = item.get("type")
-    if kind == "function" and "function" in item:  # Chat Completions
-        function = item["function"]
-        if not isinstance(function, Mapping):
-            raise _invalid(None, "function", f"must be a JSON object, got {_kind(function)}")
-        name = _name_of(function, "name", "function.name")
-        renames = _CHAT_FIELDS
-    elif kind == "function" or kind is None:  # Responses API, or the legacy `functions` list
-        function = item
-        name = _name_of(item)
-        renames = _RESPONSES_FIELDS
-    else:
-        _unsupported(item, kind, skip)
-        return None
-    return _build(
-        renames,
-        **_identity(name, server),
-        description=_text(function, "description"),
-        input_schema=_schema(function, "parameters"),
-    )
-
-
-def _anthropic_item(item: Mapping[str, Any], server: str | None, skip: bool) -> Tool | None:
-    kind = item.get("type")
-    if kind is not None and kind != "custom":  # a server tool such as web_search_20250305
-        _unsupported(item, kind, skip)
-        return None
-    return _build(
-        _NO_RENAMES,
-        **_identity(_name_of(item), server),
-        description=_text(item, "description"),
-        input_schema=_schema(item, "input_schema"),
-    )
-
-
-def _record_item(item: Mapping[str, Any], server: str | None, skip: bool) -> Tool:
-    raw = _name_of(item)
-    if "server" in item:  # the record's own server wins over the document's, even when null
-        server = item["server"]
-    name = raw
-    mcp_tool_name = item.get("mcp_tool_name")
-    if server is not None:
-        if not isinstance(server, str) or not server:
-            raise _invalid(raw, "server", f"must be a non-empty string or null, got {server!r}")
-        if mcp_tool_name is not None and not isinstance(mcp_tool_name, str):
-            raise _invalid(
-                raw, "mcp_tool_name", f"must be a string or None, got {_kind(mcp_tool_name)}"
-            )
-        prefix = f"mcp__{_sanitize_part(server)}__"
-        if raw.startswith(prefix) and len(raw) > len(prefix):  # already canonical
-            if mcp_tool_name is None:
-                mcp_tool_name = raw[len(prefix) :]
-        else:
-            name = prefix + _sanitize_part(raw)
-            if mcp_tool_name is None:
-                mcp_tool_name = raw
-            elif mcp_tool_name != raw:
-                raise _invalid(
-                    name,
-                    "mcp_tool_name",
-                    f"is {mcp_tool_name!r} but 'name' is {raw!r}: give the raw MCP name in both, "
-                    "or the canonical name in 'name'",
-                )
-    return _build(
-        _NO_RENAMES,
-        name=name,
-        description=_text(item, "description"),
-        input_schema=_schema(item, "input_schema"),
-        server=server,
-        mcp_tool_name=mcp_tool_name,
-        label=item.get("label"),
-        title=item.get("title"),
-        summary=item.get("summary"),
-        search_hint=item.get("search_hint"),
-        source=item.get("source"),
-    )
-
-
-def _unsupported_item(item: Mapping[str, Any], server: str | None, skip: bool) -> None:
-    _unsupported(item, item.get("type"), skip)
-
-
-def _detect(item: Mapping[str, Any], server: str | None) -> _Converter:
-    """The format of one item, from its keys (see :func:`load_tools`)."""
-    kind = item.get("type")
-    if kind is not None and kind != "function":
-        if kind == "custom" and "input_schema" in item:  # an Anthropic client tool
-            return _anthropic_item
-        return _unsupported_item  # a provider built-in, or an OpenAI grammar-based custom tool
-    if "inputSchema" in item:
-        return _mcp_item
-    if kind == "function" or "parameters" in item:
-        return _openai_item
-    if not _RECORD_KEYS.isdisjoint(item.keys()):
-        return _record_item  # also reads Anthropic items: same keys, same meaning
-    return _mcp_item if server is not None else _record_item
-
-
-# --- documents -> items ------------------------------------------------------------------------
-
-
-def _jsonpath(path: _Path) -> str:
-    parts = ["$"]
-    for part in path:
-        if isinstance(part, int):
-            parts.append(f"[{part}]")
-        elif part.isidentifier():
-            parts.append(f".{part}")
-        else:
-            parts.append(f"[{json.dumps(part, ensure_ascii=False)}]")
-    return "".join(parts)
-
-
-def _structure_error(where: _Where, message: str, field: str | None = None) -> _Located:
-    return _Located(where, CatalogError(message, field=field))
-
-
-def _tools_list(value: Any, path: _Path, what: str) -> list[Any]:
-    if not isinstance(value, (list, tuple)):
-        raise _structure_error(path, f"{what} must be a list of tools, got {_kind(value)}.")
-    return list(value)
-
-
-def _server_name(value: Any, where: _Where) -> str:
-    if not isinstance(value, str) or not value:
-        raise _structure_error(
-            where, f"The server name must be a non-empty string, got {value!r}.", field="name"
-        )
-    return value
-
-
-def _is_server_entry(item: Mapping[str, Any]) -> bool:
-    """``{"name", "tools": [...]}`` without a schema is a server with its tools, not a tool."""
-    return isinstance(item.get("tools"), list) and _SCHEMA_KEYS.isdisjoint(item.keys())
-
-
-def _jsonl_entries(
-    rows: list[tuple[int, Any]], server: str | None
-) -> Iterator[tuple[_Where, Any, str | None]]:
-    """The tool items of a JSONL file: one per line, or a server entry's tools."""
-    for number, item in rows:
-        if type(item) is dict and "tools" in item and "name" in item and _is_server_entry(item):
-            name = _server_name(item["name"], number)
-            for index, tool in enumerate(item["tools"]):
-                yield _Line(number, ("tools", index)), tool, name
-        else:
-            yield number, item, server
-
-
-def _walk(doc: Any, server: str | None) -> Iterator[tuple[_Path, Any, str | None]]:
-    """Every tool item of a document, with its place and the server it belongs to."""
-    if isinstance(doc, (list, tuple)):
-        for index, item in enumerate(doc):
-            yield (index,), item, server
-        return
-    if not isinstance(doc, Mapping):
-        raise _structure_error(
-            (), f"Expected a tool, a list of tools or a JSON object, got {_kind(doc)}."
-        )
-    if "name" in doc and not isinstance(doc["name"], (list, tuple)):  # else a server "name"
-        if _is_server_entry(doc):  # one catalogue entry: {"name", "tools": [...]}
-            name = _server_name(doc["name"], ("name",))
-            for index, item in enumerate(doc["tools"]):
-                yield ("tools", index), item, name
-        else:  # a single tool
-            yield (), doc, server
-        return
-    base: _Path = ()
-    result = doc.get("result")
-    if isinstance(result, Mapping) and "tools" in result:  # a JSON-RPC response to tools/list
-        doc, base = result, ("result",)
-    if "servers" in doc:  # catalogue: {"servers": [{"name", "summary"?, "tools"}]}
-        yield from _walk_servers(doc["servers"], (*base, "servers"))
-    elif "tools" in doc:  # MCP tools/list result, optionally with its server
-        if server is None and doc.get("server") is not None:
-            server = _server_name(doc["server"], (*base, "server"))
-        tools = _tools_list(doc["tools"], (*base, "tools"), "'tools'")
-        for index, item in enumerate(tools):
-            yield (*base, "tools", index), item, server
-    else:  # {server name: tools list or tools/list result}
-        yield from _walk_servers(doc, base)
-
-
-def _walk_servers(servers: Any, path: _Path) -> Iterator[tuple[_Path, Any, str | None]]:
-    entries: list[tuple[_Path, str, Any]] = []
-    if isinstance(servers, Mapping):
-        for key, value in servers.items():
-            where: _Path = (*path, key)
-            name = _server_name(key, where)
-            if isinstance(value, Mapping) and "tools" in value:
-                entries.append(((*where, "tools"), name, value["tools"]))
-            else:
-                entries.append((where, name, value))
-    elif isinstance(servers, (list, tuple)):
-        for index, entry in enumerate(servers):
-            where = (*path, index)
-            if not isinstance(entry, Mapping):
-                raise _structure_error(
-                    where, f"A server entry must be a JSON object, got {_kind(entry)}."
-                )
-            name = _server_name(entry.get("name"), (*where, "name"))
-            entries.append(((*where, "tools"), name, entry.get("tools")))
-    else:
-        raise _structure_error(
-            path, f"'servers' must be a list or a JSON object, got {_kind(servers)}."
-        )
-    for where, name, tools in entries:
-        for index, item in enumerate(_tools_list(tools, where, f"The tools of server {name!r}")):
-            yield (*where, index), item, name
 
 
 def _check_server_argument(server: Any, caller: str) -> None:
@@ -594,71 +271,10 @@ def load_tools(
 # --- files -------------------------------------------------------------------------------------
 
 
-def _parse_jsonl(file: str, text: str) -> list[tuple[int, Any]]:
-    rows: list[tuple[int, Any]] = []
-    loads = json.loads
-    # Split on "\n" only: str.splitlines() would also split on U+2028 inside JSON strings.
-    for number, line in enumerate(text.split("\n"), 1):
-        if not line or line.isspace():
-            continue
-        try:
-            rows.append((number, loads(line)))
-        except json.JSONDecodeError as error:
-            raise CatalogError(
-                f"{file}:{number}: invalid JSON: {error.msg} (column {error.colno}).",
-                path=file,
-                line=number,
-            ) from None
-    return rows
-
-
-def _parse(file: str, text: str) -> tuple[bool, Any]:
-    """``(is_jsonl, rows or document)``, by content; the extension decides what is tried first."""
-    if file.lower().endswith((".jsonl", ".ndjson")):
-        try:
-            return True, _parse_jsonl(file, text)
-        except CatalogError as jsonl_error:
-            try:
-                return False, json.loads(text)
-            except ValueError:
-                raise jsonl_error from None
-    try:
-        return False, json.loads(text)
-    except json.JSONDecodeError as error:
-        if error.msg == "Extra data":  # several JSON values: JSON Lines
-            return True, _parse_jsonl(file, text)
-        raise CatalogError(
-            f"{file}:{error.lineno}: invalid JSON: {error.msg} (column {error.colno}).",
-            path=file,
-            line=error.lineno,
-        ) from None
-
-
 def _load_file(
     path: StrPath, server: str | None, skip: bool
 ) -> list[tuple[tuple[str, _Where], Tool]]:
-    file = os.fspath(path)
-    with open(path, "rb") as handle:
-        data = handle.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise CatalogError(
-            f"{file}:{line}: not valid UTF-8 ({error.reason} at byte {error.start}).",
-            path=file,
-            line=line,
-        ) from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if not text or text.isspace():
-        return []
-    is_jsonl, parsed = _parse(file, text)
-    entries: Iterable[tuple[_Where, Any, str | None]]
-    if is_jsonl:
-        entries = _jsonl_entries(parsed, server)
-    else:
-        entries = _walk(parsed, server)
+    file, entries = _file_entries(path, server)
     try:
         located = _convert(entries, skip)
     except _Located as exc:
@@ -672,21 +288,6 @@ def _load_file(
             field=exc.error.field,
         ) from None
     return [((file, where), tool) for where, tool in located]
-
-
-def _line_number(where: _Where) -> int | None:
-    if isinstance(where, _Line):
-        return where.number
-    return where if isinstance(where, int) else None
-
-
-def _describe_place(place: tuple[str, _Where]) -> str:
-    file, where = place
-    if isinstance(where, _Line):
-        return f"{file}:{where.number}:{_jsonpath(where.path)}"
-    if isinstance(where, int):
-        return f"{file}:{where}"
-    return f"{file}:{_jsonpath(where)}"
 
 
 def load_catalog(

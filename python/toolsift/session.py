@@ -46,11 +46,19 @@ from typing import Any, Literal
 
 from . import _fallback
 from ._analysis import DEFAULT_PROFILE, ProfileName, check_profile
-from .errors import DiscoveryError, DuplicateToolError
+from ._session_state import AUTO_MAX_TOKENS as AUTO_MAX_TOKENS
+from ._session_state import AUTO_MAX_TOOLS as AUTO_MAX_TOOLS
+from ._session_state import (
+    DEFAULT_ALWAYS_AVAILABLE,
+    DiscoveryMode,
+    ToolSource,
+    _check_mode,
+    _Entry,
+    _SessionState,
+)
+from .errors import DiscoveryError
 from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, EngineName, ToolIndex
-from .loaders import from_mcp
 from .result import Match, QueryKind
-from .tokens import tool_tokens
 from .tools import Tool
 
 __all__ = [
@@ -62,15 +70,8 @@ __all__ = [
     "DISABLED_MESSAGE",
     "UNAVAILABLE_MESSAGE",
 ]
-
-DiscoveryMode = Literal["off", "all", "mcp-only", "auto"]
-ToolSource = Literal["builtin", "mcp", "extension", "custom"]
-
-#: Seed 000's essential built-ins: never hidden unless ``always_available`` says otherwise.
-DEFAULT_ALWAYS_AVAILABLE = ("read", "bash", "edit")
-#: Auto mode's default thresholds: discovery turns on above 40 tools or 16,000 schema tokens.
-AUTO_MAX_TOOLS = 40
-AUTO_MAX_TOKENS = 16_000
+# The modes, sources and auto budgets live with the catalogue state (._session_state) and are
+# re-exported here.
 
 META_TOOL_NAME = "search_tool_bm25"
 DISABLED_MESSAGE = (
@@ -78,11 +79,9 @@ DISABLED_MESSAGE = (
 )
 UNAVAILABLE_MESSAGE = "Tool discovery is unavailable in this session."
 
-_MODES = ("off", "all", "mcp-only", "auto")
 # How often a search is retried when the state moved past its snapshot (a match activated,
 # removed or redefined, an always-visible match hidden) before it could activate.
 _SEARCH_ATTEMPTS = 8
-_SOURCES = ("builtin", "mcp", "extension", "custom")
 
 
 @dataclass(frozen=True)
@@ -126,14 +125,6 @@ class DiscoveryResult:
 
 
 @dataclass(frozen=True)
-class _Entry:
-    tool: Tool
-    source: ToolSource
-    tokens: int
-    always: bool  # always available: never hidden
-
-
-@dataclass(frozen=True)
 class _Snapshot:
     """What searches read: immutable, replaced whole when its corpus changes."""
 
@@ -143,22 +134,7 @@ class _Snapshot:
     names: frozenset[str]  # the names in `discoverable`
 
 
-def _as_tools(tools: Any, server: str) -> list[Tool]:
-    """``tools`` as MCP tools of ``server``: Tool objects, or raw ``tools/list`` items."""
-    if isinstance(tools, Mapping):
-        return from_mcp(tools, server)
-    items = list(tools)
-    if not all(isinstance(t, Tool) for t in items):
-        return from_mcp(items, server)
-    for tool in items:
-        if tool.server != server:
-            raise ValueError(
-                f"Tool {tool.name!r} belongs to server {tool.server!r}, not {server!r}."
-            )
-    return items
-
-
-class DiscoverySession:
+class DiscoverySession(_SessionState):
     """A live tool catalogue with seed 000's discovery modes and session-scoped activation.
 
     Arguments:
@@ -212,37 +188,21 @@ class DiscoverySession:
     ) -> None:
         _check_mode(mode)
         self._profile: ProfileName = check_profile(profile)
-        self._lock = threading.RLock()  # guards every field below
         self._build_lock = threading.Lock()  # one snapshot build at a time
-        self._mode: DiscoveryMode = mode
-        self._mcp_discovery = bool(mcp_discovery)
-        self._always = frozenset(
-            (always_available,) if isinstance(always_available, str) else always_available
-        )
-        self._auto_max_tools = auto_max_tools
-        self._auto_max_tokens = auto_max_tokens
         self._engine: EngineName = engine
         self.meta_tool_name = meta_tool_name
         self._rebuild_on_activation = bool(rebuild_on_activation)
-        self._entries: dict[str, _Entry] = {}
-        self._servers: dict[str, tuple[str, ...]] = {}
-        self._summaries: dict[str, str] = dict(summaries or {})
-        self._selected: dict[str, None] = {}  # every name discovery activated, in order
-        self._generation = 0
-        self._catalog_generation = 0
         self._snapshot: _Snapshot | None = None
         self._builds = 0
-        self._auto_over = False  # more hideable tools or schema tokens than auto mode allows
-        by_server: dict[str, list[Tool]] = {}
-        builtins: list[Tool] = []
-        for tool in tools:
-            if tool.server is None:
-                builtins.append(tool)
-            else:
-                by_server.setdefault(tool.server, []).append(tool)
-        self.add_tools(builtins)
-        for server, server_tools in by_server.items():
-            self.connect_server(server, server_tools)
+        super().__init__(
+            tools,
+            mode=mode,
+            mcp_discovery=mcp_discovery,
+            always_available=always_available,
+            summaries=summaries,
+            auto_max_tools=auto_max_tools,
+            auto_max_tokens=auto_max_tokens,
+        )
 
     @classmethod
     def from_default_catalog(cls, **options: Any) -> DiscoverySession:
@@ -287,6 +247,19 @@ class DiscoverySession:
         """Whether discovery is on, i.e. the meta-tool is offered and searching works."""
         return self.effective_mode != "off"
 
+    def _check_enabled(self) -> None:
+        if self._effective_mode() == "off":
+            raise DiscoveryError(DISABLED_MESSAGE.format(name=self.meta_tool_name))
+
+    def ensure_enabled(self) -> None:
+        """Raise seed 000's :class:`~toolsift.DiscoveryError` when discovery is off.
+
+        Example: ``DiscoverySession(mode="off").ensure_enabled()`` raises "Tool discovery is
+        disabled. Enable tools.discoveryMode or mcp.discoveryMode to use search_tool_bm25."
+        """
+        with self._lock:
+            self._check_enabled()
+
     @property
     def generation(self) -> int:
         """A counter bumped by every change of the hidden corpus (tools, mode, activation)."""
@@ -297,163 +270,7 @@ class DiscoverySession:
         """A counter bumped by every change of the catalogue or mode, but not by activation."""
         return self._catalog_generation
 
-    # --- sources -------------------------------------------------------------------------------
-
-    def add_tools(self, tools: Iterable[Tool], *, source: ToolSource = "builtin") -> None:
-        """Add built-in, extension or custom tools.
-
-        Raises:
-            DuplicateToolError: a tool name is already in the session.
-            ValueError: ``source`` is ``"mcp"`` (use :meth:`connect_server`).
-
-        Example: ``session.add_tools([Tool(name="deploy")], source="extension")``.
-        """
-        if source not in _SOURCES or source == "mcp":
-            raise ValueError(
-                f"source must be 'builtin', 'extension' or 'custom', got {source!r} "
-                "(MCP tools join through connect_server)"
-            )
-        entries = [self._entry(t, source) for t in tools]
-        if not entries:
-            return
-        with self._lock:
-            self._check_new([e.tool for e in entries], replacing=())
-            for entry in entries:
-                self._entries[entry.tool.name] = entry
-            self._changed(catalog=True)
-
-    def remove_tools(self, names: Iterable[str]) -> None:
-        """Remove non-MCP tools by canonical name; unknown names are ignored."""
-        with self._lock:
-            removed = False
-            for name in names:
-                entry = self._entries.get(name)
-                if entry is not None and entry.source != "mcp":
-                    del self._entries[name]
-                    removed = True
-            if removed:
-                self._changed(catalog=True)
-
-    def connect_server(
-        self, name: str, tools: Iterable[Tool] | Mapping[str, Any], *, summary: str | None = None
-    ) -> None:
-        """Add an MCP server, or replace its tools when it sends a changed tool list.
-
-        Arguments:
-            name: the server name as configured.
-            tools: its tools: :class:`Tool` objects of this server, or the raw ``tools/list``
-                result (``{"tools": [...]}``) or its list, converted with
-                :func:`toolsift.loaders.from_mcp`.
-            summary: a one-line summary for the meta-tool description; kept if omitted.
-
-        Activations are kept by name: a tool that disappears and comes back is active again.
-
-        Raises:
-            DuplicateToolError: a tool's canonical name belongs to another source.
-
-        Example: ``session.connect_server("github", {"tools": [...]}, summary="GitHub")``.
-        """
-        server_tools = _as_tools(tools, name)
-        entries = [self._entry(t, "mcp") for t in server_tools]
-        with self._lock:
-            old = self._servers.get(name, ())
-            self._check_new(server_tools, replacing=old)
-            for tool_name in old:
-                del self._entries[tool_name]
-            for entry in entries:
-                self._entries[entry.tool.name] = entry
-            self._servers[name] = tuple(t.name for t in server_tools)
-            if summary is not None:
-                self._summaries[name] = summary
-            self._changed(catalog=True)
-
-    def disconnect_server(self, name: str) -> None:
-        """Remove an MCP server and its tools; an unknown server is ignored."""
-        with self._lock:
-            names = self._servers.pop(name, None)
-            if names is None:
-                return
-            for tool_name in names:
-                del self._entries[tool_name]
-            self._changed(catalog=True)
-
-    # --- views ---------------------------------------------------------------------------------
-
-    @property
-    def tools(self) -> tuple[Tool, ...]:
-        """Every tool of the session, hidden or not, in the order they joined."""
-        with self._lock:
-            return tuple(e.tool for e in self._entries.values())
-
-    @property
-    def visible_tools(self) -> tuple[Tool, ...]:
-        """The tools to send to the model now: always-available, not hideable, or activated."""
-        with self._lock:
-            hidden = self._hidden_names()
-            return tuple(e.tool for n, e in self._entries.items() if n not in hidden)
-
-    @property
-    def hidden_tools(self) -> tuple[Tool, ...]:
-        """The tools discovery hides now: the corpus the meta-tool searches."""
-        with self._lock:
-            hidden = self._hidden_names()
-            return tuple(e.tool for n, e in self._entries.items() if n in hidden)
-
-    @property
-    def selected(self) -> tuple[str, ...]:
-        """Names activated by discovery and loaded now, in activation order."""
-        with self._lock:
-            return tuple(n for n in self._selected if n in self._entries)
-
-    def discoverable_tools(self) -> tuple[Tool, ...]:
-        """The tools the mode makes discoverable, active or not: the catalogue that the
-        meta-tool description lists. It changes with the catalogue and mode, never with
-        activation, so the description stays byte-identical for the prompt cache."""
-        with self._lock:
-            return tuple(e.tool for e in self._entries.values() if self._hideable(e))
-
-    def server_summaries(self) -> dict[str, str]:
-        """The known one-line summaries of servers, by server name."""
-        with self._lock:
-            return dict(self._summaries)
-
-    def _description_state(self) -> tuple[tuple[Tool, ...], dict[str, str]]:
-        """:meth:`discoverable_tools` and :meth:`server_summaries` of one state, for the
-        meta-tool description: a server that reconnects between the two reads would otherwise
-        pair its old tools with its new summary."""
-        with self._lock:
-            return self.discoverable_tools(), self.server_summaries()
-
-    def schema_tokens(self, tools: Iterable[Tool] | None = None) -> int:
-        """Heuristic tokens (:mod:`toolsift.tokens`) of the schemas of ``tools`` (default: all)."""
-        with self._lock:
-            if tools is None:
-                return sum(e.tokens for e in self._entries.values())
-            return sum(
-                e.tokens if (e := self._entries.get(t.name)) is not None else tool_tokens(t)
-                for t in tools
-            )
-
-    # --- activation and search -----------------------------------------------------------------
-
-    def activate(self, names: Iterable[str]) -> tuple[str, ...]:
-        """Activate tools by canonical name for the rest of the session; idempotent.
-
-        Names that are unknown, or already visible, are ignored.
-
-        Returns:
-            The names this call activated, in the order given.
-
-        Example: ``session.activate(["mcp__github__create_issue"])``.
-        """
-        with self._lock:
-            hidden = self._hidden_names()
-            new = tuple(dict.fromkeys(n for n in names if n in hidden))
-            for name in new:
-                self._selected[name] = None
-            if new:
-                self._changed(catalog=False)
-            return new
+    # --- search --------------------------------------------------------------------------------
 
     def search(self, query: str, limit: int = DEFAULT_LIMIT) -> DiscoveryResult:
         """Rank the hidden tools for ``query`` and activate the matches (seed 000's execute).
@@ -556,80 +373,7 @@ class DiscoverySession:
                 f"hidden={hidden}, servers={len(self._servers)}, generation={self._generation})"
             )
 
-    # --- internals (call with the lock held) ---------------------------------------------------
-
-    def _check_new(self, tools: list[Tool], replacing: Iterable[str]) -> None:
-        replaced = set(replacing)
-        seen: set[str] = set()
-        for tool in tools:
-            if not isinstance(tool, Tool):
-                raise TypeError(f"expected a toolsift.Tool, got {type(tool).__name__}")
-            name = tool.name
-            if name in seen or (name in self._entries and name not in replaced):
-                raise DuplicateToolError(
-                    f"Duplicate tool name {name!r}: a session holds each canonical name once.",
-                    tool=name,
-                    field="name",
-                )
-            seen.add(name)
-
-    def _changed(self, *, catalog: bool) -> None:
-        self._generation += 1
-        if catalog:
-            self._catalog_generation += 1
-            # What "auto" resolves to depends on the catalogue only: decide it once per change.
-            candidates = [e for e in self._entries.values() if not e.always]
-            self._auto_over = len(candidates) > self._auto_max_tools or (
-                sum(e.tokens for e in candidates) > self._auto_max_tokens
-            )
-
-    def _entry(self, tool: Tool, source: ToolSource) -> _Entry:
-        always = self._always
-        is_always = bool(always) and (
-            (tool.server is not None and tool.server in always)
-            or any(alias in always for alias in tool.aliases())
-        )
-        return _Entry(tool, source, tool_tokens(tool), is_always)
-
-    def _effective_mode(self) -> Literal["off", "all", "mcp-only"]:
-        mode = self._mode
-        if mode == "auto":
-            mode = "all" if self._auto_over else "off"
-        if mode == "off":
-            return "mcp-only" if self._mcp_discovery else "off"
-        return mode
-
-    def _hideable(self, entry: _Entry, mode: str | None = None) -> bool:
-        mode = mode or self._effective_mode()
-        if mode == "off" or (mode == "mcp-only" and entry.source != "mcp"):
-            return False
-        return not entry.always
-
-    def _is_active(self, name: str, mode: str) -> bool:
-        """Whether the tool ``name`` (present in the session) is visible to the model."""
-        return name in self._selected or not self._hideable(self._entries[name], mode)
-
-    def _hidden_names(self) -> frozenset[str]:
-        mode = self._effective_mode()
-        if mode == "off":
-            return frozenset()
-        selected = self._selected
-        return frozenset(
-            n for n, e in self._entries.items() if n not in selected and self._hideable(e, mode)
-        )
-
-    def _check_enabled(self) -> None:
-        if self._effective_mode() == "off":
-            raise DiscoveryError(DISABLED_MESSAGE.format(name=self.meta_tool_name))
-
-    def ensure_enabled(self) -> None:
-        """Raise seed 000's :class:`~toolsift.DiscoveryError` when discovery is off.
-
-        Example: ``DiscoverySession(mode="off").ensure_enabled()`` raises "Tool discovery is
-        disabled. Enable tools.discoveryMode or mcp.discoveryMode to use search_tool_bm25."
-        """
-        with self._lock:
-            self._check_enabled()
+    # --- snapshots -----------------------------------------------------------------------------
 
     def _corpus_key(self) -> int:
         """The generation that decides whether the snapshot is current."""
@@ -732,8 +476,3 @@ def _current(match: Match, entries: Mapping[str, _Entry]) -> Match:
     if _redefined(match, entries):
         return replace(match, tool=entries[match.tool.name].tool)
     return match
-
-
-def _check_mode(mode: object) -> None:
-    if mode not in _MODES:
-        raise ValueError(f"mode must be one of {', '.join(map(repr, _MODES))}, got {mode!r}")
