@@ -101,8 +101,15 @@ def test_parameter_descriptions_are_a_field(engine):
                 "type": "object",
                 "properties": {"city": {"type": "string", "description": "Town or municipality"}},
             },
-            "days": {"type": "array", "items": {"type": "object", "properties": {
-                "hour": {"type": "integer", "description": "Hour of the forecast"}}}},
+            "days": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "hour": {"type": "integer", "description": "Hour of the forecast"}
+                    },
+                },
+            },
         },
     }
     tools = [*TOOLS, Tool(name="get_weather", description="Weather report", input_schema=schema)]

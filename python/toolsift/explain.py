@@ -10,8 +10,10 @@ Example:
     >>> from toolsift import Tool, ToolIndex
     >>> index = ToolIndex([Tool(name="read_file", description="Read a file")], engine="python")
     >>> why = index.explain("read file", "read_file")
-    >>> [t.display for t in why.terms], dict(why.terms[0].fields)
-    (['read', 'file', 'read (stem)', 'file (stem)'], {'name': 6.0, 'label': 4.0, 'summary': 1.0, 'description': 0.25})
+    >>> [t.display for t in why.terms]
+    ['read', 'file', 'read (stem)', 'file (stem)']
+    >>> dict(why.terms[0].fields)
+    {'name': 6.0, 'label': 4.0, 'summary': 1.0, 'description': 0.25}
     >>> why.score == index.search("read file")[0].score
     True
 """
