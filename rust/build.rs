@@ -1,7 +1,8 @@
-//! Parallel index build: documents are tokenized in chunks on all cores, then the chunks' term
-//! dictionaries are merged in chunk order.
+//! Index build. [`Index::build`] is the reference, sequential build (`sequential`); this file
+//! holds the parallel build and what both share.
 //!
-//! The result is the index [`Index::build`] makes, field for field: a chunk numbers its terms in
+//! Parallel build: documents are tokenized in chunks on all cores, then the chunks' term
+//! dictionaries are merged in chunk order. The result is the index [`Index::build`] makes, field for field: a chunk numbers its terms in
 //! first-seen order, so visiting the chunks in document order and each chunk's terms in its own
 //! order assigns global term ids in global first-seen order; postings are scattered chunk by
 //! chunk, so documents stay ascending within a term; lengths and term frequencies are summed
@@ -20,6 +21,8 @@ use crate::bm25::{self, Params};
 use crate::error::{Error, Result};
 use crate::index::{Index, TermMap};
 use crate::tokenize::Tokenizer;
+
+mod sequential;
 
 /// Documents per parallel task: big enough to amortise a chunk's dictionary, small enough to
 /// balance two to sixty-four cores.
