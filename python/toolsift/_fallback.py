@@ -365,7 +365,7 @@ class Index:
         return out
 
     def _expansions(self, tok: str, opts: _Options) -> list[str]:
-        """The scored terms ``tok`` expands to: see ``PrefixOptions`` in ``rust/index.rs``."""
+        """The scored terms ``tok`` expands to (``PrefixOptions`` in ``rust/index/options.rs``)."""
         if not (opts.prefix_fraction > 0.0 and len(tok) >= opts.prefix_min_len):
             return []
         if is_marked(tok):  # stemmed copies never expand
@@ -654,7 +654,7 @@ def _check_doc(doc: object) -> int:
 
 
 class _Options:
-    """The validated keyword options of a search, as ``SearchOptions`` in ``rust/index.rs``."""
+    """The validated keyword options of a search (``SearchOptions``, ``rust/index/options.rs``)."""
 
     __slots__ = (
         "exclude",
