@@ -104,7 +104,7 @@ fn token_postings<S: AsRef<str>>(texts: &[S]) -> Postings {
     Postings::build(map, pairs)
 }
 
-/// Per-thread accumulators, reused across queries (see `index.rs`).
+/// Per-thread accumulators, reused across queries (see `index/search.rs`).
 #[derive(Default)]
 struct Scratch {
     score: Vec<f64>,

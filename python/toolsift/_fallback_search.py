@@ -2,7 +2,7 @@
 
 :class:`_Search` holds the query side of :class:`~toolsift._fallback.Index`: ``search``,
 ``search_many``, ``score_documents`` and ``explain``, the score accumulation (the same IEEE-754
-double operations in the same order as ``rust/index.rs``), prefix expansion of unknown query
+double operations in the same order as ``rust/index/search.rs``), prefix expansion of unknown query
 terms, required terms and the option checks. :class:`_Fields` types the index's data for both
 mixins and derives the length norms.
 
@@ -223,7 +223,7 @@ class _Search(_Fields):
         return out
 
     def _expansions(self, tok: str, opts: _Options) -> list[str]:
-        """The scored terms ``tok`` expands to: see ``PrefixOptions`` in ``rust/index.rs``."""
+        """The scored terms ``tok`` expands to (``PrefixOptions`` in ``rust/index/options.rs``)."""
         if not (opts.prefix_fraction > 0.0 and len(tok) >= opts.prefix_min_len):
             return []
         if is_marked(tok):  # stemmed copies never expand
@@ -361,7 +361,7 @@ def _check_doc(doc: object) -> int:
 
 
 class _Options:
-    """The validated keyword options of a search, as ``SearchOptions`` in ``rust/index.rs``."""
+    """The validated keyword options of a search (``SearchOptions``, ``rust/index/options.rs``)."""
 
     __slots__ = (
         "exclude",

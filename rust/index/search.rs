@@ -1,0 +1,402 @@
+//! Ranked search: the single entry point [`Index::search_tokens`], and its exhaustive path, which
+//! adds every posting of every query term into a per-thread accumulator (`accumulate`) and keeps
+//! the top k of the touched documents. Pruned search (`prune.rs`) and the blocked accumulator
+//! (`blocked.rs`, past `blocked::MIN_DOCS` documents) give the same results.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use super::{Index, SearchOptions, TopK};
+use crate::error::{Error, Result};
+
+/// Per-thread accumulators of one search (see `SCRATCH`).
+pub(crate) struct Scratch {
+    pub(crate) acc: Vec<f64>,
+    pub(crate) touched: Vec<u32>,
+    /// Per-document best prefix score of the current query term, and the documents it touched.
+    pub(crate) best: Vec<f64>,
+    pub(crate) best_touched: Vec<u32>,
+    /// Per-document count of matched distinct query terms (only with the coverage rule).
+    pub(crate) matched: Vec<u32>,
+}
+
+impl Scratch {
+    const fn new() -> Self {
+        Scratch {
+            acc: Vec::new(),
+            touched: Vec::new(),
+            best: Vec::new(),
+            best_touched: Vec::new(),
+            matched: Vec::new(),
+        }
+    }
+
+    /// Zeroes what the last query touched, so the next one starts clean.
+    pub(super) fn reset(&mut self) {
+        for &doc in &self.touched {
+            self.acc[doc as usize] = 0.0;
+            if let Some(m) = self.matched.get_mut(doc as usize) {
+                *m = 0;
+            }
+        }
+        self.touched.clear();
+    }
+}
+
+thread_local! {
+    // One accumulator per thread, reused across queries and indexes: no allocation per query,
+    // and threads searching one shared index never contend.
+    pub(super) static SCRATCH: RefCell<Scratch> = const { RefCell::new(Scratch::new()) };
+}
+
+impl Index {
+    /// Analyses `query` with the index's profile and searches it; see [`Index::search_tokens`].
+    pub fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        options: &SearchOptions,
+    ) -> Result<Vec<(u32, f64)>> {
+        self.search_tokens(&self.query_terms(query), limit, options)
+    }
+
+    /// The top `limit` documents for query `tokens` by BM25+ score (descending, then name
+    /// ascending), after applying `options`. Only documents with a score > 0 are returned.
+    ///
+    /// This is the single entry point of every ranked search (batch search calls it too).
+    pub fn search_tokens<S: AsRef<str>>(
+        &self,
+        tokens: &[S],
+        limit: usize,
+        options: &SearchOptions,
+    ) -> Result<Vec<(u32, f64)>> {
+        if tokens.is_empty() {
+            return Err(Error::NoSearchableTerms);
+        }
+        if limit == 0 {
+            return Err(Error::InvalidLimit(0));
+        }
+        options.validate()?;
+        if self.is_empty() {
+            return Ok(Vec::new());
+        }
+        let Some(required) = self.required_postings(&options.required) else {
+            return Ok(Vec::new());
+        };
+        let query = distinct_terms(tokens);
+        let min_matched = |known: usize| {
+            // The coverage rule: with 4+ distinct known terms, match at least half of them.
+            if options.coverage && known >= 4 {
+                known.div_ceil(2) as u32
+            } else {
+                0
+            }
+        };
+        let pruned = self.search_pruned(&query, options, limit, min_matched, |doc, score| {
+            score >= options.threshold && self.passes(doc, options, &required)
+        });
+        let mut hits = if let Some(hits) = pruned {
+            hits
+        } else {
+            SCRATCH.with(|cell| {
+                let mut scratch = cell.borrow_mut();
+                let known = self.accumulate(&query, options, &mut scratch);
+                let min_matched = min_matched(known);
+                let Scratch {
+                    acc,
+                    touched,
+                    matched,
+                    ..
+                } = &*scratch;
+                let hits = self.top_k(acc, touched, limit, |doc, score| {
+                    score >= options.threshold
+                        && self.passes(doc, options, &required)
+                        && (min_matched == 0 || matched[doc as usize] >= min_matched)
+                });
+                scratch.reset();
+                hits
+            })
+        };
+        if options.relative_floor > 0.0 {
+            if let Some(&(_, best)) = hits.first() {
+                let floor = options.relative_floor * best;
+                hits.retain(|&(_, score)| score >= floor);
+            }
+        }
+        Ok(hits)
+    }
+
+    /// Adds every query term's BM25+ contribution to `scratch.acc`; returns the number of known
+    /// query terms (scored, or with at least one prefix expansion).
+    pub(super) fn accumulate(
+        &self,
+        query: &[(&str, f64)],
+        options: &SearchOptions,
+        scratch: &mut Scratch,
+    ) -> usize {
+        let n = self.len();
+        if scratch.acc.len() < n {
+            scratch.acc.resize(n, 0.0);
+            scratch.best.resize(n, 0.0);
+        }
+        let count = options.coverage;
+        if count && scratch.matched.len() < n {
+            scratch.matched.resize(n, 0);
+        }
+        // Past `blocked::MIN_DOCS` the accumulator outgrows the cache: score range by range.
+        if self.use_blocked() {
+            return self.accumulate_blocked(query, options, scratch);
+        }
+        let Scratch {
+            acc,
+            touched,
+            best,
+            best_touched,
+            matched,
+        } = scratch;
+        let mut known = 0;
+        for &(tok, qtf) in query {
+            if let Some(term) = self.scored_term(tok) {
+                known += 1;
+                let idf = self.idf[term as usize];
+                let (docs, tfs) = self.postings(term);
+                // Branch-free bookkeeping: every document is written after the touched ones and
+                // kept only when this term is its first contribution.
+                let mut len = touched.len();
+                touched.resize(len + docs.len(), 0);
+                for (&doc, &tf) in docs.iter().zip(tfs) {
+                    let d = doc as usize;
+                    let before = acc[d];
+                    let after = before + self.params.term_score(qtf, idf, tf as f64, self.norms[d]);
+                    acc[d] = after;
+                    touched[len] = doc;
+                    len += usize::from(before == 0.0 && after != 0.0);
+                    if count {
+                        matched[d] += 1;
+                    }
+                }
+                touched.truncate(len);
+                continue;
+            }
+            let fraction = options.prefix.fraction;
+            let mut any = false;
+            for term in self.expansions(tok, &options.prefix) {
+                any = true;
+                let idf = self.idf[term as usize];
+                let (docs, tfs) = self.postings(term);
+                for (&doc, &tf) in docs.iter().zip(tfs) {
+                    let d = doc as usize;
+                    let score =
+                        fraction * self.params.term_score(qtf, idf, tf as f64, self.norms[d]);
+                    if best[d] == 0.0 {
+                        best_touched.push(doc);
+                    }
+                    if score > best[d] {
+                        best[d] = score;
+                    }
+                }
+            }
+            if any {
+                known += 1;
+            }
+            for &doc in best_touched.iter() {
+                let d = doc as usize;
+                let before = acc[d];
+                acc[d] = before + best[d];
+                if before == 0.0 && acc[d] != 0.0 {
+                    touched.push(doc);
+                }
+                if count {
+                    matched[d] += 1;
+                }
+                best[d] = 0.0;
+            }
+            best_touched.clear();
+        }
+        known
+    }
+
+    fn top_k(
+        &self,
+        acc: &[f64],
+        touched: &[u32],
+        limit: usize,
+        keep: impl Fn(u32, f64) -> bool,
+    ) -> Vec<(u32, f64)> {
+        let mut top = TopK::new(limit);
+        for &doc in touched {
+            top.offer(self, doc, acc[doc as usize], &keep);
+        }
+        top.into_sorted()
+    }
+}
+
+/// Distinct query terms in first-seen order with their query frequencies.
+///
+/// Short queries scan the terms seen so far; long ones (natural-language agent queries run to
+/// 30–60 analysed terms) look them up in a hash map instead of comparing every pair.
+pub(super) fn distinct_terms<S: AsRef<str>>(tokens: &[S]) -> Vec<(&str, f64)> {
+    let mut query: Vec<(&str, f64)> = Vec::with_capacity(tokens.len());
+    if tokens.len() <= DISTINCT_SCAN_MAX {
+        for tok in tokens {
+            let tok = tok.as_ref();
+            match query.iter_mut().find(|(t, _)| *t == tok) {
+                Some((_, count)) => *count += 1.0,
+                None => query.push((tok, 1.0)),
+            }
+        }
+        return query;
+    }
+    let mut slot: HashMap<&str, usize, ahash::RandomState> =
+        HashMap::with_capacity_and_hasher(tokens.len(), Default::default());
+    for tok in tokens {
+        let tok = tok.as_ref();
+        match slot.entry(tok) {
+            std::collections::hash_map::Entry::Occupied(e) => query[*e.get()].1 += 1.0,
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(query.len());
+                query.push((tok, 1.0));
+            }
+        }
+    }
+    query
+}
+
+/// Up to this many query tokens, `distinct_terms` scans instead of hashing.
+const DISTINCT_SCAN_MAX: usize = 8;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bm25::{self, Params};
+    use crate::index::fixtures::{build, ids, none};
+    use crate::index::PrefixOptions;
+
+    #[test]
+    fn ranks_by_weighted_bm25_plus() {
+        let idx = build(&[
+            (
+                "read_file",
+                &[(0, "read_file"), (1, "Read a file from disk")],
+            ),
+            (
+                "write_file",
+                &[(0, "write_file"), (1, "Write a file to disk")],
+            ),
+            ("fetch", &[(0, "fetch"), (1, "Fetch a URL")]),
+        ]);
+        let hits = idx.search("read file", 8, &none()).unwrap();
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![0, 1]);
+        // Hand-computed: N=3, lengths read_file 6·2+2·5=22, write_file 22, fetch 6+2·3=12; avg 56/3.
+        let avg = 56.0 / 3.0;
+        let p = Params::default();
+        let norm = p.norm(22.0, avg);
+        let read = p.term_score(1.0, bm25::idf(3, 1), 8.0, norm);
+        let file = p.term_score(1.0, bm25::idf(3, 2), 8.0, norm);
+        assert!((hits[0].1 - (0.0 + read + file)).abs() < 1e-12);
+        assert!((hits[1].1 - file).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ties_break_by_name_and_limit_cuts_after_sorting() {
+        let idx = build(&[
+            ("b", &[(1, "same text")]),
+            ("a", &[(1, "same text")]),
+            ("c", &[(1, "same text")]),
+        ]);
+        let hits = idx.search("same", 2, &none()).unwrap();
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![1, 0]);
+        assert_eq!(hits[0].1, hits[1].1);
+    }
+
+    #[test]
+    fn errors_and_empty_corpus() {
+        let idx = build(&[("a", &[(1, "x")])]);
+        assert_eq!(idx.search("!!!", 8, &none()), Err(Error::NoSearchableTerms));
+        assert_eq!(idx.search("x", 0, &none()), Err(Error::InvalidLimit(0)));
+        let empty = build(&[]);
+        assert_eq!(empty.search("x", 8, &none()), Ok(vec![]));
+        assert_eq!(empty.search("", 8, &none()), Err(Error::NoSearchableTerms));
+        assert_eq!(empty.average_length(), 1.0);
+    }
+
+    #[test]
+    fn distinct_terms_hashing_matches_the_scan() {
+        // Long token lists take the hash-map path: same terms, order and counts as the scan.
+        fn scan(tokens: &[String]) -> Vec<(&str, f64)> {
+            let mut q: Vec<(&str, f64)> = Vec::new();
+            for tok in tokens {
+                match q.iter_mut().find(|(t, _)| *t == tok.as_str()) {
+                    Some((_, c)) => *c += 1.0,
+                    None => q.push((tok.as_str(), 1.0)),
+                }
+            }
+            q
+        }
+        for n in [
+            0usize,
+            1,
+            5,
+            DISTINCT_SCAN_MAX,
+            DISTINCT_SCAN_MAX + 1,
+            40,
+            200,
+        ] {
+            let tokens: Vec<String> = (0..n).map(|i| format!("t{}", (i * 7) % 13)).collect();
+            assert_eq!(distinct_terms(&tokens), scan(&tokens), "{n}");
+        }
+    }
+
+    #[test]
+    fn repeated_query_terms_count_and_scratch_is_reset() {
+        let idx = build(&[("a", &[(1, "x y")]), ("b", &[(1, "y")])]);
+        let once = idx.search("x", 8, &none()).unwrap();
+        let twice = idx.search("x x", 8, &none()).unwrap();
+        assert!((twice[0].1 - 2.0 * once[0].1).abs() < 1e-12);
+        // The scratch accumulator must be clean between queries.
+        let again = idx.search("x", 8, &none()).unwrap();
+        assert_eq!(once, again);
+    }
+
+    #[test]
+    fn prefix_expansion_takes_the_best_expansion_at_a_fraction() {
+        let idx = build(&[
+            ("a", &[(0, "screenshot screen")]),
+            ("b", &[(0, "screen")]),
+            ("c", &[(0, "scribble")]),
+        ]);
+        let prefix = |fraction, max_expansions| SearchOptions {
+            prefix: PrefixOptions {
+                fraction,
+                min_len: 3,
+                max_expansions,
+            },
+            ..SearchOptions::default()
+        };
+        assert_eq!(idx.search("scree", 8, &none()).unwrap(), vec![]);
+        let half = idx.search("scree", 8, &prefix(0.5, 16)).unwrap();
+        let exact_a = idx.search("screen", 8, &none()).unwrap();
+        let shot = idx.search("screenshot", 8, &none()).unwrap();
+        // Document a holds "screen" and "screenshot": the larger term score counts, once.
+        let a = half.iter().find(|h| h.0 == 0).unwrap().1;
+        let screen_a = exact_a.iter().find(|h| h.0 == 0).unwrap().1;
+        assert_eq!(a, 0.5 * screen_a.max(shot[0].1));
+        // "scree" → "screen" first (lexicographic); with one expansion "screenshot" is never used.
+        let one = idx.search("scree", 8, &prefix(0.5, 1)).unwrap();
+        assert_eq!(one.len(), 2);
+        // Too short, or an exact term: no expansion.
+        assert_eq!(idx.search("sc", 8, &prefix(0.5, 16)).unwrap(), vec![]);
+        assert_eq!(
+            ids(&idx.search("screen", 8, &prefix(0.5, 16)).unwrap()).len(),
+            2
+        );
+        // explain reports the chosen expansion and sums to the score.
+        let why = idx
+            .explain(&["scree"], 0, &prefix(0.5, 16))
+            .unwrap()
+            .unwrap();
+        assert_eq!(why.len(), 1);
+        assert!(why[0].prefix);
+        assert_eq!(why[0].contribution, a);
+    }
+}
