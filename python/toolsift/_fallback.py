@@ -93,10 +93,10 @@ class Index(_Search, _Store):
         if len(names) != len(documents):
             raise ValueError(f"got {len(names)} names for {len(documents)} documents")
         weights = [float(w) for w in field_weights]
-        for f, w in enumerate(weights):
+        for field_id, w in enumerate(weights):
             if not (math.isfinite(w) and w >= 0.0):
                 raise ValueError(
-                    f"Invalid field weight: field {f} has weight {w}; "
+                    f"Invalid field weight: field {field_id} has weight {w}; "
                     "weights must be finite and >= 0"
                 )
         self._params = _validated_params(k1, b, delta)
