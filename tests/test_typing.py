@@ -7,13 +7,18 @@ from __future__ import annotations
 
 import toolsift
 from toolsift import FieldWeights, Match, Tool, ToolIndex
-from toolsift._engine import EngineIndex, EngineKeywordIndex
+from toolsift._engine import (
+    EngineIndex,
+    EngineIndexClass,
+    EngineKeywordIndex,
+    EngineKeywordIndexClass,
+)
 from toolsift._fallback import Index as PythonIndex
 from toolsift._keyword import KeywordIndex as PythonKeywordIndex
 
 
-def _engine_types_satisfy_the_protocol() -> list[type[EngineIndex]]:
-    classes: list[type[EngineIndex]] = [PythonIndex]
+def _engine_types_satisfy_the_protocol() -> list[EngineIndexClass]:
+    classes: list[EngineIndexClass] = [PythonIndex]
     try:
         from toolsift._core import Index as RustIndex
     except ImportError:
@@ -38,7 +43,7 @@ def test_public_api_types() -> None:
 
 
 def test_keyword_engines_satisfy_the_protocol() -> None:
-    classes: list[type[EngineKeywordIndex]] = [PythonKeywordIndex]
+    classes: list[EngineKeywordIndexClass] = [PythonKeywordIndex]
     try:
         from toolsift._core import KeywordIndex as RustKeywordIndex
     except ImportError:

@@ -1,30 +1,28 @@
-"""The one Protocol that both engines satisfy, so their APIs cannot drift apart.
+"""The Protocols that both engines satisfy, so their APIs cannot drift apart.
 
-``toolsift._core.Index`` (Rust) and ``toolsift._fallback.Index`` (pure Python) both implement it;
-pyright checks that in CI (``tests/test_typing.py``).
+``toolsift._core.Index`` (Rust) and ``toolsift._fallback.Index`` (pure Python) both implement
+:class:`EngineIndex`, and both classes are an :class:`EngineIndexClass`; the same for the keyword
+scorers. pyright checks that in CI (``tests/test_typing.py``).
+
+The constructors are Protocols of their own (``__call__`` on the class object) because the engines
+construct differently: PyO3 classes take their arguments in ``__new__`` (``_core.pyi`` says so, as
+stubtest demands), the Python classes in ``__init__``. A Protocol's ``__init__`` member is compared
+with the class's ``__init__`` alone, which the Rust classes inherit from ``object``; the signature
+of the class as a callable covers both ways.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ._analysis import ProfileName
 
 
 class EngineIndex(Protocol):
     """A BM25+ index over weighted-field documents; see ``_core.pyi`` for the documentation."""
-
-    def __init__(
-        self,
-        names: Iterable[str],
-        documents: Iterable[Sequence[tuple[int, str]]],
-        field_weights: Sequence[float],
-        *,
-        k1: float = ...,
-        b: float = ...,
-        delta: float = ...,
-        profile: str = ...,
-    ) -> None: ...
 
     def search(
         self,
@@ -122,17 +120,24 @@ class EngineIndex(Protocol):
     def params(self) -> tuple[float, float, float]: ...
 
 
-class EngineKeywordIndex(Protocol):
-    """Seed 001's keyword scorer; ``_core.KeywordIndex`` and ``_keyword.KeywordIndex``."""
+class EngineIndexClass(Protocol):
+    """An engine's index class (``select_engine``'s), called to build an :class:`EngineIndex`."""
 
-    def __init__(
+    def __call__(
         self,
         names: Iterable[str],
-        parts: Iterable[Sequence[str]],
-        mcp: Sequence[bool],
-        hints: Iterable[str],
-        descriptions: Iterable[str],
-    ) -> None: ...
+        documents: Iterable[Sequence[tuple[int, str]]],
+        field_weights: Sequence[float],
+        *,
+        k1: float = ...,
+        b: float = ...,
+        delta: float = ...,
+        profile: ProfileName = ...,
+    ) -> EngineIndex: ...
+
+
+class EngineKeywordIndex(Protocol):
+    """Seed 001's keyword scorer; ``_core.KeywordIndex`` and ``_keyword.KeywordIndex``."""
 
     def search(
         self,
@@ -145,3 +150,16 @@ class EngineKeywordIndex(Protocol):
     ) -> list[tuple[int, float]]: ...
 
     def __len__(self) -> int: ...
+
+
+class EngineKeywordIndexClass(Protocol):
+    """A keyword scorer's class, called to build an :class:`EngineKeywordIndex`."""
+
+    def __call__(
+        self,
+        names: Iterable[str],
+        parts: Iterable[Sequence[str]],
+        mcp: Sequence[bool],
+        hints: Iterable[str],
+        descriptions: Iterable[str],
+    ) -> EngineKeywordIndex: ...

@@ -15,7 +15,7 @@ from . import _fallback
 from .errors import EngineUnavailableError
 
 if TYPE_CHECKING:
-    from ._engine import EngineIndex
+    from ._engine import EngineIndexClass
 
 __all__ = ["EngineName", "available_engines", "select_engine"]
 
@@ -25,7 +25,7 @@ _warned_fallback = False
 _warn_lock = threading.Lock()
 
 
-def rust_index_class() -> type[EngineIndex] | None:
+def rust_index_class() -> EngineIndexClass | None:
     """The compiled engine's index class, or ``None`` when the extension cannot be imported."""
     try:
         from . import _core
@@ -44,7 +44,7 @@ def available_engines() -> list[str]:
     return ["rust", "python"] if rust_index_class() is not None else ["python"]
 
 
-def select_engine(engine: str) -> tuple[str, type[EngineIndex]]:
+def select_engine(engine: str) -> tuple[str, EngineIndexClass]:
     """``(engine name, engine index class)`` for ``engine``; ``"auto"`` warns once on fallback.
 
     Example:

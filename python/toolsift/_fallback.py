@@ -25,7 +25,7 @@ from array import array
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._analysis import STEM_WEIGHT, check_profile, stem_copy, terms
+from ._analysis import STEM_WEIGHT, ProfileName, check_profile, stem_copy, terms
 from ._fallback_search import _check_text as _check_text
 from ._fallback_search import _idf, _Search
 from ._fallback_search import _Options as _Options
@@ -84,7 +84,7 @@ class Index(_Search, _Store):
         k1: float = 1.2,
         b: float = 0.75,
         delta: float = 1.0,
-        profile: str = "seed",
+        profile: ProfileName = "seed",
     ) -> None:
         self._profile = profile = check_profile(profile)
         stems = profile == "english"
@@ -93,10 +93,10 @@ class Index(_Search, _Store):
         if len(names) != len(documents):
             raise ValueError(f"got {len(names)} names for {len(documents)} documents")
         weights = [float(w) for w in field_weights]
-        for f, w in enumerate(weights):
+        for field_id, w in enumerate(weights):
             if not (math.isfinite(w) and w >= 0.0):
                 raise ValueError(
-                    f"Invalid field weight: field {f} has weight {w}; "
+                    f"Invalid field weight: field {field_id} has weight {w}; "
                     "weights must be finite and >= 0"
                 )
         self._params = _validated_params(k1, b, delta)

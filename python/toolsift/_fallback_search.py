@@ -23,7 +23,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 
-from ._analysis import is_marked, query_terms, required_terms
+from ._analysis import ProfileName, is_marked, query_terms, required_terms
 from .errors import LimitError, QueryError
 
 
@@ -72,7 +72,7 @@ class _Fields:
     _params: tuple[float, float, float]
     _n: int
     _weights: tuple[float, ...]
-    _profile: str
+    _profile: ProfileName
 
     def _set_lengths(self, lengths: list[float], n: int) -> None:
         """The document lengths, their average (a left-to-right sum, not ``sum()``, which

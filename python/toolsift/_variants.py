@@ -1,7 +1,7 @@
 """Ranking variants for the evaluation: composed documents and tokens, scored in numpy.
 
 This is a measuring instrument, not the engine. It rebuilds toolsift's weighted-field documents
-(:func:`toolsift.index._document`), optionally transforms the text (CJK bigrams, Snowball
+(:func:`toolsift._documents.document`), optionally transforms the text (CJK bigrams, Snowball
 stemming, query stop words, extra low-weight fields) and scores with either
 
 * ``"bm25+"``: exactly the engine's formula (seed 000: weighted term frequency, one document
@@ -34,8 +34,7 @@ from typing import Any, Callable, Literal
 import numpy as np
 
 from ._analysis import STOPWORDS_EN, split_cjk, stem_copy
-from ._documents import parameter_descriptions
-from .index import FieldWeights, _document
+from ._documents import FieldWeights, document, parameter_descriptions
 from .tools import Tool
 
 __all__ = [
@@ -48,7 +47,7 @@ __all__ = [
     "parse_variant",
 ]
 
-# Field ids of toolsift.index._document, by name (the order of FieldWeights).
+# Field ids of toolsift._documents.document, by name (the order of FieldWeights).
 _FIELD_NAMES = [f.name for f in dataclasses.fields(FieldWeights)]
 
 
@@ -229,9 +228,9 @@ def _fields(tool: Tool, variant: Variant) -> list[tuple[int, str]]:
     """``(field id, text)`` pairs: the engine's document plus the variant's extra fields."""
     weights = variant.weights.as_list()
     weights[_FIELD_NAMES.index("description")] = 0.0  # added below, under its own id
-    # _document may keep weight-0 fields (the engine stores the description for explanations):
+    # document() may keep weight-0 fields (the engine stores the description for explanations):
     # a weight-0 field is not indexed here.
-    fields = [(f, text) for f, text in _document(tool, weights) if weights[f]]
+    fields = [(f, text) for f, text in document(tool, weights) if weights[f]]
     extra = len(_FIELD_NAMES)
     if variant.description and tool.description:
         fields.append((extra, tool.description))
@@ -280,6 +279,7 @@ class VariantIndex:
                     fields[fid + n_plain] = self._expand(toks)
             per_doc.append(fields)
         n_fields = len(weights)
+        norm: np.ndarray | None = None  # BM25F's per-field length norms, (docs, fields)
         if v.scoring == "bm25f":
             flen = np.zeros((n, n_fields))
             for d, fields in enumerate(per_doc):
@@ -287,7 +287,7 @@ class VariantIndex:
                     flen[d, fid] = len(toks)
             avg = flen.mean(axis=0) if n else np.ones(n_fields)
             avg[avg == 0] = 1.0
-            norm = 1.0 - v.b + v.b * flen / avg  # (docs, fields)
+            norm = 1.0 - v.b + v.b * flen / avg
         postings: dict[str, tuple[list[int], list[float]]] = {}
         lengths = np.zeros(n)
         for d, fields in enumerate(per_doc):
@@ -295,7 +295,7 @@ class VariantIndex:
             length = 0.0
             for fid, toks in fields.items():
                 w = weights[fid]
-                if v.scoring == "bm25f":
+                if norm is not None:
                     w = w / norm[d, fid]
                 for tok in toks:
                     tf[tok] = tf.get(tok, 0.0) + w

@@ -130,10 +130,11 @@ class MiniLMEmbedder:
                 ids[row, :n] = encodings[i].ids
                 mask[row, :n] = 1
             session = self._single if len(texts) == 1 else self._session
-            (hidden,) = session.run(
+            (output,) = session.run(
                 ["last_hidden_state"],
                 {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
             )
+            hidden = np.asarray(output)  # a dense tensor: the same ndarray, typed as one
             weights = mask[:, :, None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             out[batch] = pooled
@@ -151,13 +152,16 @@ class WordLlamaEmbedder:
 
     def __init__(self) -> None:
         try:
-            import wordllama
+            import wordllama  # pyright: ignore[reportMissingImports]  # optional: not in any extra
         except ImportError as exc:
             raise ImportError(_MISSING.format(what="wordllama", why=exc)) from exc
         # wordllama looks for its bundled tokenizer in "tokenizer/" but ships it in "tokenizers/";
         # naming the package folder as the cache finds both files and never downloads.
+        package_file: str | None = wordllama.__file__
+        if package_file is None:  # a namespace package: no installed wordllama
+            raise ImportError(_MISSING.format(what="wordllama", why="it has no package folder"))
         self._model = wordllama.WordLlama.load(
-            cache_dir=Path(wordllama.__file__).parent, disable_download=True
+            cache_dir=Path(package_file).parent, disable_download=True
         )
         self.dim = 256
 

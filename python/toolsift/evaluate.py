@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import json
 import math
 import os
@@ -44,8 +45,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ._analysis import DEFAULT_PROFILE, check_profile
+from ._documents import FieldWeights, document
 from .errors import ToolsiftError
-from .index import FieldWeights, ToolIndex, _document
+from .index import ToolIndex
 from .loaders import load_catalog
 from .tools import Tool
 
@@ -242,7 +244,7 @@ def _weighted_tokens(tools: Sequence[Tool]) -> list[list[str]]:
     docs = []
     for tool in tools:
         toks: list[str] = []
-        for fid, text in _document(tool, weights):
+        for fid, text in document(tool, weights):
             reps = int(weights[fid])
             if reps != weights[fid]:
                 raise ValueError("peers need integer field weights")
@@ -290,7 +292,8 @@ def _rank_bm25_ranker(tools: Sequence[Tool], kind: str) -> Ranker:
     model = (
         rank_bm25.BM25Okapi(corpus)
         if kind == "okapi"
-        else rank_bm25.BM25Plus(corpus, k1=1.2, b=0.75, delta=1.0)
+        # pyright infers delta: int from rank_bm25's unannotated default (delta=1); it is a float.
+        else rank_bm25.BM25Plus(corpus, k1=1.2, b=0.75, delta=1.0)  # pyright: ignore[reportArgumentType]
     )
     n = model.corpus_size
     postings: dict[str, tuple[Any, Any]] = {}
@@ -357,10 +360,10 @@ def _ratel_ranker(tools: Sequence[Tool]) -> Ranker:
     end-to-end peer with its own analysis (identifier splitting, English stemming and stop words,
     the full description, the schema's property names, descriptions and enums), fed each tool's
     name, description and input schema."""
-    import ratel_ai
+    import ratel_ai  # pyright: ignore[reportMissingImports]  # the eval extra, not in CI
 
     registry = ratel_ai.ToolRegistry()
-    registry.register(  # BM25 indexes synchronously; the awaitable only drives embeddings
+    pending = registry.register(
         [
             ratel_ai.Tool(
                 id=str(i),
@@ -370,7 +373,11 @@ def _ratel_ranker(tools: Sequence[Tool]) -> Ranker:
             )
             for i, tool in enumerate(tools)
         ]
-    ).close()
+    )
+    # BM25 indexes synchronously; the awaitable (a coroutine) only drives embeddings: closed
+    # unrun, it never warns "never awaited".
+    if inspect.iscoroutine(pending):
+        pending.close()
 
     def rank(query: str, k: int) -> list[int]:
         return [int(hit.tool_id) for hit in registry.search(query, k)]

@@ -408,7 +408,7 @@ def _search_parameters(index: ToolIndex) -> frozenset[str]:
 
 
 def make_eval_ranker(
-    spec: str, tools: Sequence[Tool], *, embedder: Any = None, **_: Any
+    spec: str, tools: Sequence[Tool], *, embedder: Any = None, **_ignored: Any
 ) -> Callable[[str, int], list[int]]:
     """A ranker for :mod:`toolsift.evaluate`: ``dense``, ``hybrid-minmax[=w][@variant]``,
     ``hybrid-rrf[=w][@variant]``.
@@ -437,10 +437,12 @@ def make_eval_ranker(
         variant = VariantIndex(tools, parse_variant(variant_spec))
         name_rank = np.argsort(np.argsort([t.name for t in tools], kind="stable"))
 
-        def lexical_of(query: str) -> list[Match]:
+        def variant_lexical(query: str) -> list[Match]:
             scores = variant.scores(variant.query_tokens(query))
             top = top_k(scores, hybrid.candidates, name_rank)
             return [Match(tools[d], float(scores[d]), "bm25") for d in top]
+
+        lexical_of = variant_lexical
 
     def rank(query: str, k: int) -> list[int]:
         try:

@@ -35,7 +35,7 @@ from .result import Match, SearchResult, new_match
 from .tools import Tool
 
 if TYPE_CHECKING:
-    from ._engine import EngineIndex, EngineKeywordIndex
+    from ._engine import EngineIndex, EngineKeywordIndex, EngineKeywordIndexClass
 
 __all__ = [
     "FieldWeights",
@@ -234,7 +234,7 @@ class ToolIndex(SnapshotsAndUpdates):
             with self._name_lock:
                 keyword = self._keyword
                 if keyword is None:
-                    cls: type[EngineKeywordIndex] = _keyword.KeywordIndex
+                    cls: EngineKeywordIndexClass = _keyword.KeywordIndex
                     if self.engine == "rust":
                         from ._core import KeywordIndex
 
