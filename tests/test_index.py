@@ -140,3 +140,27 @@ def test_auto_falls_back_to_python_with_one_warning(monkeypatch):
 def test_unknown_engine_is_an_error():
     with pytest.raises(ValueError, match="engine"):
         ToolIndex(TOOLS, engine="java")  # type: ignore[arg-type]
+
+
+def test_building_restores_the_garbage_collector(engine, monkeypatch):
+    import gc
+
+    from toolsift import _documents
+
+    assert gc.isenabled()
+    ToolIndex(TOOLS, engine=engine)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        ToolIndex(TOOLS, engine=engine).with_tools([Tool(name="extra", description="x")])
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+    def broken(tool, weights):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(_documents, "document", broken)
+    with pytest.raises(RuntimeError, match="boom"):
+        ToolIndex(TOOLS, engine=engine)
+    assert gc.isenabled()

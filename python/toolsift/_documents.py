@@ -9,14 +9,15 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import gc
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from .tools import Tool
 
-__all__ = ["FieldWeights", "document", "parameter_descriptions", "default_delta"]
+__all__ = ["FieldWeights", "document", "documents", "parameter_descriptions", "default_delta"]
 
 
 @dataclass(frozen=True)
@@ -143,3 +144,25 @@ def document(tool: Tool, weights: list[float]) -> list[tuple[int, str]]:
     if len(weights) > _PARAMS and weights[_PARAMS]:
         fields.extend((_PARAMS, text) for text in parameter_descriptions(tool.input_schema))
     return [(f, text) for f, text in fields if text]
+
+
+def documents(tools: Iterable[Tool], weights: list[float]) -> list[list[tuple[int, str]]]:
+    """:func:`document` of every tool, with Python's cyclic garbage collector paused meanwhile.
+
+    The documents are lists of tuples of existing strings: they hold no reference cycles, but
+    allocating a few hundred thousand of them triggers collections that walk every object alive
+    (the tools and their schemas included); pausing them took building 11,578 mcp_mixed
+    documents from 104 to ~80 ms and a whole ``ToolIndex`` build from ~300 to ~210 ms (medians).
+    The collector is restored on exit, exceptions included, and left alone if it was off.
+
+    Example:
+        >>> len(documents([Tool(name="a"), Tool(name="b")], FieldWeights().as_list()))
+        2
+    """
+    if not gc.isenabled():
+        return [document(t, weights) for t in tools]
+    gc.disable()
+    try:
+        return [document(t, weights) for t in tools]
+    finally:
+        gc.enable()

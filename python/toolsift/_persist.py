@@ -20,7 +20,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._documents import FieldWeights, document
+from ._documents import FieldWeights, documents
 from ._engines import EngineName, select_engine
 from ._lazytools import LazyTools, decode_tool_section, encode_tool_section
 from .errors import DuplicateToolError, SnapshotError
@@ -205,7 +205,7 @@ class SnapshotsAndUpdates:
         drop.update(self._by_name[t.name] for t in add if t.name in self._by_name)
         weights = self.field_weights.as_list()
         index = self._index.updated(
-            [t.name for t in add], [document(t, weights) for t in add], remove=sorted(drop)
+            [t.name for t in add], documents(add, weights), remove=sorted(drop)
         )
         old_tools = self._tools
         tools: tuple[Tool, ...] | LazyTools

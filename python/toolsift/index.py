@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from . import _fallback, _keyword
 from ._analysis import DEFAULT_PROFILE, STEM_WEIGHT, ProfileName, check_profile, stem_copy
 from ._analysis import terms as analysed_terms
-from ._documents import FieldWeights, default_delta
+from ._documents import FieldWeights, default_delta, documents
 from ._documents import document as _document
 from ._engines import EngineName, available_engines
 from ._engines import select_engine as _select_engine
@@ -166,7 +166,7 @@ class ToolIndex(SnapshotsAndUpdates):
         self.engine, cls = _select_engine(engine)
         self._index: EngineIndex = cls(
             [t.name for t in self._tools],
-            [_document(t, weights) for t in self._tools],
+            documents(self._tools, weights),
             weights,
             k1=k1,
             b=b,
