@@ -159,9 +159,11 @@ impl Profile {
                 out.push((*t).clone());
             }
         }
-        let mut copies: HashSet<String> = HashSet::with_capacity(kept.len());
-        for t in &kept {
-            let copy = stem_copy(t);
+        // The copies of the distinct plain terms (a repeated word has the same copy), in order.
+        let plain = out.len();
+        let mut copies: HashSet<String> = HashSet::with_capacity(plain);
+        for i in 0..plain {
+            let copy = stem_copy_cached(&out[i]);
             if copies.insert(copy.clone()) {
                 out.push(copy);
             }
@@ -185,6 +187,33 @@ impl Profile {
 /// Whether `term` is a stemmed copy.
 pub fn is_marked(term: &str) -> bool {
     term.starts_with(STEM_MARK)
+}
+
+/// How many query words each thread remembers the stemmed copy of (see [`stem_copy_cached`]).
+const STEM_CACHE_SIZE: usize = 4096;
+
+thread_local! {
+    /// This thread's recent query words and their stemmed copies.
+    static STEM_CACHE: std::cell::RefCell<std::collections::HashMap<String, String>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// [`stem_copy`] through a per-thread cache of the last few thousand query words: agents repeat
+/// their vocabulary, and a lookup costs a small fraction of running the Snowball algorithm.
+/// Stemming is a pure function, so the result is the same; a full cache is simply emptied.
+pub fn stem_copy_cached(term: &str) -> String {
+    STEM_CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some(copy) = cache.get(term) {
+            return copy.clone();
+        }
+        let copy = stem_copy(term);
+        if cache.len() >= STEM_CACHE_SIZE {
+            cache.clear();
+        }
+        cache.insert(term.to_owned(), copy.clone());
+        copy
+    })
 }
 
 /// The stemmed copy of a plain term: [`STEM_MARK`] + its Porter2 stem (all-ASCII terms) or
@@ -335,6 +364,19 @@ mod tests {
         assert_eq!(Profile::Seed.query_terms("a a b"), ["a", "a", "b"]);
         assert_eq!(stem_copy("running"), "§run");
         assert_eq!(stem_copy("café"), "§café");
+    }
+
+    #[test]
+    fn the_stem_cache_gives_what_stemming_gives_past_its_capacity() {
+        let words: Vec<String> = (0..super::STEM_CACHE_SIZE + 100)
+            .map(|i| format!("testing{i}s"))
+            .chain(["running", "café", "files", "running"].map(String::from))
+            .collect();
+        for _ in 0..2 {
+            for w in &words {
+                assert_eq!(stem_copy_cached(w), stem_copy(w), "{w}");
+            }
+        }
     }
 
     #[test]
