@@ -96,9 +96,7 @@ ENGLISH = Variant(
     stopwords=True,
     stem_expansion=0.5,
     cjk=True,
-    weights=FieldWeights(summary=1.0),
-    description=0.25,
-    property_descriptions=0.25,
+    weights=FieldWeights(summary=1.0, description=0.25, parameter_descriptions=0.25),
     delta=0.5,
 )
 
@@ -199,8 +197,9 @@ def test_extra_fields_change_the_ranking() -> None:
         ),
     ]
     assert VariantIndex(tools, Variant()).search("zebra giraffe", 2) == []
-    assert VariantIndex(tools, Variant(description=1.0)).search("zebra", 2) == [0]
-    assert VariantIndex(tools, Variant(property_descriptions=1.0)).search("giraffe", 2) == [1]
+    desc, params = FieldWeights(description=1.0), FieldWeights(parameter_descriptions=1.0)
+    assert VariantIndex(tools, Variant(weights=desc)).search("zebra", 2) == [0]
+    assert VariantIndex(tools, Variant(weights=params)).search("giraffe", 2) == [1]
 
 
 def test_parse_variant_round_trips_its_label() -> None:

@@ -27,14 +27,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 import numpy as np
 
 from ._analysis import STOPWORDS_EN, split_cjk, stem_copy
-from ._documents import FieldWeights, document, parameter_descriptions
+from ._documents import FieldWeights, document
+from ._documents import parameter_descriptions as property_descriptions
 from .tools import Tool
 
 __all__ = [
@@ -49,6 +50,13 @@ __all__ = [
 
 # Field ids of toolsift._documents.document, by name (the order of FieldWeights).
 _FIELD_NAMES = [f.name for f in dataclasses.fields(FieldWeights)]
+# Short option names of two fields (``desc=0.25``), and the long ones of earlier variant specs.
+_SHORT_FIELDS = {"description": "desc", "parameter_descriptions": "propdesc"}
+_FIELD_ALIASES = {
+    "desc": "description",
+    "propdesc": "parameter_descriptions",
+    "property_descriptions": "parameter_descriptions",
+}
 
 
 def cjk_split(text: str, tokenize: Callable[[str], list[str]]) -> list[str]:
@@ -61,17 +69,6 @@ def cjk_split(text: str, tokenize: Callable[[str], list[str]]) -> list[str]:
         ['获取', '取天', '天气', 'weather']
     """
     return split_cjk(tokenize(text))
-
-
-def property_descriptions(schema: Mapping[str, Any]) -> list[str]:
-    """The ``description`` texts of a JSON schema's properties, nested ones included (the
-    engine's ``parameter_descriptions`` field, :func:`toolsift._documents.parameter_descriptions`).
-
-    Example:
-        >>> property_descriptions({"properties": {"city": {"description": "City name"}}})
-        ['City name']
-    """
-    return parameter_descriptions(schema)
 
 
 def _default_tokenize() -> Callable[[str], list[str]]:
@@ -100,9 +97,10 @@ class Variant:
     Attributes:
         scoring: ``"bm25+"`` (the engine's formula) or ``"bm25f"`` (per-field normalisation).
         k1, b, delta: BM25 parameters.
-        weights: field weights (toolsift's :class:`~toolsift.index.FieldWeights` by default).
-        description: weight of the full description as an extra field (0 = off).
-        property_descriptions: weight of the schema's property descriptions (0 = off).
+        weights: field weights (toolsift's :class:`~toolsift.index.FieldWeights`, seed 000's by
+            default); the full description (``desc=``) and the schema's property descriptions
+            (``propdesc=``) are the engine's ``description`` and ``parameter_descriptions``
+            fields, off at weight 0.
         cjk: split CJK runs into character bigrams.
         stem: English Snowball stemming of document and query tokens.
         stopwords: drop :data:`STOPWORDS_EN` from queries (kept when nothing else is left).
@@ -123,8 +121,6 @@ class Variant:
     b: float = 0.75
     delta: float = 1.0
     weights: FieldWeights = field(default_factory=FieldWeights)
-    description: float = 0.0
-    property_descriptions: float = 0.0
     cjk: bool = False
     stem: bool = False
     stopwords: bool = False
@@ -147,17 +143,13 @@ class Variant:
             parts.append(f"idf={self.idf}")
         if self.stem_expansion:
             parts.append(f"stemx={self.stem_expansion:g}")
-        if self.description:
-            parts.append(f"desc={self.description:g}")
-        if self.property_descriptions:
-            parts.append(f"propdesc={self.property_descriptions:g}")
         for opt in ("k1", "b", "delta"):
             if getattr(self, opt) != getattr(base, opt):
                 parts.append(f"{opt}={getattr(self, opt):g}")
         for f in dataclasses.fields(FieldWeights):
             w = getattr(self.weights, f.name)
             if w != getattr(base.weights, f.name):
-                parts.append(f"{f.name}={w:g}")
+                parts.append(f"{_SHORT_FIELDS.get(f.name, f.name)}={w:g}")
         return "+".join(parts) or "base"
 
 
@@ -165,7 +157,7 @@ def parse_variant(spec: str) -> Variant:
     """A :class:`Variant` from ``"stem+stop+cjk+desc=1+bm25f+k1=1.5+summary=3"``.
 
     Example:
-        >>> parse_variant("stem+desc=0.5").description
+        >>> parse_variant("stem+desc=0.5").weights.description
         0.5
     """
     kwargs: dict[str, Any] = {}
@@ -185,10 +177,8 @@ def parse_variant(spec: str) -> Variant:
             kwargs[flags[key]] = True
         elif key in ("bm25f", "bm25+"):
             kwargs["scoring"] = key
-        elif key in ("desc", "description"):
-            kwargs["description"] = float(value or 1)
-        elif key in ("propdesc", "property_descriptions"):
-            kwargs["property_descriptions"] = float(value or 1)
+        elif key in _FIELD_ALIASES:
+            weights[_FIELD_ALIASES[key]] = float(value or 1)
         elif key == "stemx":
             kwargs["stem_expansion"] = float(value or 0.5)
         elif key == "idf":
@@ -225,18 +215,10 @@ class Analyzer:
 
 
 def _fields(tool: Tool, variant: Variant) -> list[tuple[int, str]]:
-    """``(field id, text)`` pairs: the engine's document plus the variant's extra fields."""
+    """The engine's ``(field id, text)`` pairs under the variant's weights, weight-0 fields left
+    out (``document`` keeps the description for the engine's presence postings)."""
     weights = variant.weights.as_list()
-    weights[_FIELD_NAMES.index("description")] = 0.0  # added below, under its own id
-    # document() may keep weight-0 fields (the engine stores the description for explanations):
-    # a weight-0 field is not indexed here.
-    fields = [(f, text) for f, text in document(tool, weights) if weights[f]]
-    extra = len(_FIELD_NAMES)
-    if variant.description and tool.description:
-        fields.append((extra, tool.description))
-    if variant.property_descriptions:
-        fields.extend((extra + 1, d) for d in property_descriptions(tool.input_schema))
-    return fields
+    return [(f, text) for f, text in document(tool, weights) if weights[f]]
 
 
 class VariantIndex:
@@ -262,7 +244,7 @@ class VariantIndex:
         self.analyze = Analyzer(v, tokenize)
         base_tokenize = tokenize or _default_tokenize()
         self._query_split = (lambda t: cjk_split(t, base_tokenize)) if v.cjk else base_tokenize
-        weights = v.weights.as_list() + [v.description, v.property_descriptions]
+        weights = v.weights.as_list()
         n_plain = len(weights)
         self._expand = _stem_copies if v.stem_expansion else None
         if self._expand is not None:
