@@ -113,12 +113,11 @@ FIELD_WEIGHTS = [6.0, 4.0, 2.0, 4.0, 2.0, 1.0, 4.0, 0.0, 0.0, 0.0]
 
 
 def profile_setup(profile: str) -> tuple[list[float], float, bool]:
-    """``(field weights, delta, with description)`` that ``ToolIndex`` uses for ``profile``:
-    seed 000's for ``"seed"``; for ``"english"`` its defaults (``FieldWeights.for_profile``,
-    ``default_delta``), whose description weight makes the full description a scored field."""
+    """``(field weights, delta, with description)`` that ``ToolIndex`` uses for ``profile``
+    (``FieldWeights.for_profile``, ``default_delta``); the description goes in as a field where
+    its weight scores it (english), as ``ToolIndex`` passes it."""
     from toolsift import FieldWeights
     from toolsift._documents import default_delta
 
-    if profile == "seed":
-        return FIELD_WEIGHTS, 1.0, False
-    return FieldWeights.for_profile(profile).as_list(), default_delta(profile), True
+    weights = FieldWeights.for_profile(profile)
+    return weights.as_list(), default_delta(profile), weights.description > 0

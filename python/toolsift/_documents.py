@@ -62,9 +62,7 @@ class FieldWeights:
             >>> FieldWeights.for_profile("english").description
             0.25
         """
-        if profile == "english":
-            return cls(summary=1.0, description=0.25, parameter_descriptions=0.25)
-        return cls()
+        return _PROFILE_DEFAULTS[profile][0]
 
 
 def default_delta(profile: str) -> float:
@@ -75,7 +73,14 @@ def default_delta(profile: str) -> float:
         >>> default_delta("english"), default_delta("seed")
         (0.5, 1.0)
     """
-    return 0.5 if profile == "english" else 1.0
+    return _PROFILE_DEFAULTS[profile][1]
+
+
+#: Per analysis profile: the field weights and δ an index gets when the caller gives none.
+_PROFILE_DEFAULTS: dict[str, tuple[FieldWeights, float]] = {
+    "seed": (FieldWeights(), 1.0),
+    "english": (FieldWeights(summary=1.0, description=0.25, parameter_descriptions=0.25), 0.5),
+}
 
 
 def parameter_descriptions(schema: Mapping[str, Any]) -> list[str]:
@@ -159,10 +164,10 @@ def documents(tools: Iterable[Tool], weights: list[float]) -> list[list[tuple[in
         >>> len(documents([Tool(name="a"), Tool(name="b")], FieldWeights().as_list()))
         2
     """
-    if not gc.isenabled():
-        return [document(t, weights) for t in tools]
+    enabled = gc.isenabled()
     gc.disable()
     try:
         return [document(t, weights) for t in tools]
     finally:
-        gc.enable()
+        if enabled:
+            gc.enable()
