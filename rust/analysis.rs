@@ -140,7 +140,11 @@ impl Profile {
     }
 
     /// The query terms of `query`, in order: the tokens as they are (seed), or the English
-    /// profile's distinct plain terms without stop words, then their distinct stemmed copies.
+    /// profile's distinct plain terms without stop words, each followed by its stemmed copy
+    /// unless an earlier term brought that copy (`files file` → `files §file file`).
+    ///
+    /// A word and its copy are adjacent so that scoring, which sums terms in this order, may add
+    /// both in one pass where their documents are the same (`Index::accumulate`).
     pub fn query_terms(self, query: &str) -> Vec<String> {
         let terms = self.terms(query);
         if self == Profile::Seed {
@@ -152,19 +156,29 @@ impl Profile {
         } else {
             kept
         };
-        let mut seen: HashSet<&str> = HashSet::with_capacity(kept.len());
+        // First-seen order. Agents' queries run from one word to ~60: short ones scan what is
+        // already kept (no hashing, no allocation), long ones hash it. A plain term and a copy
+        // never collide (copies start with the mark, which the tokenizer never emits).
+        let long = kept.len() > DISTINCT_SCAN_MAX;
         let mut out: Vec<String> = Vec::with_capacity(kept.len() * 2);
-        for t in &kept {
-            if seen.insert(t.as_str()) {
-                out.push((*t).clone());
+        let mut seen: HashSet<String, ahash::RandomState> = HashSet::default();
+        for t in kept {
+            let new = if long {
+                seen.insert(t.clone())
+            } else {
+                !out.contains(t)
+            };
+            if !new {
+                continue;
             }
-        }
-        // The copies of the distinct plain terms (a repeated word has the same copy), in order.
-        let plain = out.len();
-        let mut copies: HashSet<String> = HashSet::with_capacity(plain);
-        for i in 0..plain {
-            let copy = stem_copy_cached(&out[i]);
-            if copies.insert(copy.clone()) {
+            out.push(t.clone());
+            let copy = stem_copy_cached(t);
+            let new = if long {
+                seen.insert(copy.clone())
+            } else {
+                !out.contains(&copy)
+            };
+            if new {
                 out.push(copy);
             }
         }
@@ -189,14 +203,21 @@ pub fn is_marked(term: &str) -> bool {
     term.starts_with(STEM_MARK)
 }
 
+/// Up to this many query terms, first-seen detection scans instead of hashing.
+const DISTINCT_SCAN_MAX: usize = 8;
+
 /// How many query words each thread remembers the stemmed copy of (see [`stem_copy_cached`]).
 const STEM_CACHE_SIZE: usize = 4096;
 
 thread_local! {
     /// This thread's recent query words and their stemmed copies.
-    static STEM_CACHE: std::cell::RefCell<std::collections::HashMap<String, String>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+    static STEM_CACHE: std::cell::RefCell<StemCache> =
+        std::cell::RefCell::new(StemCache::default());
 }
+
+/// A thread's query words and their stemmed copies (`ahash`: a query's words are few and short,
+/// and SipHash would cost more than the lookup saves).
+type StemCache = std::collections::HashMap<Box<str>, Box<str>, ahash::RandomState>;
 
 /// [`stem_copy`] through a per-thread cache of the last few thousand query words: agents repeat
 /// their vocabulary, and a lookup costs a small fraction of running the Snowball algorithm.
@@ -205,13 +226,13 @@ pub fn stem_copy_cached(term: &str) -> String {
     STEM_CACHE.with(|cache| {
         let mut cache = cache.borrow_mut();
         if let Some(copy) = cache.get(term) {
-            return copy.clone();
+            return copy.to_string();
         }
         let copy = stem_copy(term);
         if cache.len() >= STEM_CACHE_SIZE {
             cache.clear();
         }
-        cache.insert(term.to_owned(), copy.clone());
+        cache.insert(term.into(), copy.as_str().into());
         copy
     })
 }
@@ -358,7 +379,11 @@ mod tests {
         let p = Profile::English;
         assert_eq!(
             p.query_terms("how do I read the files, files"),
-            ["read", "files", "§read", "§file"]
+            ["read", "§read", "files", "§file"]
+        );
+        assert_eq!(
+            p.query_terms("files file filing"),
+            ["files", "§file", "file", "filing"]
         );
         assert_eq!(p.query_terms("the the"), ["the", "§the"]);
         assert_eq!(Profile::Seed.query_terms("a a b"), ["a", "a", "b"]);

@@ -9,14 +9,14 @@ A profile says how text becomes index terms and query terms, on top of the token
   every term of a scored field is indexed again as ``§`` + its Snowball English stem at half the
   field's weight (all-ASCII terms are stemmed, others copied unchanged); queries drop
   :data:`STOPWORDS_EN` (unless nothing else is left), count each distinct term once, and ask for
-  the stemmed copies too.
+  the stemmed copies too, each right after its word (unless an earlier word brought it).
 
 Stemming uses ``snowballstemmer`` 2.2 (pure Python, so the engine still needs no compiler), whose
 English algorithm is the one of the Rust engine's ``rust-stemmers`` 1.2.
 
 Example:
     >>> query_terms("english", "How do I read files?")
-    ['read', 'files', '§read', '§file']
+    ['read', '§read', 'files', '§file']
     >>> terms("english", "获取天气 weather")
     ['获取', '取天', '天气', 'weather']
 """
@@ -247,8 +247,15 @@ def query_terms(profile: str, query: str) -> list[str]:
     if profile == "seed":
         return plain
     kept = [t for t in plain if t not in STOPWORDS_EN] or plain
-    distinct = list(dict.fromkeys(kept))
-    return distinct + list(dict.fromkeys(stem_copy(t) for t in kept))
+    out: list[str] = []
+    copies: set[str] = set()
+    for t in dict.fromkeys(kept):
+        out.append(t)
+        copy = stem_copy(t)
+        if copy not in copies:  # a copy never equals a plain term (it starts with the mark)
+            copies.add(copy)
+            out.append(copy)
+    return out
 
 
 def analyze(text: str, *, profile: str = "english", query: bool = False) -> list[str]:

@@ -33,7 +33,7 @@ def analyze(text: str, *, profile: str = "english", query: bool = False) -> list
 
     Example:
         >>> analyze("How do I read files?", query=True)
-        ['read', 'files', '§read', '§file']
+        ['read', '§read', 'files', '§file']
     """
 
 def tokenize(text: str) -> list[str]:

@@ -315,7 +315,9 @@ class VariantIndex:
         if self.analyze._stem is not None and tokens:
             tokens = self.analyze._stem(tokens)
         if self._expand is not None:
-            tokens = tokens + self._expand(tokens)
+            # Each word followed by its stemmed copy: the engine's query order (the scores sum
+            # terms in it; a repeated copy counts where it first appears).
+            tokens = [t for pair in zip(tokens, self._expand(tokens)) for t in pair]
         return tokens
 
     def scores(self, tokens: Iterable[str]) -> np.ndarray:

@@ -11,7 +11,7 @@ Example:
     >>> index = ToolIndex([Tool(name="read_file", description="Read a file")], engine="python")
     >>> why = index.explain("read file", "read_file")
     >>> [t.display for t in why.terms]
-    ['read', 'file', 'read (stem)', 'file (stem)']
+    ['read', 'read (stem)', 'file', 'file (stem)']
     >>> dict(why.terms[0].fields)
     {'name': 6.0, 'label': 4.0, 'summary': 1.0, 'description': 0.25}
     >>> why.score == index.search("read file")[0].score

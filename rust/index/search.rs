@@ -155,27 +155,38 @@ impl Index {
             matched,
         } = scratch;
         let mut known = 0;
-        for &(tok, qtf) in query {
+        let mut next = 0;
+        while next < query.len() {
+            let (tok, qtf) = query[next];
+            next += 1;
             if let Some(term) = self.scored_term(tok) {
                 known += 1;
-                let idf = self.idf[term as usize];
                 let (docs, tfs) = self.postings(term);
-                // Branch-free bookkeeping: every document is written after the touched ones and
-                // kept only when this term is its first contribution.
-                let mut len = touched.len();
-                touched.resize(len + docs.len(), 0);
-                for (&doc, &tf) in docs.iter().zip(tfs) {
-                    let d = doc as usize;
-                    let before = acc[d];
-                    let after = before + self.params.term_score(qtf, idf, tf as f64, self.norms[d]);
-                    acc[d] = after;
-                    touched[len] = doc;
-                    len += usize::from(before == 0.0 && after != 0.0);
+                // The next term may hold exactly the same documents (in the English profile, a
+                // word and its stemmed copy when no other word has that stem): both are added
+                // in one pass, in the same order, so the sums are the same.
+                let pair = query.get(next).and_then(|&(tok2, qtf2)| {
+                    let term2 = self.scored_term(tok2)?;
+                    let (docs2, tfs2) = self.postings(term2);
+                    (docs2 == docs).then_some((qtf2, term2, tfs2))
+                });
+                if let Some(second) = pair {
+                    known += 1;
+                    next += 1;
                     if count {
-                        matched[d] += 1;
+                        self.add_postings_pair::<true>(
+                            qtf, term, docs, tfs, second, acc, touched, matched,
+                        );
+                    } else {
+                        self.add_postings_pair::<false>(
+                            qtf, term, docs, tfs, second, acc, touched, matched,
+                        );
                     }
+                } else if count {
+                    self.add_postings::<true>(qtf, term, docs, tfs, acc, touched, matched);
+                } else {
+                    self.add_postings::<false>(qtf, term, docs, tfs, acc, touched, matched);
                 }
-                touched.truncate(len);
                 continue;
             }
             let fraction = options.prefix.fraction;
@@ -214,6 +225,107 @@ impl Index {
             best_touched.clear();
         }
         known
+    }
+
+    /// Adds one scored term's postings to `acc` (`Params::term_score` for each, with the same
+    /// f64 operations in the same order: `qtf · idf` first, then the parenthesis), appending the
+    /// documents it is the first contribution of to `touched`, and counting matched terms when
+    /// `COUNT` (the coverage rule). The loop is the hot path of every exhaustive search: no
+    /// branch depends on the data, and the constants are hoisted.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn add_postings<const COUNT: bool>(
+        &self,
+        qtf: f64,
+        term: u32,
+        docs: &[u32],
+        tfs: &[f32],
+        acc: &mut [f64],
+        touched: &mut Vec<u32>,
+        matched: &mut [u32],
+    ) {
+        let qi = qtf * self.idf[term as usize];
+        let k1p1 = self.params.k1 + 1.0;
+        let delta = self.params.delta;
+        let norms = &self.norms[..];
+        let acc = &mut acc[..norms.len()];
+        // Branch-free bookkeeping: every document is written after the touched ones and kept
+        // only when this term is its first contribution.
+        let mut len = touched.len();
+        touched.resize(len + docs.len(), 0);
+        let out = &mut touched[..];
+        for (&doc, &tf) in docs.iter().zip(tfs) {
+            let d = doc as usize;
+            let tf = tf as f64;
+            debug_assert!(d < norms.len() && len < out.len());
+            // SAFETY: `d < norms.len() == acc.len()`: every doc id in the postings is below the
+            // document count, an invariant of `Index` that each constructor establishes (the
+            // builds number documents 0..n, snapshot loading validates every id, updates remap
+            // valid ids) and that nothing mutates afterwards. `len < out.len()`: `len` starts at
+            // the old length and grows by at most one per posting, and `out` has one slot per
+            // posting beyond it. Three bounds checks per posting cost ~8% of a search.
+            let (before, norm) = unsafe { (*acc.get_unchecked(d), *norms.get_unchecked(d)) };
+            let after = before + qi * ((tf * k1p1) / (tf + norm) + delta);
+            // SAFETY: as above.
+            unsafe {
+                *acc.get_unchecked_mut(d) = after;
+                *out.get_unchecked_mut(len) = doc;
+            }
+            len += usize::from(before == 0.0 && after != 0.0);
+            if COUNT {
+                matched[d] += 1;
+            }
+        }
+        touched.truncate(len);
+    }
+
+    /// [`Index::add_postings`] for two consecutive query terms with the same documents (`docs`;
+    /// the second term is `(qtf, term id, tfs)`): for each document the first term's
+    /// contribution is added, then the second's, exactly as two calls would add them, in one
+    /// pass over the documents, the accumulator and the norms.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn add_postings_pair<const COUNT: bool>(
+        &self,
+        qtf: f64,
+        term: u32,
+        docs: &[u32],
+        tfs: &[f32],
+        (qtf2, term2, tfs2): (f64, u32, &[f32]),
+        acc: &mut [f64],
+        touched: &mut Vec<u32>,
+        matched: &mut [u32],
+    ) {
+        let qi = qtf * self.idf[term as usize];
+        let qi2 = qtf2 * self.idf[term2 as usize];
+        let k1p1 = self.params.k1 + 1.0;
+        let delta = self.params.delta;
+        let norms = &self.norms[..];
+        let acc = &mut acc[..norms.len()];
+        let tfs2 = &tfs2[..docs.len()];
+        let mut len = touched.len();
+        touched.resize(len + docs.len(), 0);
+        let out = &mut touched[..];
+        for ((&doc, &tf), &tf2) in docs.iter().zip(tfs).zip(tfs2) {
+            let d = doc as usize;
+            let (tf, tf2) = (tf as f64, tf2 as f64);
+            debug_assert!(d < norms.len() && len < out.len());
+            // SAFETY: as in `add_postings` (the two terms' documents are the same ids).
+            let (before, norm) = unsafe { (*acc.get_unchecked(d), *norms.get_unchecked(d)) };
+            let mid = before + qi * ((tf * k1p1) / (tf + norm) + delta);
+            let after = mid + qi2 * ((tf2 * k1p1) / (tf2 + norm) + delta);
+            // SAFETY: as above.
+            unsafe {
+                *acc.get_unchecked_mut(d) = after;
+                *out.get_unchecked_mut(len) = doc;
+            }
+            // Contributions are > 0, so this is the union of the two calls' tests.
+            len += usize::from(before == 0.0 && after != 0.0);
+            if COUNT {
+                matched[d] += 2;
+            }
+        }
+        touched.truncate(len);
     }
 
     fn top_k(
@@ -263,7 +375,7 @@ pub(super) fn distinct_terms<S: AsRef<str>>(tokens: &[S]) -> Vec<(&str, f64)> {
 }
 
 /// Up to this many query tokens, `distinct_terms` scans instead of hashing.
-const DISTINCT_SCAN_MAX: usize = 8;
+const DISTINCT_SCAN_MAX: usize = 16;
 
 #[cfg(test)]
 mod tests {
@@ -356,6 +468,39 @@ mod tests {
         // The scratch accumulator must be clean between queries.
         let again = idx.search("x", 8, &none()).unwrap();
         assert_eq!(once, again);
+    }
+
+    #[test]
+    fn terms_with_the_same_documents_are_added_in_one_pass_with_the_same_sums() {
+        // "x" and "y" hold the same documents with other frequencies; "z" holds others.
+        let idx = build(&[
+            ("a", &[(0, "x y y"), (1, "x z")]),
+            ("b", &[(1, "x x y z z")]),
+            ("c", &[(2, "x y")]),
+            ("d", &[(1, "z")]),
+            ("e", &[(2, "q")]),
+        ]);
+        let docs: Vec<u32> = (0..5).collect();
+        for query in [["x", "y", "z"], ["z", "x", "y"], ["y", "x", "z"]] {
+            let hits = idx.search_tokens(&query, 8, &none()).unwrap();
+            // score_documents adds the terms one by one (no pair pass): the same bits.
+            let mut one_by_one = idx.score_documents(&query, &docs, &none()).unwrap();
+            one_by_one.retain(|h| h.1 > 0.0);
+            one_by_one.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            assert_eq!(hits, one_by_one, "{query:?}");
+            // The coverage rule (4 known terms: match 2) counts both terms of a pair: "c" holds
+            // only x and y, and stays; "d" (z) and "e" (q) hold one term each.
+            let four = [query[0], query[1], query[2], "q"];
+            let coverage = SearchOptions {
+                coverage: true,
+                ..SearchOptions::default()
+            };
+            let all = idx.search_tokens(&four, 8, &none()).unwrap();
+            let covered = idx.search_tokens(&four, 8, &coverage).unwrap();
+            assert!(ids(&all).contains(&2) && ids(&covered).contains(&2), "{query:?}");
+            let want: Vec<u32> = ids(&all).into_iter().filter(|&d| d < 3).collect();
+            assert_eq!(ids(&covered), want, "{query:?}");
+        }
     }
 
     #[test]

@@ -45,6 +45,9 @@ impl Ord for Candidate<'_> {
 pub(crate) struct TopK<'a> {
     heap: BinaryHeap<Candidate<'a>>,
     limit: usize,
+    /// The worst held score once `limit` documents are held, else `-inf`: a score below it
+    /// cannot enter, which one comparison tells (most candidates stop there).
+    floor: f64,
 }
 
 impl<'a> TopK<'a> {
@@ -52,6 +55,7 @@ impl<'a> TopK<'a> {
         TopK {
             heap: BinaryHeap::with_capacity(limit.saturating_add(1).min(1024)),
             limit,
+            floor: f64::NEG_INFINITY,
         }
     }
 
@@ -65,12 +69,9 @@ impl<'a> TopK<'a> {
         score: f64,
         keep: impl Fn(u32, f64) -> bool,
     ) -> bool {
-        if score.is_nan() || score <= 0.0 {
-            return false;
-        }
-        // Most candidates lose on score alone: skip them before the filters and their name.
-        let full = self.heap.len() == self.limit;
-        if full && self.heap.peek().is_some_and(|worst| score < worst.score) {
+        // Not above 0 (NaN included), or below the floor: most candidates lose on score alone,
+        // so they are skipped before the filters and their name.
+        if score.is_nan() || score <= 0.0 || score < self.floor {
             return false;
         }
         if !keep(doc, score) {
@@ -81,18 +82,21 @@ impl<'a> TopK<'a> {
             doc,
             name: &index.names[doc as usize],
         };
-        if !full {
+        if self.heap.len() < self.limit {
             self.heap.push(cand);
+            if self.heap.len() == self.limit {
+                self.floor = self.heap.peek().map_or(f64::NEG_INFINITY, |c| c.score);
+            }
             return true;
         }
-        match self.heap.peek() {
-            Some(worst) if cand.worse_than(worst) == Ordering::Less => {
-                self.heap.pop();
-                self.heap.push(cand);
-                true
-            }
-            _ => false,
-        }
+        let mut worst = match self.heap.peek_mut() {
+            Some(worst) if cand.worse_than(&worst) == Ordering::Less => worst,
+            _ => return false,
+        };
+        *worst = cand; // replaces the worst and sifts down once (a pop and a push sift twice)
+        drop(worst);
+        self.floor = self.heap.peek().map_or(f64::NEG_INFINITY, |c| c.score);
+        true
     }
 
     /// The k-th best score once `limit` documents are held.
