@@ -15,7 +15,7 @@ import pickle
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from toolsift import Match, QueryError, SearchResult, Tool, ToolIndex
+from toolsift import LimitError, Match, QueryError, SearchResult, Tool, ToolIndex
 from toolsift import index as index_module
 from toolsift import query as query_module
 from toolsift.names import NameTable
@@ -163,15 +163,22 @@ options = st.fixed_dictionaries(
 )
 
 
+def _dataclass_matches(tools, hits, reason):
+    return [Match(tools[d], score, reason) for d, score in hits]
+
+
 def _search_general(index, query, opts, monkeypatch):
     """``search`` with every shortcut off: no request cache, no parse shortcut, every name
     candidate looked up, and results built through the dataclass constructors."""
     with monkeypatch.context() as m:
         m.setattr(index_module, "_REQUEST_CACHE_SIZE", 0)
         m.setattr(index_module, "_REQUESTS", {})
+        m.setattr(index_module, "_DEFAULT_REQUESTS", {})
         m.setattr(query_module, "_FAST_PARSE", False)
         m.setattr(NameTable, "find_names", NameTable.find_names_slow)
         m.setattr(index_module, "new_match", Match)
+        general = {e: _dataclass_matches for e in ("python", "rust")}
+        m.setattr(index_module, "_NEW_MATCHES", general)
         return _outcome(lambda: index.search(query, **opts))
 
 
@@ -236,3 +243,43 @@ def test_every_search_option_is_part_of_the_request_cache_key():
     }  # fmt: skip
     uncached_unless_empty = {"exclude", "servers"}
     assert params == in_key | uncached_unless_empty
+
+
+def test_default_options_path_takes_only_the_signature_defaults():
+    """Calls passing every option but the limit as the signature's defaults find their request
+    by the limit alone; an equal value of another type still meets every check."""
+    index = ToolIndex(TOOLS, engine="python")
+    one = index.search("read file", 1)  # caches the default request for limit 1
+    assert index_module._DEFAULT_REQUESTS[1].limit == 1
+    assert index.search("read file") == index.search("read file", None)
+    with pytest.raises(LimitError):
+        index.search("read file", True)  # type: ignore[arg-type]  # True == 1, but no int
+    with pytest.raises(ValueError):
+        index.search("read file", 1.0)  # type: ignore[arg-type]
+    # Equal options passed as other objects take the checked path, to the same result.
+    same = index.search("read file", 1, exclude=[], threshold=float("0"), max_query_length=500)
+    assert same == one
+    with pytest.raises(QueryError):
+        index.search("   ", 1)  # the query is still checked
+
+
+def test_compiled_matches_equal_the_python_ones_and_fail_cleanly():
+    from .conftest import HAVE_RUST
+
+    if not HAVE_RUST:
+        pytest.skip("toolsift._core is not built")
+    from toolsift._core import _new_matches
+
+    hits = [(2, 3.5), (0, 1.25), (1, 0.5)]
+    compiled = _new_matches(Match, TOOLS, hits, "bm25")
+    python = [Match(TOOLS[d], score, "bm25") for d, score in hits]
+    assert compiled == python
+    assert [repr(m) for m in compiled] == [repr(m) for m in python]
+    assert [hash(m) for m in compiled] == [hash(m) for m in python]
+    assert pickle.loads(pickle.dumps(compiled)) == python
+    with pytest.raises(IndexError):
+        _new_matches(Match, TOOLS, [(len(TOOLS), 1.0)], "bm25")
+    with pytest.raises(TypeError):
+        _new_matches(int, TOOLS, hits, "bm25")  # no instance dict to fill
+    with pytest.raises(TypeError):
+        _new_matches(Match, TOOLS, [("x", 1.0)], "bm25")  # type: ignore[list-item]

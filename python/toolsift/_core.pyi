@@ -6,7 +6,9 @@ objects. ``Index`` is the raw engine: documents are lists of ``(field id, text)`
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import Literal, final, overload
+from typing import Any, Literal, TypeVar, final, overload
+
+_Match = TypeVar("_Match")
 
 __all__ = [
     "Index",
@@ -15,6 +17,7 @@ __all__ = [
     "analyze",
     "STOPWORDS_EN",
     "_set_scoring_mode",
+    "_new_matches",
     "__version__",
 ]
 
@@ -45,6 +48,21 @@ def tokenize(text: str) -> list[str]:
     Example:
         >>> tokenize("getHTTPResponse_v2")
         ['get', 'http', 'response', 'v', '2']
+    """
+
+def _new_matches(
+    cls: type[_Match], tools: Sequence[Any], hits: Iterable[tuple[int, float]], reason: str
+) -> list[_Match]:
+    """``toolsift.result.new_matches`` in one call: for each ``(id, score)`` of ``hits``, an
+    object of ``cls`` (``toolsift.Match``) made by ``object.__new__`` with the instance
+    attributes ``tool`` (``tools[id]``), ``score``, ``reason`` and ``normalized_score`` (None).
+
+    For ``toolsift.ToolIndex``'s result path only.
+
+    >>> from toolsift import Match, Tool
+    >>> from toolsift._core import _new_matches
+    >>> [m.name for m in _new_matches(Match, [Tool(name="a", description="")], [(0, 1.0)], "bm25")]
+    ['a']
     """
 
 def _set_scoring_mode(mode: Literal["auto", "exhaustive", "pruned"]) -> None:
@@ -101,7 +119,6 @@ class Index:
         query: str,
         limit: int,
         exclude: Iterable[int] | None = None,
-        *,
         include: Iterable[int] | None = None,
         required: Iterable[str] | None = None,
         prefix_fraction: float = 0.0,

@@ -29,7 +29,6 @@ class EngineIndex(Protocol):
         query: str,
         limit: int,
         exclude: Iterable[int] | None = None,
-        *,
         include: Iterable[int] | None = None,
         required: Iterable[str] | None = None,
         prefix_fraction: float = ...,

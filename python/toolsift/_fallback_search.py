@@ -98,7 +98,6 @@ class _Search(_Fields):
         query: str,
         limit: int,
         exclude: Iterable[int] | None = None,
-        *,
         include: Iterable[int] | None = None,
         required: Iterable[str] | None = None,
         prefix_fraction: float = 0.0,

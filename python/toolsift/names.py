@@ -233,11 +233,19 @@ class NameTable:
         low = text.lower()
         keys = low.encode().translate(None, _ASCII_NOT_KEY).decode().split()
         plain, qualified = self._plain, self._qualified
-        if len(keys) <= _WHOLE_TEXT_WORDS and self.lookup_key("".join(keys)):
-            return False  # the whole text (a short one) names a tool
+        if len(keys) <= _WHOLE_TEXT_WORDS:
+            # The whole text (a short one) names a tool: lookup_key's test, inlined.
+            whole = "".join(keys)
+            if whole in plain or whole in qualified:
+                return False
+            if whole.startswith("mcp") and whole[3:] in qualified:
+                return False
+        mcp = "mcp" in low
+        if plain.keys().isdisjoint(keys) and qualified.keys().isdisjoint(keys) and not mcp:
+            return True  # the common case: no word is a name form (no set is built)
         hits = plain.keys() & keys
         hits.update(qualified.keys() & keys)
-        if "mcp" in low:
+        if mcp:
             hits.update(k for k in keys if k.startswith("mcp") and k[3:] in qualified)
         if not hits:
             return True

@@ -115,10 +115,10 @@ def parse_query(query: object, *, max_length: int = DEFAULT_MAX_QUERY_LENGTH) ->
     truncated = len(query) > max_length
     if truncated:
         query = query[:max_length].rstrip()
-    if _FAST_PARSE and "+" not in query and query[:1] not in "sS\u017f":
-        # The common query: no ``+required`` word, and no ``select:`` (which starts the query;
-        # ``ſ`` is an ``s`` to the case-insensitive regex). The loop below would keep every
-        # word, so the ranking text is the words joined by single spaces.
+    if _FAST_PARSE and "+" not in query and (":" not in query or query[:1] not in "sS\u017f"):
+        # The common query: no ``+required`` word, and no ``select:`` (which starts the query
+        # and holds a colon; ``ſ`` is an ``s`` to the case-insensitive regex). The loop below
+        # would keep every word, so the ranking text is the words joined by single spaces.
         text = " ".join(query.split())
         if not _HAS_ALNUM.search(text):
             raise QueryError("Query must contain at least one letter or number.")

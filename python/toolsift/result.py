@@ -17,7 +17,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal, Optional, Union, overload
@@ -64,6 +64,19 @@ def new_match(tool: Tool, score: float, reason: MatchReason) -> Match:
     match = _new(Match)
     match.__dict__.update(tool=tool, score=score, reason=reason, normalized_score=None)
     return match
+
+
+def new_matches(
+    tools: Sequence[Tool], hits: Iterable[tuple[int, float]], reason: MatchReason
+) -> list[Match]:
+    """``[new_match(tools[d], score, reason) for d, score in hits]``: a ranked list's matches.
+
+    Example:
+        >>> tool = Tool(name="read_file", description="Read a file")
+        >>> [(m.name, m.score, m.reason) for m in new_matches([tool], [(0, 1.5)], "bm25")]
+        [('read_file', 1.5, 'bm25')]
+    """
+    return [new_match(tools[d], score, reason) for d, score in hits]
 
 
 def _frozen_suggestions(value: Mapping[str, tuple[str, ...]]) -> Mapping[str, tuple[str, ...]]:

@@ -132,8 +132,10 @@ impl PyIndex {
         Ok(PyIndex { inner })
     }
 
+    // Every option may be passed by position as well: `ToolIndex` passes them so, since PyO3
+    // matches keyword arguments by name one by one (~0.1 µs each).
     #[pyo3(signature = (
-        query, limit, exclude = None, *, include = None, required = None, prefix_fraction = 0.0,
+        query, limit, exclude = None, include = None, required = None, prefix_fraction = 0.0,
         prefix_min_len = 3, max_expansions = 16, threshold = 0.0, relative_floor = 0.0,
         coverage = false
     ))]

@@ -4,6 +4,7 @@
 mod errors;
 mod index;
 mod keyword;
+mod matches;
 mod scale;
 mod text;
 
@@ -74,6 +75,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         crate::analysis::stopwords().collect::<Vec<_>>(),
     )?;
     m.add_function(wrap_pyfunction!(_set_scoring_mode, m)?)?;
+    m.add_function(wrap_pyfunction!(matches::new_matches, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
