@@ -2,9 +2,11 @@
 //! line 1 the field weights; then `name\tfield\ttext\tfield\ttext…` per document.
 //!
 //!     python benches/dump_synthetic.py 100000 docs.tsv queries.txt
-//!     cargo run --release --example prune_bench -- docs.tsv queries.txt [rounds] [ex|pr|both]
+//!     cargo run --release --example prune_bench -- docs.tsv queries.txt [rounds] [ex|pr|both] \
+//!         [seed|english]
 use std::time::Instant;
 
+use _core::analysis::Profile;
 use _core::bm25::Params;
 use _core::index::{Index, SearchOptions};
 use _core::prune::ScoringMode;
@@ -38,7 +40,9 @@ fn main() {
         .collect();
     let rounds: usize = args.get(3).map_or(5, |r| r.parse().unwrap());
     let mode = args.get(4).map_or("both", |m| m.as_str());
-    let idx = Index::build_parallel(names, &docs, weights, Params::default()).unwrap();
+    let profile = Profile::parse(args.get(5).map_or("seed", |p| p.as_str())).unwrap();
+    let idx =
+        Index::build_parallel_profiled(names, &docs, weights, Params::default(), profile).unwrap();
     let opts = SearchOptions::default();
     // The best round's mean: the machine is shared, and the best round is the least disturbed.
     let run = |exhaustive: bool| {

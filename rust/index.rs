@@ -140,6 +140,11 @@ impl Index {
         (self.offsets[term as usize + 1] > self.offsets[term as usize]).then_some(term)
     }
 
+    /// The documents of `term`'s postings, ascending.
+    pub(crate) fn doc_list(&self, term: u32) -> &[u32] {
+        &self.docs[self.offsets[term as usize] as usize..self.offsets[term as usize + 1] as usize]
+    }
+
     fn postings(&self, term: u32) -> (&[u32], &[f32]) {
         let (start, end) = (
             self.offsets[term as usize] as usize,

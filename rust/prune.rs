@@ -213,8 +213,19 @@ struct List {
     idf: f64,
     /// The prefix fraction of an expansion of a prefix term.
     fraction: Option<f64>,
-    /// An upper bound of the list's contribution to any document.
+    /// The next known query term when it holds exactly this list's documents (a word and its
+    /// stemmed copy, in the English profile): walked with this list, scored for `src + 1`.
+    twin: Option<Twin>,
+    /// An upper bound of the list's contribution to any document (its twin's included).
     bound: f64,
+}
+
+/// The second term of a list that walks two terms with the same documents.
+struct Twin {
+    qtf: f64,
+    idf: f64,
+    /// Its posting index minus the list's (wrapping): the same document's posting.
+    shift: usize,
 }
 
 impl List {
@@ -226,6 +237,31 @@ impl List {
         match self.fraction {
             None => score,
             Some(f) => f * score,
+        }
+    }
+
+    /// Scores the posting `i` (and its twin's) into the query terms' contributions; returns
+    /// their sum, for the bounds.
+    #[inline]
+    fn score_into(
+        &self,
+        params: &Params,
+        tfs: &[f32],
+        i: usize,
+        norm: f64,
+        contrib: &mut [f64],
+        hit: &mut [bool],
+    ) -> f64 {
+        let c = self.score(params, tfs, i, norm);
+        record(contrib, hit, self.src, c);
+        match &self.twin {
+            None => c,
+            Some(twin) => {
+                let tf = tfs[i.wrapping_add(twin.shift)] as f64;
+                let c2 = params.term_score(twin.qtf, twin.idf, tf, norm);
+                record(contrib, hit, self.src + 1, c2);
+                c + c2
+            }
         }
     }
 }
@@ -306,12 +342,25 @@ impl Index {
         let bounds = &self.bounds;
         let mut lists = Vec::with_capacity(query.len());
         let mut known = 0;
-        for &(tok, qtf) in query {
-            let mut push = |term: u32, fraction: Option<f64>| {
+        let mut next = 0;
+        while next < query.len() {
+            let (tok, qtf) = query[next];
+            next += 1;
+            let mut push = |term: u32, fraction: Option<f64>, twin: Option<(u32, f64)>| {
                 let t = term as usize;
                 let idf = self.idf[t];
                 let (pos, end) = (self.offsets[t] as usize, self.offsets[t + 1] as usize);
-                let bound = qtf * idf * bounds.term_max[t] as f64;
+                let mut bound = qtf * idf * bounds.term_max[t] as f64;
+                let twin = twin.map(|(term2, qtf2)| {
+                    let t2 = term2 as usize;
+                    let idf2 = self.idf[t2];
+                    bound += qtf2 * idf2 * bounds.term_max[t2] as f64;
+                    Twin {
+                        qtf: qtf2,
+                        idf: idf2,
+                        shift: (self.offsets[t2] as usize).wrapping_sub(pos),
+                    }
+                });
                 lists.push(List {
                     pos,
                     end,
@@ -327,17 +376,28 @@ impl Index {
                     qtf,
                     idf,
                     fraction,
+                    twin,
                     bound: fraction.map_or(bound, |f| f * bound),
                 });
             };
             if let Some(term) = self.scored_term(tok) {
-                push(term, None);
+                // As in `Index::accumulate`: a next scored term with the same documents rides
+                // along (one walk, one bitmap test and one seek per document for both).
+                let twin = query.get(next).and_then(|&(tok2, qtf2)| {
+                    let term2 = self.scored_term(tok2)?;
+                    (self.doc_list(term2) == self.doc_list(term)).then_some((term2, qtf2))
+                });
+                push(term, None, twin);
                 known += 1;
+                if twin.is_some() {
+                    known += 1;
+                    next += 1;
+                }
                 continue;
             }
             let mut any = false;
             for term in self.expansions(tok, &options.prefix) {
-                push(term, Some(options.prefix.fraction));
+                push(term, Some(options.prefix.fraction), None);
                 any = true;
             }
             if any {
@@ -455,9 +515,7 @@ impl Index {
             let mut exact = 0f64;
             for list in &lists[ne..] {
                 if list.at != usize::MAX {
-                    let c = list.score(&params, tfs, list.at, norm);
-                    exact += c;
-                    record(&mut contrib, &mut hit, list.src, c);
+                    exact += list.score_into(&params, tfs, list.at, norm, &mut contrib, &mut hit);
                 }
             }
             if ne > 0 {
@@ -471,9 +529,7 @@ impl Index {
                         let list = &mut lists[i];
                         let p = seek(docs, list, d);
                         if p < list.end && docs[p] == d {
-                            let c = list.score(&params, tfs, p, norm);
-                            exact += c;
-                            record(&mut contrib, &mut hit, list.src, c);
+                            exact += list.score_into(&params, tfs, p, norm, &mut contrib, &mut hit);
                         }
                     }
                     if !reaches(exact + below[i], theta) {
