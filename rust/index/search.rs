@@ -170,23 +170,26 @@ impl Index {
                     let (docs2, tfs2) = self.postings(term2);
                     (docs2 == docs).then_some((qtf2, term2, tfs2))
                 });
-                if let Some(second) = pair {
+                let first = (qtf, term, tfs);
+                let add = match (pair.is_some(), count) {
+                    (false, false) => Index::add_postings::<false, false>,
+                    (false, true) => Index::add_postings::<true, false>,
+                    (true, false) => Index::add_postings::<false, true>,
+                    (true, true) => Index::add_postings::<true, true>,
+                };
+                if pair.is_some() {
                     known += 1;
                     next += 1;
-                    if count {
-                        self.add_postings_pair::<true>(
-                            qtf, term, docs, tfs, second, acc, touched, matched,
-                        );
-                    } else {
-                        self.add_postings_pair::<false>(
-                            qtf, term, docs, tfs, second, acc, touched, matched,
-                        );
-                    }
-                } else if count {
-                    self.add_postings::<true>(qtf, term, docs, tfs, acc, touched, matched);
-                } else {
-                    self.add_postings::<false>(qtf, term, docs, tfs, acc, touched, matched);
                 }
+                add(
+                    self,
+                    docs,
+                    first,
+                    pair.unwrap_or(first),
+                    acc,
+                    touched,
+                    matched,
+                );
                 continue;
             }
             let fraction = options.prefix.fraction;
@@ -230,67 +233,19 @@ impl Index {
     /// Adds one scored term's postings to `acc` (`Params::term_score` for each, with the same
     /// f64 operations in the same order: `qtf · idf` first, then the parenthesis), appending the
     /// documents it is the first contribution of to `touched`, and counting matched terms when
-    /// `COUNT` (the coverage rule). The loop is the hot path of every exhaustive search: no
-    /// branch depends on the data, and the constants are hoisted.
+    /// `COUNT` (the coverage rule). With `PAIR`, the next query term holds the same documents
+    /// (`docs`) and is added right after the first, per document, exactly as a second call
+    /// would add it, in the same pass over the documents, the accumulator and the norms.
+    ///
+    /// The loop is the hot path of every exhaustive search: no branch depends on the data, and
+    /// the constants are hoisted. A term is `(qtf, term id, tfs)`; without `PAIR` the second is
+    /// ignored.
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    fn add_postings<const COUNT: bool>(
+    fn add_postings<const COUNT: bool, const PAIR: bool>(
         &self,
-        qtf: f64,
-        term: u32,
         docs: &[u32],
-        tfs: &[f32],
-        acc: &mut [f64],
-        touched: &mut Vec<u32>,
-        matched: &mut [u32],
-    ) {
-        let qi = qtf * self.idf[term as usize];
-        let k1p1 = self.params.k1 + 1.0;
-        let delta = self.params.delta;
-        let norms = &self.norms[..];
-        let acc = &mut acc[..norms.len()];
-        // Branch-free bookkeeping: every document is written after the touched ones and kept
-        // only when this term is its first contribution.
-        let mut len = touched.len();
-        touched.resize(len + docs.len(), 0);
-        let out = &mut touched[..];
-        for (&doc, &tf) in docs.iter().zip(tfs) {
-            let d = doc as usize;
-            let tf = tf as f64;
-            debug_assert!(d < norms.len() && len < out.len());
-            // SAFETY: `d < norms.len() == acc.len()`: every doc id in the postings is below the
-            // document count, an invariant of `Index` that each constructor establishes (the
-            // builds number documents 0..n, snapshot loading validates every id, updates remap
-            // valid ids) and that nothing mutates afterwards. `len < out.len()`: `len` starts at
-            // the old length and grows by at most one per posting, and `out` has one slot per
-            // posting beyond it. Three bounds checks per posting cost ~8% of a search.
-            let (before, norm) = unsafe { (*acc.get_unchecked(d), *norms.get_unchecked(d)) };
-            let after = before + qi * ((tf * k1p1) / (tf + norm) + delta);
-            // SAFETY: as above.
-            unsafe {
-                *acc.get_unchecked_mut(d) = after;
-                *out.get_unchecked_mut(len) = doc;
-            }
-            len += usize::from(before == 0.0 && after != 0.0);
-            if COUNT {
-                matched[d] += 1;
-            }
-        }
-        touched.truncate(len);
-    }
-
-    /// [`Index::add_postings`] for two consecutive query terms with the same documents (`docs`;
-    /// the second term is `(qtf, term id, tfs)`): for each document the first term's
-    /// contribution is added, then the second's, exactly as two calls would add them, in one
-    /// pass over the documents, the accumulator and the norms.
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn add_postings_pair<const COUNT: bool>(
-        &self,
-        qtf: f64,
-        term: u32,
-        docs: &[u32],
-        tfs: &[f32],
+        (qtf, term, tfs): (f64, u32, &[f32]),
         (qtf2, term2, tfs2): (f64, u32, &[f32]),
         acc: &mut [f64],
         touched: &mut Vec<u32>,
@@ -302,27 +257,37 @@ impl Index {
         let delta = self.params.delta;
         let norms = &self.norms[..];
         let acc = &mut acc[..norms.len()];
-        let tfs2 = &tfs2[..docs.len()];
+        let (tfs, tfs2) = (&tfs[..docs.len()], &tfs2[..docs.len()]);
+        // Branch-free bookkeeping: every document is written after the touched ones and kept
+        // only when this term is its first contribution (contributions are > 0, so with a pair
+        // this is the union of the two terms' tests).
         let mut len = touched.len();
         touched.resize(len + docs.len(), 0);
         let out = &mut touched[..];
-        for ((&doc, &tf), &tf2) in docs.iter().zip(tfs).zip(tfs2) {
+        for (i, &doc) in docs.iter().enumerate() {
             let d = doc as usize;
-            let (tf, tf2) = (tf as f64, tf2 as f64);
             debug_assert!(d < norms.len() && len < out.len());
-            // SAFETY: as in `add_postings` (the two terms' documents are the same ids).
+            // SAFETY: `d < norms.len() == acc.len()`: every doc id in the postings is below the
+            // document count, an invariant of `Index` that each constructor establishes (the
+            // builds number documents 0..n, snapshot loading validates every id, updates remap
+            // valid ids) and that nothing mutates afterwards. `len < out.len()`: `len` starts at
+            // the old length and grows by at most one per posting, and `out` has one slot per
+            // posting beyond it. Three bounds checks per posting cost ~8% of a search.
             let (before, norm) = unsafe { (*acc.get_unchecked(d), *norms.get_unchecked(d)) };
-            let mid = before + qi * ((tf * k1p1) / (tf + norm) + delta);
-            let after = mid + qi2 * ((tf2 * k1p1) / (tf2 + norm) + delta);
+            let tf = tfs[i] as f64;
+            let mut after = before + qi * ((tf * k1p1) / (tf + norm) + delta);
+            if PAIR {
+                let tf2 = tfs2[i] as f64;
+                after += qi2 * ((tf2 * k1p1) / (tf2 + norm) + delta);
+            }
             // SAFETY: as above.
             unsafe {
                 *acc.get_unchecked_mut(d) = after;
                 *out.get_unchecked_mut(len) = doc;
             }
-            // Contributions are > 0, so this is the union of the two calls' tests.
             len += usize::from(before == 0.0 && after != 0.0);
             if COUNT {
-                matched[d] += 2;
+                matched[d] += 1 + u32::from(PAIR);
             }
         }
         touched.truncate(len);
@@ -497,7 +462,10 @@ mod tests {
             };
             let all = idx.search_tokens(&four, 8, &none()).unwrap();
             let covered = idx.search_tokens(&four, 8, &coverage).unwrap();
-            assert!(ids(&all).contains(&2) && ids(&covered).contains(&2), "{query:?}");
+            assert!(
+                ids(&all).contains(&2) && ids(&covered).contains(&2),
+                "{query:?}"
+            );
             let want: Vec<u32> = ids(&all).into_iter().filter(|&d| d < 3).collect();
             assert_eq!(ids(&covered), want, "{query:?}");
         }
