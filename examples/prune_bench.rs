@@ -44,6 +44,10 @@ fn main() {
     let idx =
         Index::build_parallel_profiled(names, &docs, weights, Params::default(), profile).unwrap();
     let opts = SearchOptions::default();
+    // PARTS=n forces every pruned search into n document ranges (0 or unset: automatic).
+    if let Ok(parts) = std::env::var("PARTS") {
+        _core::prune::set_search_parts(parts.parse().unwrap());
+    }
     // The best round's mean: the machine is shared, and the best round is the least disturbed.
     let run = |exhaustive: bool| {
         let mut best = f64::INFINITY;

@@ -47,12 +47,17 @@
 //! path; the exhaustive one stays the reference.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU8, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering as AtomicOrdering};
 
 use rayon::prelude::*;
 
 use crate::bm25::Params;
 use crate::index::{Index, SearchOptions, TopK};
+
+mod parallel;
+
+use parallel::publish;
+pub use parallel::set_search_parts;
 
 /// Relative safety margin of every "cannot reach θ" test.
 const MARGIN: f64 = 1e-9;
@@ -197,6 +202,7 @@ pub fn set_scoring_mode(mode: ScoringMode) {
 }
 
 /// One posting list of the query: an exact term, or one expansion of a prefix term.
+#[derive(Clone)]
 struct List {
     /// Next posting. For essential lists `cur` is its document (`u32::MAX` past the end);
     /// non-essential lists only move `pos`, when probed, and may lag behind.
@@ -221,6 +227,7 @@ struct List {
 }
 
 /// The second term of a list that walks two terms with the same documents.
+#[derive(Clone)]
 struct Twin {
     qtf: f64,
     idf: f64,
@@ -410,25 +417,55 @@ impl Index {
     /// The top `limit` documents by the pruned loop (see the module docs); `keep(doc, score)` is
     /// the exhaustive path's filter, and a document must also hold `min_matched(known)` of the
     /// `known` query terms (the coverage rule). `None` when the exhaustive loop should run
-    /// instead (see [`ScoringMode`]).
+    /// instead (see [`ScoringMode`]). A large search is split into document ranges searched in
+    /// parallel (`parallel.rs`).
     pub(crate) fn search_pruned(
         &self,
         query: &[(&str, f64)],
         options: &SearchOptions,
         limit: usize,
         min_matched: impl Fn(usize) -> u32,
-        keep: impl Fn(u32, f64) -> bool,
+        keep: impl Fn(u32, f64) -> bool + Sync,
     ) -> Option<Vec<(u32, f64)>> {
         let mode = self.scoring_mode();
         if mode == ScoringMode::Exhaustive {
             return None;
         }
-        let (mut lists, m) = self.pruning_lists(query, options);
+        let (lists, m) = self.pruning_lists(query, options);
         let postings: usize = lists.iter().map(|l| l.end - l.pos).sum();
         if mode == ScoringMode::Auto && postings < MIN_POSTINGS {
             return None;
         }
         let min_matched = min_matched(m);
+        let search = PrunedSearch {
+            m,
+            min_matched,
+            threshold: options.threshold,
+            limit,
+        };
+        let parts = self.search_parts(postings);
+        if parts <= 1 {
+            return Some(self.prune_range(lists, &search, &keep, None));
+        }
+        Some(self.prune_parallel(lists, &search, &keep, parts))
+    }
+
+    /// The pruned loop over `lists` (restricted to a document range or not): the top
+    /// `search.limit` documents it finds. `shared` is θ shared with the other ranges of a split
+    /// search (as f64 bits; see `parallel.rs`).
+    fn prune_range(
+        &self,
+        mut lists: Vec<List>,
+        search: &PrunedSearch,
+        keep: &(impl Fn(u32, f64) -> bool + Sync),
+        shared: Option<&AtomicU64>,
+    ) -> Vec<(u32, f64)> {
+        let PrunedSearch {
+            m,
+            min_matched,
+            threshold,
+            limit,
+        } = *search;
         let mut top = TopK::new(limit);
         let n = lists.len();
         // Lists by ascending bound; `cum[i]` is the sum of the first i + 1 bounds.
@@ -440,14 +477,14 @@ impl Index {
             cum.push(sum);
         }
         let reaches = |ub: f64, theta: f64| ub + ub * MARGIN >= theta;
-        let mut theta = options.threshold;
+        let mut theta = threshold;
         // lists[..ne] are non-essential: together they cannot reach θ.
         let mut ne = 0usize;
         while ne < n && !reaches(cum[ne], theta) {
             ne += 1;
         }
         if ne == n {
-            return Some(top.into_sorted());
+            return top.into_sorted();
         }
         let (docs, tfs, norms) = (&self.docs[..], &self.tfs[..], &self.norms[..]);
         let bitmaps = &self.bounds.bitmaps[..];
@@ -459,6 +496,19 @@ impl Index {
         let mut present = vec![true; n];
         let mut below = vec![0f64; n + 1];
         loop {
+            if let Some(shared) = shared {
+                // Another range's k-th best score also bounds this range's candidates.
+                let other = f64::from_bits(shared.load(AtomicOrdering::Relaxed));
+                if other > theta {
+                    theta = other;
+                    while ne < n && !reaches(cum[ne], theta) {
+                        ne += 1;
+                    }
+                    if ne == n {
+                        break;
+                    }
+                }
+            }
             // The next candidate: the smallest current document of the essential lists.
             let d = lists[ne..].iter().fold(u32::MAX, |d, l| d.min(l.cur));
             if d == u32::MAX {
@@ -548,10 +598,13 @@ impl Index {
                 score += c;
                 matched += u32::from(h);
             }
-            if matched >= min_matched && top.offer(self, d, score, &keep) {
+            if matched >= min_matched && top.offer(self, d, score, keep) {
                 if let Some(worst) = top.threshold() {
                     if worst > theta {
                         theta = worst;
+                        if let Some(shared) = shared {
+                            publish(shared, theta);
+                        }
                         while ne < n && !reaches(cum[ne], theta) {
                             ne += 1;
                         }
@@ -562,8 +615,20 @@ impl Index {
                 }
             }
         }
-        Some(top.into_sorted())
+        top.into_sorted()
     }
+}
+
+/// What every range of one pruned search shares.
+#[derive(Clone, Copy)]
+struct PrunedSearch {
+    /// The number of known query terms (contribution slots).
+    m: usize,
+    /// The coverage rule's minimum of matched terms (0: off).
+    min_matched: u32,
+    /// The absolute threshold option: θ starts there.
+    threshold: f64,
+    limit: usize,
 }
 
 #[cfg(test)]
@@ -708,6 +773,15 @@ mod tests {
                 assert_eq!(
                     pruned, exhaustive,
                     "round {round}: {q:?} limit {limit} {o:?}"
+                );
+                // Cut into document ranges searched in parallel (sharing θ), then merged.
+                let parts = 2 + rng.next(4);
+                let split = Index::with_scoring_mode(ScoringMode::Pruned, || {
+                    Index::with_search_parts(parts, || idx.search_tokens(&q, limit, &o))
+                });
+                assert_eq!(
+                    split, exhaustive,
+                    "round {round}: {q:?} limit {limit} {o:?} in {parts} ranges"
                 );
                 if pruned.as_ref().is_ok_and(|h| !h.is_empty()) {
                     nonempty += 1;

@@ -43,6 +43,18 @@ def run(mode: str, fn: Callable[[], T]) -> T:
         _set_scoring_mode("auto")
 
 
+def in_parts(parts: int, fn: Callable[[], T]) -> T:
+    """``fn()`` with every pruned search cut into ``parts`` document ranges searched in
+    parallel; back to the automatic choice afterwards."""
+    from toolsift._core import _set_search_parts
+
+    _set_search_parts(parts)
+    try:
+        return run("pruned", fn)
+    finally:
+        _set_search_parts(0)
+
+
 def exhaustive(fn: Callable[[], T]) -> T:
     return run("exhaustive", fn)
 
@@ -85,9 +97,10 @@ query_words = st.lists(
     options=search_options(n_docs=1500),
     exclude=st.lists(st.integers(0, 1499), max_size=20),
     profile=st.sampled_from(["seed", "english"]),
+    parts=st.integers(2, 5),
 )
 def test_pruned_equals_exhaustive_and_the_python_engine(
-    seed, n, vocab, query, limit, options, exclude, profile
+    seed, n, vocab, query, limit, options, exclude, profile, parts
 ):
     from toolsift._core import Index as RustIndex
     from toolsift._fallback import Index as PyIndex
@@ -97,6 +110,8 @@ def test_pruned_equals_exhaustive_and_the_python_engine(
     got = pruned(lambda: rust.search(query, limit, exclude, **options))
     reference = exhaustive(lambda: rust.search(query, limit, exclude, **options))
     assert got == reference  # ids, order and score bits
+    # Cut into document ranges searched in parallel (sharing θ), then merged.
+    assert in_parts(parts, lambda: rust.search(query, limit, exclude, **options)) == reference
     assert rust.search(query, limit, exclude, **options) == reference  # auto
     python = PyIndex(names, docs, WEIGHTS, profile=profile).search(query, limit, exclude, **options)
     assert got == python
@@ -157,7 +172,9 @@ def test_shared_catalogue_pruned_equals_exhaustive(mcp_mixed):
         opts = option_sets[i % len(option_sets)]
         limit = (8, 25, 1)[i % 3]
         call = partial(engine.search, q, limit, [5, 17], **opts)
-        assert pruned(call) == exhaustive(call), q
+        reference = exhaustive(call)
+        assert pruned(call) == reference, q
+        assert in_parts(2 + i % 3, call) == reference, q
 
     # End to end through ToolIndex (exact-name tier, prefixes), against the Python engine too.
     def ranked(tool_index, q):

@@ -17,6 +17,7 @@ __all__ = [
     "analyze",
     "STOPWORDS_EN",
     "_set_scoring_mode",
+    "_set_search_parts",
     "_new_matches",
     "__version__",
 ]
@@ -48,6 +49,16 @@ def tokenize(text: str) -> list[str]:
     Example:
         >>> tokenize("getHTTPResponse_v2")
         ['get', 'http', 'response', 'v', '2']
+    """
+
+def _set_search_parts(parts: int) -> None:
+    """Force every pruned search to be cut into ``parts`` document ranges, searched in parallel
+    and merged (``0``, the default: ranges only for large searches, one per core).
+
+    For tests and benches only: every choice returns identical results.
+
+    >>> from toolsift._core import _set_search_parts
+    >>> _set_search_parts(0)
     """
 
 def _new_matches(

@@ -64,6 +64,14 @@ fn _set_scoring_mode(mode: &str) -> PyResult<()> {
     Ok(())
 }
 
+/// Forces every pruned search to be cut into `parts` document ranges searched in parallel
+/// (0: chosen by size, the default). For tests and benches: every choice returns the same
+/// results.
+#[pyfunction]
+fn _set_search_parts(parts: usize) {
+    crate::prune::set_search_parts(parts);
+}
+
 #[pymodule(gil_used = false)]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<index::PyIndex>()?;
@@ -75,6 +83,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         crate::analysis::stopwords().collect::<Vec<_>>(),
     )?;
     m.add_function(wrap_pyfunction!(_set_scoring_mode, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_search_parts, m)?)?;
     m.add_function(wrap_pyfunction!(matches::new_matches, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
