@@ -1,0 +1,247 @@
+//! The pruned loop's tests: pruned == exhaustive on seeded random corpora (in one range and
+//! split into parallel ranges), the mode switches, and the derived bounds.
+
+use std::collections::HashSet;
+
+use crate::bm25::Params;
+use crate::index::{Index, PrefixOptions, SearchOptions};
+
+use super::ScoringMode;
+use crate::analysis::Profile;
+
+/// A small seeded generator (PCG-style LCG), so the tests need no extra crate.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self, m: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % m.max(1)
+    }
+    fn chance(&mut self, percent: usize) -> bool {
+        self.next(100) < percent
+    }
+}
+
+const WORDS: [&str; 24] = [
+    "read", "reader", "readme", "write", "file", "files", "issue", "pull", "request", "get",
+    "list", "user", "channel", "send", "message", "the", "a", "of", "data", "database", "calendar",
+    "event", "zeta", "x",
+];
+
+/// A word, skewed towards the first ones so that terms overlap heavily.
+fn word(rng: &mut Rng, vocab: usize) -> &'static str {
+    let a = rng.next(vocab);
+    let b = rng.next(vocab);
+    WORDS[a.min(b)]
+}
+
+fn corpus(rng: &mut Rng, n: usize, vocab: usize) -> Index {
+    let mut names = Vec::new();
+    let mut docs = Vec::new();
+    let n_names = if rng.chance(30) { 3 } else { n * 2 };
+    for _ in 0..n {
+        names.push(format!("t{}", rng.next(n_names)));
+        let mut fields: Vec<(usize, String)> = Vec::new();
+        for _ in 0..rng.next(4) {
+            let long = rng.chance(10);
+            let len = 1 + rng.next(if long { 40 } else { 6 });
+            let text: Vec<&str> = (0..len).map(|_| word(rng, vocab)).collect();
+            fields.push((rng.next(4), text.join(" ")));
+        }
+        docs.push(fields);
+    }
+    let weights = vec![6.0, 2.0, 1.0, 0.0];
+    let params = [
+        Params::default(),
+        Params {
+            k1: 0.0,
+            b: 0.0,
+            delta: 0.0,
+        },
+        Params {
+            k1: 2.5,
+            b: 1.0,
+            delta: 0.3,
+        },
+    ][rng.next(3)];
+    let profile = if rng.chance(40) {
+        Profile::English
+    } else {
+        Profile::Seed
+    };
+    Index::build_profiled(names, &docs, weights, params, profile).unwrap()
+}
+
+fn options(rng: &mut Rng, n: usize) -> SearchOptions {
+    let mut o = SearchOptions::default();
+    if rng.chance(20) {
+        o.exclude = (0..rng.next(n)).map(|_| rng.next(n) as u32).collect();
+    }
+    if rng.chance(20) {
+        let keep: HashSet<u32> = (0..n as u32).filter(|_| rng.chance(50)).collect();
+        o.include = Some(keep);
+    }
+    if rng.chance(20) {
+        o.required = (0..1 + rng.next(2))
+            .map(|_| word(rng, 24).to_string())
+            .collect();
+    }
+    if rng.chance(40) {
+        o.prefix = PrefixOptions {
+            fraction: [0.5, 1.0, 2.0][rng.next(3)],
+            min_len: 1 + rng.next(3),
+            max_expansions: 1 + rng.next(4),
+        };
+    }
+    if rng.chance(20) {
+        o.threshold = rng.next(40) as f64 / 4.0;
+    }
+    if rng.chance(20) {
+        o.relative_floor = rng.next(11) as f64 / 10.0;
+    }
+    o.coverage = rng.chance(30);
+    o
+}
+
+fn query(rng: &mut Rng, vocab: usize) -> Vec<String> {
+    (0..1 + rng.next(10))
+        .map(|_| match rng.next(10) {
+            0 => "nowhere".to_string(),
+            1 => {
+                let w = word(rng, 24);
+                w[..1 + rng.next(w.len())].to_string()
+            }
+            _ => word(rng, vocab).to_string(),
+        })
+        .collect()
+}
+
+#[test]
+fn pruned_search_equals_exhaustive_search_on_random_corpora() {
+    let mut rng = Rng(20261122);
+    let mut nonempty = 0;
+    for round in 0..300 {
+        let n = [1, 5, 40, 300, 2000][rng.next(5)];
+        let vocab = 3 + rng.next(21);
+        let idx = corpus(&mut rng, n, vocab);
+        for _ in 0..12 {
+            let q = query(&mut rng, vocab);
+            let o = options(&mut rng, n);
+            let limit = [1, 2, 3, 8, 25, 1000][rng.next(6)];
+            // The index's own query analysis (English: stop words out, stemmed copies in).
+            let q = idx.query_terms(&q.join(" "));
+            let pruned =
+                Index::with_scoring_mode(ScoringMode::Pruned, || idx.search_tokens(&q, limit, &o));
+            let exhaustive = Index::with_exhaustive_scoring(|| idx.search_tokens(&q, limit, &o));
+            assert_eq!(
+                pruned, exhaustive,
+                "round {round}: {q:?} limit {limit} {o:?}"
+            );
+            // Cut into document ranges searched in parallel (sharing θ), then merged.
+            let parts = 2 + rng.next(4);
+            let split = Index::with_scoring_mode(ScoringMode::Pruned, || {
+                Index::with_search_parts(parts, || idx.search_tokens(&q, limit, &o))
+            });
+            assert_eq!(
+                split, exhaustive,
+                "round {round}: {q:?} limit {limit} {o:?} in {parts} ranges"
+            );
+            if pruned.as_ref().is_ok_and(|h| !h.is_empty()) {
+                nonempty += 1;
+            }
+        }
+    }
+    assert!(nonempty > 1000, "only {nonempty} non-empty results");
+}
+
+#[test]
+fn the_mode_switches_pick_the_path() {
+    let (names, docs) = crate::build::tests::corpus(50, 5);
+    let idx = Index::build_parallel(names, &docs, vec![6.0, 2.0, 0.0], Params::default()).unwrap();
+    assert_eq!(idx.scoring_mode(), ScoringMode::Auto);
+    let mode = |m| Index::with_scoring_mode(m, || idx.scoring_mode());
+    assert_eq!(mode(ScoringMode::Pruned), ScoringMode::Pruned);
+    assert_eq!(mode(ScoringMode::Exhaustive), ScoringMode::Exhaustive);
+    assert_eq!(
+        Index::with_scoring_mode(ScoringMode::Pruned, || {
+            Index::with_blocked_scoring(false, || idx.scoring_mode())
+        }),
+        ScoringMode::Exhaustive
+    );
+    assert_eq!(idx.scoring_mode(), ScoringMode::Auto);
+    // Auto leaves small queries to the exhaustive loop; Pruned always prunes.
+    let query = [("read", 1.0)];
+    let keep = |_: u32, _: f64| true;
+    let opts = SearchOptions::default();
+    assert!(idx.search_pruned(&query, &opts, 8, |_| 0, keep).is_none());
+    let pruned = Index::with_scoring_mode(ScoringMode::Pruned, || {
+        idx.search_pruned(&query, &opts, 8, |_| 0, keep)
+    });
+    assert!(pruned.is_some_and(|hits| !hits.is_empty()));
+}
+
+#[test]
+fn bounds_are_upper_bounds_and_bitmaps_hold_the_dense_terms() {
+    let mut rng = Rng(7);
+    let idx = corpus(&mut rng, 3000, 20);
+    let b = &idx.bounds;
+    assert_eq!(b.term_max.len() + 1, idx.offsets.len());
+    for t in 0..idx.terms.len() {
+        let (start, end) = (idx.offsets[t] as usize, idx.offsets[t + 1] as usize);
+        for i in start..end {
+            let d = idx.docs[i] as usize;
+            let score = idx
+                .params
+                .term_score(1.0, idx.idf[t], idx.tfs[i] as f64, idx.norms[d]);
+            assert!(score <= idx.idf[t] * b.term_max[t] as f64);
+        }
+        let dense = (end - start) * super::bounds::DENSE >= idx.len();
+        assert_eq!(b.bitmap(t as u32).is_some(), dense);
+        if let Some(w) = b.bitmap(t as u32) {
+            let held: Vec<u32> = (0..idx.len() as u32)
+                .filter(|&d| b.bitmaps[w + d as usize / 64] >> (d % 64) & 1 == 1)
+                .collect();
+            assert_eq!(held, idx.docs[start..end]);
+        }
+    }
+    assert!(!b.dense.is_empty());
+}
+
+#[test]
+fn loaded_and_updated_indexes_derive_their_bounds_and_prune_exactly() {
+    let mut rng = Rng(99);
+    let idx = corpus(&mut rng, 1500, 18);
+    let (loaded, _) = Index::from_bytes(&idx.to_bytes(b"")).unwrap();
+    let (names, docs) = crate::build::tests::corpus(40, 8);
+    let remove: Vec<u32> = (0..1500).step_by(7).collect();
+    let updated = idx.updated(&remove, names, &docs).unwrap();
+    for other in [&loaded, &updated] {
+        let fresh = super::Bounds::compute(
+            other.params,
+            &other.offsets,
+            &other.docs,
+            &other.tfs,
+            &other.norms,
+        );
+        assert_eq!(other.bounds.term_max, fresh.term_max);
+        assert_eq!(other.bounds.dense, fresh.dense);
+        assert_eq!(other.bounds.bitmaps, fresh.bitmaps);
+        assert!(!other.bounds.dense.is_empty());
+        for q in ["read file", "the a of data", "send message user channel"] {
+            let tokens: Vec<&str> = q.split(' ').collect();
+            let opts = SearchOptions::default();
+            let pruned = Index::with_scoring_mode(ScoringMode::Pruned, || {
+                other.search_tokens(&tokens, 5, &opts)
+            });
+            let exhaustive =
+                Index::with_exhaustive_scoring(|| other.search_tokens(&tokens, 5, &opts));
+            assert_eq!(pruned, exhaustive, "{q}");
+        }
+    }
+    // A snapshot renumbers the terms (its dictionary is sorted), not the dense set.
+    assert_eq!(loaded.bounds.dense.len(), idx.bounds.dense.len());
+    assert_eq!(loaded.bounds.bitmaps.len(), idx.bounds.bitmaps.len());
+}
