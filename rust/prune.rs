@@ -344,7 +344,8 @@ impl Index {
             threshold: options.threshold,
             limit,
         };
-        let parts = self.search_parts(postings);
+        let in_flight = parallel::InFlight::enter();
+        let parts = self.search_parts(postings, in_flight.others);
         if parts <= 1 {
             return Some(self.prune_range(lists, &search, &keep, None));
         }
