@@ -322,7 +322,7 @@ impl PyIndex {
             coverage,
         )?;
         let inner = &self.inner;
-        Ok(py.detach(|| inner.search_many(&queries, limit, &options))?)
+        Ok(py.detach(|| crate::pool::install(|| inner.search_many(&queries, limit, &options)))?)
     }
 
     #[pyo3(signature = (metadata = None))]
@@ -332,7 +332,8 @@ impl PyIndex {
         metadata: Option<&[u8]>,
     ) -> Bound<'py, pyo3::types::PyBytes> {
         let inner = &self.inner;
-        let bytes = py.detach(|| inner.to_bytes(metadata.unwrap_or_default()));
+        let bytes =
+            py.detach(|| crate::pool::install(|| inner.to_bytes(metadata.unwrap_or_default())));
         pyo3::types::PyBytes::new(py, &bytes)
     }
 
@@ -346,11 +347,13 @@ impl PyIndex {
         // Borrow bytes (immutable, kept alive by the caller) instead of copying them.
         if let Ok(b) = data.cast::<PyBytes>() {
             let bytes = b.as_bytes();
-            let (inner, meta) = py.detach(|| Index::from_bytes_borrowed(bytes))?;
+            let (inner, meta) =
+                py.detach(|| crate::pool::install(|| Index::from_bytes_borrowed(bytes)))?;
             return scale::loaded(py, PyIndex { inner }, meta, with_metadata);
         }
         let data = scale::extract_bytes(data)?;
-        let (inner, meta) = py.detach(|| Index::from_bytes_borrowed(&data))?;
+        let (inner, meta) =
+            py.detach(|| crate::pool::install(|| Index::from_bytes_borrowed(&data)))?;
         scale::loaded(py, PyIndex { inner }, meta, with_metadata)
     }
 
@@ -358,7 +361,7 @@ impl PyIndex {
     fn save(&self, py: Python<'_>, path: PathBuf, metadata: Option<&[u8]>) -> PyResult<()> {
         let inner = &self.inner;
         let meta = metadata.unwrap_or_default();
-        py.detach(|| scale::write_atomic(&path, &inner.to_bytes(meta)))?;
+        py.detach(|| scale::write_atomic(&path, &crate::pool::install(|| inner.to_bytes(meta))))?;
         Ok(())
     }
 
@@ -367,7 +370,7 @@ impl PyIndex {
     fn load(py: Python<'_>, path: PathBuf, with_metadata: bool) -> PyResult<Py<PyAny>> {
         let (inner, data, start, len) = py.detach(|| -> PyResult<_> {
             let data = std::fs::read(&path)?;
-            let (inner, meta) = Index::from_bytes_borrowed(&data)?;
+            let (inner, meta) = crate::pool::install(|| Index::from_bytes_borrowed(&data))?;
             // Where the metadata sits in `data`, so it is copied once, into Python bytes.
             let start = meta.as_ptr() as usize - data.as_ptr() as usize;
             let len = meta.len();
@@ -399,7 +402,7 @@ impl PyIndex {
         let remove = scale::extract_ids(remove)?;
         let inner = &self.inner;
         let inner = py.detach(|| {
-            let index = inner.updated(&remove, names, &documents);
+            let index = crate::pool::install(|| inner.updated(&remove, names, &documents));
             drop(documents);
             scale::release_free_memory();
             index

@@ -110,7 +110,8 @@ pub fn release_free_memory() {
 }
 
 /// Builds an index while the documents are still being converted: every `CHUNK_DOCS` documents
-/// taken from Python (which needs the GIL) go to rayon's pool to be tokenized (which does not),
+/// taken from Python (which needs the GIL) go to the process's pool (`crate::pool`) to be
+/// tokenized (which does not),
 /// so conversion and tokenizing overlap and a chunk's strings are freed once it is tokenized.
 /// The merge then runs with the GIL released. Errors come in the order of the sequential path:
 /// conversion errors, then parameters, then document errors in document order.
@@ -132,7 +133,7 @@ pub fn build_pipelined(
     let send = |chunk: Vec<Vec<(usize, String)>>, c: usize| {
         if tokenize {
             let (tx, weights) = (tx.clone(), Arc::clone(&weights));
-            rayon::spawn(move || {
+            crate::pool::pool().spawn(move || {
                 let out = tokenize_chunk(c * CHUNK_DOCS, &chunk, &weights, profile);
                 // The receiver outlives every task (it drains the channel); ignore a closed one.
                 let _ = tx.send((c, out));
@@ -188,7 +189,8 @@ pub fn build_pipelined(
                 })
             })
             .collect::<crate::error::Result<Vec<Chunk>>>()?;
-        let index = Index::from_chunks(names, chunks, weights, params, profile);
+        let index =
+            crate::pool::install(|| Index::from_chunks(names, chunks, weights, params, profile));
         release_free_memory();
         index
     })

@@ -100,7 +100,7 @@ impl Index {
         {
             return 1;
         }
-        rayon::current_num_threads().min(MAX_PARTS)
+        crate::pool::pool().current_num_threads().min(MAX_PARTS)
     }
 
     /// Runs `f` with every pruned search of this thread cut into `parts` ranges (`0`: the
@@ -127,15 +127,17 @@ impl Index {
         let n = self.len() as u64;
         let parts = parts as u64;
         let shared = AtomicU64::new(0f64.to_bits());
-        let found: Vec<Vec<(u32, f64)>> = (0..parts)
-            .into_par_iter()
-            .map(|i| {
-                // Document ids are u32, so both bounds fit.
-                let (lo, hi) = ((n * i / parts) as u32, (n * (i + 1) / parts) as u32);
-                let lists = lists.iter().map(|l| self.restricted(l, lo, hi)).collect();
-                self.prune_range(lists, search, keep, Some(&shared))
-            })
-            .collect();
+        let found: Vec<Vec<(u32, f64)>> = crate::pool::install(|| {
+            (0..parts)
+                .into_par_iter()
+                .map(|i| {
+                    // Document ids are u32, so both bounds fit.
+                    let (lo, hi) = ((n * i / parts) as u32, (n * (i + 1) / parts) as u32);
+                    let lists = lists.iter().map(|l| self.restricted(l, lo, hi)).collect();
+                    self.prune_range(lists, search, keep, Some(&shared))
+                })
+                .collect()
+        });
         let mut top = TopK::new(search.limit);
         for (doc, score) in found.into_iter().flatten() {
             // Every document here passed the filters in its range.
