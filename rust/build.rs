@@ -312,6 +312,29 @@ impl Index {
     }
 }
 
+impl Index {
+    /// A hash of everything a build produces, in term-id order (terms, postings, tfs, presence
+    /// postings, lengths, norms, idf): equal fingerprints mean bit-identical builds. For
+    /// benchmarks that check a faster build changes nothing (`examples/build_bench.rs`).
+    #[doc(hidden)]
+    pub fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.names.hash(&mut h);
+        self.terms.hash(&mut h);
+        self.sorted_terms.hash(&mut h);
+        (&self.offsets, &self.docs).hash(&mut h);
+        self.tfs.iter().for_each(|t| t.to_bits().hash(&mut h));
+        (&self.presence_offsets, &self.presence_docs).hash(&mut h);
+        for column in [&self.lengths, &self.norms, &self.idf] {
+            column.iter().for_each(|x| x.to_bits().hash(&mut h));
+        }
+        self.avg_len.to_bits().hash(&mut h);
+        self.term_ids.len().hash(&mut h);
+        h.finish()
+    }
+}
+
 /// The postings columns of an index (see [`Index`]): scored postings and presence postings,
 /// both CSR over the same term ids.
 pub(crate) struct Postings {
