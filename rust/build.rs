@@ -12,8 +12,6 @@
 //! length, norms); snapshots and live updates use it too, so a loaded or updated
 //! index computes those numbers with exactly the operations a fresh build does.
 
-use std::collections::HashMap;
-
 use rayon::prelude::*;
 
 use crate::analysis::{self, Profile};
@@ -22,7 +20,12 @@ use crate::error::{Error, Result};
 use crate::index::{Index, TermMap};
 use crate::tokenize::Tokenizer;
 
+mod intern;
 mod sequential;
+mod stems;
+
+use intern::Interner;
+pub(crate) use stems::Stems;
 
 /// Documents per parallel task: big enough to amortise a chunk's dictionary, small enough to
 /// balance two to sixty-four cores.
@@ -80,7 +83,24 @@ pub(crate) fn tokenize_chunk<S: AsRef<str>>(
     field_weights: &[f64],
     profile: Profile,
 ) -> Result<Chunk> {
-    let mut ids: HashMap<Box<str>, u32, ahash::RandomState> = HashMap::default();
+    tokenize_chunk_with(
+        first_doc,
+        documents,
+        field_weights,
+        profile,
+        &Stems::default(),
+    )
+}
+
+/// [`tokenize_chunk`] with the stemmed copies shared by the chunks of one build.
+pub(crate) fn tokenize_chunk_with<S: AsRef<str>>(
+    first_doc: usize,
+    documents: &[Vec<(usize, S)>],
+    field_weights: &[f64],
+    profile: Profile,
+    shared: &Stems,
+) -> Result<Chunk> {
+    let mut ids = Interner::default();
     let mut chunk = Chunk {
         terms: Vec::new(),
         df: Vec::new(),
@@ -113,17 +133,14 @@ pub(crate) fn tokenize_chunk<S: AsRef<str>>(
             // Weight-0 fields are tokenized too: their terms get ids in first-seen order, as in
             // `Index::build`, and become presence postings.
             profile.for_each_term(&mut tokenizer, text.as_ref(), |tok| {
-                let mut intern = |tok: &str| match ids.get(tok) {
-                    Some(&id) => id,
-                    None => {
-                        let id = chunk.terms.len() as u32;
-                        chunk.terms.push(tok.into());
-                        ids.insert(tok.into(), id);
+                let mut intern = |tok: &str| {
+                    let (id, new) = ids.intern(tok, &mut chunk.terms);
+                    if new {
                         chunk.df.push(0);
                         tf.push(0.0);
                         present.push(false);
-                        id
                     }
+                    id
                 };
                 let id = intern(tok);
                 if weight == 0.0 {
@@ -137,7 +154,7 @@ pub(crate) fn tokenize_chunk<S: AsRef<str>>(
                 let copy = if stems {
                     let mut copy = copies.get(id as usize).copied().unwrap_or(NO_COPY);
                     if copy == NO_COPY {
-                        copy = intern(&analysis::stem_copy(tok));
+                        copy = shared.with_copy(tok, &mut intern);
                         if copies.len() <= id as usize {
                             copies.resize(id as usize + 1, NO_COPY);
                         }
@@ -199,10 +216,13 @@ impl Index {
         profile: Profile,
     ) -> Result<Index> {
         check_build_inputs(names.len(), documents.len(), &field_weights)?;
+        let stems = Stems::default();
         let chunks: Vec<Chunk> = documents
             .par_chunks(CHUNK_DOCS)
             .enumerate()
-            .map(|(c, docs)| tokenize_chunk(c * CHUNK_DOCS, docs, &field_weights, profile))
+            .map(|(c, docs)| {
+                tokenize_chunk_with(c * CHUNK_DOCS, docs, &field_weights, profile, &stems)
+            })
             .collect::<Result<_>>()?;
         Index::from_chunks(names, chunks, field_weights, params, profile)
     }
@@ -335,6 +355,31 @@ impl Index {
     }
 }
 
+/// The scored term ids (those with postings) in term order (bytewise, as `str` compares).
+///
+/// Sorted by the terms' first 8 bytes as a big-endian integer, then by the whole term where
+/// those tie: the same order as comparing the strings (a shorter term's missing bytes count as
+/// zeros, which only makes the tie-break decide), with most comparisons on integers in the
+/// sorted array instead of string reads through pointers. Terms are distinct, so the unstable
+/// sort has one result.
+fn sort_terms(terms: &[Box<str>], offsets: &[u32]) -> Vec<u32> {
+    let prefix = |t: &str| {
+        let mut b = [0u8; 8];
+        let n = t.len().min(8);
+        b[..n].copy_from_slice(&t.as_bytes()[..n]);
+        u64::from_be_bytes(b)
+    };
+    let mut keyed: Vec<(u64, u32)> = (0..terms.len())
+        .filter(|&t| offsets[t + 1] > offsets[t])
+        .map(|t| (prefix(&terms[t]), t as u32))
+        .collect();
+    keyed.par_sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| terms[a.1 as usize].cmp(&terms[b.1 as usize]))
+    });
+    keyed.into_iter().map(|(_, t)| t).collect()
+}
+
 /// The postings columns of an index (see [`Index`]): scored postings and presence postings,
 /// both CSR over the same term ids.
 pub(crate) struct Postings {
@@ -376,13 +421,7 @@ pub(crate) fn assemble(
         }
         map
     });
-    let sorted_terms = sorted_terms.unwrap_or_else(|| {
-        let mut sorted: Vec<u32> = (0..terms.len() as u32)
-            .filter(|&t| offsets[t as usize + 1] > offsets[t as usize])
-            .collect();
-        sorted.par_sort_unstable_by(|&a, &b| terms[a as usize].cmp(&terms[b as usize]));
-        sorted
-    });
+    let sorted_terms = sorted_terms.unwrap_or_else(|| sort_terms(&terms, &offsets));
     let n = names.len();
     let idf = offsets
         .windows(2)

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::index::SearchOptions;
+use std::collections::HashMap;
 
 const W: [f64; 3] = [6.0, 2.0, 0.0];
 
