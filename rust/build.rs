@@ -20,10 +20,12 @@ use crate::error::{Error, Result};
 use crate::index::{Index, TermMap};
 use crate::tokenize::Tokenizer;
 
+mod flat;
 mod intern;
 mod sequential;
 mod stems;
 
+pub use flat::{Document, FlatChunk, FlatDocument};
 use intern::Interner;
 pub(crate) use stems::Stems;
 
@@ -77,9 +79,9 @@ pub(crate) fn check_weights(field_weights: &[f64]) -> Result<()> {
 }
 
 /// Tokenizes `documents` (the first has id `first_doc`, for error messages) with `profile`.
-pub(crate) fn tokenize_chunk<S: AsRef<str>>(
+pub(crate) fn tokenize_chunk<D: Document>(
     first_doc: usize,
-    documents: &[Vec<(usize, S)>],
+    documents: &[D],
     field_weights: &[f64],
     profile: Profile,
 ) -> Result<Chunk> {
@@ -93,9 +95,9 @@ pub(crate) fn tokenize_chunk<S: AsRef<str>>(
 }
 
 /// [`tokenize_chunk`] with the stemmed copies shared by the chunks of one build.
-pub(crate) fn tokenize_chunk_with<S: AsRef<str>>(
+pub(crate) fn tokenize_chunk_with<D: Document>(
     first_doc: usize,
-    documents: &[Vec<(usize, S)>],
+    documents: &[D],
     field_weights: &[f64],
     profile: Profile,
     shared: &Stems,
@@ -122,8 +124,8 @@ pub(crate) fn tokenize_chunk_with<S: AsRef<str>>(
     let mut tokenizer = Tokenizer::new();
     for (offset, fields) in documents.iter().enumerate() {
         let mut length = 0.0f64;
-        for (field, text) in fields {
-            let weight = *field_weights.get(*field).ok_or_else(|| {
+        for (field, text) in fields.fields() {
+            let weight = *field_weights.get(field).ok_or_else(|| {
                 Error::InvalidDocument(format!(
                     "document {} uses field {field}, but only {} field weights were given",
                     first_doc + offset,
@@ -132,7 +134,7 @@ pub(crate) fn tokenize_chunk_with<S: AsRef<str>>(
             })?;
             // Weight-0 fields are tokenized too: their terms get ids in first-seen order, as in
             // `Index::build`, and become presence postings.
-            profile.for_each_term(&mut tokenizer, text.as_ref(), |tok| {
+            profile.for_each_term(&mut tokenizer, text, |tok| {
                 let mut intern = |tok: &str| {
                     let (id, new) = ids.intern(tok, &mut chunk.terms);
                     if new {

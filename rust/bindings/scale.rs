@@ -13,7 +13,7 @@ use pyo3::types::{PyByteArray, PyBytes, PyTuple};
 use super::index::PyIndex;
 use super::text::{extract_text, type_name};
 use crate::bm25::Params;
-use crate::build::{check_weights, tokenize_chunk, Chunk, CHUNK_DOCS};
+use crate::build::{check_weights, tokenize_chunk_with, Chunk, FlatChunk, Stems, CHUNK_DOCS};
 use crate::index::Index;
 
 /// A batch of queries: any iterable of `str` (a lone `str` is refused: it would be one query
@@ -125,35 +125,24 @@ pub fn build_pipelined(
     let weights = Arc::new(field_weights);
     // Bad weights fail below, after conversion; don't tokenize with them meanwhile.
     let tokenize = check_weights(&weights).is_ok();
+    let stems = Arc::new(Stems::default());
     let (tx, rx) = mpsc::channel::<(usize, crate::error::Result<Chunk>)>();
-    let mut chunk: Vec<Vec<(usize, String)>> = Vec::with_capacity(CHUNK_DOCS);
     let mut spawned = 0usize;
-    let mut n_docs = 0usize;
-    let send = |chunk: Vec<Vec<(usize, String)>>, c: usize| {
+    let send = |chunk: FlatChunk| {
         if tokenize {
-            let (tx, weights) = (tx.clone(), Arc::clone(&weights));
+            let (tx, weights, stems) = (tx.clone(), Arc::clone(&weights), Arc::clone(&stems));
+            let c = spawned;
             rayon::spawn(move || {
-                let out = tokenize_chunk(c * CHUNK_DOCS, &chunk, &weights, profile);
+                let docs = chunk.documents();
+                let out = tokenize_chunk_with(c * CHUNK_DOCS, &docs, &weights, profile, &stems);
                 // The receiver outlives every task (it drains the channel); ignore a closed one.
                 let _ = tx.send((c, out));
             });
         }
-    };
-    let converted: PyResult<()> = (|| {
-        for (i, doc) in documents.try_iter()?.enumerate() {
-            chunk.push(super::index::extract_document(i, &doc?)?);
-            n_docs += 1;
-            if chunk.len() == CHUNK_DOCS {
-                send(std::mem::take(&mut chunk), spawned);
-                spawned += 1;
-            }
-        }
-        Ok(())
-    })();
-    if converted.is_ok() && !chunk.is_empty() {
-        send(std::mem::take(&mut chunk), spawned);
         spawned += 1;
-    }
+    };
+    let converted = super::documents::read_documents(documents, send);
+    let n_docs = *converted.as_ref().unwrap_or(&0);
     drop(tx);
     let expected = if tokenize { spawned } else { 0 };
     // Wait for the tasks (GIL released) even on error, so none outlives this call's data.
