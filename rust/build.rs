@@ -14,36 +14,26 @@
 
 use rayon::prelude::*;
 
-use crate::analysis::{self, Profile};
+use crate::analysis::Profile;
 use crate::bm25::{self, Params};
 use crate::error::{Error, Result};
 use crate::index::{Index, TermMap};
-use crate::tokenize::Tokenizer;
 
+mod chunk;
 mod flat;
 mod intern;
+mod memo;
 mod sequential;
 mod stems;
 
+pub(crate) use chunk::{tokenize_chunk, tokenize_chunk_with, Chunk};
+
 pub use flat::{Document, FlatChunk, FlatDocument};
-use intern::Interner;
 pub(crate) use stems::Stems;
 
 /// Documents per parallel task: big enough to amortise a chunk's dictionary, small enough to
 /// balance two to sixty-four cores.
 pub(crate) const CHUNK_DOCS: usize = 2048;
-
-/// One chunk's tokenized documents, with chunk-local term ids in first-seen order.
-pub(crate) struct Chunk {
-    pub(crate) terms: Vec<Box<str>>,
-    pub(crate) df: Vec<u32>,
-    /// `(local term, doc offset within the chunk, tf)` in document order.
-    pub(crate) entries: Vec<(u32, u32, f32)>,
-    /// `(local term, doc offset)` of the terms a document holds only in weight-0 fields (its
-    /// presence postings), in document order.
-    pub(crate) presence: Vec<(u32, u32)>,
-    pub(crate) lengths: Vec<f64>,
-}
 
 /// Checks what both builders take: one name per document, at most 2^32 - 1 documents (ids are
 /// `u32`), and valid field weights.
@@ -76,126 +66,6 @@ pub(crate) fn check_weights(field_weights: &[f64]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Tokenizes `documents` (the first has id `first_doc`, for error messages) with `profile`.
-pub(crate) fn tokenize_chunk<D: Document>(
-    first_doc: usize,
-    documents: &[D],
-    field_weights: &[f64],
-    profile: Profile,
-) -> Result<Chunk> {
-    tokenize_chunk_with(
-        first_doc,
-        documents,
-        field_weights,
-        profile,
-        &Stems::default(),
-    )
-}
-
-/// [`tokenize_chunk`] with the stemmed copies shared by the chunks of one build.
-pub(crate) fn tokenize_chunk_with<D: Document>(
-    first_doc: usize,
-    documents: &[D],
-    field_weights: &[f64],
-    profile: Profile,
-    shared: &Stems,
-) -> Result<Chunk> {
-    let mut ids = Interner::default();
-    let mut chunk = Chunk {
-        terms: Vec::new(),
-        df: Vec::new(),
-        entries: Vec::new(),
-        presence: Vec::new(),
-        lengths: Vec::with_capacity(documents.len()),
-    };
-    // Dense per-document term frequencies by local id, and the ids touched in first-seen order;
-    // the same for the terms of weight-0 fields (a flag instead of a frequency).
-    let mut tf: Vec<f64> = Vec::new();
-    let mut order: Vec<u32> = Vec::new();
-    let mut present: Vec<bool> = Vec::new();
-    let mut present_order: Vec<u32> = Vec::new();
-    // Local id of each plain term's stemmed copy (English profile), `NO_COPY` until needed:
-    // each distinct term is stemmed once per chunk.
-    const NO_COPY: u32 = u32::MAX;
-    let mut copies: Vec<u32> = Vec::new();
-    let stems = profile.stems();
-    let mut tokenizer = Tokenizer::new();
-    for (offset, fields) in documents.iter().enumerate() {
-        let mut length = 0.0f64;
-        for (field, text) in fields.fields() {
-            let weight = *field_weights.get(field).ok_or_else(|| {
-                Error::InvalidDocument(format!(
-                    "document {} uses field {field}, but only {} field weights were given",
-                    first_doc + offset,
-                    field_weights.len()
-                ))
-            })?;
-            // Weight-0 fields are tokenized too: their terms get ids in first-seen order, as in
-            // `Index::build`, and become presence postings.
-            profile.for_each_term(&mut tokenizer, text, |tok| {
-                let mut intern = |tok: &str| {
-                    let (id, new) = ids.intern(tok, &mut chunk.terms);
-                    if new {
-                        chunk.df.push(0);
-                        tf.push(0.0);
-                        present.push(false);
-                    }
-                    id
-                };
-                let id = intern(tok);
-                if weight == 0.0 {
-                    let seen = &mut present[id as usize];
-                    if !*seen {
-                        *seen = true;
-                        present_order.push(id);
-                    }
-                    return;
-                }
-                let copy = if stems {
-                    let mut copy = copies.get(id as usize).copied().unwrap_or(NO_COPY);
-                    if copy == NO_COPY {
-                        copy = shared.with_copy(tok, &mut intern);
-                        if copies.len() <= id as usize {
-                            copies.resize(id as usize + 1, NO_COPY);
-                        }
-                        copies[id as usize] = copy;
-                    }
-                    Some((copy, weight * analysis::STEM_WEIGHT))
-                } else {
-                    None
-                };
-                // The plain term, then (English profile) its stemmed copy at a fraction.
-                for (id, w) in std::iter::once((id, weight)).chain(copy) {
-                    let slot = &mut tf[id as usize];
-                    if *slot == 0.0 {
-                        order.push(id);
-                    }
-                    *slot += w;
-                    length += w;
-                }
-            });
-        }
-        for &id in &order {
-            let slot = &mut tf[id as usize];
-            chunk.df[id as usize] += 1;
-            chunk.entries.push((id, offset as u32, *slot as f32));
-        }
-        for &id in &present_order {
-            present[id as usize] = false;
-            if tf[id as usize] == 0.0 {
-                chunk.presence.push((id, offset as u32));
-            }
-        }
-        for &id in &order {
-            tf[id as usize] = 0.0;
-        }
-        present_order.clear();
-        order.clear();
-        chunk.lengths.push(length);
-    }
-    Ok(chunk)
 }
 
 impl Index {

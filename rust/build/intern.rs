@@ -79,7 +79,7 @@ fn fold(a: u64, b: u64) -> u64 {
 
 /// A fast, well-mixed 64-bit hash of a short byte string (terms are mostly under 16 bytes).
 #[inline]
-fn hash(bytes: &[u8]) -> u64 {
+pub(crate) fn hash(bytes: &[u8]) -> u64 {
     const K0: u64 = 0x243F_6A88_85A3_08D3;
     const K1: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut h = (bytes.len() as u64) ^ K0;
