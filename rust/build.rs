@@ -103,7 +103,7 @@ impl Index {
     /// last is full) into an index; the second half of [`Index::build_parallel`].
     pub(crate) fn from_chunks(
         names: Vec<String>,
-        chunks: Vec<Chunk>,
+        mut chunks: Vec<Chunk>,
         field_weights: Vec<f64>,
         params: Params,
         profile: Profile,
@@ -121,15 +121,16 @@ impl Index {
         let mut remaps: Vec<Vec<u32>> = Vec::with_capacity(chunks.len());
         let mut postings = 0usize;
         let mut presence = 0usize;
-        for chunk in &chunks {
+        for chunk in &mut chunks {
             let mut remap = Vec::with_capacity(chunk.terms.len());
-            for (term, &d) in chunk.terms.iter().zip(&chunk.df) {
-                let id = match term_ids.get(term) {
+            // A new term moves from the chunk (which needs only its ids from here on).
+            for (term, &d) in chunk.terms.iter_mut().zip(&chunk.df) {
+                let id = match term_ids.get(&**term) {
                     Some(&id) => id,
                     None => {
                         let id = terms.len() as u32;
-                        terms.push(term.clone());
                         term_ids.insert(term.clone(), id);
+                        terms.push(std::mem::take(term));
                         df.push(0);
                         id
                     }

@@ -6,17 +6,31 @@
 //! Ids are handed out in first-seen order, as the index build requires; the hash function only
 //! decides where an id sits in the table, never which id a term gets.
 
-/// Empty table slot.
-const EMPTY: u64 = 0;
-
 /// Term -> id over a `Vec<Box<str>>` that the caller owns and that only this interner appends to.
+///
+/// A slot holds the term's first 8 bytes (zero-padded) beside its length, 24 bits of its hash
+/// and its id, so a term of up to 8 bytes (most words) is matched without reading the term
+/// list; a longer one is compared in full once its first 8 bytes, length and hash bits match.
 #[derive(Default)]
 pub(crate) struct Interner {
-    /// Per slot: the hash's upper 32 bits, then id + 1 (0 marks an empty slot).
-    slots: Vec<u64>,
-    /// The full hash of each id's term, to rehash on growth without rereading the strings.
+    /// Per slot: `[first 8 bytes, hash bits 40.. << 40 | min(len, 255) << 32 | id + 1]`; an
+    /// empty slot's second word is 0.
+    slots: Vec<[u64; 2]>,
+    /// The full hash of each id's term, to place it again when the table grows.
     hashes: Vec<u64>,
 }
+
+/// The first 8 bytes of a term, zero-padded, as an integer.
+#[inline]
+fn head(bytes: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = bytes.len().min(8);
+    b[..n].copy_from_slice(&bytes[..n]);
+    u64::from_le_bytes(b)
+}
+
+/// Everything of a slot's second word but the id.
+const KEY_MASK: u64 = !0xFFFF_FFFF;
 
 impl Interner {
     /// The id of `term` in `terms`, appending it if it is new; `true` when it was new.
@@ -25,25 +39,28 @@ impl Interner {
         if self.hashes.len() * 2 >= self.slots.len() {
             self.grow();
         }
-        let hash = hash(term.as_bytes());
-        let tag = hash >> 32;
+        let bytes = term.as_bytes();
+        let hash = hash(bytes);
+        let word = head(bytes);
+        let key = (hash >> 40) << 40 | (bytes.len().min(255) as u64) << 32;
         let mask = self.slots.len() - 1;
         let mut i = hash as usize & mask;
         loop {
             // `i` is masked, and the table is never full (load at most 1/2).
-            let slot = self.slots.get(i).copied().unwrap_or(EMPTY);
-            if slot == EMPTY {
+            let [w, meta] = self.slots.get(i).copied().unwrap_or([0, 0]);
+            if meta == 0 {
                 let id = terms.len() as u32;
                 terms.push(term.into());
                 self.hashes.push(hash);
                 if let Some(s) = self.slots.get_mut(i) {
-                    *s = tag << 32 | (u64::from(id) + 1);
+                    *s = [word, key | (u64::from(id) + 1)];
                 }
                 return (id, true);
             }
-            if slot >> 32 == tag {
-                let id = (slot as u32).wrapping_sub(1);
-                if terms.get(id as usize).is_some_and(|t| **t == *term) {
+            if meta & KEY_MASK == key && w == word {
+                let id = (meta as u32).wrapping_sub(1);
+                // Equal lengths up to 8 and equal first 8 bytes: the same term.
+                if bytes.len() <= 8 || terms.get(id as usize).is_some_and(|t| **t == *term) {
                     return (id, false);
                 }
             }
@@ -51,19 +68,21 @@ impl Interner {
         }
     }
 
-    /// Doubles the table (1024 slots at first) and reinserts every id.
+    /// Doubles the table (1024 slots at first) and places every slot again.
     #[cold]
     fn grow(&mut self) {
         let size = (self.slots.len() * 2).max(1024);
         let mask = size - 1;
-        let mut slots = vec![EMPTY; size];
-        for (id, &hash) in self.hashes.iter().enumerate() {
+        let mut slots = vec![[0u64, 0u64]; size];
+        for &slot in self.slots.iter().filter(|s| s[1] != 0) {
+            let id = (slot[1] as u32).wrapping_sub(1);
+            let hash = self.hashes.get(id as usize).copied().unwrap_or(0);
             let mut i = hash as usize & mask;
-            while slots.get(i).is_some_and(|&s| s != EMPTY) {
+            while slots.get(i).is_some_and(|s| s[1] != 0) {
                 i = (i + 1) & mask;
             }
             if let Some(s) = slots.get_mut(i) {
-                *s = (hash >> 32) << 32 | (id as u64 + 1);
+                *s = slot;
             }
         }
         self.slots = slots;
