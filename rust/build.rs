@@ -142,6 +142,13 @@ impl Index {
             presence += chunk.presence.len();
             remaps.push(remap);
         }
+        // The chunks' terms are all remapped: free them on another core meanwhile (a build of
+        // mcp_mixed frees ~100k of them).
+        let spent: Vec<Vec<Box<str>>> = chunks
+            .iter_mut()
+            .map(|c| std::mem::take(&mut c.terms))
+            .collect();
+        rayon::spawn(move || drop(spent));
         if postings > u32::MAX as usize || presence > u32::MAX as usize {
             return Err(Error::InvalidDocument(
                 "too many postings (at most 2^32 - 1)".into(),
