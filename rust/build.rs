@@ -23,10 +23,12 @@ mod chunk;
 mod flat;
 mod intern;
 mod memo;
+mod merge;
 mod sequential;
 mod stems;
 
 pub(crate) use chunk::{tokenize_chunk, tokenize_chunk_with, Chunk};
+pub(crate) use merge::Merge;
 
 pub use flat::{Document, FlatChunk, FlatDocument};
 pub(crate) use stems::Stems;
@@ -103,112 +105,16 @@ impl Index {
     /// last is full) into an index; the second half of [`Index::build_parallel`].
     pub(crate) fn from_chunks(
         names: Vec<String>,
-        mut chunks: Vec<Chunk>,
+        chunks: Vec<Chunk>,
         field_weights: Vec<f64>,
         params: Params,
         profile: Profile,
     ) -> Result<Index> {
-        let n_docs: usize = chunks.iter().map(|c| c.lengths.len()).sum();
-        if names.len() != n_docs {
-            return Err(Error::InvalidDocument(format!(
-                "got {} names for {n_docs} documents",
-                names.len()
-            )));
+        let mut merge = Merge::default();
+        for chunk in chunks {
+            merge.add(chunk);
         }
-        let mut terms: Vec<Box<str>> = Vec::new();
-        let mut term_ids = TermMap::default();
-        let mut df: Vec<u32> = Vec::new();
-        let mut remaps: Vec<Vec<u32>> = Vec::with_capacity(chunks.len());
-        let mut postings = 0usize;
-        let mut presence = 0usize;
-        for chunk in &mut chunks {
-            let mut remap = Vec::with_capacity(chunk.terms.len());
-            // A new term moves from the chunk (which needs only its ids from here on).
-            for (term, &d) in chunk.terms.iter_mut().zip(&chunk.df) {
-                let id = match term_ids.get(&**term) {
-                    Some(&id) => id,
-                    None => {
-                        let id = terms.len() as u32;
-                        term_ids.insert(term.clone(), id);
-                        terms.push(std::mem::take(term));
-                        df.push(0);
-                        id
-                    }
-                };
-                df[id as usize] += d;
-                remap.push(id);
-            }
-            postings += chunk.entries.len();
-            presence += chunk.presence.len();
-            remaps.push(remap);
-        }
-        // The chunks' terms are all remapped: free them on another core meanwhile (a build of
-        // mcp_mixed frees ~100k of them).
-        let spent: Vec<Vec<Box<str>>> = chunks
-            .iter_mut()
-            .map(|c| std::mem::take(&mut c.terms))
-            .collect();
-        rayon::spawn(move || drop(spent));
-        if postings > u32::MAX as usize || presence > u32::MAX as usize {
-            return Err(Error::InvalidDocument(
-                "too many postings (at most 2^32 - 1)".into(),
-            ));
-        }
-        let mut offsets = Vec::with_capacity(terms.len() + 1);
-        let mut acc = 0u32;
-        offsets.push(0);
-        for &d in &df {
-            acc += d;
-            offsets.push(acc);
-        }
-        let mut cursor: Vec<u32> = offsets[..terms.len()].to_vec();
-        let mut docs = vec![0u32; postings];
-        let mut tfs = vec![0f32; postings];
-        // Presence postings: count per term, then scatter chunk by chunk (ascending docs).
-        let mut presence_offsets = vec![0u32; terms.len() + 1];
-        for (chunk, remap) in chunks.iter().zip(&remaps) {
-            for &(local, _) in &chunk.presence {
-                presence_offsets[remap[local as usize] as usize + 1] += 1;
-            }
-        }
-        for t in 0..terms.len() {
-            presence_offsets[t + 1] += presence_offsets[t];
-        }
-        let mut presence_cursor: Vec<u32> = presence_offsets[..terms.len()].to_vec();
-        let mut presence_docs = vec![0u32; presence];
-        let mut lengths = Vec::with_capacity(n_docs);
-        for (c, (chunk, remap)) in chunks.into_iter().zip(&remaps).enumerate() {
-            let base = (c * CHUNK_DOCS) as u32;
-            for (local, doc, tf) in chunk.entries {
-                let slot = &mut cursor[remap[local as usize] as usize];
-                docs[*slot as usize] = base + doc;
-                tfs[*slot as usize] = tf;
-                *slot += 1;
-            }
-            for (local, doc) in chunk.presence {
-                let slot = &mut presence_cursor[remap[local as usize] as usize];
-                presence_docs[*slot as usize] = base + doc;
-                *slot += 1;
-            }
-            lengths.extend_from_slice(&chunk.lengths);
-        }
-        Ok(assemble(
-            params,
-            profile,
-            field_weights,
-            names,
-            terms,
-            Some(term_ids),
-            Postings {
-                offsets,
-                docs,
-                tfs,
-                presence_offsets,
-                presence_docs,
-            },
-            None,
-            lengths,
-        ))
+        merge.finish(names, field_weights, params, profile)
     }
 }
 

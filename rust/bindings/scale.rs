@@ -13,7 +13,9 @@ use pyo3::types::{PyByteArray, PyBytes, PyTuple};
 use super::index::PyIndex;
 use super::text::{extract_text, type_name};
 use crate::bm25::Params;
-use crate::build::{check_weights, tokenize_chunk_with, Chunk, FlatChunk, Stems, CHUNK_DOCS};
+use crate::build::{
+    check_weights, tokenize_chunk_with, Chunk, FlatChunk, Merge, Stems, CHUNK_DOCS,
+};
 use crate::index::Index;
 
 /// A batch of queries: any iterable of `str` (a lone `str` is refused: it would be one query
@@ -112,8 +114,9 @@ pub fn release_free_memory() {
 /// Builds an index while the documents are still being converted: every `CHUNK_DOCS` documents
 /// taken from Python (which needs the GIL) go to rayon's pool to be tokenized (which does not),
 /// so conversion and tokenizing overlap and a chunk's strings are freed once it is tokenized.
-/// The merge then runs with the GIL released. Errors come in the order of the sequential path:
-/// conversion errors, then parameters, then document errors in document order.
+/// The merge runs with the GIL released, each chunk as soon as the chunks before it are in.
+/// Errors come in the order of the sequential path: conversion errors, then parameters, then
+/// document errors in document order.
 pub fn build_pipelined(
     py: Python<'_>,
     names: Vec<String>,
@@ -146,15 +149,36 @@ pub fn build_pipelined(
     drop(tx);
     let expected = if tokenize { spawned } else { 0 };
     // Wait for the tasks (GIL released) even on error, so none outlives this call's data.
-    let results = py.detach(move || {
-        let mut results: Vec<Option<crate::error::Result<Chunk>>> =
+    // Each chunk is merged as soon as it and every chunk before it are in, while later chunks
+    // are still being tokenized; the first failed or missing chunk in document order stops the
+    // merge and is the error reported (after the conversion and parameter errors).
+    let (merge, failed) = py.detach(move || {
+        let mut pending: Vec<Option<crate::error::Result<Chunk>>> =
             (0..expected).map(|_| None).collect();
+        let mut merge = Merge::default();
+        let mut next = 0;
+        let mut failed = None;
         for (c, out) in rx.iter().take(expected) {
-            if let Some(slot) = results.get_mut(c) {
+            if let Some(slot) = pending.get_mut(c) {
                 *slot = Some(out);
             }
+            while let Some(out) = pending.get_mut(next).and_then(Option::take) {
+                next += 1;
+                match out {
+                    Ok(chunk) if failed.is_none() => merge.add(chunk),
+                    Ok(_) => {}
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                    }
+                }
+            }
         }
-        results
+        if next < expected {
+            failed.get_or_insert(crate::error::Error::InvalidDocument(
+                "a document chunk was lost while tokenizing".into(),
+            ));
+        }
+        (merge, failed)
     });
     converted?;
     let params = Params::validated(k1, b, delta)?;
@@ -167,17 +191,10 @@ pub fn build_pipelined(
             )));
         }
         check_weights(&weights)?;
-        let chunks = results
-            .into_iter()
-            .map(|r| {
-                r.unwrap_or_else(|| {
-                    Err(crate::error::Error::InvalidDocument(
-                        "a document chunk was lost while tokenizing".into(),
-                    ))
-                })
-            })
-            .collect::<crate::error::Result<Vec<Chunk>>>()?;
-        let index = Index::from_chunks(names, chunks, weights, params, profile);
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let index = merge.finish(names, weights, params, profile);
         release_free_memory();
         index
     })
