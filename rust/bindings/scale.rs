@@ -180,6 +180,8 @@ pub fn build_pipelined(
         }
         (merge, failed)
     });
+    // Every task is done: free the shared stemmed copies before the heap is trimmed below.
+    drop(stems);
     converted?;
     let params = Params::validated(k1, b, delta)?;
     let weights = Arc::try_unwrap(weights).unwrap_or_else(|w| (*w).clone());
