@@ -12,33 +12,30 @@
 //! length, norms); snapshots and live updates use it too, so a loaded or updated
 //! index computes those numbers with exactly the operations a fresh build does.
 
-use std::collections::HashMap;
-
 use rayon::prelude::*;
 
-use crate::analysis::{self, Profile};
+use crate::analysis::Profile;
 use crate::bm25::{self, Params};
 use crate::error::{Error, Result};
 use crate::index::{Index, TermMap};
-use crate::tokenize::Tokenizer;
 
+mod chunk;
+mod flat;
+mod intern;
+mod memo;
+mod merge;
 mod sequential;
+mod stems;
+
+pub(crate) use chunk::{tokenize_chunk, tokenize_chunk_with, Chunk};
+pub(crate) use merge::Merge;
+
+pub use flat::{Document, FlatChunk, FlatDocument};
+pub(crate) use stems::Stems;
 
 /// Documents per parallel task: big enough to amortise a chunk's dictionary, small enough to
 /// balance two to sixty-four cores.
 pub(crate) const CHUNK_DOCS: usize = 2048;
-
-/// One chunk's tokenized documents, with chunk-local term ids in first-seen order.
-pub(crate) struct Chunk {
-    pub(crate) terms: Vec<Box<str>>,
-    pub(crate) df: Vec<u32>,
-    /// `(local term, doc offset within the chunk, tf)` in document order.
-    pub(crate) entries: Vec<(u32, u32, f32)>,
-    /// `(local term, doc offset)` of the terms a document holds only in weight-0 fields (its
-    /// presence postings), in document order.
-    pub(crate) presence: Vec<(u32, u32)>,
-    pub(crate) lengths: Vec<f64>,
-}
 
 /// Checks what both builders take: one name per document, at most 2^32 - 1 documents (ids are
 /// `u32`), and valid field weights.
@@ -73,112 +70,6 @@ pub(crate) fn check_weights(field_weights: &[f64]) -> Result<()> {
     Ok(())
 }
 
-/// Tokenizes `documents` (the first has id `first_doc`, for error messages) with `profile`.
-pub(crate) fn tokenize_chunk<S: AsRef<str>>(
-    first_doc: usize,
-    documents: &[Vec<(usize, S)>],
-    field_weights: &[f64],
-    profile: Profile,
-) -> Result<Chunk> {
-    let mut ids: HashMap<Box<str>, u32, ahash::RandomState> = HashMap::default();
-    let mut chunk = Chunk {
-        terms: Vec::new(),
-        df: Vec::new(),
-        entries: Vec::new(),
-        presence: Vec::new(),
-        lengths: Vec::with_capacity(documents.len()),
-    };
-    // Dense per-document term frequencies by local id, and the ids touched in first-seen order;
-    // the same for the terms of weight-0 fields (a flag instead of a frequency).
-    let mut tf: Vec<f64> = Vec::new();
-    let mut order: Vec<u32> = Vec::new();
-    let mut present: Vec<bool> = Vec::new();
-    let mut present_order: Vec<u32> = Vec::new();
-    // Local id of each plain term's stemmed copy (English profile), `NO_COPY` until needed:
-    // each distinct term is stemmed once per chunk.
-    const NO_COPY: u32 = u32::MAX;
-    let mut copies: Vec<u32> = Vec::new();
-    let stems = profile.stems();
-    let mut tokenizer = Tokenizer::new();
-    for (offset, fields) in documents.iter().enumerate() {
-        let mut length = 0.0f64;
-        for (field, text) in fields {
-            let weight = *field_weights.get(*field).ok_or_else(|| {
-                Error::InvalidDocument(format!(
-                    "document {} uses field {field}, but only {} field weights were given",
-                    first_doc + offset,
-                    field_weights.len()
-                ))
-            })?;
-            // Weight-0 fields are tokenized too: their terms get ids in first-seen order, as in
-            // `Index::build`, and become presence postings.
-            profile.for_each_term(&mut tokenizer, text.as_ref(), |tok| {
-                let mut intern = |tok: &str| match ids.get(tok) {
-                    Some(&id) => id,
-                    None => {
-                        let id = chunk.terms.len() as u32;
-                        chunk.terms.push(tok.into());
-                        ids.insert(tok.into(), id);
-                        chunk.df.push(0);
-                        tf.push(0.0);
-                        present.push(false);
-                        id
-                    }
-                };
-                let id = intern(tok);
-                if weight == 0.0 {
-                    let seen = &mut present[id as usize];
-                    if !*seen {
-                        *seen = true;
-                        present_order.push(id);
-                    }
-                    return;
-                }
-                let copy = if stems {
-                    let mut copy = copies.get(id as usize).copied().unwrap_or(NO_COPY);
-                    if copy == NO_COPY {
-                        copy = intern(&analysis::stem_copy(tok));
-                        if copies.len() <= id as usize {
-                            copies.resize(id as usize + 1, NO_COPY);
-                        }
-                        copies[id as usize] = copy;
-                    }
-                    Some((copy, weight * analysis::STEM_WEIGHT))
-                } else {
-                    None
-                };
-                // The plain term, then (English profile) its stemmed copy at a fraction.
-                for (id, w) in std::iter::once((id, weight)).chain(copy) {
-                    let slot = &mut tf[id as usize];
-                    if *slot == 0.0 {
-                        order.push(id);
-                    }
-                    *slot += w;
-                    length += w;
-                }
-            });
-        }
-        for &id in &order {
-            let slot = &mut tf[id as usize];
-            chunk.df[id as usize] += 1;
-            chunk.entries.push((id, offset as u32, *slot as f32));
-        }
-        for &id in &present_order {
-            present[id as usize] = false;
-            if tf[id as usize] == 0.0 {
-                chunk.presence.push((id, offset as u32));
-            }
-        }
-        for &id in &order {
-            tf[id as usize] = 0.0;
-        }
-        present_order.clear();
-        order.clear();
-        chunk.lengths.push(length);
-    }
-    Ok(chunk)
-}
-
 impl Index {
     /// [`Index::build`] on all cores (rayon's global pool); the resulting index is identical.
     pub fn build_parallel<S: AsRef<str> + Sync>(
@@ -199,10 +90,13 @@ impl Index {
         profile: Profile,
     ) -> Result<Index> {
         check_build_inputs(names.len(), documents.len(), &field_weights)?;
+        let stems = Stems::default();
         let chunks: Vec<Chunk> = documents
             .par_chunks(CHUNK_DOCS)
             .enumerate()
-            .map(|(c, docs)| tokenize_chunk(c * CHUNK_DOCS, docs, &field_weights, profile))
+            .map(|(c, docs)| {
+                tokenize_chunk_with(c * CHUNK_DOCS, docs, &field_weights, profile, &stems)
+            })
             .collect::<Result<_>>()?;
         Index::from_chunks(names, chunks, field_weights, params, profile)
     }
@@ -216,100 +110,60 @@ impl Index {
         params: Params,
         profile: Profile,
     ) -> Result<Index> {
-        let n_docs: usize = chunks.iter().map(|c| c.lengths.len()).sum();
-        if names.len() != n_docs {
-            return Err(Error::InvalidDocument(format!(
-                "got {} names for {n_docs} documents",
-                names.len()
-            )));
+        let mut merge = Merge::default();
+        for chunk in chunks {
+            merge.add(chunk);
         }
-        let mut terms: Vec<Box<str>> = Vec::new();
-        let mut term_ids = TermMap::default();
-        let mut df: Vec<u32> = Vec::new();
-        let mut remaps: Vec<Vec<u32>> = Vec::with_capacity(chunks.len());
-        let mut postings = 0usize;
-        let mut presence = 0usize;
-        for chunk in &chunks {
-            let mut remap = Vec::with_capacity(chunk.terms.len());
-            for (term, &d) in chunk.terms.iter().zip(&chunk.df) {
-                let id = match term_ids.get(term) {
-                    Some(&id) => id,
-                    None => {
-                        let id = terms.len() as u32;
-                        terms.push(term.clone());
-                        term_ids.insert(term.clone(), id);
-                        df.push(0);
-                        id
-                    }
-                };
-                df[id as usize] += d;
-                remap.push(id);
-            }
-            postings += chunk.entries.len();
-            presence += chunk.presence.len();
-            remaps.push(remap);
-        }
-        if postings > u32::MAX as usize || presence > u32::MAX as usize {
-            return Err(Error::InvalidDocument(
-                "too many postings (at most 2^32 - 1)".into(),
-            ));
-        }
-        let mut offsets = Vec::with_capacity(terms.len() + 1);
-        let mut acc = 0u32;
-        offsets.push(0);
-        for &d in &df {
-            acc += d;
-            offsets.push(acc);
-        }
-        let mut cursor: Vec<u32> = offsets[..terms.len()].to_vec();
-        let mut docs = vec![0u32; postings];
-        let mut tfs = vec![0f32; postings];
-        // Presence postings: count per term, then scatter chunk by chunk (ascending docs).
-        let mut presence_offsets = vec![0u32; terms.len() + 1];
-        for (chunk, remap) in chunks.iter().zip(&remaps) {
-            for &(local, _) in &chunk.presence {
-                presence_offsets[remap[local as usize] as usize + 1] += 1;
-            }
-        }
-        for t in 0..terms.len() {
-            presence_offsets[t + 1] += presence_offsets[t];
-        }
-        let mut presence_cursor: Vec<u32> = presence_offsets[..terms.len()].to_vec();
-        let mut presence_docs = vec![0u32; presence];
-        let mut lengths = Vec::with_capacity(n_docs);
-        for (c, (chunk, remap)) in chunks.into_iter().zip(&remaps).enumerate() {
-            let base = (c * CHUNK_DOCS) as u32;
-            for (local, doc, tf) in chunk.entries {
-                let slot = &mut cursor[remap[local as usize] as usize];
-                docs[*slot as usize] = base + doc;
-                tfs[*slot as usize] = tf;
-                *slot += 1;
-            }
-            for (local, doc) in chunk.presence {
-                let slot = &mut presence_cursor[remap[local as usize] as usize];
-                presence_docs[*slot as usize] = base + doc;
-                *slot += 1;
-            }
-            lengths.extend_from_slice(&chunk.lengths);
-        }
-        Ok(assemble(
-            params,
-            profile,
-            field_weights,
-            names,
-            terms,
-            Some(term_ids),
-            Postings {
-                offsets,
-                docs,
-                tfs,
-                presence_offsets,
-                presence_docs,
-            },
-            None,
-            lengths,
-        ))
+        merge.finish(names, field_weights, params, profile)
     }
+}
+
+impl Index {
+    /// A hash of everything a build produces, in term-id order (terms, postings, tfs, presence
+    /// postings, lengths, norms, idf): equal fingerprints mean bit-identical builds. For
+    /// benchmarks that check a faster build changes nothing (`examples/build_bench.rs`).
+    #[doc(hidden)]
+    pub fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.names.hash(&mut h);
+        self.terms.hash(&mut h);
+        self.sorted_terms.hash(&mut h);
+        (&self.offsets, &self.docs).hash(&mut h);
+        self.tfs.iter().for_each(|t| t.to_bits().hash(&mut h));
+        (&self.presence_offsets, &self.presence_docs).hash(&mut h);
+        for column in [&self.lengths, &self.norms, &self.idf] {
+            column.iter().for_each(|x| x.to_bits().hash(&mut h));
+        }
+        self.avg_len.to_bits().hash(&mut h);
+        self.term_ids.len().hash(&mut h);
+        h.finish()
+    }
+}
+
+/// The scored term ids (those with postings) in term order (bytewise, as `str` compares).
+///
+/// Sorted by the terms' first 8 bytes as a big-endian integer, then by the whole term where
+/// those tie: the same order as comparing the strings (a shorter term's missing bytes count as
+/// zeros, which only makes the tie-break decide), with most comparisons on integers in the
+/// sorted array instead of string reads through pointers. Terms are distinct, so the unstable
+/// sort has one result.
+fn sort_terms(terms: &[Box<str>], offsets: &[u32]) -> Vec<u32> {
+    let prefix = |t: &str| {
+        let mut b = [0u8; 8];
+        let n = t.len().min(8);
+        b[..n].copy_from_slice(&t.as_bytes()[..n]);
+        u64::from_be_bytes(b)
+    };
+    let mut keyed: Vec<(u64, u32)> = (0..terms.len())
+        .filter(|&t| offsets[t + 1] > offsets[t])
+        .map(|t| (prefix(&terms[t]), t as u32))
+        .collect();
+    keyed.par_sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| terms[a.1 as usize].cmp(&terms[b.1 as usize]))
+    });
+    keyed.into_iter().map(|(_, t)| t).collect()
 }
 
 /// The postings columns of an index (see [`Index`]): scored postings and presence postings,
@@ -353,13 +207,7 @@ pub(crate) fn assemble(
         }
         map
     });
-    let sorted_terms = sorted_terms.unwrap_or_else(|| {
-        let mut sorted: Vec<u32> = (0..terms.len() as u32)
-            .filter(|&t| offsets[t as usize + 1] > offsets[t as usize])
-            .collect();
-        sorted.par_sort_unstable_by(|&a, &b| terms[a as usize].cmp(&terms[b as usize]));
-        sorted
-    });
+    let sorted_terms = sorted_terms.unwrap_or_else(|| sort_terms(&terms, &offsets));
     let n = names.len();
     let idf = offsets
         .windows(2)

@@ -41,3 +41,86 @@ def test_errors_in_later_chunks(engine_index):
         engine_index(names, typed, WEIGHTS)
     with pytest.raises(ValueError):
         engine_index(names, docs(), WEIGHTS, k1=-1.0)
+
+
+def _tools(n=N):
+    from toolsift import Tool
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path"},
+            "opts": {"type": "object", "properties": {"x": {"description": "nested ok"}}},
+        },
+    }
+    return [
+        Tool(
+            name=f"srv{i % 7}__tool_{i}",
+            description=" ".join(VOCAB[(i * 5 + j) % len(VOCAB)] for j in range(i % 11)),
+            input_schema=schema if i % 3 else {},
+            server=f"srv{i % 7}" if i % 2 else None,
+            mcp_tool_name=f"tool_{i}" if i % 4 else None,
+            title="Café Tool \ud800" if i % 5 == 0 else None,
+            search_hint="read files" if i % 6 == 0 else None,
+        )
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize("weights", ["seed", "english", "titled"])
+def test_document_columns_read_back_as_pairs_and_build_the_same_index(engine_index, weights):
+    """`documents()` hands the Rust engine flat columns; read as a sequence they are exactly the
+    `(field id, text)` pairs of `document()`, and either form builds the same index."""
+    from toolsift._documents import FieldWeights, document, documents
+
+    w = (
+        FieldWeights(title=1.5).as_list()
+        if weights == "titled"
+        else FieldWeights.for_profile(weights).as_list()
+    )
+    tools = _tools()
+    columns = documents(tools, w)
+    pairs = [document(t, w) for t in tools]
+    assert len(columns) == len(pairs)
+    assert list(columns) == pairs
+    assert columns[-1] == pairs[-1] and columns[10:20] == pairs[10:20]
+    with pytest.raises(IndexError):
+        columns[len(pairs)]
+    names = [t.name for t in tools]
+    profile = "seed" if weights == "seed" else "english"
+    built = engine_index(names, columns, w, profile=profile)
+    assert built.to_bytes() == engine_index(names, pairs, w, profile=profile).to_bytes()
+
+
+def test_malformed_document_columns_are_read_as_pairs(engine_index):
+    """Columns that don't hold together are ignored: the object is iterated like any other."""
+    from toolsift._documents import Documents
+
+    pairs = [[(0, "read file"), (1, "send")], []]
+
+    class Odd(Documents):
+        __slots__ = ()
+
+        def __iter__(self):
+            return iter(pairs)
+
+        def __len__(self):
+            return len(pairs)
+
+    texts, fields, ends = ["read file", "send", ""], bytes([0, 1, 2]), [2, 3]
+    assert list(Documents(texts, fields, ends)) == pairs
+    want = engine_index(["a", "b"], pairs, WEIGHTS).to_bytes()
+    assert engine_index(["a", "b"], Documents(texts, fields, ends), WEIGHTS).to_bytes() == want
+    wrong = ["write", "x", "y"]
+    for broken in [
+        (wrong, fields[:2], ends),
+        (wrong, fields, [2, 1]),
+        (wrong, fields, [3, 2]),
+        (wrong, fields, []),
+        (wrong, list(fields), ends),
+        (tuple(wrong), fields, ends),
+        (wrong, fields),
+    ]:
+        odd = Odd(texts, fields, ends)
+        odd._toolsift_columns = broken
+        assert engine_index(["a", "b"], odd, WEIGHTS).to_bytes() == want

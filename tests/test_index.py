@@ -157,10 +157,11 @@ def test_building_restores_the_garbage_collector(engine, monkeypatch):
     finally:
         gc.enable()
 
-    def broken(tool, weights):
+    def broken(schema):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(_documents, "document", broken)
+    # The english profile's weights read the parameters' descriptions of every tool.
+    monkeypatch.setattr(_documents, "parameter_descriptions", broken)
     with pytest.raises(RuntimeError, match="boom"):
-        ToolIndex(TOOLS, engine=engine)
+        ToolIndex(TOOLS, engine=engine, profile="english")
     assert gc.isenabled()

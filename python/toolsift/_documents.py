@@ -10,14 +10,21 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, overload
 
 from .tools import Tool
 
-__all__ = ["FieldWeights", "document", "documents", "parameter_descriptions", "default_delta"]
+__all__ = [
+    "Documents",
+    "FieldWeights",
+    "document",
+    "documents",
+    "parameter_descriptions",
+    "default_delta",
+]
 
 
 @dataclass(frozen=True)
@@ -151,23 +158,99 @@ def document(tool: Tool, weights: list[float]) -> list[tuple[int, str]]:
     return [(f, text) for f, text in fields if text]
 
 
-def documents(tools: Iterable[Tool], weights: list[float]) -> list[list[tuple[int, str]]]:
-    """:func:`document` of every tool, with Python's cyclic garbage collector paused meanwhile.
+class Documents(Sequence[list[tuple[int, str]]]):
+    """Every tool's :func:`document`, stored as flat columns.
 
-    The documents are lists of tuples of existing strings: they hold no reference cycles, but
-    allocating a few hundred thousand of them triggers collections that walk every object alive
-    (the tools and their schemas included); pausing them took building 11,578 mcp_mixed
-    documents from 104 to ~80 ms and a whole ``ToolIndex`` build from ~300 to ~210 ms (medians).
-    The collector is restored on exit, exceptions included, and left alone if it was off.
+    ``_toolsift_columns`` is ``(texts, field_ids, ends)``: one list of every field's text (absent
+    fields are ``""``), ``bytes`` with each text's field id, and the end of each tool's texts.
+    The Rust engine reads the columns directly, so no ``(field id, text)`` tuple is made,
+    converted or freed (building an index of the 11,578 mcp_mixed tools spent ~30 ms making
+    and freeing them). Indexing or iterating gives exactly ``document(tool, weights)`` (empty
+    texts left out), which is what the Python engine and live updates read.
+
+    Example:
+        >>> docs = documents([Tool(name="a", description="x")], FieldWeights().as_list())
+        >>> docs[0]
+        [(0, 'a'), (1, 'a'), (4, 'x'), (7, 'x')]
+    """
+
+    __slots__ = ("_toolsift_columns",)
+
+    def __init__(self, texts: list[str], field_ids: bytes, ends: list[int]) -> None:
+        self._toolsift_columns = (texts, field_ids, ends)
+
+    def __len__(self) -> int:
+        return len(self._toolsift_columns[2])
+
+    @overload
+    def __getitem__(self, i: int) -> list[tuple[int, str]]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[list[tuple[int, str]]]: ...
+
+    def __getitem__(self, i: int | slice) -> Any:
+        texts, field_ids, ends = self._toolsift_columns
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(ends)))]
+        end = ends[i]  # raises IndexError past either end, as a list does
+        i = i % len(ends)
+        start = ends[i - 1] if i else 0
+        return [(f, t) for f, t in zip(field_ids[start:end], texts[start:end]) if t]
+
+    def __iter__(self) -> Iterator[list[tuple[int, str]]]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def __repr__(self) -> str:
+        return f"<Documents of {len(self)} tools>"
+
+
+# Field-id bytes of the schema keys of a tool with n of them, for the common n.
+_KEY_IDS = [bytes([_KEY]) * n for n in range(64)]
+
+
+def documents(tools: Iterable[Tool], weights: list[float]) -> Documents:
+    """:func:`document` of every tool, as :class:`Documents` columns, with Python's cyclic
+    garbage collector paused meanwhile.
+
+    The columns are one list of existing strings: they hold no reference cycles, but
+    appending a few hundred thousand items triggers collections that walk every object alive
+    (the tools and their schemas included). The collector is restored on exit, exceptions
+    included, and left alone if it was off.
 
     Example:
         >>> len(documents([Tool(name="a"), Tool(name="b")], FieldWeights().as_list()))
         2
     """
+    texts: list[str] = []
+    field_ids = bytearray()
+    ends: list[int] = []
+    extend, end = texts.extend, ends.append
+    with_title = bool(weights[_TITLE])
+    with_params = len(weights) > _PARAMS and bool(weights[_PARAMS])
+    # The fields of `document`, in its order; absent ones are "" (left out when read back).
+    head = bytes((_NAME, _LABEL, _SERVER, _MCP, _SUMMARY))
+    tail = bytes((_HINT, _DESCRIPTION, _TITLE) if with_title else (_HINT, _DESCRIPTION))
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return [document(t, weights) for t in tools]
+        for t in tools:
+            server = t.server
+            keys = t.schema_keys
+            extend((t.name, t.display_label, server or "", server and t.mcp_tool_name or ""))
+            extend((t.display_summary, *keys, t.search_hint or "", t.description))
+            if with_title:
+                texts.append(t.title or "")
+            n = len(keys)
+            field_ids += head
+            field_ids += _KEY_IDS[n] if n < 64 else bytes([_KEY]) * n
+            field_ids += tail
+            if with_params:
+                params = parameter_descriptions(t.input_schema)
+                extend(params)
+                field_ids += bytes([_PARAMS]) * len(params)
+            end(len(texts))
     finally:
         if enabled:
             gc.enable()
+    return Documents(texts, bytes(field_ids), ends)

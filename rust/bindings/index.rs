@@ -125,7 +125,7 @@ impl PyIndex {
         let profile = Profile::parse(profile)?;
         let names: Vec<String> = names
             .try_iter()?
-            .map(|n| n.and_then(|n| extract_text(&n, "name").map(|s| s.into_owned())))
+            .map(|n| n.and_then(|n| super::documents::extract_owned_text(&n, "name")))
             .collect::<PyResult<_>>()?;
         let inner =
             scale::build_pipelined(py, names, documents, field_weights, (k1, b, delta), profile)?;

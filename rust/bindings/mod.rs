@@ -1,6 +1,7 @@
 //! The only code that uses pyo3: converts Python data in, detaches from the interpreter for the
 //! work, and converts plain results out.
 
+mod documents;
 mod errors;
 mod index;
 mod keyword;

@@ -13,7 +13,9 @@ use pyo3::types::{PyByteArray, PyBytes, PyTuple};
 use super::index::PyIndex;
 use super::text::{extract_text, type_name};
 use crate::bm25::Params;
-use crate::build::{check_weights, tokenize_chunk, Chunk, CHUNK_DOCS};
+use crate::build::{
+    check_weights, tokenize_chunk_with, Chunk, FlatChunk, Merge, Stems, CHUNK_DOCS,
+};
 use crate::index::Index;
 
 /// A batch of queries: any iterable of `str` (a lone `str` is refused: it would be one query
@@ -111,10 +113,11 @@ pub fn release_free_memory() {
 
 /// Builds an index while the documents are still being converted: every `CHUNK_DOCS` documents
 /// taken from Python (which needs the GIL) go to the process's pool (`crate::pool`) to be
-/// tokenized (which does not),
-/// so conversion and tokenizing overlap and a chunk's strings are freed once it is tokenized.
-/// The merge then runs with the GIL released. Errors come in the order of the sequential path:
-/// conversion errors, then parameters, then document errors in document order.
+/// tokenized (which does not), so conversion and tokenizing overlap and a chunk's strings are
+/// freed once it is tokenized.
+/// The merge runs with the GIL released, each chunk as soon as the chunks before it are in.
+/// Errors come in the order of the sequential path: conversion errors, then parameters, then
+/// document errors in document order.
 pub fn build_pipelined(
     py: Python<'_>,
     names: Vec<String>,
@@ -126,48 +129,60 @@ pub fn build_pipelined(
     let weights = Arc::new(field_weights);
     // Bad weights fail below, after conversion; don't tokenize with them meanwhile.
     let tokenize = check_weights(&weights).is_ok();
+    let stems = Arc::new(Stems::default());
     let (tx, rx) = mpsc::channel::<(usize, crate::error::Result<Chunk>)>();
-    let mut chunk: Vec<Vec<(usize, String)>> = Vec::with_capacity(CHUNK_DOCS);
     let mut spawned = 0usize;
-    let mut n_docs = 0usize;
-    let send = |chunk: Vec<Vec<(usize, String)>>, c: usize| {
+    let send = |chunk: FlatChunk| {
         if tokenize {
-            let (tx, weights) = (tx.clone(), Arc::clone(&weights));
+            let (tx, weights, stems) = (tx.clone(), Arc::clone(&weights), Arc::clone(&stems));
+            let c = spawned;
             crate::pool::pool().spawn(move || {
-                let out = tokenize_chunk(c * CHUNK_DOCS, &chunk, &weights, profile);
+                let docs = chunk.documents();
+                let out = tokenize_chunk_with(c * CHUNK_DOCS, &docs, &weights, profile, &stems);
                 // The receiver outlives every task (it drains the channel); ignore a closed one.
                 let _ = tx.send((c, out));
             });
         }
-    };
-    let converted: PyResult<()> = (|| {
-        for (i, doc) in documents.try_iter()?.enumerate() {
-            chunk.push(super::index::extract_document(i, &doc?)?);
-            n_docs += 1;
-            if chunk.len() == CHUNK_DOCS {
-                send(std::mem::take(&mut chunk), spawned);
-                spawned += 1;
-            }
-        }
-        Ok(())
-    })();
-    if converted.is_ok() && !chunk.is_empty() {
-        send(std::mem::take(&mut chunk), spawned);
         spawned += 1;
-    }
+    };
+    let converted = super::documents::read_documents(documents, send);
+    let n_docs = *converted.as_ref().unwrap_or(&0);
     drop(tx);
     let expected = if tokenize { spawned } else { 0 };
     // Wait for the tasks (GIL released) even on error, so none outlives this call's data.
-    let results = py.detach(move || {
-        let mut results: Vec<Option<crate::error::Result<Chunk>>> =
+    // Each chunk is merged as soon as it and every chunk before it are in, while later chunks
+    // are still being tokenized; the first failed or missing chunk in document order stops the
+    // merge and is the error reported (after the conversion and parameter errors).
+    let (merge, failed) = py.detach(move || {
+        let mut pending: Vec<Option<crate::error::Result<Chunk>>> =
             (0..expected).map(|_| None).collect();
+        let mut merge = Merge::default();
+        let mut next = 0;
+        let mut failed = None;
         for (c, out) in rx.iter().take(expected) {
-            if let Some(slot) = results.get_mut(c) {
+            if let Some(slot) = pending.get_mut(c) {
                 *slot = Some(out);
             }
+            while let Some(out) = pending.get_mut(next).and_then(Option::take) {
+                next += 1;
+                match out {
+                    Ok(chunk) if failed.is_none() => merge.add(chunk),
+                    Ok(_) => {}
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                    }
+                }
+            }
         }
-        results
+        if next < expected {
+            failed.get_or_insert(crate::error::Error::InvalidDocument(
+                "a document chunk was lost while tokenizing".into(),
+            ));
+        }
+        (merge, failed)
     });
+    // Every task is done: free the shared stemmed copies before the heap is trimmed below.
+    drop(stems);
     converted?;
     let params = Params::validated(k1, b, delta)?;
     let weights = Arc::try_unwrap(weights).unwrap_or_else(|w| (*w).clone());
@@ -179,18 +194,10 @@ pub fn build_pipelined(
             )));
         }
         check_weights(&weights)?;
-        let chunks = results
-            .into_iter()
-            .map(|r| {
-                r.unwrap_or_else(|| {
-                    Err(crate::error::Error::InvalidDocument(
-                        "a document chunk was lost while tokenizing".into(),
-                    ))
-                })
-            })
-            .collect::<crate::error::Result<Vec<Chunk>>>()?;
-        let index =
-            crate::pool::install(|| Index::from_chunks(names, chunks, weights, params, profile));
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let index = crate::pool::install(|| merge.finish(names, weights, params, profile));
         release_free_memory();
         index
     })

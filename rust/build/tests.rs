@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::index::SearchOptions;
+use std::collections::HashMap;
 
 const W: [f64; 3] = [6.0, 2.0, 0.0];
 
@@ -206,4 +207,35 @@ fn parallel_build_reports_the_bad_document() {
     assert!(matches!(err, Error::InvalidDocument(_)));
     let bad = Index::build_parallel(vec![], &docs[..0], vec![f64::NAN], Params::default());
     assert!(matches!(bad, Err(Error::InvalidParameter(..))));
+}
+
+#[test]
+fn repeated_texts_build_what_fresh_texts_build() {
+    // Long texts recur in weight-0 and scored fields, in both orders, within and across
+    // documents: replayed texts (build/memo.rs) must give the sequential build's index.
+    let long = "Reads the files of a directory, recursively";
+    let other = "Sends a message to the channel's users";
+    let docs: Vec<Vec<(usize, String)>> = (0..CHUNK_DOCS + 300)
+        .map(|i| {
+            let mut fields = vec![(2, long.to_string()), (0, format!("tool_{i} {other}"))];
+            if i % 3 == 0 {
+                fields.push((1, long.to_string()));
+                fields.push((1, long.to_string()));
+            }
+            if i % 5 == 0 {
+                fields.push((2, other.to_string()));
+                fields.push((0, other.to_string()));
+            }
+            fields
+        })
+        .collect();
+    let names: Vec<String> = (0..docs.len()).map(|i| format!("t{i}")).collect();
+    for p in [Profile::Seed, Profile::English] {
+        let seq =
+            Index::build_profiled(names.clone(), &docs, W.to_vec(), Params::default(), p).unwrap();
+        let par =
+            Index::build_parallel_profiled(names.clone(), &docs, W.to_vec(), Params::default(), p)
+                .unwrap();
+        assert_same(&seq, &par);
+    }
 }

@@ -1,0 +1,64 @@
+//! Times the parallel index build on a catalogue dumped as TSV (for profiling and A/B runs):
+//! line 1 the field weights; then `name\tfield\ttext\tfield\ttext…` per document.
+//!
+//!     python benches/dump_synthetic.py 100000 docs.tsv queries.txt
+//!     cargo run --release --example build_bench -- docs.tsv [seed|english] [rounds]
+//!
+//! Prints the median and best build time, and a fingerprint of the built index (every term id,
+//! posting, tf, length and norm) that must not change when the build is made faster.
+use std::time::Instant;
+
+use _core::analysis::Profile;
+use _core::bm25::Params;
+use _core::index::Index;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let text = std::fs::read_to_string(&args[1]).expect("a readable UTF-8 TSV file");
+    let profile = Profile::parse(args.get(2).map_or("seed", |p| p.as_str())).expect("a profile");
+    let rounds: usize = args
+        .get(3)
+        .map_or(5, |r| r.parse().expect("a number of rounds"));
+    let mut lines = text.lines();
+    let weights: Vec<f64> = lines
+        .next()
+        .unwrap_or_default()
+        .split('\t')
+        .map(|w| w.parse().expect("a field weight"))
+        .collect();
+    let mut names = Vec::new();
+    let mut docs: Vec<Vec<(usize, String)>> = Vec::new();
+    for line in lines {
+        let mut parts = line.split('\t');
+        names.push(parts.next().unwrap_or_default().to_string());
+        let rest: Vec<&str> = parts.collect();
+        docs.push(
+            rest.chunks(2)
+                .map(|c| (c[0].parse().expect("a field id"), c[1].to_string()))
+                .collect(),
+        );
+    }
+    let mut times = Vec::new();
+    let mut fingerprint = 0;
+    for _ in 0..rounds.max(1) {
+        let t = Instant::now();
+        let idx = Index::build_parallel_profiled(
+            names.clone(),
+            &docs,
+            weights.clone(),
+            Params::default(),
+            profile,
+        )
+        .expect("a valid catalogue");
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        fingerprint = idx.fingerprint();
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "{} docs, {}: median {:.1} ms, best {:.1} ms, fingerprint {fingerprint:016x}",
+        docs.len(),
+        profile.name(),
+        times[times.len() / 2],
+        times[0],
+    );
+}
