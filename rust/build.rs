@@ -37,6 +37,29 @@ pub(crate) use stems::Stems;
 /// balance two to sixty-four cores.
 pub(crate) const CHUNK_DOCS: usize = 2048;
 
+/// Fails when a build would hold more postings (scored or presence) than `u32` offsets address.
+pub(crate) fn check_postings(postings: usize, presence: usize) -> Result<()> {
+    if postings > u32::MAX as usize || presence > u32::MAX as usize {
+        return Err(Error::InvalidDocument(
+            "too many postings (at most 2^32 - 1)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// CSR offsets from per-term counts: `[0, c0, c0 + c1, ...]` (the total fits: see
+/// [`check_postings`]).
+pub(crate) fn prefix_offsets(counts: &[u32]) -> Vec<u32> {
+    let mut offsets = Vec::with_capacity(counts.len() + 1);
+    let mut acc = 0u32;
+    offsets.push(0);
+    for &c in counts {
+        acc += c;
+        offsets.push(acc);
+    }
+    offsets
+}
+
 /// Checks what both builders take: one name per document, at most 2^32 - 1 documents (ids are
 /// `u32`), and valid field weights.
 pub(crate) fn check_build_inputs(

@@ -14,12 +14,11 @@
 //! a text with lone surrogates (which UTF-8 cannot hold) goes through `extract_text`, which
 //! makes them U+FFFD, as before.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 
-use super::text::{extract_text, type_name};
+use super::text::extract_text;
 use crate::build::{FlatChunk, CHUNK_DOCS};
 
 /// Appends `text` to `out`: the strict encoder's bytes when it has them, else `extract_text`'s
@@ -111,33 +110,13 @@ impl<'py> Columns<'py> {
 }
 
 /// Document `i`'s `(field id, text)` pairs, appended to `chunk` (the checks and messages of
-/// `index::extract_document`).
+/// `index::for_each_pair`).
 fn read_pairs(i: usize, doc: &Bound<'_, PyAny>, chunk: &mut FlatChunk) -> PyResult<()> {
-    for field in doc.try_iter().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "document {i} must be a sequence of (field, text) pairs"
-        ))
-    })? {
-        let field = field?;
-        let pair = field.cast::<PyTuple>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "document {i}: each field must be a (field id, text) tuple, got {}",
-                type_name(&field)
-            ))
-        })?;
-        if pair.len() != 2 {
-            return Err(PyValueError::new_err(format!(
-                "document {i}: each field must be a (field id, text) pair"
-            )));
-        }
-        let id: usize = pair.get_item(0)?.extract().map_err(|_| {
-            PyTypeError::new_err(format!("document {i}: field id must be a non-negative int"))
-        })?;
-        let text = pair.get_item(1)?;
+    super::index::for_each_pair(i, doc, |id, text| {
         let mut result = Ok(());
         chunk.push_field(id, |out| result = push_text(out, &text));
-        result?;
-    }
+        result
+    })?;
     chunk.end_document();
     Ok(())
 }

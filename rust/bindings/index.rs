@@ -32,6 +32,20 @@ fn extract_documents(documents: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<(usize, S
 /// Document `i`'s `(field id, text)` pairs.
 pub(super) fn extract_document(i: usize, doc: &Bound<'_, PyAny>) -> PyResult<Vec<(usize, String)>> {
     let mut fields = Vec::new();
+    for_each_pair(i, doc, |id, text| {
+        fields.push((id, extract_text(&text, "field text")?.into_owned()));
+        Ok(())
+    })?;
+    Ok(fields)
+}
+
+/// Calls `f(field id, text)` for each `(field id, text)` pair of document `i`, with the checks
+/// and messages that every reader of documents shares (the text is `f`'s to convert).
+pub(super) fn for_each_pair<'py>(
+    i: usize,
+    doc: &Bound<'py, PyAny>,
+    mut f: impl FnMut(usize, Bound<'py, PyAny>) -> PyResult<()>,
+) -> PyResult<()> {
     for field in doc.try_iter().map_err(|_| {
         PyTypeError::new_err(format!(
             "document {i} must be a sequence of (field, text) pairs"
@@ -52,10 +66,9 @@ pub(super) fn extract_document(i: usize, doc: &Bound<'_, PyAny>) -> PyResult<Vec
         let id: usize = pair.get_item(0)?.extract().map_err(|_| {
             PyTypeError::new_err(format!("document {i}: field id must be a non-negative int"))
         })?;
-        let text = extract_text(&pair.get_item(1)?, "field text")?;
-        fields.push((id, text.into_owned()));
+        f(id, pair.get_item(1)?)?;
     }
-    Ok(fields)
+    Ok(())
 }
 
 /// A set of document ids from any iterable of ints; `None` stays `None`.

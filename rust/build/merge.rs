@@ -84,18 +84,8 @@ impl Merge {
         // postings are scattered (a build of mcp_mixed frees ~100k of them); `join` returns once
         // both are done, so the memory is free before the caller trims the heap.
         let scatter = move || -> Result<Index> {
-            if postings > u32::MAX as usize || presence > u32::MAX as usize {
-                return Err(Error::InvalidDocument(
-                    "too many postings (at most 2^32 - 1)".into(),
-                ));
-            }
-            let mut offsets = Vec::with_capacity(terms.len() + 1);
-            let mut acc = 0u32;
-            offsets.push(0);
-            for &d in &df {
-                acc += d;
-                offsets.push(acc);
-            }
+            super::check_postings(postings, presence)?;
+            let offsets = super::prefix_offsets(&df);
             let mut cursor: Vec<u32> = offsets[..terms.len()].to_vec();
             let mut docs = vec![0u32; postings];
             let mut tfs = vec![0f32; postings];

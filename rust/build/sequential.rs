@@ -124,19 +124,9 @@ impl Index {
             }
             lengths.push(length);
         }
-        if entries.len() > u32::MAX as usize || presence.len() > u32::MAX as usize {
-            return Err(Error::InvalidDocument(
-                "too many postings (at most 2^32 - 1)".into(),
-            ));
-        }
+        super::check_postings(entries.len(), presence.len())?;
         // Counting sort by term; documents stay ascending within a term.
-        let mut offsets = Vec::with_capacity(terms.len() + 1);
-        let mut acc = 0u32;
-        offsets.push(0);
-        for &d in &df {
-            acc += d;
-            offsets.push(acc);
-        }
+        let offsets = super::prefix_offsets(&df);
         let mut cursor: Vec<u32> = offsets[..terms.len()].to_vec();
         let mut docs = vec![0u32; entries.len()];
         let mut tfs = vec![0f32; entries.len()];
