@@ -14,14 +14,15 @@
 //!
 //! **When.** A search from outside the thread pool (a Python call, or a Rust caller's thread) on
 //! at least [`PARALLEL_MIN_DOCS`] documents whose lists hold at least [`PARALLEL_MIN_POSTINGS`]
-//! postings, while no other such search runs in the process. Splitting costs ~5% more work
+//! postings, while no other pruned search runs in the process. Splitting costs ~5% more work
 //! (each range prunes against its own θ until the ranges' θ meet) and a few µs to wake a pool
 //! thread (the calling thread searches the first range itself), so it pays only where cores are
-//! idle: concurrent searches (a gateway's threads)
-//! and a search on a pool thread (`search_many`'s batch, which already keeps every core busy)
-//! stay on their thread. `RAYON_NUM_THREADS=1` turns it off, with every other use of the pool. Tests and benches force a number of ranges with
-//! [`set_search_parts`] (every thread; Python's `_set_search_parts`) or
-//! [`Index::with_search_parts`] (this thread).
+//! idle: concurrent searches (a gateway's threads) and a search on a pool thread (`search_many`'s
+//! batch, which already keeps every core busy) stay on their thread. `RAYON_NUM_THREADS=1` turns
+//! it off, with every other use of the pool.
+//!
+//! Tests and benches force a number of ranges with [`set_search_parts`] (every thread; Python's
+//! `_set_search_parts`) or [`Index::with_search_parts`] (this thread).
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -51,12 +52,12 @@ pub fn set_search_parts(parts: usize) {
     GLOBAL_PARTS.store(parts, Ordering::Relaxed);
 }
 
-/// Large pruned searches running now, in this process (see [`Index::search_parts`]).
+/// Pruned searches running now, in this process (see [`Index::search_parts`]).
 static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
 
-/// Counts a large search in [`IN_FLIGHT`] while it lives.
+/// Counts a pruned search in [`IN_FLIGHT`] while it lives.
 pub(super) struct InFlight {
-    /// How many other large searches were running when this one started.
+    /// How many other pruned searches were running when this one started.
     pub(super) others: usize,
 }
 
@@ -84,7 +85,7 @@ pub(super) fn publish(shared: &AtomicU64, theta: f64) {
 
 impl Index {
     /// How many document ranges a pruned search over `postings` postings is cut into, while
-    /// `others` other large searches run: one unless it is large and alone.
+    /// `others` other pruned searches run: one unless it is large and alone.
     pub(super) fn search_parts(&self, postings: usize, others: usize) -> usize {
         let forced = THREAD_PARTS
             .with(|p| p.get())

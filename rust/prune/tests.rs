@@ -245,3 +245,38 @@ fn loaded_and_updated_indexes_derive_their_bounds_and_prune_exactly() {
     assert_eq!(loaded.bounds.dense.len(), idx.bounds.dense.len());
     assert_eq!(loaded.bounds.bitmaps.len(), idx.bounds.bitmaps.len());
 }
+
+#[test]
+fn only_a_large_search_running_alone_off_the_pool_is_split() {
+    use super::parallel::{PARALLEL_MIN_DOCS, PARALLEL_MIN_POSTINGS};
+    let n = PARALLEL_MIN_DOCS + 1000;
+    let names: Vec<String> = (0..n).map(|i| format!("tool{i}")).collect();
+    let docs: Vec<Vec<(usize, String)>> = (0..n)
+        .map(|i| vec![(1, format!("read file data w{}", i % 97))])
+        .collect();
+    let idx = Index::build_parallel(names, &docs, vec![6.0, 2.0], Params::default()).unwrap();
+    let threads = crate::pool::pool().current_num_threads();
+    let big = PARALLEL_MIN_POSTINGS;
+    let want = if threads > 1 { threads.min(8) } else { 1 };
+    assert_eq!(idx.search_parts(big, 0), want);
+    assert_eq!(idx.search_parts(big - 1, 0), 1, "too few postings");
+    assert_eq!(
+        idx.search_parts(big, 1),
+        1,
+        "another large search is running"
+    );
+    assert_eq!(
+        crate::pool::install(|| idx.search_parts(big, 0)),
+        1,
+        "on a pool thread"
+    );
+    // The automatic path (split here when the pool has 2+ threads) ranks as the exhaustive one.
+    let opts = SearchOptions::default();
+    for q in [["read", "file", "data"], ["w5", "file", "read"]] {
+        let auto = idx.search_tokens(&q, 8, &opts).unwrap();
+        let exhaustive = Index::with_exhaustive_scoring(|| idx.search_tokens(&q, 8, &opts));
+        assert_eq!(auto, exhaustive.unwrap(), "{q:?}");
+    }
+    let small = corpus(&mut Rng(5), 100, 5);
+    assert_eq!(small.search_parts(big, 0), 1, "too few documents");
+}
