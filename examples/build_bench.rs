@@ -12,32 +12,16 @@ use _core::analysis::Profile;
 use _core::bm25::Params;
 use _core::index::Index;
 
+#[path = "shared/tsv.rs"]
+mod tsv;
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let text = std::fs::read_to_string(&args[1]).expect("a readable UTF-8 TSV file");
+    let (names, docs, weights) = tsv::read_catalogue(&args[1]);
     let profile = Profile::parse(args.get(2).map_or("seed", |p| p.as_str())).expect("a profile");
     let rounds: usize = args
         .get(3)
         .map_or(5, |r| r.parse().expect("a number of rounds"));
-    let mut lines = text.lines();
-    let weights: Vec<f64> = lines
-        .next()
-        .unwrap_or_default()
-        .split('\t')
-        .map(|w| w.parse().expect("a field weight"))
-        .collect();
-    let mut names = Vec::new();
-    let mut docs: Vec<Vec<(usize, String)>> = Vec::new();
-    for line in lines {
-        let mut parts = line.split('\t');
-        names.push(parts.next().unwrap_or_default().to_string());
-        let rest: Vec<&str> = parts.collect();
-        docs.push(
-            rest.chunks(2)
-                .map(|c| (c[0].parse().expect("a field id"), c[1].to_string()))
-                .collect(),
-        );
-    }
     let mut times = Vec::new();
     let mut fingerprint = 0;
     for _ in 0..rounds.max(1) {

@@ -11,28 +11,12 @@ use _core::bm25::Params;
 use _core::index::{Index, SearchOptions};
 use _core::prune::ScoringMode;
 
+#[path = "shared/tsv.rs"]
+mod tsv;
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let text = std::fs::read_to_string(&args[1]).unwrap();
-    let mut lines = text.lines();
-    let weights: Vec<f64> = lines
-        .next()
-        .unwrap()
-        .split('\t')
-        .map(|w| w.parse().unwrap())
-        .collect();
-    let mut names = Vec::new();
-    let mut docs: Vec<Vec<(usize, String)>> = Vec::new();
-    for line in lines {
-        let mut parts = line.split('\t');
-        names.push(parts.next().unwrap().to_string());
-        let rest: Vec<&str> = parts.collect();
-        docs.push(
-            rest.chunks(2)
-                .map(|c| (c[0].parse().unwrap(), c[1].to_string()))
-                .collect(),
-        );
-    }
+    let (names, docs, weights) = tsv::read_catalogue(&args[1]);
     let queries: Vec<String> = std::fs::read_to_string(&args[2])
         .unwrap()
         .lines()
