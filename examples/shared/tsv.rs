@@ -1,8 +1,11 @@
 //! The catalogue TSV that `benches/dump_synthetic.py` writes, read by the examples: line 1 the
 //! field weights; then `name\tfield\ttext\tfield\ttext…` per document.
 
-/// `(names, documents, field weights)` of the TSV file at `path`.
-pub fn read_catalogue(path: &str) -> (Vec<String>, Vec<Vec<(usize, String)>>, Vec<f64>) {
+/// A catalogue: tool names, each tool's `(field id, text)` pairs, and the field weights.
+pub type Catalogue = (Vec<String>, Vec<Vec<(usize, String)>>, Vec<f64>);
+
+/// The catalogue in the TSV file at `path`.
+pub fn read_catalogue(path: &str) -> Catalogue {
     let text = std::fs::read_to_string(path).expect("a readable UTF-8 TSV file");
     let mut lines = text.lines();
     let weights: Vec<f64> = lines
