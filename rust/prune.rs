@@ -40,9 +40,9 @@
 //! (its contribution is the best expansion's; its lists' bounds are summed, a looser bound).
 //! `score_documents` and `explain` keep the exhaustive path.
 //!
-//! **When.** [`ScoringMode::Auto`] (the default) prunes a query whose lists hold at least
-//! [`MIN_POSTINGS`] postings and leaves smaller ones to the exhaustive loop, which is faster
-//! while its accumulator stays in cache. [`Index::with_scoring_mode`] (this thread) and
+//! **When.** [`ScoringMode::Auto`] (the default) prunes a query over at least
+//! [`MIN_PRUNE_DOCS`] documents whose lists hold at least [`MIN_POSTINGS`] postings, and leaves
+//! the rest to the exhaustive loop, which is faster while its accumulator stays in cache. [`Index::with_scoring_mode`] (this thread) and
 //! [`set_scoring_mode`] (every thread; the Python bindings' `_set_scoring_mode`) force either
 //! path; the exhaustive one stays the reference.
 
@@ -66,7 +66,8 @@ const MARGIN: f64 = 1e-9;
 /// Which scoring path searches take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScoringMode {
-    /// Prune when the query's postings are many enough to repay it ([`MIN_POSTINGS`]).
+    /// Prune when the index and the query's postings are large enough to repay it
+    /// ([`MIN_PRUNE_DOCS`], [`MIN_POSTINGS`]).
     Auto = 0,
     /// Always the exhaustive reference loop.
     Exhaustive = 1,
@@ -88,6 +89,15 @@ impl ScoringMode {
 /// its accumulator is then in cache and it beats the pruned loop's per-document bookkeeping
 /// (measured on the synthetic catalogues and mcp_mixed; see BENCHMARKS.md).
 pub const MIN_POSTINGS: usize = 12_000;
+
+/// Below this many documents `Auto` keeps the exhaustive loop whatever the query: its
+/// accumulator (8 bytes a document) stays in the core's cache, and it beat the pruned loop on
+/// every query set measured there (`examples/prune_bench.rs`, exhaustive vs pruned, µs a query,
+/// seed / english profile): synthetic 10k 13.0 vs 22.9 / 17.7 vs ~30, 20k 24.7 vs 36.5 /
+/// 32.9 vs 47.7, 40k 47.8 vs 58.8 / 63.0 vs 74.3; mcp_mixed (11,578 tools, 33-word queries)
+/// 35.2 vs 86.7 / 46.7 vs 107.7. At 70k the two are even (seed 83.7 vs 83.1, english 111.4 vs
+/// 95.4), and from 100k pruning wins (seed 128 vs 95; mcp_mixed's long queries 552 vs 170).
+pub const MIN_PRUNE_DOCS: usize = 65_536;
 
 /// The process-wide mode (`ScoringMode as u8`), set from Python through `_set_scoring_mode`.
 static GLOBAL_MODE: AtomicU8 = AtomicU8::new(0);
@@ -329,7 +339,9 @@ impl Index {
         keep: impl Fn(u32, f64) -> bool + Sync,
     ) -> Option<Vec<(u32, f64)>> {
         let mode = self.scoring_mode();
-        if mode == ScoringMode::Exhaustive {
+        if mode == ScoringMode::Exhaustive
+            || (mode == ScoringMode::Auto && self.len() < MIN_PRUNE_DOCS)
+        {
             return None;
         }
         let (lists, m) = self.pruning_lists(query, options);
