@@ -303,7 +303,11 @@ impl Index {
                 // along (one walk, one bitmap test and one seek per document for both).
                 let twin = query.get(next).and_then(|&(tok2, qtf2)| {
                     let term2 = self.scored_term(tok2)?;
-                    (self.doc_list(term2) == self.doc_list(term)).then_some((term2, qtf2))
+                    let same = || self.doc_list(term2) == self.doc_list(term);
+                    bounds
+                        .twins
+                        .same(term, term2, same)
+                        .then_some((term2, qtf2))
                 });
                 push(term, None, twin);
                 known += 1;

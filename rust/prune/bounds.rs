@@ -1,6 +1,8 @@
 //! The pruning bounds: per-term upper bounds of the BM25+ term-frequency component and bitmaps
 //! of the dense terms, derived from the postings and norms at build, load and update.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use rayon::prelude::*;
 
 use crate::bm25::Params;
@@ -17,6 +19,65 @@ pub(crate) struct Bounds {
     pub(super) dense: Vec<(u32, u32)>,
     /// One bit per document for each dense term: whether the document holds the term.
     pub(super) bitmaps: Vec<u64>,
+    /// Per term: whether the query term after it (its stemmed copy, in the English profile)
+    /// holds the same documents, learnt on first use (see [`Twins`]).
+    pub(crate) twins: Twins,
+}
+
+/// A per-term memo of the twin test of scoring (`Index::accumulate`, the pruned loop): does the
+/// next query term hold exactly the same documents as this one? Comparing two posting lists costs
+/// a pass over both (6 % of an English 10k search), and the answer is a fact of the immutable
+/// postings: the first search that pairs two terms records it, later ones read it.
+///
+/// One `u32` a term: `u32::MAX` untested, else `partner << 1 | same` for the last partner tested
+/// (a word's partner is its stemmed copy, so one slot holds the answer every query asks).
+/// Relaxed atomics: a racing store writes a true answer for its own partner, and a reader checks
+/// the partner before trusting the bit.
+pub(crate) struct Twins(Box<[AtomicU32]>);
+
+impl Twins {
+    fn new(n_terms: usize) -> Self {
+        Twins((0..n_terms).map(|_| AtomicU32::new(u32::MAX)).collect())
+    }
+
+    /// Whether `term` and `partner` hold the same documents: the recorded answer, or `test()`'s,
+    /// recorded.
+    #[inline]
+    pub(crate) fn same(&self, term: u32, partner: u32, test: impl FnOnce() -> bool) -> bool {
+        let Some(slot) = self.0.get(term as usize).filter(|_| partner < 1 << 31) else {
+            return test();
+        };
+        let seen = slot.load(Ordering::Relaxed);
+        if seen != u32::MAX && seen >> 1 == partner {
+            return seen & 1 == 1;
+        }
+        let same = test();
+        slot.store(partner << 1 | u32::from(same), Ordering::Relaxed);
+        same
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.0.len() * 4
+    }
+}
+
+impl Clone for Twins {
+    /// A fresh memo of the same size: the answers are learnt again.
+    fn clone(&self) -> Self {
+        Twins::new(self.0.len())
+    }
+}
+
+impl Default for Twins {
+    fn default() -> Self {
+        Twins::new(0)
+    }
+}
+
+impl std::fmt::Debug for Twins {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Twins({} terms)", self.0.len())
+    }
 }
 
 /// A term in at least 1/DENSE of the documents gets a bitmap (N/8 bytes: at most 8 bytes per
@@ -88,6 +149,7 @@ impl Bounds {
             term_max,
             dense,
             bitmaps,
+            twins: Twins::new(n_terms),
         }
     }
 
@@ -101,6 +163,9 @@ impl Bounds {
 
     /// Heap bytes of the bounds.
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.term_max.len() * 4 + self.dense.len() * 8 + self.bitmaps.len() * 8
+        self.term_max.len() * 4
+            + self.dense.len() * 8
+            + self.bitmaps.len() * 8
+            + self.twins.memory_bytes()
     }
 }
