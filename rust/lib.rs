@@ -10,6 +10,7 @@ pub mod build;
 pub mod error;
 pub mod index;
 pub mod keyword;
+pub mod names;
 pub mod pool;
 pub mod prune;
 pub mod snapshot;

@@ -90,6 +90,17 @@ def test_find_names_equals_the_candidate_by_candidate_path(tools, text):
     assert table.find_names(text) == table.find_names_slow(text)  # memoised answers too
 
 
+@given(tools=tool_subsets, text=texts)
+def test_the_compiled_proof_answers_as_the_python_one(tools, text):
+    pytest.importorskip("toolsift._core", reason="the compiled proof needs the Rust extension")
+    table = NameTable(tools)
+    assert table._keys is not None
+    assert table._names_none(text) == table._names_none_py(text)
+    # Without the extension (a pure-Python install) the Python proof runs, and agrees too.
+    table._keys = None
+    assert table.find_names(text) == table.find_names_slow(text)
+
+
 def test_find_names_shortcut_decides_the_common_query():
     table = NameTable(TOOLS)
     text = "please look up the forecast for tomorrow and tell me whether to take an umbrella"

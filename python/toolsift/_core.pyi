@@ -13,6 +13,7 @@ _Match = TypeVar("_Match")
 __all__ = [
     "Index",
     "KeywordIndex",
+    "NameKeys",
     "tokenize",
     "analyze",
     "STOPWORDS_EN",
@@ -402,3 +403,21 @@ class KeywordIndex:
     ) -> list[tuple[int, float]]:
         """The top ``limit`` ``(tool id, points)`` pairs; filters apply before the cut."""
     def __len__(self) -> int: ...
+
+@final
+class NameKeys:
+    """The normalised name forms of an index's tools (``plain``: names and raw MCP names;
+    ``qualified``: server + tool), for the exact-name tier's common-case proof
+    (``toolsift.names.NameTable._names_none``).
+
+    Example:
+        >>> NameKeys(["search"], []).names_none("search the web for news and more words")
+        ['search']
+        >>> NameKeys(["readfile"], []).names_none("call read_file on it and more words")
+    """
+
+    def __new__(cls, plain: list[str], qualified: list[str]) -> NameKeys: ...
+    def names_none(self, text: str) -> list[str] | None:
+        """``None`` when ``text`` may name a tool (non-ASCII text, the whole text is a name, or a
+        word whose key is a name is written like an identifier); else the keys of at least 6
+        characters it holds, which name no tool unless one is a squashed identifier name."""

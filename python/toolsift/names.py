@@ -21,10 +21,18 @@ from __future__ import annotations
 import difflib
 import itertools
 from collections.abc import Iterable, Sequence
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from .query import _QUOTED, MIN_SQUASHED_LENGTH, is_identifier, name_key, name_spans, without
 from .tools import Tool
+
+if TYPE_CHECKING:
+    from ._core import NameKeys
+
+try:  # the compiled proof that a query names no tool (NameTable._names_none)
+    from ._core import NameKeys as _NameKeys
+except ImportError:  # a pure-Python install: the Python proof runs
+    _NameKeys = None  # type: ignore[assignment,misc]
 
 __all__ = ["NameTable", "MIN_KEY_LENGTH"]
 
@@ -113,7 +121,7 @@ class NameTable:
         tools: the indexed tools; a tool's id is its position.
     """
 
-    __slots__ = ("_plain", "_qualified", "_squashable", "_tools")
+    __slots__ = ("_keys", "_plain", "_qualified", "_squashable", "_tools")
 
     def __init__(self, tools: Sequence[Tool]) -> None:
         self._tools = tools
@@ -127,6 +135,7 @@ class NameTable:
         self._plain = plain
         self._qualified = qualified
         self._squashable: dict[str, bool] = {}
+        self._keys = _name_keys(plain, qualified)
 
     def remapped(self, tools: Sequence[Tool], new_ids: Sequence[int], added_from: int) -> NameTable:
         """The table of an updated index (``ToolIndex.with_tools``) without re-reading kept tools.
@@ -160,6 +169,7 @@ class NameTable:
         table._plain = plain
         table._qualified = qualified
         table._squashable = {}
+        table._keys = _name_keys(plain, qualified)
         return table
 
     def lookup_key(self, key: str) -> tuple[int, ...]:
@@ -213,6 +223,31 @@ class NameTable:
     def _names_none(self, text: str) -> bool:
         """True only if :meth:`find_names_slow` finds nothing in ``text`` (False: not known).
 
+        :meth:`_names_none_py`'s proof, by the compiled extension where it loads
+        (``toolsift._core.NameKeys``, the same steps; ~1 µs instead of ~5 on a long agent query):
+        it says whether the text may name a tool, or which of its keys must not be squashed names.
+        """
+        keys = self._keys
+        if keys is None:
+            return self._names_none_py(text)
+        if ("`" in text or '"' in text) and (not text.isascii() or self._quoted_name(text)):
+            return False
+        squashed = keys.names_none(text)
+        if squashed is None:
+            return False
+        return not any(map(self._is_squashable, squashed))
+
+    def _quoted_name(self, text: str) -> bool:
+        """Whether a quoted phrase of ``text`` (a candidate of its own) is a name of the table."""
+        for m in _QUOTED.finditer(text):
+            key = name_key(next(g for g in m.groups() if g is not None).strip())
+            if len(key) >= MIN_KEY_LENGTH and self.lookup_key(key):
+                return True
+        return False
+
+    def _names_none_py(self, text: str) -> bool:
+        """:meth:`_names_none` in Python: the specification of the compiled proof.
+
         For ASCII text: every quoted phrase must name no tool. A word's key is the word
         lowercased with every non-alphanumeric character removed (so one ``bytes.translate``
         gives every word's key; their concatenation is the whole text's key), and a word can
@@ -224,12 +259,9 @@ class NameTable:
         """
         if not text.isascii():
             return False
-        if "`" in text or '"' in text:
+        if ("`" in text or '"' in text) and self._quoted_name(text):
             # A quoted phrase is a candidate of its own (it may span words): it must name nothing.
-            for m in _QUOTED.finditer(text):
-                key = name_key(next(g for g in m.groups() if g is not None).strip())
-                if len(key) >= MIN_KEY_LENGTH and self.lookup_key(key):
-                    return False
+            return False
         low = text.lower()
         keys = low.encode().translate(None, _ASCII_NOT_KEY).decode().split()
         plain, qualified = self._plain, self._qualified
@@ -333,3 +365,8 @@ class NameTable:
         ranked = sorted(scored.items(), key=lambda item: (-item[1], len(item[0]), item[0]))
         out = [alias for alias, _ in ranked[:n]]
         return tuple(out)
+
+
+def _name_keys(plain: dict[str, _Ids], qualified: dict[str, _Ids]) -> NameKeys | None:
+    """The compiled key sets of a table (``None`` without the extension)."""
+    return None if _NameKeys is None else _NameKeys(list(plain), list(qualified))

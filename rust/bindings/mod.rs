@@ -6,6 +6,7 @@ mod errors;
 mod index;
 mod keyword;
 mod matches;
+mod names;
 mod scale;
 mod text;
 
@@ -77,6 +78,7 @@ fn _set_search_parts(parts: usize) {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<index::PyIndex>()?;
     m.add_class::<keyword::PyKeywordIndex>()?;
+    m.add_class::<names::PyNameKeys>()?;
     m.add_function(wrap_pyfunction!(tokenize, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add(

@@ -1,0 +1,231 @@
+//! The exact-name tier's common-case proof, in Rust: that an ASCII query names no tool.
+//!
+//! The Python layer's `NameTable.find_names` (`python/toolsift/names.py`) finds the tool names
+//! written in a query. Most queries name none, and for those `NameTable._names_none` proves it
+//! without visiting each candidate span. That proof is this module's [`NameKeys::names_none`],
+//! step for step; on a long agent query (30-60 words, a dozen of them also tool names, like
+//! `search` or `list`) the Python version took ~5 µs of a ~45 µs search, this one ~1 µs.
+//!
+//! Only the key sets live here (normalised name forms, `name_key`: lowercase, every character
+//! that is not a letter or digit removed). What needs the tools themselves (whether a key names
+//! a tool with an identifier name, for squashed words) stays in Python: the proof returns the
+//! keys that question must be asked of.
+
+use std::collections::HashSet;
+
+/// Python's `str.split()` separators among ASCII characters (`str.isspace`): Rust's
+/// `is_ascii_whitespace` lacks `\x0b` and `\x1c`-`\x1f`.
+#[inline]
+fn is_py_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t'..=b'\r' | 0x1c..=0x1f)
+}
+
+/// The ASCII characters `str.strip(_ASCII_PUNCT)` removes: neither letters, digits nor
+/// whitespace (controls included).
+#[inline]
+fn is_ascii_punct(b: u8) -> bool {
+    b < 128 && !b.is_ascii_alphanumeric() && !is_py_space(b)
+}
+
+/// Splits ASCII `text` on Python's whitespace, as `str.split()` does (no empty words).
+fn py_split(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    text.split(|&b| is_py_space(b)).filter(|w| !w.is_empty())
+}
+
+/// `word.strip(_ASCII_PUNCT)`.
+fn core(word: &[u8]) -> &[u8] {
+    let start = word.iter().position(|&b| !is_ascii_punct(b));
+    let Some(start) = start else {
+        return &[];
+    };
+    let end = word
+        .iter()
+        .rposition(|&b| !is_ascii_punct(b))
+        .unwrap_or(start);
+    &word[start..=end]
+}
+
+/// Whether `core` is `key` (lowercase letters and digits) in lower, capitalised or upper case:
+/// `core in {key, key.capitalize(), key.upper()}`.
+fn is_plain_form(core: &[u8], key: &[u8]) -> bool {
+    if core.len() != key.len() {
+        return false;
+    }
+    let lower = core == key;
+    let upper = core
+        .iter()
+        .zip(key)
+        .all(|(&c, &k)| c == k.to_ascii_uppercase());
+    let capitalised =
+        !key.is_empty() && core[0] == key[0].to_ascii_uppercase() && core[1..] == key[1..];
+    lower || upper || capitalised
+}
+
+/// The normalised name forms of an index's tools: `plain` (names and raw MCP names) and
+/// `qualified` (server + tool, which also serves `mcp` + server + tool), as in `NameTable`.
+#[derive(Debug, Default, Clone)]
+pub struct NameKeys {
+    plain: HashSet<Box<[u8]>, ahash::RandomState>,
+    qualified: HashSet<Box<[u8]>, ahash::RandomState>,
+}
+
+/// Texts of at most this many words are a name candidate as a whole (`_WHOLE_TEXT_WORDS`).
+const WHOLE_TEXT_WORDS: usize = 8;
+/// Keys at least this long may be a squashed identifier name (`MIN_SQUASHED_LENGTH`).
+pub const MIN_SQUASHED_LENGTH: usize = 6;
+
+impl NameKeys {
+    pub fn new<P: AsRef<str>, Q: AsRef<str>>(
+        plain: impl IntoIterator<Item = P>,
+        qualified: impl IntoIterator<Item = Q>,
+    ) -> Self {
+        NameKeys {
+            plain: plain
+                .into_iter()
+                .map(|k| k.as_ref().as_bytes().into())
+                .collect(),
+            qualified: qualified
+                .into_iter()
+                .map(|k| k.as_ref().as_bytes().into())
+                .collect(),
+        }
+    }
+
+    fn is_key(&self, key: &[u8]) -> bool {
+        self.plain.contains(key) || self.qualified.contains(key)
+    }
+
+    /// `NameTable._names_none` for a text without quotes: `None` when the text may name a tool
+    /// (non-ASCII text, the whole text is a name, or a word with a key of the table is written
+    /// like an identifier), else the keys of the table that the text holds and that are long
+    /// enough to be a squashed name: the text names no tool if none of them names a tool with
+    /// an identifier name (`NameTable._is_squashable`), which the caller checks.
+    pub fn names_none(&self, text: &str) -> Option<Vec<String>> {
+        if !text.is_ascii() {
+            return None;
+        }
+        let bytes = text.as_bytes();
+        // Each word's key, in one buffer: the lowercased word without its non-key characters
+        // (a word of punctuation only has none, and `str.split` drops it). One allocation for
+        // every key, not one per word: a query holds up to ~100 words.
+        let mut buf: Vec<u8> = Vec::with_capacity(bytes.len());
+        let mut spans: Vec<(usize, usize)> = Vec::with_capacity(bytes.len() / 4 + 1);
+        for word in py_split(bytes) {
+            let start = buf.len();
+            buf.extend(
+                word.iter()
+                    .map(u8::to_ascii_lowercase)
+                    .filter(|b| b.is_ascii_lowercase() || b.is_ascii_digit()),
+            );
+            if buf.len() > start {
+                spans.push((start, buf.len()));
+            }
+        }
+        let key = |i: usize| &buf[spans[i].0..spans[i].1];
+        if spans.len() <= WHOLE_TEXT_WORDS {
+            let whole = &buf[..]; // the keys, concatenated
+            if self.is_key(whole)
+                || (whole.starts_with(b"mcp") && self.qualified.contains(&whole[3..]))
+            {
+                return None;
+            }
+        }
+        let mcp = bytes.windows(3).any(|w| w.eq_ignore_ascii_case(b"mcp"));
+        let mut hits: Vec<&[u8]> = Vec::new();
+        for i in 0..spans.len() {
+            let k = key(i);
+            let hit = self.is_key(k)
+                || (mcp && k.starts_with(b"mcp") && self.qualified.contains(&k[3..]));
+            if hit && !hits.contains(&k) {
+                hits.push(k);
+            }
+        }
+        if hits.is_empty() {
+            return Some(Vec::new());
+        }
+        let words: Vec<&[u8]> = py_split(bytes).collect();
+        // Aligned: every word has a key, so words[i] -> keys[i]; else the words' cores are
+        // counted against the keys (`keys.count(key) == Σ cores.count(form)`).
+        let aligned = words.len() == spans.len();
+        let mut squashable = Vec::new();
+        for k in hits {
+            if k.len() >= MIN_SQUASHED_LENGTH {
+                squashable.push(String::from_utf8(k.to_vec()).expect("ASCII"));
+            }
+            let plain = if aligned {
+                (0..spans.len()).all(|i| key(i) != k || is_plain_form(core(words[i]), k))
+            } else {
+                let with_key = (0..spans.len()).filter(|&i| key(i) == k).count();
+                let in_form = words.iter().filter(|w| is_plain_form(core(w), k)).count();
+                with_key == in_form
+            };
+            if !plain {
+                return None;
+            }
+        }
+        Some(squashable)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys() -> NameKeys {
+        NameKeys::new(["readfile", "search", "list"], ["fsreadfile"])
+    }
+
+    #[test]
+    fn plain_words_that_are_names_name_nothing() {
+        let k = keys();
+        assert_eq!(
+            k.names_none("please search the list of files and more words here ok"),
+            Some(vec!["search".to_owned()])
+        );
+        assert_eq!(
+            k.names_none("Search, LIST: words and more words here too"),
+            Some(vec!["search".to_owned()])
+        );
+        assert_eq!(
+            k.names_none("nothing here at all in this text of ours"),
+            Some(vec![])
+        );
+    }
+
+    #[test]
+    fn identifiers_whole_texts_and_non_ascii_may_name_tools() {
+        let k = keys();
+        for text in [
+            "use read_file to open it and then more words",
+            "use readFile to open it and then more words",
+            "read file",
+            "mcp fs read file",
+            "use mcp__fs__read_file now, and more words here",
+            "café search",
+            "a sEarch of words and more words to pad it",
+        ] {
+            assert_eq!(k.names_none(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn python_whitespace_and_punctuation_rules() {
+        let k = keys();
+        // \x0b and \x1f split words for Python: "search" is a plain word either way.
+        assert_eq!(
+            k.names_none("a\x0bsearch\x1fb c d e f g h i"),
+            Some(vec!["search".to_owned()])
+        );
+        // A word of punctuation only has no key: the cores are counted (not aligned).
+        assert_eq!(
+            k.names_none("-- search -- (list) and more words to pad"),
+            Some(vec!["search".to_owned()])
+        );
+        assert_eq!(core(b"(list)"), b"list");
+        assert_eq!(core(b"--"), b"");
+        assert!(is_plain_form(b"List", b"list"));
+        assert!(is_plain_form(b"LIST", b"list"));
+        assert!(!is_plain_form(b"LiSt", b"list"));
+        assert!(is_plain_form(b"3d", b"3d"));
+    }
+}
