@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import re
 
 import pytest
 from hypothesis import given
@@ -178,10 +179,24 @@ def _dataclass_matches(tools, hits, reason):
     return [Match(tools[d], score, reason) for d, score in hits]
 
 
+class _PairsEngine:
+    """An engine whose ``search_matches`` is ``search`` and the dataclass constructor."""
+
+    def __init__(self, engine):
+        self._engine = engine
+
+    def __getattr__(self, name):
+        return getattr(self._engine, name)
+
+    def search_matches(self, tools, reason, *args):
+        return _dataclass_matches(tools, self._engine.search(*args), reason)
+
+
 def _search_general(index, query, opts, monkeypatch):
     """``search`` with every shortcut off: no request cache, no parse shortcut, every name
     candidate looked up, and results built through the dataclass constructors."""
     with monkeypatch.context() as m:
+        m.setattr(index, "_index", _PairsEngine(index._index))
         m.setattr(index_module, "_REQUEST_CACHE_SIZE", 0)
         m.setattr(index_module, "_REQUESTS", {})
         m.setattr(index_module, "_DEFAULT_REQUESTS", {})
@@ -272,6 +287,38 @@ def test_default_options_path_takes_only_the_signature_defaults():
     assert same == one
     with pytest.raises(QueryError):
         index.search("   ", 1)  # the query is still checked
+
+
+@given(
+    query=texts,
+    limit=st.integers(1, 20),
+    exclude=st.none() | st.lists(st.integers(0, len(TOOLS) - 1), max_size=3),
+    include=st.none() | st.lists(st.integers(0, len(TOOLS) - 1), max_size=6),
+    required=st.none() | st.lists(st.sampled_from(["read", "search", "web", "x"]), max_size=2),
+    prefix_fraction=st.sampled_from([0.0, 0.5]),
+    threshold=st.sampled_from([0.0, 1.0]),
+    relative_floor=st.sampled_from([0.0, 0.5]),
+    coverage=st.booleans(),
+)
+def test_search_matches_is_search_then_matches(
+    catalogue_index, query, limit, exclude, include, required, prefix_fraction, threshold,
+    relative_floor, coverage,
+):  # fmt: skip
+    engine, tools = catalogue_index._index, catalogue_index._tools
+    args = (
+        query, limit, exclude, include, required, prefix_fraction, 3, 16, threshold,
+        relative_floor, coverage,
+    )  # fmt: skip
+    try:
+        want = _dataclass_matches(tools, engine.search(*args), "bm25")
+    except Exception as exc:  # the same error, raised the same way
+        with pytest.raises(type(exc), match=re.escape(str(exc))):
+            engine.search_matches(tools, "bm25", *args)
+        return
+    got = engine.search_matches(tools, "bm25", *args)
+    assert got == want
+    assert [type(m) for m in got] == [Match] * len(want)
+    assert [m.normalized_score for m in got] == [None] * len(want)
 
 
 def test_compiled_matches_equal_the_python_ones_and_fail_cleanly():

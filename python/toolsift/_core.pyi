@@ -8,6 +8,9 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal, TypeVar, final, overload
 
+from .result import Match, MatchReason
+from .tools import Tool
+
 _Match = TypeVar("_Match")
 
 __all__ = [
@@ -232,6 +235,24 @@ class Index:
 
     # --- scale and concurrency: batch search, snapshots, live updates ---
 
+    def search_matches(
+        self,
+        tools: Sequence[Tool],
+        reason: MatchReason,
+        query: str,
+        limit: int,
+        exclude: Iterable[int] | None = None,
+        include: Iterable[int] | None = None,
+        required: Iterable[str] | None = None,
+        prefix_fraction: float = 0.0,
+        prefix_min_len: int = 3,
+        max_expansions: int = 16,
+        threshold: float = 0.0,
+        relative_floor: float = 0.0,
+        coverage: bool = False,
+    ) -> list[Match]:
+        """:meth:`search`'s hits as ``toolsift.result.Match`` objects of ``tools[id]`` with
+        ``reason``, built in the same call (the ranked list of ``ToolIndex.search``)."""
     def search_many(
         self,
         queries: Iterable[str],

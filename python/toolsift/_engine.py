@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ._analysis import ProfileName
+    from .result import Match, MatchReason
+    from .tools import Tool
 
 
 class EngineIndex(Protocol):
@@ -38,6 +40,23 @@ class EngineIndex(Protocol):
         relative_floor: float = ...,
         coverage: bool = ...,
     ) -> list[tuple[int, float]]: ...
+
+    def search_matches(
+        self,
+        tools: Sequence[Tool],
+        reason: MatchReason,
+        query: str,
+        limit: int,
+        exclude: Iterable[int] | None = None,
+        include: Iterable[int] | None = None,
+        required: Iterable[str] | None = None,
+        prefix_fraction: float = ...,
+        prefix_min_len: int = ...,
+        max_expansions: int = ...,
+        threshold: float = ...,
+        relative_floor: float = ...,
+        coverage: bool = ...,
+    ) -> list[Match]: ...
 
     def score_documents(
         self,

@@ -25,6 +25,8 @@ from collections.abc import Iterable, Sequence
 
 from ._analysis import ProfileName, is_marked, query_terms, required_terms
 from .errors import LimitError, QueryError
+from .result import Match, MatchReason, new_matches
+from .tools import Tool
 
 
 def _check_text(value: object, what: str) -> str:
@@ -117,6 +119,29 @@ class _Search(_Fields):
         if not tokens:
             raise QueryError("Query must contain at least one letter or number.")
         return self._search(tokens, limit, opts, self._required_sets(opts.required))
+
+    def search_matches(
+        self,
+        tools: Sequence[Tool],
+        reason: MatchReason,
+        query: str,
+        limit: int,
+        exclude: Iterable[int] | None = None,
+        include: Iterable[int] | None = None,
+        required: Iterable[str] | None = None,
+        prefix_fraction: float = 0.0,
+        prefix_min_len: int = 3,
+        max_expansions: int = 16,
+        threshold: float = 0.0,
+        relative_floor: float = 0.0,
+        coverage: bool = False,
+    ) -> list[Match]:
+        """:meth:`search`'s hits as :class:`~toolsift.Match` objects of ``tools[id]``."""
+        hits = self.search(
+            query, limit, exclude, include, required, prefix_fraction, prefix_min_len,
+            max_expansions, threshold, relative_floor, coverage,
+        )  # fmt: skip
+        return new_matches(tools, hits, reason)
 
     def _search(
         self, tokens: list[str], limit: int, opts: _Options, req: list[set[int]] | None

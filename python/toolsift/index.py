@@ -445,8 +445,11 @@ class ToolIndex(SnapshotsAndUpdates):
         matches, room, (exclude, required, floor) = self._tier(parsed, request)
         if room > 0:
             prefix = request.prefix
-            # By position: keyword arguments cost the Rust binding ~0.1 µs each to match.
-            hits = self._index.search(
+            # By position: keyword arguments cost the Rust binding ~0.1 µs each to match. The
+            # engine builds the Match objects in the same call.
+            matches += self._index.search_matches(
+                self._tools,
+                "bm25",
                 parsed.text,
                 room,
                 exclude,
@@ -459,7 +462,6 @@ class ToolIndex(SnapshotsAndUpdates):
                 floor,
                 request.coverage,
             )
-            matches += _NEW_MATCHES[self.engine](self._tools, hits, "bm25")
         return self._finish(parsed, matches, notices, request)
 
     def _keyword_matches(self, parsed: ParsedQuery, request: _Request) -> list[Match]:

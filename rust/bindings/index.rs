@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyTuple};
 
 use std::path::PathBuf;
 
@@ -183,6 +183,56 @@ impl PyIndex {
         )?;
         let inner = &self.inner;
         Ok(py.detach(|| inner.search(&query, limit, &options))?)
+    }
+
+    /// `search` whose hits come back as `toolsift.result.Match` objects of `tools[id]` with
+    /// `reason`: `ToolIndex.search`'s ranked list in one call, without the intermediate list of
+    /// pairs (its 8 tuples, their extraction and a second call: ~1 µs of a 20 µs search).
+    #[pyo3(signature = (
+        tools, reason, query, limit, exclude = None, include = None, required = None,
+        prefix_fraction = 0.0, prefix_min_len = 3, max_expansions = 16, threshold = 0.0,
+        relative_floor = 0.0, coverage = false
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn search_matches<'py>(
+        &self,
+        py: Python<'py>,
+        tools: &Bound<'py, PyAny>,
+        reason: &Bound<'py, PyAny>,
+        query: &Bound<'py, PyAny>,
+        limit: &Bound<'py, PyAny>,
+        exclude: Option<&Bound<'py, PyAny>>,
+        include: Option<&Bound<'py, PyAny>>,
+        required: Option<&Bound<'py, PyAny>>,
+        prefix_fraction: f64,
+        prefix_min_len: usize,
+        max_expansions: usize,
+        threshold: f64,
+        relative_floor: f64,
+        coverage: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let hits = self.search(
+            py,
+            query,
+            limit,
+            exclude,
+            include,
+            required,
+            prefix_fraction,
+            prefix_min_len,
+            max_expansions,
+            threshold,
+            relative_floor,
+            coverage,
+        )?;
+        let cls = super::matches::match_class(py)?;
+        super::matches::build_matches(
+            py,
+            cls,
+            tools,
+            hits.into_iter().map(|(d, s)| (d as usize, s)),
+            reason,
+        )
     }
 
     #[pyo3(signature = (

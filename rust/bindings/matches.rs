@@ -26,6 +26,33 @@ pub(crate) fn new_matches<'py>(
     hits: Vec<(usize, f64)>,
     reason: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyList>> {
+    build_matches(py, cls, tools, hits, reason)
+}
+
+/// `toolsift.result.Match`, looked up once per interpreter (for `Index.search_matches`).
+static MATCH: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// The `Match` class of `toolsift.result`.
+pub(crate) fn match_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    MATCH
+        .get_or_try_init(py, || -> PyResult<Py<PyType>> {
+            Ok(py
+                .import("toolsift.result")?
+                .getattr("Match")?
+                .cast_into::<PyType>()?
+                .unbind())
+        })
+        .map(|cls| cls.bind(py))
+}
+
+/// The matches of `hits` (see [`new_matches`]).
+pub(crate) fn build_matches<'py>(
+    py: Python<'py>,
+    cls: &Bound<'py, PyType>,
+    tools: &Bound<'py, PyAny>,
+    hits: impl IntoIterator<Item = (usize, f64)>,
+    reason: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
     let new = OBJECT_NEW
         .get_or_try_init(py, || -> PyResult<Py<PyAny>> {
             Ok(py
