@@ -167,11 +167,16 @@ impl Index {
                         .then_some((qtf2, term2, tfs2))
                 });
                 let first = (qtf, term, tfs);
-                let add = match (pair.is_some(), count) {
-                    (false, false) => Index::add_postings::<false, false>,
-                    (false, true) => Index::add_postings::<true, false>,
-                    (true, false) => Index::add_postings::<false, true>,
-                    (true, true) => Index::add_postings::<true, true>,
+                // The first list of a query only writes: every slot it reaches is still 0.0.
+                let add = match (pair.is_some(), count, touched.is_empty()) {
+                    (false, false, false) => Index::add_postings::<false, false, false>,
+                    (false, true, false) => Index::add_postings::<true, false, false>,
+                    (true, false, false) => Index::add_postings::<false, true, false>,
+                    (true, true, false) => Index::add_postings::<true, true, false>,
+                    (false, false, true) => Index::add_postings::<false, false, true>,
+                    (false, true, true) => Index::add_postings::<true, false, true>,
+                    (true, false, true) => Index::add_postings::<false, true, true>,
+                    (true, true, true) => Index::add_postings::<true, true, true>,
                 };
                 if pair.is_some() {
                     known += 1;
@@ -238,7 +243,7 @@ impl Index {
     /// ignored.
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    fn add_postings<const COUNT: bool, const PAIR: bool>(
+    fn add_postings<const COUNT: bool, const PAIR: bool, const FIRST: bool>(
         &self,
         docs: &[u32],
         (qtf, term, tfs): (f64, u32, &[f32]),
@@ -257,19 +262,31 @@ impl Index {
         // Branch-free bookkeeping: every document is written after the touched ones and kept
         // only when this term is its first contribution (contributions are > 0, so with a pair
         // this is the union of the two terms' tests).
+        if FIRST {
+            // No document has a contribution yet (`touched` is empty, so every accumulator slot
+            // is 0.0): each posting's sum is `0.0 + score`, which is `score`, and each document
+            // is new. The loop only writes, and `touched` is a copy of `docs`.
+            debug_assert!(touched.is_empty());
+            touched.extend_from_slice(docs);
+        }
         let mut len = touched.len();
-        touched.resize(len + docs.len(), 0);
+        if !FIRST {
+            touched.resize(len + docs.len(), 0);
+        }
         let out = &mut touched[..];
         for (i, &doc) in docs.iter().enumerate() {
             let d = doc as usize;
-            debug_assert!(d < norms.len() && len < out.len());
+            debug_assert!(d < norms.len() && (FIRST || len < out.len()));
             // SAFETY: `d < norms.len() == acc.len()`: every doc id in the postings is below the
             // document count, an invariant of `Index` that each constructor establishes (the
             // builds number documents 0..n, snapshot loading validates every id, updates remap
             // valid ids) and that nothing mutates afterwards. `len < out.len()`: `len` starts at
             // the old length and grows by at most one per posting, and `out` has one slot per
             // posting beyond it. Three bounds checks per posting cost ~8% of a search.
-            let (before, norm) = unsafe { (*acc.get_unchecked(d), *norms.get_unchecked(d)) };
+            let (before, norm) = unsafe {
+                let before = if FIRST { 0.0 } else { *acc.get_unchecked(d) };
+                (before, *norms.get_unchecked(d))
+            };
             let tf = tfs[i] as f64;
             let mut after = before + qi * ((tf * k1p1) / (tf + norm) + delta);
             if PAIR {
@@ -279,14 +296,20 @@ impl Index {
             // SAFETY: as above.
             unsafe {
                 *acc.get_unchecked_mut(d) = after;
-                *out.get_unchecked_mut(len) = doc;
+                if !FIRST {
+                    *out.get_unchecked_mut(len) = doc;
+                }
             }
-            len += usize::from(before == 0.0 && after != 0.0);
+            if !FIRST {
+                len += usize::from(before == 0.0 && after != 0.0);
+            }
             if COUNT {
                 matched[d] += 1 + u32::from(PAIR);
             }
         }
-        touched.truncate(len);
+        if !FIRST {
+            touched.truncate(len);
+        }
     }
 
     /// The top `limit` of the touched documents, zeroing the accumulator (and the matched
