@@ -176,54 +176,61 @@ impl Profile {
     /// A word and its copy are adjacent so that scoring, which sums terms in this order, may add
     /// both in one pass where their documents are the same (`Index::accumulate`).
     pub fn query_terms(self, query: &str) -> Vec<String> {
-        let mut terms = self.terms(query);
+        self.analyse_query(query).iter().map(String::from).collect()
+    }
+
+    /// [`Profile::query_terms`] in one buffer ([`QueryTerms`]): the search path's form, which
+    /// allocates a few buffers per query instead of two strings per term (a long agent query
+    /// holds 30-60 terms).
+    pub fn analyse_query(self, query: &str) -> QueryTerms {
+        // Capacities: a query's terms take at most about its length (NFKD may expand a few
+        // characters; the buffers then grow), and a term holds at least a character.
+        let mut tokens = QueryTerms::with_capacity(query.len(), query.len() / 2 + 1);
+        let mut tokenizer = Tokenizer::new();
+        self.for_each_term(&mut tokenizer, query, |t| tokens.push(t));
         if self == Profile::Seed {
-            return terms;
+            return tokens;
         }
-        let mut kept: Vec<usize> = (0..terms.len())
-            .filter(|&i| !is_stopword(&terms[i]))
+        let mut kept: Vec<usize> = (0..tokens.len())
+            .filter(|&i| !is_stopword(tokens.get(i)))
             .collect();
         if kept.is_empty() {
-            kept.extend(0..terms.len()); // stop words only: keep them all
+            kept.extend(0..tokens.len()); // stop words only: keep them all
         }
-        // The distinct kept words (indices into `terms`), first-seen. Agents' queries run from
-        // one word to ~60: short ones scan what is already kept, long ones hash it. Every set
-        // borrows the strings, and the output moves them: a long query's analysis allocates
-        // only its tokens and its stemmed copies (it cloned each term twice more, ~3 µs on a
-        // 30-word query).
+        // The distinct kept words (indices into `tokens`), first-seen. Agents' queries run from
+        // one word to ~60: short ones scan what is already kept, long ones hash it.
         let long = kept.len() > DISTINCT_SCAN_MAX;
-        let mut words: Vec<usize> = Vec::with_capacity(terms.len());
+        let mut words: Vec<usize> = Vec::with_capacity(kept.len());
         let mut seen: HashSet<&str, ahash::RandomState> = HashSet::default();
         for i in kept {
-            let t = terms[i].as_str();
+            let t = tokens.get(i);
             let new = if long {
                 seen.insert(t)
             } else {
-                !words.iter().any(|&j| terms[j] == t)
+                !words.iter().any(|&j| tokens.get(j) == t)
             };
             if new {
                 words.push(i);
             }
         }
-        let copies: Vec<String> = words.iter().map(|&i| stem_copy_cached(&terms[i])).collect();
+        let mut copies =
+            QueryTerms::with_capacity(tokens.text.len() + 2 * words.len(), words.len());
+        for &i in &words {
+            with_stem_copy(tokens.get(i), |copy| copies.push(copy));
+        }
         // A word's copy follows it unless an earlier word brought the same copy (a plain term
         // and a copy never collide: copies start with the mark, which the tokenizer never emits).
         seen.clear();
-        let fresh: Vec<bool> = copies
-            .iter()
-            .enumerate()
-            .map(|(j, c)| {
-                if long {
-                    seen.insert(c.as_str())
-                } else {
-                    !copies[..j].contains(c)
-                }
-            })
-            .collect();
-        drop(seen);
-        let mut out: Vec<String> = Vec::with_capacity(words.len() * 2);
-        for ((&i, copy), fresh) in words.iter().zip(copies).zip(fresh) {
-            out.push(std::mem::take(&mut terms[i]));
+        let mut out =
+            QueryTerms::with_capacity(tokens.text.len() + copies.text.len(), 2 * words.len());
+        for (j, &i) in words.iter().enumerate() {
+            out.push(tokens.get(i));
+            let copy = copies.get(j);
+            let fresh = if long {
+                seen.insert(copy)
+            } else {
+                !(0..j).any(|k| copies.get(k) == copy)
+            };
             if fresh {
                 out.push(copy);
             }
@@ -241,6 +248,47 @@ impl Profile {
                 out
             }
         }
+    }
+}
+
+/// A query's analysed terms, in order, in one buffer (term `i` is `text[ends[i-1]..ends[i]]`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QueryTerms {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl QueryTerms {
+    fn with_capacity(bytes: usize, terms: usize) -> Self {
+        QueryTerms {
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(terms),
+        }
+    }
+
+    fn push(&mut self, term: &str) {
+        self.text.push_str(term);
+        self.ends.push(self.text.len());
+    }
+
+    /// Number of terms.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Term `i` (panics past the end).
+    pub fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+
+    /// The terms, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.len()).map(|i| self.get(i))
     }
 }
 
@@ -284,21 +332,24 @@ struct StemCache {
 /// their vocabulary, and a lookup costs a small fraction of running the Snowball algorithm
 /// (~33 ns against ~280 ns). Stemming is a pure function, so the result is the same.
 pub fn stem_copy_cached(term: &str) -> String {
+    with_stem_copy(term, |copy| copy.to_owned())
+}
+
+/// Calls `f` with `term`'s stemmed copy from this thread's cache (see [`stem_copy_cached`]),
+/// without copying it out.
+pub fn with_stem_copy<R>(term: &str, f: impl FnOnce(&str) -> R) -> R {
     STEM_CACHE.with(|cache| {
         let mut cache = cache.borrow_mut();
         if let Some(copy) = cache.young.get(term) {
-            return copy.to_string();
+            return f(copy);
         }
-        let copy = match cache.old.remove_entry(term) {
-            Some((word, copy)) => {
-                let out = copy.to_string();
-                cache.remember(word, copy);
-                return out;
-            }
-            None => stem_copy(term),
+        let (word, copy): (Box<str>, Box<str>) = match cache.old.remove_entry(term) {
+            Some(found) => found,
+            None => (term.into(), stem_copy(term).into()),
         };
-        cache.remember(term.into(), copy.as_str().into());
-        copy
+        let out = f(&copy);
+        cache.remember(word, copy);
+        out
     })
 }
 
@@ -480,6 +531,31 @@ mod tests {
         assert_eq!(Profile::Seed.query_terms("a a b"), ["a", "a", "b"]);
         assert_eq!(stem_copy("running"), "§run");
         assert_eq!(stem_copy("café"), "§café");
+    }
+
+    #[test]
+    fn long_queries_and_multibyte_terms_in_one_buffer() {
+        // Past DISTINCT_SCAN_MAX kept words the sets hash; the copies of "file" and "files"
+        // collide, and multibyte terms (a copy's mark, CJK bigrams) slice cleanly.
+        let query = "files file café 日本語 read reads reading alpha beta gamma delta files";
+        let terms = Profile::English.analyse_query(query);
+        let owned: Vec<&str> = terms.iter().collect();
+        assert_eq!(
+            owned,
+            [
+                "files", "§file", "file", "cafe", "§cafe", "日本", "§日本", "本語", "§本語",
+                "read", "§read", "reads", "reading", "alpha", "§alpha", "beta", "§beta", "gamma",
+                "§gamma", "delta", "§delta"
+            ]
+        );
+        assert_eq!(Profile::English.query_terms(query), owned);
+        assert_eq!(terms.len(), owned.len());
+        let seed = Profile::Seed.analyse_query("Ünïcode café  a a");
+        assert_eq!(
+            seed.iter().collect::<Vec<_>>(),
+            ["unicode", "cafe", "a", "a"]
+        );
+        assert!(Profile::Seed.analyse_query("  ,;  ").is_empty());
     }
 
     #[test]

@@ -57,7 +57,9 @@ impl Index {
         limit: usize,
         options: &SearchOptions,
     ) -> Result<Vec<(u32, f64)>> {
-        self.search_tokens(&self.query_terms(query), limit, options)
+        let terms = self.profile.analyse_query(query);
+        let tokens: Vec<&str> = terms.iter().collect();
+        self.search_tokens(&tokens, limit, options)
     }
 
     /// The top `limit` documents for query `tokens` by BM25+ score (descending, then name
