@@ -11,7 +11,7 @@
 //! a tool with an identifier name, for squashed words) stays in Python: the proof returns the
 //! keys that question must be asked of.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 /// Python's `str.split()` separators among ASCII characters (`str.isspace`): Rust's
 /// `is_ascii_whitespace` lacks `\x0b` and `\x1c`-`\x1f`.
@@ -65,9 +65,13 @@ fn is_plain_form(core: &[u8], key: &[u8]) -> bool {
 /// `qualified` (server + tool, which also serves `mcp` + server + tool), as in `NameTable`.
 #[derive(Debug, Default, Clone)]
 pub struct NameKeys {
-    plain: HashSet<Box<[u8]>, ahash::RandomState>,
-    qualified: HashSet<Box<[u8]>, ahash::RandomState>,
+    /// Every key of either table, with the tables that hold it ([`PLAIN`] | [`QUALIFIED`]): one
+    /// lookup per query word.
+    keys: HashMap<Box<[u8]>, u8, ahash::RandomState>,
 }
+
+const PLAIN: u8 = 1;
+const QUALIFIED: u8 = 2;
 
 /// Texts of at most this many words are a name candidate as a whole (`_WHOLE_TEXT_WORDS`).
 const WHOLE_TEXT_WORDS: usize = 8;
@@ -79,20 +83,22 @@ impl NameKeys {
         plain: impl IntoIterator<Item = P>,
         qualified: impl IntoIterator<Item = Q>,
     ) -> Self {
-        NameKeys {
-            plain: plain
-                .into_iter()
-                .map(|k| k.as_ref().as_bytes().into())
-                .collect(),
-            qualified: qualified
-                .into_iter()
-                .map(|k| k.as_ref().as_bytes().into())
-                .collect(),
+        let mut keys: HashMap<Box<[u8]>, u8, ahash::RandomState> = HashMap::default();
+        for k in plain {
+            *keys.entry(k.as_ref().as_bytes().into()).or_default() |= PLAIN;
         }
+        for k in qualified {
+            *keys.entry(k.as_ref().as_bytes().into()).or_default() |= QUALIFIED;
+        }
+        NameKeys { keys }
     }
 
     fn is_key(&self, key: &[u8]) -> bool {
-        self.plain.contains(key) || self.qualified.contains(key)
+        self.keys.contains_key(key)
+    }
+
+    fn is_qualified(&self, key: &[u8]) -> bool {
+        self.keys.get(key).is_some_and(|&t| t & QUALIFIED != 0)
     }
 
     /// `NameTable._names_none` for a text without quotes: `None` when the text may name a tool
@@ -124,9 +130,7 @@ impl NameKeys {
         let key = |i: usize| &buf[spans[i].0..spans[i].1];
         if spans.len() <= WHOLE_TEXT_WORDS {
             let whole = &buf[..]; // the keys, concatenated
-            if self.is_key(whole)
-                || (whole.starts_with(b"mcp") && self.qualified.contains(&whole[3..]))
-            {
+            if self.is_key(whole) || (whole.starts_with(b"mcp") && self.is_qualified(&whole[3..])) {
                 return None;
             }
         }
@@ -134,8 +138,8 @@ impl NameKeys {
         let mut hits: Vec<&[u8]> = Vec::new();
         for i in 0..spans.len() {
             let k = key(i);
-            let hit = self.is_key(k)
-                || (mcp && k.starts_with(b"mcp") && self.qualified.contains(&k[3..]));
+            let hit =
+                self.is_key(k) || (mcp && k.starts_with(b"mcp") && self.is_qualified(&k[3..]));
             if hit && !hits.contains(&k) {
                 hits.push(k);
             }
