@@ -179,6 +179,10 @@ def _dataclass_matches(tools, hits, reason):
     return [Match(tools[d], score, reason) for d, score in hits]
 
 
+def _dataclass_result(cls, fields, query, matches, total_tools):
+    return cls(**{**fields, "query": query, "matches": matches, "total_tools": total_tools})
+
+
 class _PairsEngine:
     """An engine whose ``search_matches`` is ``search`` and the dataclass constructor."""
 
@@ -205,6 +209,7 @@ def _search_general(index, query, opts, monkeypatch):
         m.setattr(index_module, "new_match", Match)
         general = {e: _dataclass_matches for e in ("python", "rust")}
         m.setattr(index_module, "_NEW_MATCHES", general)
+        m.setattr(SearchResult, "_from_fields", classmethod(_dataclass_result))
         return _outcome(lambda: index.search(query, **opts))
 
 
@@ -255,6 +260,28 @@ def test_fast_result_objects_equal_the_dataclass_ones():
     assert dict(fast.suggestions) == {} and fast.missing == ()
     with pytest.raises(AttributeError):
         fast.limit = 3  # type: ignore[misc]
+    # The search path's result: the request's fields and the query's own.
+    fields = SearchResult._keyword_fields(8, ("n",), True)
+    built = SearchResult._from_fields(fields, "q", (match,), 3)
+    assert built == slow
+    assert repr(built) == repr(slow)
+    assert vars(built) == vars(slow)
+    assert list(vars(built)) == list(vars(slow)), "field order"
+    assert pickle.loads(pickle.dumps(built)) == slow
+    assert fields["query"] == "" and fields["matches"] == (), "the shared fields stay as built"
+
+
+@pytest.mark.parametrize("query", ["read a file", "select:read_file,raed_fil", "search"])
+def test_search_results_pickle(catalogue_index, query):
+    # Results cross process boundaries (multiprocessing, concurrent.futures): a select's
+    # suggestions are a read-only mapping, which pickles as a dict and comes back read-only.
+    result = catalogue_index.search(query)
+    back = pickle.loads(pickle.dumps(result))
+    assert back == result
+    assert repr(back) == repr(result)
+    assert list(vars(back)) == list(vars(result))
+    with pytest.raises(TypeError):
+        back.suggestions["x"] = ()  # type: ignore[index]
 
 
 def test_every_search_option_is_part_of_the_request_cache_key():

@@ -92,6 +92,10 @@ class _Request:
     relative_floor: float
     coverage: bool
     normalize: bool
+    #: A ranked result's fields but the query's own (``SearchResult._from_fields``), when no gate
+    #: acts on the whole result (the BM25+ ranker, no relative floor, no normalization): the
+    #: common search's result is then these fields and three more, not a ``_finish`` pass.
+    plain_fields: dict[str, Any] | None = None
 
 
 # Validated requests of search() calls without exclude / servers, keyed by their options and the
@@ -406,10 +410,12 @@ class ToolIndex(SnapshotsAndUpdates):
         clamped = limit > max_limit
         allowed = self._allowed(servers)
         excluded = frozenset(self._by_name[n] for n in exclude if n in self._by_name)
+        notices = (f"limit {limit} clamped to {max_limit}",) if clamped else ()
+        plain = ranker == "bm25" and not relative_floor and not normalize
         return _Request(
             limit=max_limit if clamped else limit,
             max_limit=max_limit,
-            notices=(f"limit {limit} clamped to {max_limit}",) if clamped else (),
+            notices=notices,
             clamped=clamped,
             max_query_length=max_query_length,
             allowed=allowed,
@@ -427,6 +433,11 @@ class ToolIndex(SnapshotsAndUpdates):
             relative_floor=relative_floor,
             coverage=coverage,
             normalize=normalize,
+            plain_fields=(
+                SearchResult._keyword_fields(max_limit if clamped else limit, notices, clamped)
+                if plain
+                else None
+            ),
         )
 
     def _search_one(self, parsed: ParsedQuery, request: _Request) -> SearchResult:
@@ -462,6 +473,9 @@ class ToolIndex(SnapshotsAndUpdates):
                 floor,
                 request.coverage,
             )
+        fields = request.plain_fields
+        if fields is not None and not parsed.truncated:  # no gate, no notice to add
+            return SearchResult._from_fields(fields, parsed.query, tuple(matches), len(self._tools))
         return self._finish(parsed, matches, notices, request)
 
     def _keyword_matches(self, parsed: ParsedQuery, request: _Request) -> list[Match]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal, Optional, Union, overload
+from typing import Any, Literal, Optional, Union, overload
 
 from .tools import Tool
 
@@ -120,6 +120,14 @@ class SearchResult(Sequence[Match]):
         object.__setattr__(self, "notices", tuple(self.notices))
         object.__setattr__(self, "suggestions", _frozen_suggestions(self.suggestions))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickles through the constructor (the suggestions as a plain dict: a read-only
+        mapping proxy cannot be pickled), so results cross process boundaries
+        (``multiprocessing``, ``concurrent.futures``)."""
+        fields = dict(self.__dict__)
+        fields["suggestions"] = dict(self.suggestions)
+        return (_rebuild_result, (type(self), fields))
+
     @classmethod
     def _keyword(
         cls,
@@ -147,6 +155,45 @@ class SearchResult(Sequence[Match]):
             truncated=truncated,
             total_tools=total_tools,
         )
+        return result
+
+    @staticmethod
+    def _keyword_fields(limit: int, notices: tuple[str, ...], clamped: bool) -> dict[str, Any]:
+        """A keyword query's result fields, in field order, with placeholders for the query's
+        own (``query``, ``matches``, ``total_tools``; ``truncated`` False): for
+        :meth:`_from_fields`, once per set of search options.
+
+        Example:
+            >>> fields = SearchResult._keyword_fields(8, (), False)
+            >>> SearchResult._from_fields(fields, "read a file", (), 3).total_tools
+            3
+        """
+        return {
+            "query": "",
+            "query_kind": "keyword",
+            "limit": limit,
+            "matches": (),
+            "missing": (),
+            "suggestions": MappingProxyType({}),
+            "notices": notices,
+            "clamped": clamped,
+            "truncated": False,
+            "total_tools": 0,
+        }
+
+    @classmethod
+    def _from_fields(
+        cls, fields: dict[str, Any], query: str, matches: tuple[Match, ...], total_tools: int
+    ) -> SearchResult:
+        """The result :meth:`_keyword` builds from the same values, from ``fields``
+        (:meth:`_keyword_fields`) and the query's own: one dict copy and three stores (the
+        search path makes one per query)."""
+        result = _new(cls)
+        values = result.__dict__
+        values.update(fields)
+        values["query"] = query
+        values["matches"] = matches
+        values["total_tools"] = total_tools
         return result
 
     @overload
@@ -198,3 +245,8 @@ class SearchResult(Sequence[Match]):
     def names(self) -> list[str]:
         """The canonical names of the matched tools, best first."""
         return [m.tool.name for m in self.matches]
+
+
+def _rebuild_result(cls: type[SearchResult], fields: dict[str, Any]) -> SearchResult:
+    """Unpickles a :class:`SearchResult` (see ``SearchResult.__reduce__``)."""
+    return cls(**fields)
