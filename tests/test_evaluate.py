@@ -8,6 +8,7 @@ import math
 
 import pytest
 from toolsift import FieldWeights, ProfileError, Tool, ToolIndex, default_tools
+from toolsift import _eval_peers as peers
 from toolsift import evaluate as ev
 
 from .conftest import require_shared
@@ -218,12 +219,12 @@ def test_rank_bm25_vectorised_scores_equal_rank_bm25() -> None:
     from toolsift import tokenize
 
     tools = default_tools()[:60]
-    corpus = ev._weighted_tokens(tools)
+    corpus = peers._weighted_tokens(tools)
     for kind, model in (
         ("okapi", rank_bm25.BM25Okapi(corpus)),
         ("plus", rank_bm25.BM25Plus(corpus, k1=1.2, b=0.75, delta=1.0)),
     ):
-        ranker = ev._rank_bm25_ranker(tools, kind)
+        ranker = peers._rank_bm25_ranker(tools, kind)
         for q in QUERIES:
             toks = tokenize(q)
             np.testing.assert_allclose(ranker.scores(toks), model.get_scores(toks), rtol=1e-12)
@@ -233,7 +234,7 @@ def test_weighted_tokens_repeat_each_field_by_its_weight() -> None:
     tool = Tool(name="get_weather", description="Now")
     # name 6, label 4 (the label is the name), summary 2
     assert (
-        ev._weighted_tokens([tool])[0]
+        peers._weighted_tokens([tool])[0]
         == ["get"] * 6 + ["weather"] * 6 + ["get"] * 4 + ["weather"] * 4 + ["now"] * 2
     )
 
