@@ -112,19 +112,23 @@ def _is_mapping(value: object) -> bool:
 
 
 def _collect_descriptions(schema: Any, depth: int, out: list[str]) -> None:
-    if depth > 8 or not _is_mapping(schema):
+    """Appends the descriptions of ``schema``'s properties to ``out`` (see
+    :func:`parameter_descriptions`). :func:`documents` calls it on every tool's schema (~33k
+    properties in mcp_mixed), so a plain ``dict`` is recognised before any call to
+    :func:`_is_mapping`, and the descriptions go straight into ``out``: no list per tool."""
+    if depth > 8 or not (type(schema) in _PLAIN_MAPPINGS or isinstance(schema, Mapping)):
         return
     props = schema.get("properties")
-    if props and _is_mapping(props):
+    if props and (type(props) is dict or _is_mapping(props)):
         for sub in props.values():
-            if _is_mapping(sub):
+            if type(sub) is dict or _is_mapping(sub):
                 desc = sub.get("description")
                 if desc and isinstance(desc, str):
                     out.append(desc)
                 if "properties" in sub or "items" in sub:
                     _collect_descriptions(sub, depth + 1, out)
     items = schema.get("items")
-    if items and _is_mapping(items):
+    if items and (type(items) is dict or _is_mapping(items)):
         _collect_descriptions(items, depth + 1, out)
 
 
@@ -205,8 +209,10 @@ class Documents(Sequence[list[tuple[int, str]]]):
         return f"<Documents of {len(self)} tools>"
 
 
-# Field-id bytes of the schema keys of a tool with n of them, for the common n.
+# Field-id bytes of the schema keys (parameter descriptions) of a tool with n of them, for the
+# common n.
 _KEY_IDS = [bytes([_KEY]) * n for n in range(64)]
+_PARAM_IDS = [bytes([_PARAMS]) * n for n in range(64)]
 
 
 def documents(tools: Iterable[Tool], weights: list[float]) -> Documents:
@@ -246,9 +252,10 @@ def documents(tools: Iterable[Tool], weights: list[float]) -> Documents:
             field_ids += _KEY_IDS[n] if n < 64 else bytes([_KEY]) * n
             field_ids += tail
             if with_params:
-                params = parameter_descriptions(t.input_schema)
-                extend(params)
-                field_ids += bytes([_PARAMS]) * len(params)
+                before = len(texts)
+                _collect_descriptions(t.input_schema, 0, texts)
+                n = len(texts) - before
+                field_ids += _PARAM_IDS[n] if n < 64 else bytes([_PARAMS]) * n
             end(len(texts))
     finally:
         if enabled:
