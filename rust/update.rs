@@ -110,8 +110,8 @@ impl Index {
                     Some(&id) => id,
                     None => {
                         let id = (n_old_terms + new_terms.len()) as u32;
-                        new_terms.push(term.clone());
-                        new_ids.insert(term.clone(), id);
+                        new_terms.push(term.into());
+                        new_ids.insert(term.into(), id);
                         added_df.push(0);
                         added_presence.push(0);
                         id

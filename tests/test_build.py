@@ -88,39 +88,36 @@ def test_document_columns_read_back_as_pairs_and_build_the_same_index(engine_ind
         columns[len(pairs)]
     names = [t.name for t in tools]
     profile = "seed" if weights == "seed" else "english"
-    built = engine_index(names, columns, w, profile=profile)
-    assert built.to_bytes() == engine_index(names, pairs, w, profile=profile).to_bytes()
+    want = engine_index(names, pairs, w, profile=profile).to_bytes()
+    # Read after the parts were joined (above), and part by part from fresh documents.
+    assert engine_index(names, columns, w, profile=profile).to_bytes() == want
+    fresh = documents(tools, w)
+    assert fresh._toolsift_columns is None and len(fresh) == len(pairs)
+    assert engine_index(names, fresh, w, profile=profile).to_bytes() == want
+    assert list(fresh) == pairs
 
 
-def test_malformed_document_columns_are_read_as_pairs(engine_index):
-    """Columns that don't hold together are ignored: the object is iterated like any other."""
-    from toolsift._documents import Documents
+def test_malformed_document_parts_are_read_as_pairs_from_there(engine_index):
+    """A part that doesn't hold together ends the reading of parts: the documents after those of
+    the parts before it are read from the object's own iteration."""
+    from toolsift._documents import Documents, FieldWeights, document, documents
 
-    pairs = [[(0, "read file"), (1, "send")], []]
+    w = FieldWeights.for_profile("english").as_list()
+    tools = _tools()
+    names = [t.name for t in tools]
+    want = engine_index(names, [document(t, w) for t in tools], w, profile="english").to_bytes()
 
-    class Odd(Documents):
-        __slots__ = ()
+    class Broken(Documents):
+        __slots__ = ("broken",)
 
-        def __iter__(self):
-            return iter(pairs)
+        def _toolsift_parts(self):
+            parts = self._each_part()
+            yield next(parts)
+            yield self.broken
+            yield from parts
 
-        def __len__(self):
-            return len(pairs)
-
-    texts, fields, ends = ["read file", "send", ""], bytes([0, 1, 2]), [2, 3]
-    assert list(Documents(texts, fields, ends)) == pairs
-    want = engine_index(["a", "b"], pairs, WEIGHTS).to_bytes()
-    assert engine_index(["a", "b"], Documents(texts, fields, ends), WEIGHTS).to_bytes() == want
-    wrong = ["write", "x", "y"]
-    for broken in [
-        (wrong, fields[:2], ends),
-        (wrong, fields, [2, 1]),
-        (wrong, fields, [3, 2]),
-        (wrong, fields, []),
-        (wrong, list(fields), ends),
-        (tuple(wrong), fields, ends),
-        (wrong, fields),
-    ]:
-        odd = Odd(texts, fields, ends)
-        odd._toolsift_columns = broken
-        assert engine_index(["a", "b"], odd, WEIGHTS).to_bytes() == want
+    for broken in [("x", b"", []), (["a"], b"\x00", [2]), (["a"], b"\x00"), None, 7]:
+        docs = Broken._lazy(tools, w)
+        docs.broken = broken
+        assert engine_index(names, docs, w, profile="english").to_bytes() == want
+    assert len(list(documents(tools, w)._toolsift_parts())) == 3  # 2,048 tools a part

@@ -157,11 +157,11 @@ def test_building_restores_the_garbage_collector(engine, monkeypatch):
     finally:
         gc.enable()
 
-    def broken(schema):
+    def broken(schema, depth, out):
         raise RuntimeError("boom")
 
     # The english profile's weights read the parameters' descriptions of every tool.
-    monkeypatch.setattr(_documents, "parameter_descriptions", broken)
+    monkeypatch.setattr(_documents, "_collect_descriptions", broken)
     with pytest.raises(RuntimeError, match="boom"):
         ToolIndex(TOOLS, engine=engine, profile="english")
     assert gc.isenabled()

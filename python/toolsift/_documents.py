@@ -112,19 +112,23 @@ def _is_mapping(value: object) -> bool:
 
 
 def _collect_descriptions(schema: Any, depth: int, out: list[str]) -> None:
-    if depth > 8 or not _is_mapping(schema):
+    """Appends the descriptions of ``schema``'s properties to ``out`` (see
+    :func:`parameter_descriptions`). :func:`documents` calls it on every tool's schema (~33k
+    properties in mcp_mixed), so a plain ``dict`` is recognised before any call to
+    :func:`_is_mapping`, and the descriptions go straight into ``out``: no list per tool."""
+    if depth > 8 or not (type(schema) in _PLAIN_MAPPINGS or isinstance(schema, Mapping)):
         return
     props = schema.get("properties")
-    if props and _is_mapping(props):
+    if props and (type(props) is dict or _is_mapping(props)):
         for sub in props.values():
-            if _is_mapping(sub):
+            if type(sub) is dict or _is_mapping(sub):
                 desc = sub.get("description")
                 if desc and isinstance(desc, str):
                     out.append(desc)
                 if "properties" in sub or "items" in sub:
                     _collect_descriptions(sub, depth + 1, out)
     items = schema.get("items")
-    if items and _is_mapping(items):
+    if items and (type(items) is dict or _is_mapping(items)):
         _collect_descriptions(items, depth + 1, out)
 
 
@@ -158,6 +162,14 @@ def document(tool: Tool, weights: list[float]) -> list[tuple[int, str]]:
     return [(f, text) for f, text in fields if text]
 
 
+#: The columns of some tools' documents: ``(texts, field ids, ends)`` (see :class:`Documents`).
+Columns = tuple[list[str], bytes, list[int]]
+
+#: Tools per part of the columns that :func:`documents` makes lazily: the Rust engine's chunk size
+#: (``CHUNK_DOCS`` in ``rust/build.rs``), so that each part it reads completes a chunk to tokenize.
+_PART_TOOLS = 2048
+
+
 class Documents(Sequence[list[tuple[int, str]]]):
     """Every tool's :func:`document`, stored as flat columns.
 
@@ -168,18 +180,68 @@ class Documents(Sequence[list[tuple[int, str]]]):
     and freeing them). Indexing or iterating gives exactly ``document(tool, weights)`` (empty
     texts left out), which is what the Python engine and live updates read.
 
+    :func:`documents` makes the columns lazily, in parts of :data:`_PART_TOOLS` tools, each with
+    its own ``ends``: the Rust engine takes them one by one from ``_toolsift_parts()`` and
+    tokenizes each part on its thread pool while the next one is made here, instead of waiting
+    for all of them (making them is ~20 ms of a ~110 ms english build of mcp_mixed). Reading a
+    document joins the parts into ``_toolsift_columns``; until then that attribute is ``None``.
+
     Example:
         >>> docs = documents([Tool(name="a", description="x")], FieldWeights().as_list())
         >>> docs[0]
         [(0, 'a'), (1, 'a'), (4, 'x'), (7, 'x')]
     """
 
-    __slots__ = ("_toolsift_columns",)
+    __slots__ = ("_toolsift_columns", "_parts", "_tools", "_weights")
 
     def __init__(self, texts: list[str], field_ids: bytes, ends: list[int]) -> None:
-        self._toolsift_columns = (texts, field_ids, ends)
+        self._toolsift_columns: Columns | None = (texts, field_ids, ends)
+        self._parts: list[Columns] = []
+        self._tools: Sequence[Tool] = ()
+        self._weights: list[float] = []
+
+    @classmethod
+    def _lazy(cls, tools: Sequence[Tool], weights: list[float]) -> Documents:
+        """The documents of ``tools``, made part by part when they are first read."""
+        docs = cls([], b"", [])
+        docs._toolsift_columns = None
+        docs._tools, docs._weights = tools, weights
+        return docs
+
+    def _toolsift_parts(self) -> Iterator[Columns] | None:
+        """The columns part by part, made as they are taken; ``None`` once they are joined (read
+        ``_toolsift_columns`` then)."""
+        return None if self._toolsift_columns is not None else self._each_part()
+
+    def _each_part(self) -> Iterator[Columns]:
+        i = 0
+        while True:
+            if i == len(self._parts):
+                done = sum(len(ends) for _, _, ends in self._parts)
+                if done >= len(self._tools):
+                    return
+                self._parts.append(_columns(self._tools[done : done + _PART_TOOLS], self._weights))
+            yield self._parts[i]
+            i += 1
+
+    def _columns(self) -> Columns:
+        """``_toolsift_columns``, joining the parts first if need be."""
+        if self._toolsift_columns is None:
+            texts: list[str] = []
+            field_ids = bytearray()
+            ends: list[int] = []
+            for part_texts, part_ids, part_ends in self._each_part():
+                base = len(texts)
+                texts += part_texts
+                field_ids += part_ids
+                ends += [base + e for e in part_ends]
+            self._toolsift_columns = (texts, bytes(field_ids), ends)
+            self._parts, self._tools = [], ()
+        return self._toolsift_columns
 
     def __len__(self) -> int:
+        if self._toolsift_columns is None:
+            return len(self._tools)
         return len(self._toolsift_columns[2])
 
     @overload
@@ -189,7 +251,7 @@ class Documents(Sequence[list[tuple[int, str]]]):
     def __getitem__(self, i: slice) -> list[list[tuple[int, str]]]: ...
 
     def __getitem__(self, i: int | slice) -> Any:
-        texts, field_ids, ends = self._toolsift_columns
+        texts, field_ids, ends = self._columns()
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(ends)))]
         end = ends[i]  # raises IndexError past either end, as a list does
@@ -205,22 +267,32 @@ class Documents(Sequence[list[tuple[int, str]]]):
         return f"<Documents of {len(self)} tools>"
 
 
-# Field-id bytes of the schema keys of a tool with n of them, for the common n.
+# Field-id bytes of the schema keys (parameter descriptions) of a tool with n of them, for the
+# common n.
 _KEY_IDS = [bytes([_KEY]) * n for n in range(64)]
+_PARAM_IDS = [bytes([_PARAMS]) * n for n in range(64)]
 
 
 def documents(tools: Iterable[Tool], weights: list[float]) -> Documents:
-    """:func:`document` of every tool, as :class:`Documents` columns, with Python's cyclic
-    garbage collector paused meanwhile.
+    """:func:`document` of every tool, as :class:`Documents` columns made when first read.
+
+    Example:
+        >>> len(documents([Tool(name="a"), Tool(name="b")], FieldWeights().as_list()))
+        2
+    """
+    if not isinstance(tools, (tuple, list)):
+        tools = tuple(tools)
+    return Documents._lazy(tools, weights)
+
+
+def _columns(tools: Iterable[Tool], weights: list[float]) -> Columns:
+    """The columns of ``tools``' documents, with Python's cyclic garbage collector paused
+    meanwhile.
 
     The columns are one list of existing strings: they hold no reference cycles, but
     appending a few hundred thousand items triggers collections that walk every object alive
     (the tools and their schemas included). The collector is restored on exit, exceptions
     included, and left alone if it was off.
-
-    Example:
-        >>> len(documents([Tool(name="a"), Tool(name="b")], FieldWeights().as_list()))
-        2
     """
     texts: list[str] = []
     field_ids = bytearray()
@@ -246,11 +318,12 @@ def documents(tools: Iterable[Tool], weights: list[float]) -> Documents:
             field_ids += _KEY_IDS[n] if n < 64 else bytes([_KEY]) * n
             field_ids += tail
             if with_params:
-                params = parameter_descriptions(t.input_schema)
-                extend(params)
-                field_ids += bytes([_PARAMS]) * len(params)
+                before = len(texts)
+                _collect_descriptions(t.input_schema, 0, texts)
+                n = len(texts) - before
+                field_ids += _PARAM_IDS[n] if n < 64 else bytes([_PARAMS]) * n
             end(len(texts))
     finally:
         if enabled:
             gc.enable()
-    return Documents(texts, bytes(field_ids), ends)
+    return texts, bytes(field_ids), ends

@@ -6,9 +6,15 @@
 //!   one field id per text, and a `list` of `int`, the end of each document's texts. No tuple per
 //!   field is made, converted or freed. An empty text holds no terms, so the columns may hold
 //!   empty texts that the pairs leave out.
+//! * **Parts** (what `toolsift._documents.documents` returns, until its documents are read in
+//!   Python): the object's `_toolsift_parts()` returns an iterator of columns as above, each
+//!   holding the next documents (its own `ends` start from 0), or `None` when only
+//!   `_toolsift_columns` is to be read. Python makes each part as it is taken, so the pool
+//!   tokenizes one part while the next is made (see `scale::build_pipelined`).
 //! * **Pairs**: any iterable of documents, each an iterable of `(field id, text)` tuples, as
 //!   `_core.Index` documents them. Columns that are not exactly as described are read this way,
-//!   through the object's own iteration, so they can never be read differently.
+//!   through the object's own iteration, so they can never be read differently; from a part
+//!   that is not, the documents after those of the parts before it are.
 //!
 //! Texts are converted with Python's strict UTF-8 encoder and appended to the chunk's buffer;
 //! a text with lone surrogates (which UTF-8 cannot hold) goes through `extract_text`, which
@@ -16,7 +22,7 @@
 
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyIterator, PyList, PyString, PyTuple};
 
 use super::text::extract_text;
 use crate::build::{FlatChunk, CHUNK_DOCS};
@@ -61,6 +67,11 @@ impl<'py> Columns<'py> {
         let columns = documents
             .getattr(intern!(documents.py(), "_toolsift_columns"))
             .ok()?;
+        Columns::from_tuple(&columns)
+    }
+
+    /// The columns in `columns`, if it is a well-formed `(texts, field_ids, ends)` tuple.
+    fn from_tuple(columns: &Bound<'py, PyAny>) -> Option<Self> {
         let columns = columns.cast::<PyTuple>().ok()?;
         if columns.len() != 3 {
             return None;
@@ -83,10 +94,10 @@ impl<'py> Columns<'py> {
         })
     }
 
-    /// Calls `send` with each chunk of up to `CHUNK_DOCS` documents; returns the document count.
-    fn read(&self, send: &mut impl FnMut(FlatChunk)) -> PyResult<usize> {
+    /// Appends the documents to `chunk`, calling `send` with it each time it holds `CHUNK_DOCS`
+    /// documents; returns the document count.
+    fn read(&self, chunk: &mut FlatChunk, send: &mut impl FnMut(FlatChunk)) -> PyResult<usize> {
         let fields = self.fields.as_bytes();
-        let mut chunk = FlatChunk::default();
         let mut start = 0;
         for &end in &self.ends {
             for i in start..end {
@@ -99,14 +110,23 @@ impl<'py> Columns<'py> {
             start = end;
             chunk.end_document();
             if chunk.len() == CHUNK_DOCS {
-                send(std::mem::take(&mut chunk));
+                send(std::mem::take(chunk));
             }
-        }
-        if !chunk.is_empty() {
-            send(chunk);
         }
         Ok(self.ends.len())
     }
+}
+
+/// The iterator of column parts of `documents`, if it offers one (see the module docs).
+fn parts<'py>(documents: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyIterator>>> {
+    let Ok(method) = documents.getattr(intern!(documents.py(), "_toolsift_parts")) else {
+        return Ok(None);
+    };
+    let parts = method.call0()?;
+    if parts.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(parts.try_iter()?))
 }
 
 /// Document `i`'s `(field id, text)` pairs, appended to `chunk` (the checks and messages of
@@ -127,12 +147,40 @@ pub fn read_documents(
     documents: &Bound<'_, PyAny>,
     mut send: impl FnMut(FlatChunk),
 ) -> PyResult<usize> {
-    if let Some(columns) = Columns::of(documents) {
-        return columns.read(&mut send);
-    }
     let mut chunk = FlatChunk::default();
     let mut n = 0;
-    for (i, doc) in documents.try_iter()?.enumerate() {
+    if let Some(parts) = parts(documents)? {
+        for part in parts {
+            match Columns::from_tuple(&part?) {
+                Some(columns) => n += columns.read(&mut chunk, &mut send)?,
+                None => return read_all_pairs(documents, n, chunk, send),
+            }
+        }
+        if !chunk.is_empty() {
+            send(chunk);
+        }
+        return Ok(n);
+    }
+    if let Some(columns) = Columns::of(documents) {
+        n = columns.read(&mut chunk, &mut send)?;
+        if !chunk.is_empty() {
+            send(chunk);
+        }
+        return Ok(n);
+    }
+    read_all_pairs(documents, 0, chunk, send)
+}
+
+/// Reads the documents of `documents`' own iteration after the first `skip` (already in
+/// `chunk` or sent) as pairs; returns the number of documents, skipped ones included.
+fn read_all_pairs(
+    documents: &Bound<'_, PyAny>,
+    skip: usize,
+    mut chunk: FlatChunk,
+    mut send: impl FnMut(FlatChunk),
+) -> PyResult<usize> {
+    let mut n = skip;
+    for (i, doc) in documents.try_iter()?.enumerate().skip(skip) {
         read_pairs(i, &doc?, &mut chunk)?;
         n += 1;
         if chunk.len() == CHUNK_DOCS {

@@ -1,7 +1,7 @@
 //! One chunk of documents tokenized on one core: chunk-local term ids in first-seen order, term
 //! frequencies, presence postings and lengths (see the parallel build in `build.rs`).
 
-use super::intern::Interner;
+use super::intern::{Interner, Terms};
 use super::memo::{self, Memo};
 use super::{Document, Stems};
 use crate::analysis::{self, Profile};
@@ -10,7 +10,7 @@ use crate::tokenize::Tokenizer;
 
 /// One chunk's tokenized documents, with chunk-local term ids in first-seen order.
 pub(crate) struct Chunk {
-    pub(crate) terms: Vec<Box<str>>,
+    pub(crate) terms: Terms,
     pub(crate) df: Vec<u32>,
     /// `(local term, doc offset within the chunk, tf)` in document order.
     pub(crate) entries: Vec<(u32, u32, f32)>,
@@ -46,7 +46,7 @@ pub(crate) fn tokenize_chunk_with<D: Document>(
 ) -> Result<Chunk> {
     let mut ids = Interner::default();
     let mut chunk = Chunk {
-        terms: Vec::new(),
+        terms: Terms::default(),
         df: Vec::new(),
         entries: Vec::new(),
         presence: Vec::new(),
@@ -76,10 +76,11 @@ pub(crate) fn tokenize_chunk_with<D: Document>(
                 ))
             })?;
             let scored = weight != 0.0;
-            let long = text.len() >= memo::MIN_LEN;
+            let key = (text.len() >= memo::MIN_LEN).then(|| memo::Key::of(text));
+            let long = key.is_some();
             // A text seen before in the chunk: replay its ids (see `memo`), when its record has
             // what this field needs (copies, for a scored field in a profile that makes them).
-            let recorded = if long { memo.get(text) } else { None };
+            let recorded = key.and_then(|k| memo.get(k));
             if let Some(r) = recorded.filter(|r| !scored || !stems || r.with_copies) {
                 for &(id, copy) in memo.ids.get(r.start..r.end).unwrap_or(&[]) {
                     if scored {
@@ -137,8 +138,8 @@ pub(crate) fn tokenize_chunk_with<D: Document>(
                     add(&mut tf, &mut order, &mut length, copy, w);
                 }
             });
-            if long {
-                memo.record(text, start, scored);
+            if let Some(key) = key {
+                memo.record(key, start, scored);
             }
         }
         for &id in &order {

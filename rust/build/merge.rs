@@ -6,6 +6,7 @@
 //! global first-seen order, as the sequential build assigns them. Postings are scattered chunk
 //! by chunk once every chunk is in, so documents stay ascending within a term.
 
+use super::intern::Terms;
 use super::{assemble, Chunk, Postings, CHUNK_DOCS};
 use crate::analysis::Profile;
 use crate::bm25::Params;
@@ -24,7 +25,7 @@ pub(crate) struct Merge {
     presence: usize,
     chunks: Vec<Chunk>,
     /// The chunks' remapped term lists, freed on another core in `finish`.
-    spent: Vec<Vec<Box<str>>>,
+    spent: Vec<Terms>,
 }
 
 impl Merge {
@@ -35,12 +36,12 @@ impl Merge {
         // here, not among the chunk's freed scratch on a worker thread's heap, which kept that
         // heap from being returned (RSS after a 100k build: +4 MB seed, +13 MB english).
         for (term, &d) in chunk.terms.iter().zip(&chunk.df) {
-            let id = match self.term_ids.get(&**term) {
+            let id = match self.term_ids.get(term) {
                 Some(&id) => id,
                 None => {
                     let id = self.terms.len() as u32;
-                    self.term_ids.insert(term.clone(), id);
-                    self.terms.push(term.clone());
+                    self.term_ids.insert(term.into(), id);
+                    self.terms.push(term.into());
                     self.df.push(0);
                     id
                 }
