@@ -709,8 +709,7 @@ class ToolIndex(SnapshotsAndUpdates):
     ) -> SearchResult:
         table = self.names
         tools = self._tools
-        seen: set[int] = set()
-        matches: list[Match] = []
+        found: dict[int, None] = {}  # tool ids in the order asked, each once
         missing: list[str] = []
         suggestions: dict[str, tuple[str, ...]] = {}
         for name in parsed.names:
@@ -719,13 +718,12 @@ class ToolIndex(SnapshotsAndUpdates):
                 missing.append(name)
                 suggestions[name] = self._suggest(name, allowed)
                 continue
-            for i in ids:
-                if i not in seen:
-                    seen.add(i)
-                    matches.append(Match(tools[i], 0.0, "select"))
-        if len(matches) > max_limit:
-            notices.append(f"select: {len(matches)} tools found, returned the first {max_limit}")
-            del matches[max_limit:]
+            found.update(dict.fromkeys(ids))
+        order = list(found)
+        if len(order) > max_limit:
+            notices.append(f"select: {len(order)} tools found, returned the first {max_limit}")
+            del order[max_limit:]
+        matches = _NEW_MATCHES[self.engine](tools, [(i, 0.0) for i in order], "select")
         return SearchResult(
             query=parsed.query,
             query_kind="select",
