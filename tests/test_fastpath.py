@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from toolsift import LimitError, Match, QueryError, SearchResult, Tool, ToolIndex
+from toolsift import _named as named_module
 from toolsift import index as index_module
 from toolsift import query as query_module
 from toolsift.names import NameTable
@@ -206,9 +207,10 @@ def _search_general(index, query, opts, monkeypatch):
         m.setattr(index_module, "_DEFAULT_REQUESTS", {})
         m.setattr(query_module, "_FAST_PARSE", False)
         m.setattr(NameTable, "find_names", NameTable.find_names_slow)
-        m.setattr(index_module, "new_match", Match)
         general = {e: _dataclass_matches for e in ("python", "rust")}
-        m.setattr(index_module, "_NEW_MATCHES", general)
+        for module in (index_module, named_module):  # the search path and the exact-name tier
+            m.setattr(module, "_NEW_MATCHES", general)
+        m.setattr(named_module, "new_match", Match)
         m.setattr(SearchResult, "_from_fields", classmethod(_dataclass_result))
         return _outcome(lambda: index.search(query, **opts))
 

@@ -13,30 +13,28 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import functools
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import _fallback, _keyword
-from ._analysis import DEFAULT_PROFILE, STEM_WEIGHT, ProfileName, check_profile, stem_copy
-from ._analysis import terms as analysed_terms
+from ._analysis import DEFAULT_PROFILE, ProfileName, check_profile
 from ._documents import FieldWeights, default_delta, documents
-from ._documents import document as _document
 from ._engines import EngineName, available_engines
 from ._engines import select_engine as _select_engine
+from ._index_explain import Explaining
 from ._lazytools import LazyTools
-from ._persist import SnapshotsAndUpdates, _name_source
-from .errors import DuplicateToolError, LimitError
-from .explain import Explanation, TermContribution
+from ._named import _NEW_MATCHES, DEFAULT_PREFIX_FRACTION, NamedLookups
+from ._persist import SnapshotsAndUpdates
+from .errors import DuplicateToolError
 from .names import NameTable
 from .query import DEFAULT_MAX_QUERY_LENGTH, ParsedQuery, parse_query
-from .result import Match, SearchResult, new_match, new_matches
+from .result import Match, SearchResult
 from .tools import Tool
 
 if TYPE_CHECKING:
-    from ._engine import EngineIndex, EngineKeywordIndex, EngineKeywordIndexClass
+    from ._engine import EngineIndex, EngineKeywordIndex
 
 __all__ = [
     "FieldWeights",
@@ -52,10 +50,6 @@ Ranker = Literal["bm25", "keyword"]
 DEFAULT_LIMIT = 8
 #: A larger ``limit`` is clamped to this (seed 001's hard cap), and the result says so.
 DEFAULT_MAX_LIMIT = 25
-#: A query term missing from the index matches the terms it begins, at this fraction (seed 003).
-DEFAULT_PREFIX_FRACTION = 0.5
-#: The most tools one name of the query brings into the exact-name tier.
-EXACT_NAME_MAX_TOOLS = 3
 
 
 def _checked_limit(limit: int | None, ranker: str, max_limit: int, max_query_length: int) -> int:
@@ -109,7 +103,7 @@ _REQUEST_CACHE_SIZE = 64
 _DEFAULT_REQUESTS: dict[int | None, _Request] = {}
 
 
-class ToolIndex(SnapshotsAndUpdates):
+class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
     """A searchable, immutable index of tools.
 
     Arguments:
@@ -225,50 +219,6 @@ class ToolIndex(SnapshotsAndUpdates):
             'seed'
         """
         return self._index.profile  # type: ignore[return-value]
-
-    @property
-    def names(self) -> NameTable:
-        """The name table of ``select:`` and the exact-name tier, built on first use."""
-        table = self._name_table
-        if table is None:
-            with self._name_lock:
-                table = self._name_table
-                if table is None:
-                    table = self._name_table = NameTable(_name_source(self._tools))
-        return table
-
-    def _keyword_index(self) -> EngineKeywordIndex:
-        """Seed 001's keyword scorer on the same engine, built on first use."""
-        keyword = self._keyword
-        if keyword is None:
-            with self._name_lock:
-                keyword = self._keyword
-                if keyword is None:
-                    cls: EngineKeywordIndexClass = _keyword.KeywordIndex
-                    if self.engine == "rust":
-                        from ._core import KeywordIndex
-
-                        cls = KeywordIndex
-                    tools = self._tools
-                    keyword = self._keyword = cls(
-                        [t.name for t in tools],
-                        [_keyword.keyword_name_parts(t.name) for t in tools],
-                        [t.server is not None for t in tools],
-                        [t.search_hint or "" for t in tools],
-                        [t.description for t in tools],
-                    )
-        return keyword
-
-    def _allowed(self, servers: Iterable[str] | None) -> set[int] | None:
-        """Tool ids on the given servers (``None``: no filter). Unknown servers match nothing."""
-        if servers is None:
-            return None
-        if isinstance(servers, str):
-            servers = (servers,)
-        allowed: set[int] = set()
-        for server in servers:
-            allowed.update(self._by_server.get(server, ()))
-        return allowed
 
     def search(
         self,
@@ -536,38 +486,6 @@ class ToolIndex(SnapshotsAndUpdates):
             results[i] = self._finish(queries[i], matches, notices, request)
         return [r for r in results if r is not None]
 
-    def _tier(
-        self, parsed: ParsedQuery, request: _Request
-    ) -> tuple[list[Match], int, tuple[tuple[int, ...] | None, tuple[str, ...], float]]:
-        """The exact-name tier's matches, the room left for BM25+ matches, and what the BM25+
-        search needs besides the query text: (excluded ids, sorted, or None for none; required
-        terms; relative floor).
-
-        Every work item here is proportional to the query or to the named tools, never to the
-        corpus: one dict lookup per candidate span, one engine call per ambiguous name.
-        """
-        excluded = request.excluded
-        floor = request.relative_floor
-        named = self.names.find_names(parsed.text) if request.exact_names else None
-        if not named:  # the common case: no name in the query, nothing to score here
-            return [], request.limit, (request.excluded_sorted, parsed.required, floor)
-        filters = {"include": request.include, "required": parsed.required, **request.prefix}
-        tier = self._exact_name_tier(named, excluded, filters)
-        del tier[request.limit :]
-        matches: list[Match] = []
-        if tier:
-            scores = dict(
-                self._index.score_documents(parsed.text, tier, sorted(excluded), **filters)
-            )
-            matches = [new_match(self._tools[d], scores.get(d, 0.0), "exact_name") for d in tier]
-        rest = (
-            tuple(sorted(excluded.union(tier))),
-            tuple(parsed.required),
-            # With named tools first, the floor applies to the whole result (in _finish).
-            floor if not tier else 0.0,
-        )
-        return matches, request.limit - len(matches), rest
-
     def _finish(
         self,
         parsed: ParsedQuery,
@@ -598,160 +516,6 @@ class ToolIndex(SnapshotsAndUpdates):
             parsed.truncated,
             len(self._tools),
         )
-
-    def _exact_name_tier(
-        self,
-        named: list[tuple[tuple[int, ...], str]],
-        excluded: frozenset[int],
-        filters: dict[str, Any],
-    ) -> list[int]:
-        """The tools the query names exactly (seed 004), in query order, deduplicated, from the
-        names :meth:`NameTable.find_names` found in its text.
-
-        A name held by several tools (``read_file`` on many servers) lists them by their score
-        for the rest of the query (the query without that name), then by name; the names then
-        take turns, so that every name gets its best tool before any name gets a second one. A
-        name brings at most :data:`EXACT_NAME_MAX_TOOLS` tools, so that a name held by dozens of
-        servers (``hello``, ``search``) cannot fill the whole list.
-        """
-        tools = self._tools
-        queues: list[list[int]] = []
-        for ids, rest in named:
-            # The engine applies exclude / servers / required and scores the rest of the query.
-            # A name held by one tool needs no order: an empty query only applies the filters.
-            scored = self._index.score_documents(
-                rest if len(ids) > 1 else "", list(ids), sorted(excluded), **filters
-            )
-            scored.sort(key=lambda hit: (-hit[1], tools[hit[0]].name))
-            if scored:
-                queues.append([d for d, _ in scored[:EXACT_NAME_MAX_TOOLS]])
-        order: list[int] = []
-        seen: set[int] = set()
-        for turn in range(max((len(q) for q in queues), default=0)):
-            for queue in queues:
-                if turn < len(queue) and queue[turn] not in seen:
-                    seen.add(queue[turn])
-                    order.append(queue[turn])
-        return order
-
-    def explain(
-        self,
-        query: str,
-        tool: str | Tool,
-        *,
-        prefix_fraction: float = DEFAULT_PREFIX_FRACTION,
-        prefix_min_len: int = 3,
-        max_expansions: int = 16,
-        max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
-    ) -> Explanation:
-        """The per-term, per-field parts of ``tool``'s BM25+ score for ``query``.
-
-        Arguments:
-            query: a keyword query, parsed as :meth:`search` parses it (``+required`` words are
-                left out: they add nothing to the score). A ``select:`` query scores nothing.
-            tool: the tool or its canonical name.
-            prefix_fraction, prefix_min_len, max_expansions: as in :meth:`search`.
-
-        Returns:
-            An :class:`~toolsift.explain.Explanation` whose ``score`` equals the ``score`` that
-            :meth:`search` gives the tool with the same options.
-
-        Raises:
-            KeyError: no tool has this name.
-            QueryError: the query is empty or has no letter or number.
-        """
-        name = tool.name if isinstance(tool, Tool) else tool
-        doc = self._by_name.get(name)
-        if doc is None:
-            raise KeyError(name)
-        parsed = parse_query(query, max_length=max(1, max_query_length))
-        target = self._tools[doc]
-        if parsed.kind == "select":
-            return Explanation(target, parsed.query, 0.0)
-        raw = self._index.explain(
-            parsed.text,
-            doc,
-            prefix_fraction=prefix_fraction,
-            prefix_min_len=prefix_min_len,
-            max_expansions=max_expansions,
-        )
-        weights = self.field_weights.as_list()
-        field_names = [f.name for f in dataclasses.fields(FieldWeights)]
-        counts: dict[str, dict[str, float]] = {}
-        profile = self.profile
-        for fid, text in _document(target, weights):
-            if weights[fid] == 0.0:
-                continue
-            field = field_names[fid]
-            for tok in analysed_terms(profile, text):
-                per_field = counts.setdefault(tok, {})
-                per_field[field] = per_field.get(field, 0.0) + weights[fid]
-                if profile == "english":  # the stemmed copy, at a fraction of the field's weight
-                    per_field = counts.setdefault(stem_copy(tok), {})
-                    per_field[field] = per_field.get(field, 0.0) + weights[fid] * STEM_WEIGHT
-        terms = tuple(
-            TermContribution(*row, fields=counts.get(row[1], {}))  # type: ignore[misc]
-            for row in raw
-        )
-        score = 0.0
-        for term in terms:
-            score += term.contribution
-        return Explanation(target, parsed.text, score, terms)
-
-    def _select(
-        self,
-        parsed: ParsedQuery,
-        limit: int,
-        max_limit: int,
-        allowed: set[int] | None,
-        notices: list[str],
-        clamped: bool,
-    ) -> SearchResult:
-        table = self.names
-        tools = self._tools
-        found: dict[int, None] = {}  # tool ids in the order asked, each once
-        missing: list[str] = []
-        suggestions: dict[str, tuple[str, ...]] = {}
-        for name in parsed.names:
-            ids = [i for i in table.lookup(name) if allowed is None or i in allowed]
-            if not ids:
-                missing.append(name)
-                suggestions[name] = self._suggest(name, allowed)
-                continue
-            found.update(dict.fromkeys(ids))
-        order = list(found)
-        if len(order) > max_limit:
-            notices.append(f"select: {len(order)} tools found, returned the first {max_limit}")
-            del order[max_limit:]
-        matches = _NEW_MATCHES[self.engine](tools, [(i, 0.0) for i in order], "select")
-        return SearchResult(
-            query=parsed.query,
-            query_kind="select",
-            limit=limit,
-            matches=tuple(matches),
-            missing=tuple(missing),
-            suggestions=suggestions,
-            notices=tuple(notices),
-            clamped=clamped,
-            truncated=parsed.truncated,
-            total_tools=len(tools),
-        )
-
-    def _suggest(self, name: str, allowed: set[int] | None) -> tuple[str, ...]:
-        """Up to three "did you mean" names for a ``select:`` name that matched nothing."""
-        try:
-            hits = self._index.search(name, 20, prefix_fraction=DEFAULT_PREFIX_FRACTION)
-        except LimitError:  # pragma: no cover - 20 is a valid limit
-            hits = []
-        except ValueError:  # the name has no letter or number: no candidates from the engine
-            hits = []
-        candidates = [doc for doc, _ in hits if allowed is None or doc in allowed]
-        suggestions = self.names.suggest(name, candidates)
-        if allowed is not None:
-            suggestions = tuple(
-                s for s in suggestions if any(i in allowed for i in self.names.lookup(s))
-            )
-        return suggestions
 
     # --- scale and concurrency (issue 6): batch search, snapshots, live updates ---
 
@@ -840,23 +604,6 @@ class ToolIndex(SnapshotsAndUpdates):
             for query in queries:
                 self.search(query, limit, **options)
             raise
-
-
-def _compiled_matches() -> Callable[[Sequence[Tool], Any, Any], list[Match]]:
-    """:func:`~toolsift.result.new_matches` by the compiled extension, when it loads: the same
-    objects, built in one call (~0.25 µs a match instead of ~0.45 µs)."""
-    try:
-        from ._core import _new_matches as build
-    except ImportError:  # no extension: only the pure-Python engine runs
-        return new_matches
-    return functools.partial(build, Match)
-
-
-#: How each engine's indexes build a ranked list's matches.
-_NEW_MATCHES: dict[str, Callable[[Sequence[Tool], Any, Any], list[Match]]] = {
-    "python": new_matches,
-    "rust": _compiled_matches(),
-}
 
 
 # The signature's default objects, for the identity checks of search()'s default-options path.
