@@ -63,11 +63,19 @@ fn is_plain_form(core: &[u8], key: &[u8]) -> bool {
 
 /// The normalised name forms of an index's tools: `plain` (names and raw MCP names) and
 /// `qualified` (server + tool, which also serves `mcp` + server + tool), as in `NameTable`.
+///
+/// Only a 64-bit hash of each key is kept (~20 bytes a key, against ~95 for the key itself: at
+/// 200k tools, 8 MB instead of 37.5), so two different texts may share a hash. A false "is a
+/// key" only sends a query down the slower path, which finds the names itself: the proof's
+/// answer "names nothing" still holds only for a text that names nothing (its keys are not
+/// keys of the table, or are written as plain words), and a squashed-name candidate that is not
+/// a key is looked up by the caller, who finds no tool. The hash is seeded per process.
 #[derive(Debug, Default, Clone)]
 pub struct NameKeys {
-    /// Every key of either table, with the tables that hold it ([`PLAIN`] | [`QUALIFIED`]): one
-    /// lookup per query word.
-    keys: HashMap<Box<[u8]>, u8, ahash::RandomState>,
+    /// Every key's hash, with the tables that hold it ([`PLAIN`] | [`QUALIFIED`]): one lookup per
+    /// query word.
+    keys: HashMap<u64, u8, ahash::RandomState>,
+    hasher: ahash::RandomState,
 }
 
 const PLAIN: u8 = 1;
@@ -83,22 +91,41 @@ impl NameKeys {
         plain: impl IntoIterator<Item = P>,
         qualified: impl IntoIterator<Item = Q>,
     ) -> Self {
-        let mut keys: HashMap<Box<[u8]>, u8, ahash::RandomState> = HashMap::default();
+        let mut keys = NameKeys::default();
         for k in plain {
-            *keys.entry(k.as_ref().as_bytes().into()).or_default() |= PLAIN;
+            keys.add_plain(k.as_ref());
         }
         for k in qualified {
-            *keys.entry(k.as_ref().as_bytes().into()).or_default() |= QUALIFIED;
+            keys.add_qualified(k.as_ref());
         }
-        NameKeys { keys }
+        keys
+    }
+
+    /// Adds a key of the plain table (names and raw MCP names).
+    pub fn add_plain(&mut self, key: &str) {
+        let hash = self.hasher.hash_one(key.as_bytes());
+        *self.keys.entry(hash).or_default() |= PLAIN;
+    }
+
+    /// Adds a key of the qualified table (server + tool).
+    pub fn add_qualified(&mut self, key: &str) {
+        let hash = self.hasher.hash_one(key.as_bytes());
+        *self.keys.entry(hash).or_default() |= QUALIFIED;
+    }
+
+    fn tables(&self, key: &[u8]) -> u8 {
+        self.keys
+            .get(&self.hasher.hash_one(key))
+            .copied()
+            .unwrap_or(0)
     }
 
     fn is_key(&self, key: &[u8]) -> bool {
-        self.keys.contains_key(key)
+        self.tables(key) != 0
     }
 
     fn is_qualified(&self, key: &[u8]) -> bool {
-        self.keys.get(key).is_some_and(|&t| t & QUALIFIED != 0)
+        self.tables(key) & QUALIFIED != 0
     }
 
     /// `NameTable._names_none` for a text without quotes: `None` when the text may name a tool

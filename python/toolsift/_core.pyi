@@ -437,7 +437,7 @@ class NameKeys:
         >>> NameKeys(["readfile"], []).names_none("call read_file on it and more words")
     """
 
-    def __new__(cls, plain: list[str], qualified: list[str]) -> NameKeys: ...
+    def __new__(cls, plain: Iterable[str], qualified: Iterable[str]) -> NameKeys: ...
     def names_none(self, text: str) -> list[str] | None:
         """``None`` when ``text`` may name a tool (non-ASCII text, the whole text is a name, or a
         word whose key is a name is written like an identifier); else the keys of at least 6

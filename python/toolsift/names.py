@@ -369,4 +369,4 @@ class NameTable:
 
 def _name_keys(plain: dict[str, _Ids], qualified: dict[str, _Ids]) -> NameKeys | None:
     """The compiled key sets of a table (``None`` without the extension)."""
-    return None if _NameKeys is None else _NameKeys(list(plain), list(qualified))
+    return None if _NameKeys is None else _NameKeys(plain, qualified)

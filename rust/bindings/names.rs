@@ -1,6 +1,7 @@
 //! `NameKeys`: the exact-name tier's key sets and its common-case proof (`crate::names`).
 
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 
 use crate::names::NameKeys;
 
@@ -12,11 +13,18 @@ pub(crate) struct PyNameKeys {
 
 #[pymethods]
 impl PyNameKeys {
+    /// `plain` and `qualified`: iterables of str (the tables' dicts themselves: each key is
+    /// hashed in turn, with no copy of the key sets).
     #[new]
-    fn new(plain: Vec<String>, qualified: Vec<String>) -> Self {
-        PyNameKeys {
-            inner: NameKeys::new(plain, qualified),
+    fn new(plain: &Bound<'_, PyAny>, qualified: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let mut inner = NameKeys::default();
+        for key in plain.try_iter()? {
+            inner.add_plain(&key?.cast::<PyString>()?.to_cow()?);
         }
+        for key in qualified.try_iter()? {
+            inner.add_qualified(&key?.cast::<PyString>()?.to_cow()?);
+        }
+        Ok(PyNameKeys { inner })
     }
 
     /// `None` when `text` may name a tool; else the long keys it holds, which name no tool
