@@ -134,13 +134,13 @@ def _thaw(value: Any) -> Any:
     return value
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=8192)
 def tool_aliases(name: str, server: str | None, mcp_tool_name: str | None) -> tuple[str, ...]:
     """:meth:`Tool.aliases` from the three fields it depends on.
 
     Memoised (a pure function of three strings, returning a tuple): a ``select:`` of a name held
     by many servers (``read_file``) asks each of its tools for its aliases on every call, and
-    building them cost ~2.5 µs a tool. At most 65,536 entries (~20 MB at worst).
+    building them cost ~2.5 µs a tool. At most 8,192 entries (~3 MB at worst).
 
     Example:
         >>> tool_aliases("mcp__fs__read_file", "fs", "read_file")
