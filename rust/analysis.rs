@@ -43,6 +43,14 @@ pub const STEM_MARK: char = '\u{a7}';
 /// The weight of a stemmed copy, as a fraction of its field's weight.
 pub const STEM_WEIGHT: f64 = 0.5;
 
+/// The query-term frequency a stemmed copy counts for in a query (a plain term: 1 an occurrence):
+/// the evidence that a tool holds some form of the word counts twice, so that a plural query word
+/// finds a singular name ("restaurants" and `RestaurantBookingTool`) over a description that
+/// merely repeats the plural. nDCG@10 (mcp_mixed strict / metatool / gorilla_hf), copies counted
+/// once: 0.6426 / 0.5587 / 0.2625; twice: 0.6430 / 0.5658 / 0.2671; three times: 0.6395 /
+/// 0.5669 / 0.2707 (BENCHMARKS.md, "Retrieval quality").
+pub const STEM_QUERY_WEIGHT: f64 = 2.0;
+
 /// English stop words, dropped from queries by the English profile: the Lucene/Elasticsearch
 /// `_english_` list plus common question and request words of agent queries. The Python engine's
 /// `toolsift._analysis.STOPWORDS_EN` is the same list (a test compares them).

@@ -99,6 +99,7 @@ ENGLISH = Variant(
     cjk=True,
     weights=FieldWeights(summary=1.0, description=0.25, parameter_descriptions=0.25),
     delta=0.5,
+    stem_query_weight=2.0,
 )
 
 

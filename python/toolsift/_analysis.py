@@ -34,6 +34,7 @@ __all__ = [
     "STOPWORDS_EN",
     "STEM_MARK",
     "STEM_WEIGHT",
+    "STEM_QUERY_WEIGHT",
     "ProfileName",
     "check_profile",
     "terms",
@@ -69,6 +70,10 @@ STEM_MARK = "\u00a7"
 
 #: The weight of a stemmed copy, as a fraction of its field's weight.
 STEM_WEIGHT = 0.5
+
+#: The query-term frequency a stemmed copy counts for in a query (a plain term: 1 an occurrence);
+#: the Rust engine's ``analysis::STEM_QUERY_WEIGHT``, where the measurements are.
+STEM_QUERY_WEIGHT = 2.0
 
 
 def check_profile(profile: object) -> ProfileName:

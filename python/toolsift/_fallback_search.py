@@ -23,7 +23,14 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 
-from ._analysis import ProfileName, is_marked, query_terms, required_terms
+from ._analysis import (
+    STEM_MARK,
+    STEM_QUERY_WEIGHT,
+    ProfileName,
+    is_marked,
+    query_terms,
+    required_terms,
+)
 from .errors import LimitError, QueryError
 from .result import Match, MatchReason, new_matches
 from .tools import Tool
@@ -363,10 +370,11 @@ class _Search(_Fields):
 
 
 def _distinct(tokens: list[str]) -> dict[str, float]:
-    """Distinct query terms in first-seen order with their query frequencies."""
+    """Distinct query terms in first-seen order with their query frequencies (a stemmed copy's
+    occurrence counts ``STEM_QUERY_WEIGHT``, a plain term's 1)."""
     counts: dict[str, float] = {}
     for tok in tokens:
-        counts[tok] = counts.get(tok, 0.0) + 1.0
+        counts[tok] = counts.get(tok, 0.0) + (STEM_QUERY_WEIGHT if tok[:1] == STEM_MARK else 1.0)
     return counts
 
 

@@ -33,7 +33,7 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
-from ._analysis import STOPWORDS_EN, split_cjk, stem_copy
+from ._analysis import STOPWORDS_EN, is_marked, split_cjk, stem_copy
 from ._documents import FieldWeights, document
 from ._documents import parameter_descriptions as property_descriptions
 from .tools import Tool
@@ -108,6 +108,8 @@ class Variant:
             of every field at this fraction of its weight (0 = off), and query both forms, so
             an exact form outscores a merely related one.
         distinct_query_terms: count a repeated query term once (bm25s, tantivy), not ``qtf`` times.
+        stem_query_weight: the query-term frequency of a stemmed copy (``stemq=``), after
+            ``distinct_query_terms`` (the engine's english profile: 2).
         idf: ``"lucene"`` ``ln(1 + (N - df + 0.5)/(df + 0.5))`` (the engine's) or ``"plus"``
             ``ln((N + 1)/df)`` (rank_bm25's and bm25s' BM25+).
 
@@ -126,6 +128,7 @@ class Variant:
     stopwords: bool = False
     distinct_query_terms: bool = False
     stem_expansion: float = 0.0
+    stem_query_weight: float = 1.0
     idf: Literal["lucene", "plus"] = "lucene"
 
     @property
@@ -143,6 +146,8 @@ class Variant:
             parts.append(f"idf={self.idf}")
         if self.stem_expansion:
             parts.append(f"stemx={self.stem_expansion:g}")
+        if self.stem_query_weight != base.stem_query_weight:
+            parts.append(f"stemq={self.stem_query_weight:g}")
         for opt in ("k1", "b", "delta"):
             if getattr(self, opt) != getattr(base, opt):
                 parts.append(f"{opt}={getattr(self, opt):g}")
@@ -181,6 +186,8 @@ def parse_variant(spec: str) -> Variant:
             weights[_FIELD_ALIASES[key]] = float(value or 1)
         elif key == "stemx":
             kwargs["stem_expansion"] = float(value or 0.5)
+        elif key == "stemq":
+            kwargs["stem_query_weight"] = float(value or 2)
         elif key == "idf":
             kwargs["idf"] = value
         elif key in ("k1", "b", "delta"):
@@ -328,6 +335,11 @@ class VariantIndex:
         v = self.variant
         if v.distinct_query_terms:
             counts = dict.fromkeys(counts, 1.0)
+        if v.stem_query_weight != 1.0:
+            counts = {
+                tok: qtf * v.stem_query_weight if is_marked(tok) else qtf
+                for tok, qtf in counts.items()
+            }
         k1p1 = v.k1 + 1.0
         acc = np.zeros(len(self.tools))
         for tok, qtf in counts.items():

@@ -108,10 +108,13 @@ VARIANT_RANKERS = (
     "v:qdistinct+stop+stemx=0.5+cjk+summary=1+desc=0.25",
     "v:qdistinct+stop+stemx=0.5+cjk+summary=1+desc=0.25+propdesc=0.25",
     "v:qdistinct+stop+stemx=0.5+cjk+summary=1+desc=0.25+propdesc=0.25+delta=0.5",
+    "v:qdistinct+stop+stemx=0.5+cjk+summary=1+desc=0.25+propdesc=0.25+delta=0.5+stemq=2",
 )
 #: The variant the english profile's defaults reproduce (``ToolIndex(tools)`` ranks and scores
 #: as this variant; see BENCHMARKS.md).
-RECOMMENDED_VARIANT = "qdistinct+stop+stemx=0.5+cjk+summary=1+desc=0.25+propdesc=0.25+delta=0.5"
+RECOMMENDED_VARIANT = (
+    "qdistinct+stop+stemx=0.5+cjk+summary=1+desc=0.25+propdesc=0.25+delta=0.5+stemq=2"
+)
 
 
 @dataclass(frozen=True)

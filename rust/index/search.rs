@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use super::{Index, SearchOptions, TopK};
+use crate::analysis;
 use crate::error::{Error, Result};
 
 /// Per-thread accumulators of one search (see `SCRATCH`).
@@ -362,9 +363,10 @@ pub(super) fn distinct_terms<S: AsRef<str>>(tokens: &[S]) -> Vec<(&str, f64)> {
     if tokens.len() <= DISTINCT_SCAN_MAX {
         for tok in tokens {
             let tok = tok.as_ref();
+            let weight = query_weight(tok);
             match query.iter_mut().find(|(t, _)| *t == tok) {
-                Some((_, count)) => *count += 1.0,
-                None => query.push((tok, 1.0)),
+                Some((_, count)) => *count += weight,
+                None => query.push((tok, weight)),
             }
         }
         return query;
@@ -374,14 +376,28 @@ pub(super) fn distinct_terms<S: AsRef<str>>(tokens: &[S]) -> Vec<(&str, f64)> {
     for tok in tokens {
         let tok = tok.as_ref();
         match slot.entry(tok) {
-            std::collections::hash_map::Entry::Occupied(e) => query[*e.get()].1 += 1.0,
+            std::collections::hash_map::Entry::Occupied(e) => {
+                query[*e.get()].1 += query_weight(tok)
+            }
             std::collections::hash_map::Entry::Vacant(e) => {
                 e.insert(query.len());
-                query.push((tok, 1.0));
+                query.push((tok, query_weight(tok)));
             }
         }
     }
     query
+}
+
+/// What one occurrence of `tok` adds to its query-term frequency: 1, or
+/// [`analysis::STEM_QUERY_WEIGHT`] for a stemmed copy (the English profile's; the tokenizer never
+/// emits the mark, so a seed-profile query holds none).
+#[inline]
+fn query_weight(tok: &str) -> f64 {
+    if analysis::is_marked(tok) {
+        analysis::STEM_QUERY_WEIGHT
+    } else {
+        1.0
+    }
 }
 
 /// Up to this many query tokens, `distinct_terms` scans instead of hashing.
