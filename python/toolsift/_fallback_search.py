@@ -23,14 +23,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 
-from ._analysis import (
-    STEM_MARK,
-    STEM_QUERY_WEIGHT,
-    ProfileName,
-    is_marked,
-    query_terms,
-    required_terms,
-)
+from ._analysis import STEM_QUERY_WEIGHT, ProfileName, is_marked, query_terms, required_terms
 from .errors import LimitError, QueryError
 from .result import Match, MatchReason, new_matches
 from .tools import Tool
@@ -374,7 +367,7 @@ def _distinct(tokens: list[str]) -> dict[str, float]:
     occurrence counts ``STEM_QUERY_WEIGHT``, a plain term's 1)."""
     counts: dict[str, float] = {}
     for tok in tokens:
-        counts[tok] = counts.get(tok, 0.0) + (STEM_QUERY_WEIGHT if tok[:1] == STEM_MARK else 1.0)
+        counts[tok] = counts.get(tok, 0.0) + (STEM_QUERY_WEIGHT if is_marked(tok) else 1.0)
     return counts
 
 

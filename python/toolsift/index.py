@@ -423,9 +423,6 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
                 floor,
                 request.coverage,
             )
-        fields = request.plain_fields
-        if fields is not None and not parsed.truncated:  # no gate, no notice to add
-            return SearchResult._from_fields(fields, parsed.query, tuple(matches), len(self._tools))
         return self._finish(parsed, matches, notices, request)
 
     def _keyword_matches(self, parsed: ParsedQuery, request: _Request) -> list[Match]:
@@ -494,6 +491,9 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         request: _Request,
     ) -> SearchResult:
         """The gates that act on the whole result, normalized scores, and the result itself."""
+        fields = request.plain_fields
+        if fields is not None and not parsed.truncated:  # no gate, no notice to add
+            return SearchResult._from_fields(fields, parsed.query, tuple(matches), len(self._tools))
         if request.ranker == "keyword" and request.threshold:
             matches = [m for m in matches if m.score >= request.threshold]
         if request.relative_floor and matches:

@@ -141,21 +141,10 @@ class SearchResult(Sequence[Match]):
     ) -> SearchResult:
         """A keyword query's result, built as ``SearchResult(...)`` builds it (same fields, no
         ``missing`` or ``suggestions``) without its ``__init__``/``__post_init__``: the arguments
-        are already tuples. The search path makes one per query."""
-        result = _new(cls)
-        result.__dict__.update(
-            query=query,
-            query_kind="keyword",
-            limit=limit,
-            matches=matches,
-            missing=(),
-            suggestions=MappingProxyType({}),
-            notices=notices,
-            clamped=clamped,
-            truncated=truncated,
-            total_tools=total_tools,
-        )
-        return result
+        are already tuples."""
+        fields = cls._keyword_fields(limit, notices, clamped)
+        fields["truncated"] = truncated
+        return cls._from_fields(fields, query, matches, total_tools)
 
     @staticmethod
     def _keyword_fields(limit: int, notices: tuple[str, ...], clamped: bool) -> dict[str, Any]:
