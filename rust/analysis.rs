@@ -312,7 +312,7 @@ pub fn is_marked(term: &str) -> bool {
 const DISTINCT_SCAN_MAX: usize = 8;
 
 /// How many query words each generation of a thread's stem cache holds (see
-/// [`stem_copy_cached`]): the thread remembers the last 16k-32k distinct words, about 2-4 MB at
+/// [`with_stem_copy`]): the thread remembers the last 16k-32k distinct words, about 2-4 MB at
 /// most. An agent's vocabulary is larger than it seems: mcp_mixed's first 200 labeled queries
 /// hold 4,448 distinct words, which a 4,096-word cache emptied when full never kept (each search
 /// stemmed ~20 words again, ~6 µs).
@@ -339,15 +339,10 @@ struct StemCache {
     old: StemMap,
 }
 
-/// [`stem_copy`] through a per-thread cache of the last 16k-32k query words: agents repeat
-/// their vocabulary, and a lookup costs a small fraction of running the Snowball algorithm
-/// (~33 ns against ~280 ns). Stemming is a pure function, so the result is the same.
-pub fn stem_copy_cached(term: &str) -> String {
-    with_stem_copy(term, |copy| copy.to_owned())
-}
-
-/// Calls `f` with `term`'s stemmed copy from this thread's cache (see [`stem_copy_cached`]),
-/// without copying it out.
+/// Calls `f` with `term`'s stemmed copy ([`stem_copy`]) through a per-thread cache of the last
+/// 16k-32k query words, without copying it out: agents repeat their vocabulary, and a lookup
+/// costs a small fraction of running the Snowball algorithm (~33 ns against ~280 ns). Stemming is
+/// a pure function, so the result is the same.
 pub fn with_stem_copy<R>(term: &str, f: impl FnOnce(&str) -> R) -> R {
     STEM_CACHE.with(|cache| {
         let mut cache = cache.borrow_mut();
@@ -577,7 +572,7 @@ mod tests {
             .collect();
         for _ in 0..2 {
             for w in &words {
-                assert_eq!(stem_copy_cached(w), stem_copy(w), "{w}");
+                assert_eq!(with_stem_copy(w, str::to_owned), stem_copy(w), "{w}");
             }
         }
     }
