@@ -12,7 +12,9 @@
 //! the same profile, and the scoring only sees distinct `(term, qtf)` pairs.
 //!
 //! Postings are stored as CSR arrays: term `t`'s postings are `docs[offsets[t]..offsets[t+1]]`
-//! with their weighted term frequencies in `tfs`, in ascending document order. 8 bytes a posting.
+//! with their weighted term frequencies in `tfs`, in ascending document order. 8 bytes a posting,
+//! and 8 more below `prune::MIN_PRUNE_DOCS` documents, where the derived bounds keep each
+//! posting's BM25+ impact so that the exhaustive loop does not divide (`prune::bounds`).
 //!
 //! The index's concepts live in submodules: [`SearchOptions`] and the filters that apply them
 //! (`options`), the exhaustive scoring path (`search`), the top-k heap (`top_k`), and

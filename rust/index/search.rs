@@ -169,31 +169,44 @@ impl Index {
                         .same(term, term2, || docs2 == docs)
                         .then_some((qtf2, term2, tfs2))
                 });
-                let first = (qtf, term, tfs);
-                // The first list of a query only writes: every slot it reaches is still 0.0.
-                let add = match (pair.is_some(), count, touched.is_empty()) {
-                    (false, false, false) => Index::add_postings::<false, false, false>,
-                    (false, true, false) => Index::add_postings::<true, false, false>,
-                    (true, false, false) => Index::add_postings::<false, true, false>,
-                    (true, true, false) => Index::add_postings::<true, true, false>,
-                    (false, false, true) => Index::add_postings::<false, false, true>,
-                    (false, true, true) => Index::add_postings::<true, false, true>,
-                    (true, false, true) => Index::add_postings::<false, true, true>,
-                    (true, true, true) => Index::add_postings::<true, true, true>,
-                };
                 if pair.is_some() {
                     known += 1;
                     next += 1;
                 }
-                add(
-                    self,
-                    docs,
-                    first,
-                    pair.unwrap_or(first),
-                    acc,
-                    touched,
-                    matched,
+                let (qtf2, term2, tfs2) = pair.unwrap_or((qtf, term, tfs));
+                let (qi, qi2) = (
+                    qtf * self.idf[term as usize],
+                    qtf2 * self.idf[term2 as usize],
                 );
+                let kind = (pair.is_some(), count, touched.is_empty());
+                let impacts = &self.bounds.impacts;
+                if impacts.is_empty() {
+                    let computed = |tfs| Computed {
+                        tfs,
+                        norms: &self.norms,
+                        k1p1: self.params.k1 + 1.0,
+                        delta: self.params.delta,
+                    };
+                    add_postings_as(
+                        kind,
+                        docs,
+                        (qi, computed(tfs)),
+                        (qi2, computed(tfs2)),
+                        (&mut acc[..n], touched, matched),
+                    );
+                } else {
+                    let stored = |term: u32| {
+                        let start = self.offsets[term as usize] as usize;
+                        Stored(&impacts[start..start + docs.len()])
+                    };
+                    add_postings_as(
+                        kind,
+                        docs,
+                        (qi, stored(term)),
+                        (qi2, stored(term2)),
+                        (&mut acc[..n], touched, matched),
+                    );
+                }
                 continue;
             }
             let fraction = options.prefix.fraction;
@@ -234,87 +247,6 @@ impl Index {
         known
     }
 
-    /// Adds one scored term's postings to `acc` (`Params::term_score` for each, with the same
-    /// f64 operations in the same order: `qtf · idf` first, then the parenthesis), appending the
-    /// documents it is the first contribution of to `touched`, and counting matched terms when
-    /// `COUNT` (the coverage rule). With `PAIR`, the next query term holds the same documents
-    /// (`docs`) and is added right after the first, per document, exactly as a second call
-    /// would add it, in the same pass over the documents, the accumulator and the norms.
-    ///
-    /// The loop is the hot path of every exhaustive search: no branch depends on the data, and
-    /// the constants are hoisted. A term is `(qtf, term id, tfs)`; without `PAIR` the second is
-    /// ignored.
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn add_postings<const COUNT: bool, const PAIR: bool, const FIRST: bool>(
-        &self,
-        docs: &[u32],
-        (qtf, term, tfs): (f64, u32, &[f32]),
-        (qtf2, term2, tfs2): (f64, u32, &[f32]),
-        acc: &mut [f64],
-        touched: &mut Vec<u32>,
-        matched: &mut [u32],
-    ) {
-        let qi = qtf * self.idf[term as usize];
-        let qi2 = qtf2 * self.idf[term2 as usize];
-        let k1p1 = self.params.k1 + 1.0;
-        let delta = self.params.delta;
-        let norms = &self.norms[..];
-        let acc = &mut acc[..norms.len()];
-        let (tfs, tfs2) = (&tfs[..docs.len()], &tfs2[..docs.len()]);
-        // Branch-free bookkeeping: every document is written after the touched ones and kept
-        // only when this term is its first contribution (contributions are > 0, so with a pair
-        // this is the union of the two terms' tests).
-        if FIRST {
-            // No document has a contribution yet (`touched` is empty, so every accumulator slot
-            // is 0.0): each posting's sum is `0.0 + score`, which is `score`, and each document
-            // is new. The loop only writes, and `touched` is a copy of `docs`.
-            debug_assert!(touched.is_empty());
-            touched.extend_from_slice(docs);
-        }
-        let mut len = touched.len();
-        if !FIRST {
-            touched.resize(len + docs.len(), 0);
-        }
-        let out = &mut touched[..];
-        for (i, &doc) in docs.iter().enumerate() {
-            let d = doc as usize;
-            debug_assert!(d < norms.len() && (FIRST || len < out.len()));
-            // SAFETY: `d < norms.len() == acc.len()`: every doc id in the postings is below the
-            // document count, an invariant of `Index` that each constructor establishes (the
-            // builds number documents 0..n, snapshot loading validates every id, updates remap
-            // valid ids) and that nothing mutates afterwards. `len < out.len()`: `len` starts at
-            // the old length and grows by at most one per posting, and `out` has one slot per
-            // posting beyond it. Three bounds checks per posting cost ~8% of a search.
-            let (before, norm) = unsafe {
-                let before = if FIRST { 0.0 } else { *acc.get_unchecked(d) };
-                (before, *norms.get_unchecked(d))
-            };
-            let tf = tfs[i] as f64;
-            let mut after = before + qi * ((tf * k1p1) / (tf + norm) + delta);
-            if PAIR {
-                let tf2 = tfs2[i] as f64;
-                after += qi2 * ((tf2 * k1p1) / (tf2 + norm) + delta);
-            }
-            // SAFETY: as above.
-            unsafe {
-                *acc.get_unchecked_mut(d) = after;
-                if !FIRST {
-                    *out.get_unchecked_mut(len) = doc;
-                }
-            }
-            if !FIRST {
-                len += usize::from(before == 0.0 && after != 0.0);
-            }
-            if COUNT {
-                matched[d] += 1 + u32::from(PAIR);
-            }
-        }
-        if !FIRST {
-            touched.truncate(len);
-        }
-    }
-
     /// The top `limit` of the touched documents, zeroing the accumulator (and the matched
     /// counts) behind it in the same pass, so the scratch is clean for the next query: one walk
     /// over the touched documents instead of two (the walk and the reset were half of a 10k
@@ -351,6 +283,150 @@ impl Index {
         }
         touched.clear();
         top.into_sorted()
+    }
+}
+
+/// Where a posting's impact comes from: the parenthesis of `Params::term_score`,
+/// `tf·(k1+1)/(tf+norm) + δ`, for the posting at `i` of a list, of document `d`.
+trait Impacts: Sized {
+    fn impact(&self, i: usize, d: usize) -> f64;
+    /// The same impacts, cut to the list's `len` postings (so the loop's indexing is checked
+    /// once, here).
+    fn fit(self, len: usize) -> Self;
+}
+
+/// Impacts computed from the term frequencies and norms (indexes without stored impacts).
+struct Computed<'a> {
+    tfs: &'a [f32],
+    norms: &'a [f64],
+    k1p1: f64,
+    delta: f64,
+}
+
+impl Impacts for Computed<'_> {
+    #[inline(always)]
+    fn impact(&self, i: usize, d: usize) -> f64 {
+        let tf = self.tfs[i] as f64;
+        // SAFETY: `d < norms.len()`, the invariant `add_postings` states.
+        let norm = unsafe { *self.norms.get_unchecked(d) };
+        (tf * self.k1p1) / (tf + norm) + self.delta
+    }
+
+    fn fit(self, len: usize) -> Self {
+        Computed {
+            tfs: &self.tfs[..len],
+            ..self
+        }
+    }
+}
+
+/// A list's stored impacts (`Bounds::impacts`), computed at build with the same operations.
+struct Stored<'a>(&'a [f64]);
+
+impl Impacts for Stored<'_> {
+    #[inline(always)]
+    fn impact(&self, i: usize, _d: usize) -> f64 {
+        self.0[i]
+    }
+
+    fn fit(self, len: usize) -> Self {
+        Stored(&self.0[..len])
+    }
+}
+
+/// The accumulator, the touched documents and the matched counts of one search.
+type Sums<'a> = (&'a mut [f64], &'a mut Vec<u32>, &'a mut [u32]);
+
+/// Calls the `add_postings` specialised for `(pair, count, first)`.
+#[inline]
+fn add_postings_as<I: Impacts>(
+    (pair, count, first): (bool, bool, bool),
+    docs: &[u32],
+    term: (f64, I),
+    term2: (f64, I),
+    sums: Sums<'_>,
+) {
+    let add = match (count, pair, first) {
+        (false, false, false) => add_postings::<false, false, false, I>,
+        (true, false, false) => add_postings::<true, false, false, I>,
+        (false, true, false) => add_postings::<false, true, false, I>,
+        (true, true, false) => add_postings::<true, true, false, I>,
+        (false, false, true) => add_postings::<false, false, true, I>,
+        (true, false, true) => add_postings::<true, false, true, I>,
+        (false, true, true) => add_postings::<false, true, true, I>,
+        (true, true, true) => add_postings::<true, true, true, I>,
+    };
+    add(docs, term, term2, sums)
+}
+
+/// Adds one scored term's postings to the accumulator: `qi · impact` for each, where `qi` is
+/// `qtf · idf` (the same f64 operations in the same order as `Params::term_score`), appending the
+/// documents it is the first contribution of to `touched`, and counting matched terms when
+/// `COUNT` (the coverage rule). With `PAIR`, the next query term holds the same documents
+/// (`docs`) and is added right after the first, per document, exactly as a second call would
+/// add it, in the same pass over the documents and the accumulator; without `PAIR` the second
+/// term is ignored.
+///
+/// The loop is the hot path of every exhaustive search: no branch depends on the data, and
+/// the constants are hoisted. With stored impacts ([`Stored`]) it has no division.
+#[inline]
+fn add_postings<const COUNT: bool, const PAIR: bool, const FIRST: bool, I: Impacts>(
+    docs: &[u32],
+    (qi, impacts): (f64, I),
+    (qi2, impacts2): (f64, I),
+    (acc, touched, matched): Sums<'_>,
+) {
+    // Branch-free bookkeeping: every document is written after the touched ones and kept
+    // only when this term is its first contribution (contributions are > 0, so with a pair
+    // this is the union of the two terms' tests).
+    if FIRST {
+        // No document has a contribution yet (`touched` is empty, so every accumulator slot
+        // is 0.0): each posting's sum is `0.0 + score`, which is `score`, and each document
+        // is new. The loop only writes, and `touched` is a copy of `docs`.
+        debug_assert!(touched.is_empty());
+        touched.extend_from_slice(docs);
+    }
+    let mut len = touched.len();
+    if !FIRST {
+        touched.resize(len + docs.len(), 0);
+    }
+    let out = &mut touched[..];
+    let (impacts, impacts2) = (impacts.fit(docs.len()), impacts2.fit(docs.len()));
+    for (i, &doc) in docs.iter().enumerate() {
+        let d = doc as usize;
+        debug_assert!(d < acc.len() && (FIRST || len < out.len()));
+        // SAFETY: `d < acc.len()`: `acc` has one slot per document of the index (as many as
+        // its norms), and every doc id in the postings is below the document count, an
+        // invariant of `Index` that each constructor establishes (the builds number documents
+        // 0..n, snapshot loading validates every id, updates remap valid ids) and that nothing
+        // mutates afterwards. `len < out.len()`: `len` starts at the old length and grows by at
+        // most one per posting, and `out` has one slot per posting beyond it. Bounds checks
+        // per posting cost ~8% of a search.
+        let before = if FIRST {
+            0.0
+        } else {
+            unsafe { *acc.get_unchecked(d) }
+        };
+        let mut after = before + qi * impacts.impact(i, d);
+        if PAIR {
+            after += qi2 * impacts2.impact(i, d);
+        }
+        // SAFETY: as above.
+        unsafe {
+            *acc.get_unchecked_mut(d) = after;
+            if !FIRST {
+                *out.get_unchecked_mut(len) = doc;
+            }
+        }
+        if !FIRST {
+            len += usize::from(before == 0.0 && after != 0.0);
+        }
+        if COUNT {
+            matched[d] += 1 + u32::from(PAIR);
+        }
+    }
+    if !FIRST {
+        touched.truncate(len);
     }
 }
 

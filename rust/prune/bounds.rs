@@ -22,7 +22,22 @@ pub(crate) struct Bounds {
     /// Per term: whether the query term after it (its stemmed copy, in the English profile)
     /// holds the same documents, learnt on first use (see [`Twins`]).
     pub(crate) twins: Twins,
+    /// Per posting (aligned with `docs` and `tfs`): its *impact*, the parenthesis of
+    /// `Params::term_score`, `tf·(k1+1)/(tf+norm) + δ`, computed with the same operations, so that
+    /// the exhaustive loop multiplies instead of dividing and gets the same bits. Kept only below
+    /// [`IMPACT_MAX_DOCS`] documents (empty above): 8 bytes a posting, which small indexes spend
+    /// for speed and large ones, searched by the pruned loop, do not.
+    pub(crate) impacts: Vec<f64>,
 }
+
+/// Below this many documents the index keeps every posting's impact (`Bounds::impacts`). It is
+/// the size under which `Auto` never prunes (`MIN_PRUNE_DOCS`): every search there walks whole
+/// posting lists, where the division per posting was the loop's bottleneck. Engine alone
+/// (`examples/prune_bench.rs`, µs a query, english / seed): synthetic 10k 16.9 -> 12.6 /
+/// 12.8 -> 10.2, mcp_mixed 27.0 -> 22.2 / 33.3 -> 25.2, for +6.1 / +1.9 MB on mcp_mixed's
+/// 10.4 / 4.3 MB. Above it memory per tool counts more (100k-1M tools), and the pruned loop
+/// scores few postings.
+pub(crate) const IMPACT_MAX_DOCS: usize = crate::prune::MIN_PRUNE_DOCS;
 
 /// A per-term memo of the twin test of scoring (`Index::accumulate`, the pruned loop): does the
 /// next query term hold exactly the same documents as this one? Comparing two posting lists costs
@@ -111,19 +126,30 @@ impl Bounds {
         let n = norms.len();
         let n_terms = offsets.len().saturating_sub(1);
         let (k1, delta) = (params.k1, params.delta);
+        // The parenthesis of `Params::term_score`: the same operations.
+        let part = |i: usize| {
+            let tf = tfs[i] as f64;
+            (tf * (k1 + 1.0)) / (tf + norms[docs[i] as usize]) + delta
+        };
+        let impacts: Vec<f64> = if n < IMPACT_MAX_DOCS {
+            (0..docs.len())
+                .into_par_iter()
+                .with_min_len(1 << 14)
+                .map(part)
+                .collect()
+        } else {
+            Vec::new()
+        };
         let term_max: Vec<f32> = (0..n_terms)
             .into_par_iter()
             .with_min_len(1024)
             .map(|t| {
-                let mut best = 0f64;
-                for i in offsets[t] as usize..offsets[t + 1] as usize {
-                    let tf = tfs[i] as f64;
-                    // The parenthesis of `Params::term_score`: the same operations.
-                    let part = (tf * (k1 + 1.0)) / (tf + norms[docs[i] as usize]) + delta;
-                    if part > best {
-                        best = part;
-                    }
-                }
+                let range = offsets[t] as usize..offsets[t + 1] as usize;
+                let best = if impacts.is_empty() {
+                    range.map(part).fold(0f64, f64::max)
+                } else {
+                    impacts[range].iter().copied().fold(0f64, f64::max)
+                };
                 f32_up(best)
             })
             .collect();
@@ -150,6 +176,7 @@ impl Bounds {
             dense,
             bitmaps,
             twins: Twins::new(n_terms),
+            impacts,
         }
     }
 
@@ -167,5 +194,6 @@ impl Bounds {
             + self.dense.len() * 8
             + self.bitmaps.len() * 8
             + self.twins.memory_bytes()
+            + self.impacts.len() * 8
     }
 }

@@ -158,6 +158,47 @@ fn pruned_search_equals_exhaustive_search_on_random_corpora() {
 }
 
 #[test]
+fn stored_impacts_give_the_bits_of_computed_ones() {
+    // Below `IMPACT_MAX_DOCS` each posting's impact is stored; the exhaustive loop multiplies it
+    // instead of dividing. Without them (an index past that size) it computes each: the same
+    // f64 operations, so every score has the same bits, on every path of the loop (pairs,
+    // coverage counts, prefixes, filters).
+    let mut rng = Rng(20261124);
+    let mut nonempty = 0;
+    for round in 0..200 {
+        let n = [1, 5, 40, 300, 2000][rng.next(5)];
+        let vocab = 3 + rng.next(21);
+        let idx = corpus(&mut rng, n, vocab);
+        assert_eq!(idx.bounds.impacts.len(), idx.docs.len());
+        for (i, &impact) in idx.bounds.impacts.iter().enumerate() {
+            let d = idx.docs[i] as usize;
+            let score = idx
+                .params
+                .term_score(1.0, 1.0, idx.tfs[i] as f64, idx.norms[d]);
+            assert_eq!(
+                impact.to_bits(),
+                score.to_bits(),
+                "round {round}: posting {i}"
+            );
+        }
+        let mut computed = idx.clone();
+        computed.bounds.impacts = Vec::new();
+        for _ in 0..12 {
+            let q = idx.query_terms(&query(&mut rng, vocab).join(" "));
+            let o = options(&mut rng, n);
+            let limit = [1, 2, 3, 8, 25, 1000][rng.next(6)];
+            let stored = Index::with_exhaustive_scoring(|| idx.search_tokens(&q, limit, &o));
+            let plain = Index::with_exhaustive_scoring(|| computed.search_tokens(&q, limit, &o));
+            assert_eq!(stored, plain, "round {round}: {q:?} limit {limit} {o:?}");
+            if stored.as_ref().is_ok_and(|h| !h.is_empty()) {
+                nonempty += 1;
+            }
+        }
+    }
+    assert!(nonempty > 700, "only {nonempty} non-empty results");
+}
+
+#[test]
 fn the_mode_switches_pick_the_path() {
     let (names, docs) = crate::build::tests::corpus(50, 5);
     let idx = Index::build_parallel(names, &docs, vec![6.0, 2.0, 0.0], Params::default()).unwrap();
@@ -255,6 +296,7 @@ fn only_a_large_search_running_alone_off_the_pool_is_split() {
         .map(|i| vec![(1, format!("read file data w{}", i % 97))])
         .collect();
     let idx = Index::build_parallel(names, &docs, vec![6.0, 2.0], Params::default()).unwrap();
+    assert!(n >= super::bounds::IMPACT_MAX_DOCS && idx.bounds.impacts.is_empty());
     let threads = crate::pool::pool().current_num_threads();
     let big = PARALLEL_MIN_POSTINGS;
     let want = if threads > 1 { threads.min(8) } else { 1 };
