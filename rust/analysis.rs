@@ -212,7 +212,11 @@ impl Profile {
         // one word to ~60: short ones scan what is already kept, long ones hash it.
         let long = kept.len() > DISTINCT_SCAN_MAX;
         let mut words: Vec<usize> = Vec::with_capacity(kept.len());
-        let mut seen: HashSet<&str, ahash::RandomState> = HashSet::default();
+        let mut seen: HashSet<&str, ahash::RandomState> = if long {
+            HashSet::with_capacity_and_hasher(kept.len(), Default::default())
+        } else {
+            HashSet::default()
+        };
         for i in kept {
             let t = tokens.get(i);
             let new = if long {
@@ -246,6 +250,9 @@ impl Profile {
                 out.push(copy);
             }
         }
+        // Distinct words, each followed by a copy no earlier word brought (a word and a copy
+        // never collide): no term repeats.
+        out.distinct = true;
         out
     }
 
@@ -267,6 +274,8 @@ impl Profile {
 pub struct QueryTerms {
     text: String,
     ends: Vec<usize>,
+    /// Whether no term repeats (the English analysis dedupes; the seed's tokens may repeat).
+    distinct: bool,
 }
 
 impl QueryTerms {
@@ -274,12 +283,18 @@ impl QueryTerms {
         QueryTerms {
             text: String::with_capacity(bytes),
             ends: Vec::with_capacity(terms),
+            distinct: false,
         }
     }
 
     fn push(&mut self, term: &str) {
         self.text.push_str(term);
         self.ends.push(self.text.len());
+    }
+
+    /// Whether the analysis guarantees that no term repeats.
+    pub fn distinct(&self) -> bool {
+        self.distinct
     }
 
     /// Number of terms.
@@ -556,11 +571,17 @@ mod tests {
         );
         assert_eq!(Profile::English.query_terms(query), owned);
         assert_eq!(terms.len(), owned.len());
+        // The English terms are distinct, and say so (the search skips its dedupe pass); the
+        // seed's tokens may repeat.
+        let set: std::collections::HashSet<&str> = owned.iter().copied().collect();
+        assert!(terms.distinct() && set.len() == owned.len());
+        assert!(Profile::English.analyse_query("the the").distinct());
         let seed = Profile::Seed.analyse_query("Ünïcode café  a a");
         assert_eq!(
             seed.iter().collect::<Vec<_>>(),
             ["unicode", "cafe", "a", "a"]
         );
+        assert!(!seed.distinct());
         assert!(Profile::Seed.analyse_query("  ,;  ").is_empty());
     }
 

@@ -59,8 +59,14 @@ impl Index {
         options: &SearchOptions,
     ) -> Result<Vec<(u32, f64)>> {
         let terms = self.profile.analyse_query(query);
-        let tokens: Vec<&str> = terms.iter().collect();
-        self.search_tokens(&tokens, limit, options)
+        if !terms.distinct() {
+            let tokens: Vec<&str> = terms.iter().collect();
+            return self.search_tokens(&tokens, limit, options);
+        }
+        // Already distinct (the English analysis dedupes): the weights without a hash pass.
+        let query: Vec<(&str, f64)> = terms.iter().map(|t| (t, query_weight(t))).collect();
+        debug_assert_eq!(query, distinct_terms(&terms.iter().collect::<Vec<_>>()));
+        self.search_distinct(&query, limit, options)
     }
 
     /// The top `limit` documents for query `tokens` by BM25+ score (descending, then name
@@ -73,7 +79,17 @@ impl Index {
         limit: usize,
         options: &SearchOptions,
     ) -> Result<Vec<(u32, f64)>> {
-        if tokens.is_empty() {
+        self.search_distinct(&distinct_terms(tokens), limit, options)
+    }
+
+    /// [`Index::search_tokens`] of distinct `(term, qtf)` pairs, in first-seen order.
+    fn search_distinct(
+        &self,
+        query: &[(&str, f64)],
+        limit: usize,
+        options: &SearchOptions,
+    ) -> Result<Vec<(u32, f64)>> {
+        if query.is_empty() {
             return Err(Error::NoSearchableTerms);
         }
         if limit == 0 {
@@ -86,7 +102,6 @@ impl Index {
         let Some(required) = self.required_postings(&options.required) else {
             return Ok(Vec::new());
         };
-        let query = distinct_terms(tokens);
         let min_matched = |known: usize| {
             // The coverage rule: with 4+ distinct known terms, match at least half of them.
             if options.coverage && known >= 4 {
@@ -95,7 +110,7 @@ impl Index {
                 0
             }
         };
-        let pruned = self.search_pruned(&query, options, limit, min_matched, |doc, score| {
+        let pruned = self.search_pruned(query, options, limit, min_matched, |doc, score| {
             score >= options.threshold && self.passes(doc, options, &required)
         });
         let mut hits = if let Some(hits) = pruned {
@@ -103,7 +118,7 @@ impl Index {
         } else {
             SCRATCH.with(|cell| {
                 let mut scratch = cell.borrow_mut();
-                let known = self.accumulate(&query, options, &mut scratch);
+                let known = self.accumulate(query, options, &mut scratch);
                 let min_matched = min_matched(known);
                 let count = options.coverage;
                 self.top_k_and_reset(&mut scratch, limit, count, |doc, score, matched| {
