@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use crate::analysis::Profile;
 use crate::bm25::{self, Params};
 use crate::error::{Error, Result};
-use crate::index::{Index, TermMap};
+use crate::index::{Index, TermIds};
 
 mod chunk;
 mod flat;
@@ -210,7 +210,7 @@ pub(crate) fn assemble(
     field_weights: Vec<f64>,
     names: Vec<String>,
     terms: Vec<Box<str>>,
-    term_ids: Option<TermMap>,
+    term_ids: Option<TermIds>,
     postings: Postings,
     sorted_terms: Option<Vec<u32>>,
     lengths: Vec<f64>,
@@ -222,14 +222,7 @@ pub(crate) fn assemble(
         presence_offsets,
         presence_docs,
     } = postings;
-    let term_ids = term_ids.unwrap_or_else(|| {
-        let mut map = TermMap::default();
-        map.reserve(terms.len());
-        for (id, term) in terms.iter().enumerate() {
-            map.insert(term.clone(), id as u32);
-        }
-        map
-    });
+    let term_ids = term_ids.unwrap_or_else(|| TermIds::of(&terms));
     let sorted_terms = sorted_terms.unwrap_or_else(|| sort_terms(&terms, &offsets));
     let n = names.len();
     let idf = offsets

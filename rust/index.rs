@@ -20,23 +20,20 @@
 //! (`options`), the exhaustive scoring path (`search`), the top-k heap (`top_k`), and
 //! `score_documents` / `explain` (`explain`). The sequential build is in `crate::build`.
 
-use std::collections::HashMap;
-
 use crate::analysis::{self, Profile};
 use crate::bm25::Params;
 
 mod explain;
 mod options;
 mod search;
+mod term_ids;
 mod top_k;
 
 pub use explain::TermExplanation;
 pub use options::{PrefixOptions, SearchOptions};
 pub(crate) use search::Scratch;
+pub(crate) use term_ids::TermIds;
 pub(crate) use top_k::TopK;
-
-/// Term string -> term id. `ahash` resists hash flooding from hostile tool catalogues.
-pub(crate) type TermMap = HashMap<Box<str>, u32, ahash::RandomState>;
 
 /// An immutable BM25+ index over weighted-field documents.
 #[derive(Debug, Clone)]
@@ -44,7 +41,8 @@ pub struct Index {
     pub(crate) params: Params,
     pub(crate) field_weights: Vec<f64>,
     pub(crate) names: Vec<String>,
-    pub(crate) term_ids: TermMap,
+    /// Term string -> term id (over `terms`).
+    pub(crate) term_ids: TermIds,
     pub(crate) terms: Vec<Box<str>>,
     /// Ids of the scored terms (df > 0), sorted by term: prefix expansion binary-searches it.
     pub(crate) sorted_terms: Vec<u32>,
@@ -103,16 +101,17 @@ impl Index {
     /// Number of documents containing `term` (0 when unknown).
     pub fn document_frequency(&self, term: &str) -> usize {
         self.term_ids
-            .get(term)
-            .map(|&t| (self.offsets[t as usize + 1] - self.offsets[t as usize]) as usize)
+            .get(&self.terms, term)
+            .map(|t| (self.offsets[t as usize + 1] - self.offsets[t as usize]) as usize)
             .unwrap_or(0)
     }
 
     /// Approximate heap bytes held by the index.
     pub fn memory_bytes(&self) -> usize {
-        let terms: usize = self.terms.iter().map(|t| t.len() * 2 + 16 + 4 + 8).sum();
+        let terms: usize = self.terms.iter().map(|t| t.len() + 16).sum();
         let names: usize = self.names.iter().map(|n| n.len() + 24).sum();
         terms
+            + self.term_ids.memory_bytes()
             + names
             + self.sorted_terms.len() * 4
             + self.offsets.len() * 4
@@ -138,7 +137,7 @@ impl Index {
 
     /// The id of `tok` if it is a scored term (df > 0).
     pub(crate) fn scored_term(&self, tok: &str) -> Option<u32> {
-        let &term = self.term_ids.get(tok)?;
+        let term = self.term_ids.get(&self.terms, tok)?;
         (self.offsets[term as usize + 1] > self.offsets[term as usize]).then_some(term)
     }
 

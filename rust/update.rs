@@ -99,22 +99,23 @@ impl Index {
         // Terms of the added documents: an old term's id, or a new id after the old ones.
         let n_old_terms = self.terms.len();
         let mut new_terms: Vec<Box<str>> = Vec::new();
-        let mut new_ids = crate::index::TermMap::default();
+        let mut new_ids = crate::index::TermIds::default();
         let mut added_df = vec![0u32; n_old_terms];
         let mut added_presence = vec![0u32; n_old_terms];
         let mut chunk_remaps: Vec<Vec<u32>> = Vec::with_capacity(chunks.len());
         for chunk in &chunks {
             let mut m = Vec::with_capacity(chunk.terms.len());
             for (term, &d) in chunk.terms.iter().zip(&chunk.df) {
-                let id = match self.term_ids.get(term).or_else(|| new_ids.get(term)) {
-                    Some(&id) => id,
+                // An old term's id, or a new term's: after the old ones, in first-seen order.
+                let id = match self.term_ids.get(&self.terms, term) {
+                    Some(id) => id,
                     None => {
-                        let id = (n_old_terms + new_terms.len()) as u32;
-                        new_terms.push(term.into());
-                        new_ids.insert(term.into(), id);
-                        added_df.push(0);
-                        added_presence.push(0);
-                        id
+                        let (local, new) = new_ids.get_or_insert(&mut new_terms, term);
+                        if new {
+                            added_df.push(0);
+                            added_presence.push(0);
+                        }
+                        (n_old_terms as u32) + local
                     }
                 };
                 added_df[id as usize] += d;
@@ -317,7 +318,7 @@ mod tests {
         // Removing the only document with "workspace" drops the term.
         let gone = base.updated::<&str>(&[0], vec![], &[]).unwrap();
         assert_eq!(gone.search("send", 5, &slack).unwrap(), vec![]);
-        assert!(!gone.term_ids.contains_key("workspace"));
+        assert_eq!(gone.term_ids.get(&gone.terms, "workspace"), None);
         // Adding one brings it back, as a presence posting of the new document.
         let back = gone
             .updated(

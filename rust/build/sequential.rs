@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use crate::analysis::{self, Profile};
 use crate::bm25::Params;
 use crate::error::{Error, Result};
-use crate::index::{Index, TermMap};
+use crate::index::{Index, TermIds};
 use crate::tokenize::Tokenizer;
 
 /// CSR arrays of `(term, doc)` pairs given in ascending document order: `offsets[t]..offsets[t+1]`
@@ -51,7 +51,7 @@ impl Index {
         profile: Profile,
     ) -> Result<Index> {
         crate::build::check_build_inputs(names.len(), documents.len(), &field_weights)?;
-        let mut term_ids = TermMap::default();
+        let mut term_ids = TermIds::default();
         let mut terms: Vec<Box<str>> = Vec::new();
         // (term, doc, tf) triples in document order; bucketed by term below.
         let mut entries: Vec<(u32, u32, f32)> = Vec::new();
@@ -78,15 +78,12 @@ impl Index {
                     ))
                 })?;
                 profile.for_each_term(&mut tokenizer, text.as_ref(), |tok| {
-                    let mut intern = |tok: &str| match term_ids.get(tok) {
-                        Some(&id) => id,
-                        None => {
-                            let id = terms.len() as u32;
-                            terms.push(tok.into());
-                            term_ids.insert(tok.into(), id);
+                    let mut intern = |tok: &str| {
+                        let (id, new) = term_ids.get_or_insert(&mut terms, tok);
+                        if new {
                             df.push(0);
-                            id
                         }
+                        id
                     };
                     let id = intern(tok);
                     if weight == 0.0 {

@@ -98,7 +98,7 @@ impl Index {
             // One token, matched as the plain terms the profile makes of it (CJK bigrams in the
             // English profile; never stemmed).
             for term in self.profile.required_terms(tok.as_ref()) {
-                let &term = self.term_ids.get(term.as_str())?;
+                let term = self.term_ids.get(&self.terms, term.as_str())?;
                 let t = term as usize;
                 let scored = &self.docs[self.offsets[t] as usize..self.offsets[t + 1] as usize];
                 let only = &self.presence_docs

@@ -716,7 +716,8 @@ mod tests {
             assert_eq!(hits, one_by_one, "{query:?}");
         }
         let twins = &idx.bounds.twins;
-        let (x, y, z) = (idx.term_ids["x"], idx.term_ids["y"], idx.term_ids["z"]);
+        let id = |t| idx.term_ids.get(&idx.terms, t).unwrap();
+        let (x, y, z) = (id("x"), id("y"), id("z"));
         // The last query pairing "x" asked about "z".
         assert!(!twins.same(x, z, || unreachable!("x, z: recorded")));
         let mut tested = false;
