@@ -31,16 +31,18 @@ thread_local! {
 
 /// One query term's posting lists, with a cursor each that advances range by range.
 enum Source {
+    /// A scored term: its postings `cursor..end`, at tf scale `scale` (see `Index::list`).
     Exact {
         cursor: usize,
         end: usize,
+        scale: f64,
         qtf: f64,
         idf: f64,
     },
-    /// A prefix term: `(cursor, end, idf)` per expansion, in lexicographic order.
+    /// A prefix term: `(cursor, end, scale, idf)` per expansion, in lexicographic order.
     Prefix {
         qtf: f64,
-        expansions: Vec<(usize, usize, f64)>,
+        expansions: Vec<(usize, usize, f64, f64)>,
     },
 }
 
@@ -99,29 +101,24 @@ impl Index {
         } = scratch;
         let count = options.coverage;
         let fraction = options.prefix.fraction;
-        let span = |t: u32| {
-            (
-                self.offsets[t as usize] as usize,
-                self.offsets[t as usize + 1] as usize,
-            )
-        };
         let mut sources: Vec<Source> = Vec::with_capacity(query.len());
         for &(tok, qtf) in query {
             if let Some(term) = self.scored_term(tok) {
-                let (cursor, end) = span(term);
+                let (cursor, end, scale) = self.list(term);
                 sources.push(Source::Exact {
                     cursor,
                     end,
+                    scale,
                     qtf,
                     idf: self.idf[term as usize],
                 });
                 continue;
             }
-            let expansions: Vec<(usize, usize, f64)> = self
+            let expansions: Vec<(usize, usize, f64, f64)> = self
                 .expansions(tok, &options.prefix)
                 .map(|t| {
-                    let (cursor, end) = span(t);
-                    (cursor, end, self.idf[t as usize])
+                    let (cursor, end, scale) = self.list(t);
+                    (cursor, end, scale, self.idf[t as usize])
                 })
                 .collect();
             if !expansions.is_empty() {
@@ -138,6 +135,7 @@ impl Index {
                     Source::Exact {
                         cursor,
                         end,
+                        scale,
                         qtf,
                         idf,
                     } => {
@@ -149,7 +147,7 @@ impl Index {
                                 + self.params.term_score(
                                     *qtf,
                                     *idf,
-                                    self.tfs[i] as f64,
+                                    self.tfs[i] as f64 * *scale,
                                     self.norms[d],
                                 );
                             if before == 0.0 && acc[d] != 0.0 {
@@ -163,7 +161,7 @@ impl Index {
                         *cursor = i;
                     }
                     Source::Prefix { qtf, expansions } => {
-                        for (cursor, end, idf) in expansions.iter_mut() {
+                        for (cursor, end, scale, idf) in expansions.iter_mut() {
                             let mut i = *cursor;
                             while i < *end && (self.docs[i] as usize) < block_end {
                                 let d = self.docs[i] as usize;
@@ -171,7 +169,7 @@ impl Index {
                                     * self.params.term_score(
                                         *qtf,
                                         *idf,
-                                        self.tfs[i] as f64,
+                                        self.tfs[i] as f64 * *scale,
                                         self.norms[d],
                                     );
                                 if best[d] == 0.0 {

@@ -25,6 +25,7 @@ mod intern;
 mod memo;
 mod merge;
 mod sequential;
+pub(crate) mod share;
 mod stems;
 
 pub(crate) use chunk::{tokenize_chunk, tokenize_chunk_with, Chunk};
@@ -142,6 +143,26 @@ impl Index {
 }
 
 impl Index {
+    /// This index with its twin lists shared whatever its size (for tests: sharing otherwise
+    /// starts at `share::SHARE_MIN_DOCS` documents).
+    #[cfg(test)]
+    pub(crate) fn with_shared_twins(&self) -> Index {
+        let mut index = self.clone();
+        let shared = share::share_twins(
+            &index.terms,
+            &index.term_ids,
+            std::mem::take(&mut index.offsets),
+            std::mem::take(&mut index.docs),
+            std::mem::take(&mut index.tfs),
+        );
+        index.offsets = shared.offsets;
+        index.docs = shared.docs;
+        index.tfs = shared.tfs;
+        index.shared = shared.shared;
+        index.refresh_bounds();
+        index
+    }
+
     /// A hash of everything a build produces, in term-id order (terms, postings, tfs, presence
     /// postings, lengths, norms, idf): equal fingerprints mean bit-identical builds. For
     /// benchmarks that check a faster build changes nothing (`examples/build_bench.rs`).
@@ -152,7 +173,7 @@ impl Index {
         self.names.hash(&mut h);
         self.terms.hash(&mut h);
         self.sorted_terms.hash(&mut h);
-        (&self.offsets, &self.docs).hash(&mut h);
+        (&self.offsets, &self.docs, &self.shared).hash(&mut h);
         self.tfs.iter().for_each(|t| t.to_bits().hash(&mut h));
         (&self.presence_offsets, &self.presence_docs).hash(&mut h);
         for column in [&self.lengths, &self.norms, &self.idf] {
@@ -239,6 +260,23 @@ pub(crate) fn assemble(
         .iter()
         .map(|&len| params.norm(len, avg_len))
         .collect();
+    // Large indexes share their twin lists (after the IDF and the sorted terms, which see every
+    // list).
+    let share::SharedPostings {
+        offsets,
+        docs,
+        tfs,
+        shared,
+    } = if n >= share::SHARE_MIN_DOCS {
+        share::share_twins(&terms, &term_ids, offsets, docs, tfs)
+    } else {
+        share::SharedPostings {
+            offsets,
+            docs,
+            tfs,
+            shared: Vec::new(),
+        }
+    };
     let mut index = Index {
         params,
         field_weights,
@@ -249,6 +287,7 @@ pub(crate) fn assemble(
         offsets,
         docs,
         tfs,
+        shared,
         presence_offsets,
         presence_docs,
         idf,

@@ -14,7 +14,9 @@
 //! Postings are stored as CSR arrays: term `t`'s postings are `docs[offsets[t]..offsets[t+1]]`
 //! with their weighted term frequencies in `tfs`, in ascending document order. 8 bytes a posting,
 //! and 8 more below `prune::MIN_PRUNE_DOCS` documents, where the derived bounds keep each
-//! posting's BM25+ impact so that the exhaustive loop does not divide (`prune::bounds`).
+//! posting's BM25+ impact so that the exhaustive loop does not divide (`prune::bounds`). From
+//! that size a stemmed copy with exactly its word's documents stores none: it reads the word's
+//! list at half the term frequency (`Index::shared`, `build::share`).
 //!
 //! The index's concepts live in submodules: [`SearchOptions`] and the filters that apply them
 //! (`options`), the exhaustive scoring path (`search`), the top-k heap (`top_k`), and
@@ -35,6 +37,11 @@ pub(crate) use search::Scratch;
 pub(crate) use term_ids::TermIds;
 pub(crate) use top_k::TopK;
 
+/// `Index::shared`'s mark of a term that holds its own postings.
+pub(crate) const OWN_POSTINGS: u32 = u32::MAX;
+/// The term-frequency scale of a shared list (a stemmed copy's weight against its word's).
+pub(crate) const SHARED_TF_SCALE: f64 = 0.5;
+
 /// An immutable BM25+ index over weighted-field documents.
 #[derive(Debug, Clone)]
 pub struct Index {
@@ -49,6 +56,10 @@ pub struct Index {
     pub(crate) offsets: Vec<u32>,
     pub(crate) docs: Vec<u32>,
     pub(crate) tfs: Vec<f32>,
+    /// Per term: the term whose postings it reads at [`SHARED_TF_SCALE`] × their term
+    /// frequencies, or [`OWN_POSTINGS`]; empty when no term shares (`build::share`). Read every
+    /// list through [`Index::list`].
+    pub(crate) shared: Vec<u32>,
     /// Presence postings (CSR like `docs`): for each term, the documents that contain it *only*
     /// in weight-0 fields. Required terms (`+term`) look here as well as in `docs`. 4 bytes each.
     pub(crate) presence_offsets: Vec<u32>,
@@ -102,7 +113,7 @@ impl Index {
     pub fn document_frequency(&self, term: &str) -> usize {
         self.term_ids
             .get(&self.terms, term)
-            .map(|t| (self.offsets[t as usize + 1] - self.offsets[t as usize]) as usize)
+            .map(|t| self.doc_list(t).len())
             .unwrap_or(0)
     }
 
@@ -119,6 +130,7 @@ impl Index {
             + self.presence_offsets.len() * 4
             + self.presence_docs.len() * 4
             + self.tfs.len() * 4
+            + self.shared.len() * 4
             + self.idf.len() * 8
             + self.lengths.len() * 8
             + self.norms.len() * 8
@@ -138,25 +150,42 @@ impl Index {
     /// The id of `tok` if it is a scored term (df > 0).
     pub(crate) fn scored_term(&self, tok: &str) -> Option<u32> {
         let term = self.term_ids.get(&self.terms, tok)?;
-        (self.offsets[term as usize + 1] > self.offsets[term as usize]).then_some(term)
+        let (start, end, _) = self.list(term);
+        (end > start).then_some(term)
+    }
+
+    /// Where `term`'s postings are in `docs` and `tfs`, and the scale of their term frequencies:
+    /// its own range at 1, or the range of the term it shares at [`SHARED_TF_SCALE`]. A term
+    /// frequency is `tfs[i] as f64 * scale` (exact: the scale is a power of two).
+    #[inline]
+    pub(crate) fn list(&self, term: u32) -> (usize, usize, f64) {
+        let (t, scale) = match self.shared.get(term as usize) {
+            Some(&source) if source != OWN_POSTINGS => (source as usize, SHARED_TF_SCALE),
+            _ => (term as usize, 1.0),
+        };
+        (
+            self.offsets[t] as usize,
+            self.offsets[t + 1] as usize,
+            scale,
+        )
     }
 
     /// The documents of `term`'s postings, ascending.
     pub(crate) fn doc_list(&self, term: u32) -> &[u32] {
-        &self.docs[self.offsets[term as usize] as usize..self.offsets[term as usize + 1] as usize]
+        let (start, end, _) = self.list(term);
+        &self.docs[start..end]
     }
 
-    fn postings(&self, term: u32) -> (&[u32], &[f32]) {
-        let (start, end) = (
-            self.offsets[term as usize] as usize,
-            self.offsets[term as usize + 1] as usize,
-        );
-        (&self.docs[start..end], &self.tfs[start..end])
+    /// `term`'s documents, their stored term frequencies, and the scale of those (see
+    /// [`Index::list`]).
+    fn postings(&self, term: u32) -> (&[u32], &[f32], f64) {
+        let (start, end, scale) = self.list(term);
+        (&self.docs[start..end], &self.tfs[start..end], scale)
     }
 
     fn term_frequency(&self, term: u32, doc: u32) -> Option<f64> {
-        let (docs, tfs) = self.postings(term);
-        docs.binary_search(&doc).ok().map(|i| tfs[i] as f64)
+        let (docs, tfs, scale) = self.postings(term);
+        docs.binary_search(&doc).ok().map(|i| tfs[i] as f64 * scale)
     }
 
     /// The scored terms that `tok` expands to (see [`PrefixOptions`]); empty when prefix

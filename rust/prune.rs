@@ -50,7 +50,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering as AtomicOrdering};
 
 use crate::bm25::Params;
-use crate::index::{Index, SearchOptions, TopK};
+use crate::index::{Index, SearchOptions, TopK, OWN_POSTINGS};
 
 mod bounds;
 mod parallel;
@@ -124,6 +124,8 @@ struct List {
     at: usize,
     /// The first word of the term's bitmap when the term is dense (`usize::MAX`: none).
     bits: usize,
+    /// The scale of the stored term frequencies (see `Index::list`).
+    scale: f64,
     /// The known query term (in query order) the list scores for.
     src: usize,
     qtf: f64,
@@ -144,6 +146,8 @@ struct Twin {
     idf: f64,
     /// Its posting index minus the list's (wrapping): the same document's posting.
     shift: usize,
+    /// The scale of its stored term frequencies (see `Index::list`).
+    scale: f64,
 }
 
 impl List {
@@ -151,7 +155,7 @@ impl List {
     /// `Index::accumulate` does.
     #[inline]
     fn score(&self, params: &Params, tfs: &[f32], i: usize, norm: f64) -> f64 {
-        let score = params.term_score(self.qtf, self.idf, tfs[i] as f64, norm);
+        let score = params.term_score(self.qtf, self.idf, tfs[i] as f64 * self.scale, norm);
         match self.fraction {
             None => score,
             Some(f) => f * score,
@@ -175,7 +179,7 @@ impl List {
         match &self.twin {
             None => c,
             Some(twin) => {
-                let tf = tfs[i.wrapping_add(twin.shift)] as f64;
+                let tf = tfs[i.wrapping_add(twin.shift)] as f64 * twin.scale;
                 let c2 = params.term_score(twin.qtf, twin.idf, tf, norm);
                 record(contrib, hit, self.src + 1, c2);
                 c + c2
@@ -250,6 +254,7 @@ impl Index {
             &self.offsets,
             &self.docs,
             &self.tfs,
+            &self.shared,
             &self.norms,
         );
     }
@@ -267,16 +272,18 @@ impl Index {
             let mut push = |term: u32, fraction: Option<f64>, twin: Option<(u32, f64)>| {
                 let t = term as usize;
                 let idf = self.idf[t];
-                let (pos, end) = (self.offsets[t] as usize, self.offsets[t + 1] as usize);
+                let (pos, end, scale) = self.list(term);
                 let mut bound = qtf * idf * bounds.term_max[t] as f64;
                 let twin = twin.map(|(term2, qtf2)| {
                     let t2 = term2 as usize;
                     let idf2 = self.idf[t2];
                     bound += qtf2 * idf2 * bounds.term_max[t2] as f64;
+                    let (pos2, _, scale2) = self.list(term2);
                     Twin {
                         qtf: qtf2,
                         idf: idf2,
-                        shift: (self.offsets[t2] as usize).wrapping_sub(pos),
+                        shift: pos2.wrapping_sub(pos),
+                        scale: scale2,
                     }
                 });
                 lists.push(List {
@@ -289,7 +296,17 @@ impl Index {
                         .filter(|_| pos < end)
                         .unwrap_or(u32::MAX),
                     at: usize::MAX,
-                    bits: bounds.bitmap(term).unwrap_or(usize::MAX),
+                    // A shared term holds its source's documents, and its bitmap.
+                    bits: bounds
+                        .bitmap(
+                            self.shared
+                                .get(t)
+                                .copied()
+                                .filter(|&s| s != OWN_POSTINGS)
+                                .unwrap_or(term),
+                        )
+                        .unwrap_or(usize::MAX),
+                    scale,
                     src: known,
                     qtf,
                     idf,
@@ -303,7 +320,8 @@ impl Index {
                 // along (one walk, one bitmap test and one seek per document for both).
                 let twin = query.get(next).and_then(|&(tok2, qtf2)| {
                     let term2 = self.scored_term(tok2)?;
-                    let same = || self.doc_list(term2) == self.doc_list(term);
+                    let (docs, docs2) = (self.doc_list(term), self.doc_list(term2));
+                    let same = || std::ptr::eq(docs, docs2) || docs == docs2;
                     bounds
                         .twins
                         .same(term, term2, same)

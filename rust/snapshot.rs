@@ -165,7 +165,11 @@ impl Index {
         }
         put_u32(&mut p, self.names.len() as u32);
         put_u32(&mut p, self.terms.len() as u32);
-        put_u32(&mut p, self.docs.len() as u32);
+        // Every list is written in full, a shared one included (see `build::share`).
+        let postings: usize = (0..self.terms.len() as u32)
+            .map(|t| self.doc_list(t).len())
+            .sum();
+        put_u32(&mut p, postings as u32);
         put_u32(&mut p, self.presence_docs.len() as u32);
         put_strings(&mut p, &self.names);
         let sorted: Vec<&str> = order.iter().map(|&t| &*self.terms[t as usize]).collect();
@@ -179,20 +183,18 @@ impl Index {
         let mut end = 0u32;
         put_u32(&mut p, end);
         for &t in &order {
-            let (s, e) = span(&self.offsets, t);
-            end += (e - s) as u32;
+            end += self.doc_list(t).len() as u32;
             put_u32(&mut p, end);
         }
         for &t in &order {
-            let (s, e) = span(&self.offsets, t);
-            for &d in &self.docs[s..e] {
+            for &d in self.doc_list(t) {
                 put_u32(&mut p, d);
             }
         }
         for &t in &order {
-            let (s, e) = span(&self.offsets, t);
+            let (s, e, scale) = self.list(t);
             for &tf in &self.tfs[s..e] {
-                p.extend_from_slice(&tf.to_le_bytes());
+                p.extend_from_slice(&((tf as f64 * scale) as f32).to_le_bytes());
             }
         }
         let mut end = 0u32;

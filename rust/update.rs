@@ -73,12 +73,11 @@ impl Index {
             .collect::<Result<_>>()?;
 
         // Kept postings per old term.
-        let kept_df: Vec<u32> = self
-            .offsets
-            .par_windows(2)
+        let kept_df: Vec<u32> = (0..self.terms.len() as u32)
+            .into_par_iter()
             .with_min_len(256)
-            .map(|w| {
-                self.docs[w[0] as usize..w[1] as usize]
+            .map(|t| {
+                self.doc_list(t)
                     .iter()
                     .filter(|&&d| keep[d as usize])
                     .count() as u32
@@ -167,13 +166,14 @@ impl Index {
                 continue;
             }
             if kept_df[t] > 0 {
-                let (start, end) = (self.offsets[t] as usize, self.offsets[t + 1] as usize);
+                // A shared list is read in full (tf scaled back): the new index shares again.
+                let (start, end, scale) = self.list(t as u32);
                 let slot = &mut cursor[f as usize];
                 for (&d, &tf) in self.docs[start..end].iter().zip(&self.tfs[start..end]) {
                     let nd = remap[d as usize];
                     if nd != u32::MAX {
                         docs[*slot as usize] = nd;
-                        tfs[*slot as usize] = tf;
+                        tfs[*slot as usize] = (tf as f64 * scale) as f32;
                         *slot += 1;
                     }
                 }

@@ -172,23 +172,25 @@ impl Index {
             next += 1;
             if let Some(term) = self.scored_term(tok) {
                 known += 1;
-                let (docs, tfs) = self.postings(term);
+                let (docs, tfs, scale) = self.postings(term);
                 // The next term may hold exactly the same documents (in the English profile, a
                 // word and its stemmed copy when no other word has that stem): both are added
-                // in one pass, in the same order, so the sums are the same.
+                // in one pass, in the same order, so the sums are the same. (A shared copy
+                // reads its word's very list.)
                 let pair = query.get(next).and_then(|&(tok2, qtf2)| {
                     let term2 = self.scored_term(tok2)?;
-                    let (docs2, tfs2) = self.postings(term2);
+                    let (docs2, tfs2, scale2) = self.postings(term2);
+                    let same = || std::ptr::eq(docs2, docs) || docs2 == docs;
                     self.bounds
                         .twins
-                        .same(term, term2, || docs2 == docs)
-                        .then_some((qtf2, term2, tfs2))
+                        .same(term, term2, same)
+                        .then_some((qtf2, term2, tfs2, scale2))
                 });
                 if pair.is_some() {
                     known += 1;
                     next += 1;
                 }
-                let (qtf2, term2, tfs2) = pair.unwrap_or((qtf, term, tfs));
+                let (qtf2, term2, tfs2, scale2) = pair.unwrap_or((qtf, term, tfs, scale));
                 let (qi, qi2) = (
                     qtf * self.idf[term as usize],
                     qtf2 * self.idf[term2 as usize],
@@ -196,8 +198,9 @@ impl Index {
                 let kind = (pair.is_some(), count, touched.is_empty());
                 let impacts = &self.bounds.impacts;
                 if impacts.is_empty() {
-                    let computed = |tfs| Computed {
+                    let computed = |tfs, scale| Computed {
                         tfs,
+                        scale,
                         norms: &self.norms,
                         k1p1: self.params.k1 + 1.0,
                         delta: self.params.delta,
@@ -205,11 +208,13 @@ impl Index {
                     add_postings_as(
                         kind,
                         docs,
-                        (qi, computed(tfs)),
-                        (qi2, computed(tfs2)),
+                        (qi, computed(tfs, scale)),
+                        (qi2, computed(tfs2, scale2)),
                         (&mut acc[..n], touched, matched),
                     );
                 } else {
+                    // Impacts are stored only where no term shares (see `Bounds::impacts`).
+                    debug_assert!(self.shared.is_empty());
                     let stored = |term: u32| {
                         let start = self.offsets[term as usize] as usize;
                         Stored(&impacts[start..start + docs.len()])
@@ -229,11 +234,11 @@ impl Index {
             for term in self.expansions(tok, &options.prefix) {
                 any = true;
                 let idf = self.idf[term as usize];
-                let (docs, tfs) = self.postings(term);
+                let (docs, tfs, scale) = self.postings(term);
                 for (&doc, &tf) in docs.iter().zip(tfs) {
                     let d = doc as usize;
-                    let score =
-                        fraction * self.params.term_score(qtf, idf, tf as f64, self.norms[d]);
+                    let tf = tf as f64 * scale;
+                    let score = fraction * self.params.term_score(qtf, idf, tf, self.norms[d]);
                     if best[d] == 0.0 {
                         best_touched.push(doc);
                     }
@@ -310,9 +315,11 @@ trait Impacts: Sized {
     fn fit(self, len: usize) -> Self;
 }
 
-/// Impacts computed from the term frequencies and norms (indexes without stored impacts).
+/// Impacts computed from the term frequencies (stored ones times `scale`: see `Index::list`)
+/// and norms (indexes without stored impacts).
 struct Computed<'a> {
     tfs: &'a [f32],
+    scale: f64,
     norms: &'a [f64],
     k1p1: f64,
     delta: f64,
@@ -321,7 +328,7 @@ struct Computed<'a> {
 impl Impacts for Computed<'_> {
     #[inline(always)]
     fn impact(&self, i: usize, d: usize) -> f64 {
-        let tf = self.tfs[i] as f64;
+        let tf = self.tfs[i] as f64 * self.scale;
         // SAFETY: `d < norms.len()`, the invariant `add_postings` states.
         let norm = unsafe { *self.norms.get_unchecked(d) };
         (tf * self.k1p1) / (tf + norm) + self.delta

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use rayon::prelude::*;
 
 use crate::bm25::Params;
+use crate::index::{OWN_POSTINGS, SHARED_TF_SCALE};
 
 /// Per-term and per-block upper bounds of the BM25+ term-frequency component, derived from the
 /// postings and norms (never stored in snapshots).
@@ -115,27 +116,32 @@ fn f32_up(x: f64) -> f32 {
 }
 
 impl Bounds {
-    /// Computes the bounds of CSR postings (`offsets`, `docs`, `tfs`) under `norms`.
+    /// Computes the bounds of CSR postings (`offsets`, `docs`, `tfs`; `shared` as in
+    /// `Index::shared`) under `norms`.
     pub(crate) fn compute(
         params: Params,
         offsets: &[u32],
         docs: &[u32],
         tfs: &[f32],
+        shared: &[u32],
         norms: &[f64],
     ) -> Bounds {
         let n = norms.len();
         let n_terms = offsets.len().saturating_sub(1);
         let (k1, delta) = (params.k1, params.delta);
-        // The parenthesis of `Params::term_score`: the same operations.
-        let part = |i: usize| {
-            let tf = tfs[i] as f64;
+        // The parenthesis of `Params::term_score` for posting `i` at tf scale `scale` (see
+        // `Index::list`): the same operations.
+        let part = |i: usize, scale: f64| {
+            let tf = tfs[i] as f64 * scale;
             (tf * (k1 + 1.0)) / (tf + norms[docs[i] as usize]) + delta
         };
-        let impacts: Vec<f64> = if n < IMPACT_MAX_DOCS {
+        // A shared list's impacts differ from its source's (the tf scale): none are stored where
+        // terms share (from `build::share::SHARE_MIN_DOCS`, past this size anyway).
+        let impacts: Vec<f64> = if n < IMPACT_MAX_DOCS && shared.is_empty() {
             (0..docs.len())
                 .into_par_iter()
                 .with_min_len(1 << 14)
-                .map(part)
+                .map(|i| part(i, 1.0))
                 .collect()
         } else {
             Vec::new()
@@ -144,9 +150,13 @@ impl Bounds {
             .into_par_iter()
             .with_min_len(1024)
             .map(|t| {
-                let range = offsets[t] as usize..offsets[t + 1] as usize;
+                let (source, scale) = match shared.get(t) {
+                    Some(&s) if s != OWN_POSTINGS => (s as usize, SHARED_TF_SCALE),
+                    _ => (t, 1.0),
+                };
+                let range = offsets[source] as usize..offsets[source + 1] as usize;
                 let best = if impacts.is_empty() {
-                    range.map(part).fold(0f64, f64::max)
+                    range.map(|i| part(i, scale)).fold(0f64, f64::max)
                 } else {
                     impacts[range].iter().copied().fold(0f64, f64::max)
                 };
@@ -180,7 +190,8 @@ impl Bounds {
         }
     }
 
-    /// The first bitmap word of `term` if it is dense.
+    /// The first bitmap word of `term` if it is dense (a shared term: look up its source, whose
+    /// documents it holds).
     pub(super) fn bitmap(&self, term: u32) -> Option<usize> {
         self.dense
             .binary_search_by_key(&term, |&(t, _)| t)

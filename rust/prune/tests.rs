@@ -39,6 +39,11 @@ fn word(rng: &mut Rng, vocab: usize) -> &'static str {
 }
 
 fn corpus(rng: &mut Rng, n: usize, vocab: usize) -> Index {
+    corpus_in(rng, n, vocab, None)
+}
+
+/// [`corpus`] in `profile`, or a random one.
+fn corpus_in(rng: &mut Rng, n: usize, vocab: usize, profile: Option<Profile>) -> Index {
     let mut names = Vec::new();
     let mut docs = Vec::new();
     let n_names = if rng.chance(30) { 3 } else { n * 2 };
@@ -67,11 +72,11 @@ fn corpus(rng: &mut Rng, n: usize, vocab: usize) -> Index {
             delta: 0.3,
         },
     ][rng.next(3)];
-    let profile = if rng.chance(40) {
+    let profile = profile.unwrap_or(if rng.chance(40) {
         Profile::English
     } else {
         Profile::Seed
-    };
+    });
     Index::build_profiled(names, &docs, weights, params, profile).unwrap()
 }
 
@@ -199,6 +204,121 @@ fn stored_impacts_give_the_bits_of_computed_ones() {
 }
 
 #[test]
+fn shared_twin_lists_give_the_bits_of_stored_ones() {
+    // A stemmed copy holding its word's documents at half the tf reads the word's list
+    // (`build::share`; automatic from `SHARE_MIN_DOCS` documents, forced here): every path
+    // (exhaustive, pruned, split, blocked; prefixes, filters, coverage), `explain`, snapshots
+    // and updates see the same postings and scores as with the copy's own list.
+    let mut rng = Rng(20261124);
+    let (mut rounds_shared, mut nonempty) = (0, 0);
+    for round in 0..120 {
+        let n = [5, 40, 300, 2000][rng.next(4)];
+        let vocab = 3 + rng.next(21);
+        let idx = corpus_in(&mut rng, n, vocab, Some(Profile::English));
+        let shared = idx.with_shared_twins();
+        if shared.shared.is_empty() {
+            continue;
+        }
+        rounds_shared += 1;
+        assert!(shared.docs.len() < idx.docs.len(), "round {round}");
+        assert!(shared.bounds.impacts.is_empty());
+        assert_eq!(shared.bounds.term_max, idx.bounds.term_max, "round {round}");
+        for t in 0..idx.terms.len() as u32 {
+            assert_eq!(
+                shared.doc_list(t),
+                idx.doc_list(t),
+                "round {round}: term {t}"
+            );
+        }
+        assert_eq!(shared.to_bytes(b"m"), idx.to_bytes(b"m"), "round {round}");
+        for _ in 0..10 {
+            let q = idx.query_terms(&query(&mut rng, vocab).join(" "));
+            let o = options(&mut rng, n);
+            let limit = [1, 3, 8, 1000][rng.next(4)];
+            let want = Index::with_exhaustive_scoring(|| idx.search_tokens(&q, limit, &o));
+            for mode in [ScoringMode::Exhaustive, ScoringMode::Pruned] {
+                let got = Index::with_scoring_mode(mode, || shared.search_tokens(&q, limit, &o));
+                assert_eq!(got, want, "round {round}: {q:?} {mode:?} {o:?}");
+            }
+            let split = Index::with_scoring_mode(ScoringMode::Pruned, || {
+                Index::with_search_parts(3, || shared.search_tokens(&q, limit, &o))
+            });
+            assert_eq!(split, want, "round {round}: {q:?} split");
+            let blocked = shared.search_tokens_with(&q, limit, &o, true);
+            assert_eq!(blocked, want, "round {round}: {q:?} blocked");
+            if want.as_ref().is_ok_and(|h| !h.is_empty()) {
+                nonempty += 1;
+                let doc = want.as_ref().unwrap()[0].0;
+                let why = |i: &Index| i.explain(&q, doc, &o).unwrap();
+                assert_eq!(why(&shared), why(&idx), "round {round}: {q:?} explain");
+            }
+        }
+        // An update reads the shared lists in full: the same index as from the copy's own.
+        let (names, docs) = crate::build::tests::corpus(7, 4);
+        let remove: Vec<u32> = (0..n as u32).step_by(3).collect();
+        let a = shared.updated(&remove, names.clone(), &docs).unwrap();
+        let b = idx.updated(&remove, names, &docs).unwrap();
+        assert_eq!(a.fingerprint(), b.fingerprint(), "round {round}: update");
+    }
+    assert!(
+        rounds_shared > 60,
+        "only {rounds_shared} corpora shared a list"
+    );
+    assert!(nonempty > 300, "only {nonempty} non-empty results");
+}
+
+#[test]
+fn large_english_indexes_share_their_twin_lists() {
+    use crate::build::share::SHARE_MIN_DOCS;
+    let n = SHARE_MIN_DOCS + 100;
+    let names: Vec<String> = (0..n).map(|i| format!("tool{i}")).collect();
+    let docs: Vec<Vec<(usize, String)>> = (0..n)
+        .map(|i| vec![(1, format!("reading files w{} n{i}", i % 97))])
+        .collect();
+    let weights = vec![6.0, 2.0];
+    let idx =
+        Index::build_parallel_profiled(names, &docs, weights, Params::default(), Profile::English)
+            .unwrap();
+    // "w5" and "n7" are their own stems, held by no other word: their copies share.
+    let id = |t: &str| idx.term_ids.get(&idx.terms, t).unwrap();
+    for word in ["w5", "n7"] {
+        let copy = id(&format!("{}{word}", crate::analysis::STEM_MARK));
+        assert_eq!(idx.shared[copy as usize], id(word), "{word}");
+        let (start, end, scale) = idx.list(copy);
+        assert_eq!((start, end), {
+            let (s, e, _) = idx.list(id(word));
+            (s, e)
+        });
+        assert_eq!(scale, 0.5);
+    }
+    // "reading" stems to "read", which no other word has either: shared; 97 + n ids shared.
+    let count = |i: &Index| {
+        i.shared
+            .iter()
+            .filter(|&&s| s != crate::index::OWN_POSTINGS)
+            .count()
+    };
+    assert!(count(&idx) > n);
+    // A load shares the same lists (its term ids differ: the snapshot's dictionary is sorted).
+    let (loaded, _) = Index::from_bytes(&idx.to_bytes(b"")).unwrap();
+    assert_eq!(count(&loaded), count(&idx));
+    assert_eq!(loaded.docs.len(), idx.docs.len());
+    let opts = SearchOptions::default();
+    for q in ["reading w5", "n7 files", "w5 n1000 reading files"] {
+        let q = idx.query_terms(q);
+        let auto = idx.search_tokens(&q, 8, &opts).unwrap();
+        assert_eq!(
+            loaded.search_tokens(&q, 8, &opts).unwrap(),
+            auto,
+            "{q:?}: loaded"
+        );
+        let exhaustive = Index::with_exhaustive_scoring(|| idx.search_tokens(&q, 8, &opts));
+        assert_eq!(auto, exhaustive.unwrap(), "{q:?}");
+        assert!(!auto.is_empty());
+    }
+}
+
+#[test]
 fn the_mode_switches_pick_the_path() {
     let (names, docs) = crate::build::tests::corpus(50, 5);
     let idx = Index::build_parallel(names, &docs, vec![6.0, 2.0, 0.0], Params::default()).unwrap();
@@ -265,6 +385,7 @@ fn loaded_and_updated_indexes_derive_their_bounds_and_prune_exactly() {
             &other.offsets,
             &other.docs,
             &other.tfs,
+            &other.shared,
             &other.norms,
         );
         assert_eq!(other.bounds.term_max, fresh.term_max);
