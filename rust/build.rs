@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use crate::analysis::Profile;
 use crate::bm25::{self, Params};
 use crate::error::{Error, Result};
-use crate::index::{Index, TermIds};
+use crate::index::{Index, TermIds, TermList};
 
 mod chunk;
 mod flat;
@@ -192,7 +192,7 @@ impl Index {
 /// zeros, which only makes the tie-break decide), with most comparisons on integers in the
 /// sorted array instead of string reads through pointers. Terms are distinct, so the unstable
 /// sort has one result.
-fn sort_terms(terms: &[Box<str>], offsets: &[u32]) -> Vec<u32> {
+fn sort_terms(terms: &TermList, offsets: &[u32]) -> Vec<u32> {
     let prefix = |t: &str| {
         let mut b = [0u8; 8];
         let n = t.len().min(8);
@@ -230,12 +230,13 @@ pub(crate) fn assemble(
     profile: Profile,
     field_weights: Vec<f64>,
     names: Vec<String>,
-    terms: Vec<Box<str>>,
+    mut terms: TermList,
     term_ids: Option<TermIds>,
     postings: Postings,
     sorted_terms: Option<Vec<u32>>,
     lengths: Vec<f64>,
 ) -> Index {
+    terms.shrink_to_fit();
     let Postings {
         offsets,
         docs,

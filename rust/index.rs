@@ -34,7 +34,7 @@ mod top_k;
 pub use explain::TermExplanation;
 pub use options::{PrefixOptions, SearchOptions};
 pub(crate) use search::Scratch;
-pub(crate) use term_ids::TermIds;
+pub(crate) use term_ids::{TermIds, TermList};
 pub(crate) use top_k::TopK;
 
 /// `Index::shared`'s mark of a term that holds its own postings.
@@ -50,7 +50,7 @@ pub struct Index {
     pub(crate) names: Vec<String>,
     /// Term string -> term id (over `terms`).
     pub(crate) term_ids: TermIds,
-    pub(crate) terms: Vec<Box<str>>,
+    pub(crate) terms: TermList,
     /// Ids of the scored terms (df > 0), sorted by term: prefix expansion binary-searches it.
     pub(crate) sorted_terms: Vec<u32>,
     pub(crate) offsets: Vec<u32>,
@@ -119,7 +119,7 @@ impl Index {
 
     /// Approximate heap bytes held by the index.
     pub fn memory_bytes(&self) -> usize {
-        let terms: usize = self.terms.iter().map(|t| t.len() + 16).sum();
+        let terms = self.terms.memory_bytes();
         let names: usize = self.names.iter().map(|n| n.len() + 24).sum();
         terms
             + self.term_ids.memory_bytes()
@@ -201,7 +201,7 @@ impl Index {
             && tok.chars().count() >= prefix.min_len;
         let start = if on {
             self.sorted_terms
-                .partition_point(|&t| &*self.terms[t as usize] < tok)
+                .partition_point(|&t| &self.terms[t as usize] < tok)
         } else {
             self.sorted_terms.len()
         };

@@ -172,7 +172,7 @@ impl Index {
         put_u32(&mut p, postings as u32);
         put_u32(&mut p, self.presence_docs.len() as u32);
         put_strings(&mut p, &self.names);
-        let sorted: Vec<&str> = order.iter().map(|&t| &*self.terms[t as usize]).collect();
+        let sorted: Vec<&str> = order.iter().map(|&t| &self.terms[t as usize]).collect();
         put_strings(&mut p, &sorted);
         let span = |offsets: &[u32], t: u32| {
             (
@@ -267,7 +267,7 @@ impl Index {
                 "its term dictionary is not sorted or has an empty or repeated term",
             ));
         }
-        let terms: Vec<Box<str>> = term_strs.into_iter().map(Box::from).collect();
+        let terms: crate::index::TermList = term_strs.iter().map(|t| &**t).collect();
         let offsets = r.u32s(n_terms + 1, "the posting offsets")?;
         let docs = r.u32s(n_postings, "the posting documents")?;
         let tfs = r.f32s(n_postings, "the term frequencies")?;

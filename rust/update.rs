@@ -97,7 +97,7 @@ impl Index {
             .collect();
         // Terms of the added documents: an old term's id, or a new id after the old ones.
         let n_old_terms = self.terms.len();
-        let mut new_terms: Vec<Box<str>> = Vec::new();
+        let mut new_terms = crate::index::TermList::default();
         let mut new_ids = crate::index::TermIds::default();
         let mut added_df = vec![0u32; n_old_terms];
         let mut added_presence = vec![0u32; n_old_terms];
@@ -127,7 +127,7 @@ impl Index {
         }
         // Final term ids: terms with at least one scored or presence posting, old ones first.
         let mut final_id = vec![u32::MAX; added_df.len()];
-        let mut terms: Vec<Box<str>> = Vec::new();
+        let mut terms = crate::index::TermList::default();
         let mut offsets = vec![0u32];
         let mut presence_offsets = vec![0u32];
         let mut total = 0u64;
@@ -140,9 +140,9 @@ impl Index {
             }
             final_id[t] = terms.len() as u32;
             terms.push(if t < n_old_terms {
-                self.terms[t].clone()
+                &self.terms[t]
             } else {
-                new_terms[t - n_old_terms].clone()
+                &new_terms[t - n_old_terms]
             });
             total += df;
             total_presence += pf;

@@ -13,12 +13,12 @@ use super::{assemble, Chunk, Postings, CHUNK_DOCS};
 use crate::analysis::Profile;
 use crate::bm25::Params;
 use crate::error::{Error, Result};
-use crate::index::{Index, TermIds};
+use crate::index::{Index, TermIds, TermList};
 
 /// Chunks merged so far (chunk `c` holds documents `c·CHUNK_DOCS ..`).
 #[derive(Default)]
 pub(crate) struct Merge {
-    terms: Vec<Box<str>>,
+    terms: TermList,
     term_ids: TermIds,
     df: Vec<u32>,
     /// Per chunk, the global id of each of its local terms.

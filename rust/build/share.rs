@@ -19,7 +19,7 @@
 use rayon::prelude::*;
 
 use crate::analysis::{is_marked, STEM_MARK};
-use crate::index::{TermIds, OWN_POSTINGS, SHARED_TF_SCALE};
+use crate::index::{TermIds, TermList, OWN_POSTINGS, SHARED_TF_SCALE};
 
 /// From this many documents an index shares its twin lists (see the module docs).
 pub(crate) const SHARE_MIN_DOCS: usize = crate::prune::MIN_PRUNE_DOCS;
@@ -36,7 +36,7 @@ pub(crate) struct SharedPostings {
 /// The scored postings with every copy that can share its word's list shared (see the module
 /// docs); the columns as given when none can.
 pub(crate) fn share_twins(
-    terms: &[Box<str>],
+    terms: &TermList,
     term_ids: &TermIds,
     offsets: Vec<u32>,
     mut docs: Vec<u32>,
@@ -48,7 +48,7 @@ pub(crate) fn share_twins(
         .into_par_iter()
         .with_min_len(4096)
         .map(|c| {
-            let copy = &*terms[c];
+            let copy = &terms[c];
             let Some(word) = copy.strip_prefix(STEM_MARK).filter(|_| is_marked(copy)) else {
                 return OWN_POSTINGS;
             };

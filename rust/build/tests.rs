@@ -111,11 +111,9 @@ pub(crate) fn assert_equivalent(a: &Index, b: &Index) {
     assert_eq!(sorted(a), sorted(b));
     assert_eq!(a.term_ids.len(), b.term_ids.len());
     for (id, term) in b.term_ids.iter(&b.terms) {
-        assert_eq!(&*b.terms[id as usize], term);
+        assert_eq!(&b.terms[id as usize], term);
         assert_eq!(
-            a.term_ids
-                .get(&a.terms, term)
-                .map(|t| &*a.terms[t as usize]),
+            a.term_ids.get(&a.terms, term).map(|t| &a.terms[t as usize]),
             Some(term)
         );
     }

@@ -102,7 +102,7 @@ impl Index {
                 {
                     best = Some(TermExplanation {
                         term: tok.to_owned(),
-                        matched: self.terms[term as usize].to_string(),
+                        matched: self.terms[term as usize].to_owned(),
                         prefix: true,
                         qtf,
                         idf,

@@ -1,10 +1,89 @@
-//! The term dictionary's lookup side: term string -> term id, over the index's term list.
+//! The term dictionary: the term list ([`TermList`], every term back to back in one buffer) and
+//! its lookup side ([`TermIds`], term string -> term id).
 //!
-//! The table holds only ids (4 bytes a slot); a term's text lives once, in the index's term list,
-//! where lookups compare it. A `HashMap<Box<str>, u32>` beside the list stored every term twice
-//! (a 16-byte key, its own allocation, and the text again): ~45 bytes a term more, 9 MB of a
+//! The table holds only ids (4 bytes a slot); a term's text lives once, in the term list, where
+//! lookups compare it. A `HashMap<Box<str>, u32>` beside a `Vec<Box<str>>` stored every term
+//! twice, each copy its own allocation: ~80 bytes a term more than the text, 16 MB of a
 //! 100k-tool english index's 201k terms. Keyed `ahash` resists hash flooding from hostile
 //! catalogues.
+
+/// The terms in id order, back to back in one buffer (term `id` is `text[ends[id-1]..ends[id]]`):
+/// no allocation per term.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub(crate) struct TermList {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl TermList {
+    /// The number of terms.
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Term `id`, if there is one.
+    #[inline]
+    pub(crate) fn get(&self, id: usize) -> Option<&str> {
+        let start = match id.checked_sub(1) {
+            Some(before) => *self.ends.get(before)?,
+            None => 0,
+        };
+        self.text.get(start..*self.ends.get(id)?)
+    }
+
+    /// Appends a term (its id is the previous [`TermList::len`]).
+    pub(crate) fn push(&mut self, term: &str) {
+        self.text.push_str(term);
+        self.ends.push(self.text.len());
+    }
+
+    /// The terms in id order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.len()).map(|id| &self[id])
+    }
+
+    /// Heap bytes.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.text.capacity() + self.ends.capacity() * 8
+    }
+
+    /// Frees the spare capacity of a finished list.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+}
+
+impl std::ops::Index<usize> for TermList {
+    type Output = str;
+
+    /// Term `id` (panics past the end, as a slice does).
+    #[inline]
+    fn index(&self, id: usize) -> &str {
+        self.get(id).expect("a term id below the term count")
+    }
+}
+
+impl<'a> FromIterator<&'a str> for TermList {
+    fn from_iter<I: IntoIterator<Item = &'a str>>(terms: I) -> Self {
+        let mut list = TermList::default();
+        for term in terms {
+            list.push(term);
+        }
+        list
+    }
+}
+
+impl std::fmt::Debug for TermList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
 
 use hashbrown::hash_table::{Entry, HashTable};
 
@@ -17,13 +96,13 @@ pub(crate) struct TermIds {
 
 impl TermIds {
     /// The ids of `terms` (distinct), term `i` with id `i`.
-    pub(crate) fn of(terms: &[Box<str>]) -> Self {
+    pub(crate) fn of(terms: &TermList) -> Self {
         let mut ids = TermIds::default();
         ids.table.reserve(terms.len(), |_| 0);
         for (id, term) in terms.iter().enumerate() {
-            let hash = ids.hasher.hash_one(&**term);
+            let hash = ids.hasher.hash_one(term);
             ids.table.insert_unique(hash, id as u32, |&t| {
-                ids.hasher.hash_one(&*terms[t as usize])
+                ids.hasher.hash_one(&terms[t as usize])
             });
         }
         ids
@@ -31,31 +110,29 @@ impl TermIds {
 
     /// The id of `term`, whose text is `terms[id]`.
     #[inline]
-    pub(crate) fn get(&self, terms: &[Box<str>], term: &str) -> Option<u32> {
+    pub(crate) fn get(&self, terms: &TermList, term: &str) -> Option<u32> {
         let hash = self.hasher.hash_one(term);
         self.table
-            .find(hash, |&id| {
-                terms.get(id as usize).is_some_and(|t| &**t == term)
-            })
+            .find(hash, |&id| terms.get(id as usize) == Some(term))
             .copied()
     }
 
     /// The id of `term`, appending it to `terms` with the next id if it is new; `true` when new.
-    pub(crate) fn get_or_insert(&mut self, terms: &mut Vec<Box<str>>, term: &str) -> (u32, bool) {
+    pub(crate) fn get_or_insert(&mut self, terms: &mut TermList, term: &str) -> (u32, bool) {
         let hash = self.hasher.hash_one(term);
         let hasher = &self.hasher;
-        let list: &[Box<str>] = terms;
+        let list: &TermList = terms;
         let entry = self.table.entry(
             hash,
-            |&id| list.get(id as usize).is_some_and(|t| &**t == term),
-            |&id| hasher.hash_one(list.get(id as usize).map_or("", |t| &**t)),
+            |&id| list.get(id as usize) == Some(term),
+            |&id| hasher.hash_one(list.get(id as usize).unwrap_or("")),
         );
         match entry {
             Entry::Occupied(e) => (*e.get(), false),
             Entry::Vacant(e) => {
                 let id = terms.len() as u32;
                 e.insert(id);
-                terms.push(term.into());
+                terms.push(term);
                 (id, true)
             }
         }
@@ -74,11 +151,8 @@ impl TermIds {
 
     /// The `(id, term)` pairs (for tests).
     #[cfg(test)]
-    pub(crate) fn iter<'a>(
-        &'a self,
-        terms: &'a [Box<str>],
-    ) -> impl Iterator<Item = (u32, &'a str)> {
-        self.table.iter().map(|&id| (id, &*terms[id as usize]))
+    pub(crate) fn iter<'a>(&'a self, terms: &'a TermList) -> impl Iterator<Item = (u32, &'a str)> {
+        self.table.iter().map(|&id| (id, &terms[id as usize]))
     }
 }
 
@@ -95,7 +169,7 @@ mod tests {
     #[test]
     fn ids_in_first_seen_order_and_lookups() {
         let mut ids = TermIds::default();
-        let mut terms: Vec<Box<str>> = Vec::new();
+        let mut terms = TermList::default();
         let words: Vec<String> = (0..3000).map(|i| format!("w{}", i * 7919 % 1001)).collect();
         let mut expected: Vec<&str> = Vec::new();
         for w in &words {
