@@ -6,44 +6,11 @@
 //! Ids are handed out in first-seen order, as the index build requires; the hash function only
 //! decides where an id sits in the table, never which id a term gets.
 
-/// A chunk's terms, in id order, back to back in one buffer: a chunk of an english build holds
-/// ~10k terms, and a `Box<str>` each cost an allocation and a free apiece (~5% of a build),
-/// while the buffer is a few allocations per chunk and keeps the terms compared in full close
-/// together.
-#[derive(Default)]
-pub(crate) struct Terms {
-    text: String,
-    /// Where each term ends in `text` (term `id` starts where term `id - 1` ends).
-    ends: Vec<usize>,
-}
-
-impl Terms {
-    /// The number of terms.
-    pub(crate) fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    /// Term `id`.
-    #[inline]
-    pub(crate) fn get(&self, id: usize) -> Option<&str> {
-        let start = match id.checked_sub(1) {
-            Some(before) => *self.ends.get(before)?,
-            None => 0,
-        };
-        self.text.get(start..*self.ends.get(id)?)
-    }
-
-    /// Appends a term (its id is the previous [`Terms::len`]).
-    fn push(&mut self, term: &str) {
-        self.text.push_str(term);
-        self.ends.push(self.text.len());
-    }
-
-    /// The terms in id order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
-        (0..self.len()).map(|id| self.get(id).unwrap_or(""))
-    }
-}
+/// A chunk's terms, in id order, back to back in one buffer (the index's own term list type): a
+/// chunk of an english build holds ~10k terms, and a `Box<str>` each cost an allocation and a
+/// free apiece (~5% of a build), while the buffer is a few allocations per chunk and keeps the
+/// terms compared in full close together.
+pub(crate) use crate::index::TermList as Terms;
 
 /// Term -> id over [`Terms`] that the caller owns and that only this interner appends to.
 ///
