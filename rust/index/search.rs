@@ -165,20 +165,26 @@ impl Index {
             best_touched,
             matched,
         } = scratch;
+        // Each query term's id, looked up once (the pairing test below looks one term ahead).
+        let ids: Vec<Option<u32>> = query
+            .iter()
+            .map(|&(tok, _)| self.scored_term(tok))
+            .collect();
         let mut known = 0;
         let mut next = 0;
         while next < query.len() {
             let (tok, qtf) = query[next];
+            let id = ids[next];
             next += 1;
-            if let Some(term) = self.scored_term(tok) {
+            if let Some(term) = id {
                 known += 1;
                 let (docs, tfs, scale) = self.postings(term);
                 // The next term may hold exactly the same documents (in the English profile, a
                 // word and its stemmed copy when no other word has that stem): both are added
                 // in one pass, in the same order, so the sums are the same. (A shared copy
                 // reads its word's very list.)
-                let pair = query.get(next).and_then(|&(tok2, qtf2)| {
-                    let term2 = self.scored_term(tok2)?;
+                let pair = query.get(next).and_then(|&(_, qtf2)| {
+                    let term2 = ids[next]?;
                     let (docs2, tfs2, scale2) = self.postings(term2);
                     let same = || std::ptr::eq(docs2, docs) || docs2 == docs;
                     self.bounds
