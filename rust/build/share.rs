@@ -18,7 +18,7 @@
 
 use rayon::prelude::*;
 
-use crate::analysis::{is_marked, STEM_MARK};
+use crate::analysis::STEM_MARK;
 use crate::index::{TermIds, TermList, OWN_POSTINGS, SHARED_TF_SCALE};
 
 /// From this many documents an index shares its twin lists (see the module docs).
@@ -49,7 +49,8 @@ pub(crate) fn share_twins(
         .with_min_len(4096)
         .map(|c| {
             let copy = &terms[c];
-            let Some(word) = copy.strip_prefix(STEM_MARK).filter(|_| is_marked(copy)) else {
+            // A copy (`§stem`) is a candidate to share the plain term spelled as its stem.
+            let Some(word) = copy.strip_prefix(STEM_MARK) else {
                 return OWN_POSTINGS;
             };
             let Some(w) = term_ids.get(terms, word) else {
