@@ -35,6 +35,7 @@
 use std::collections::HashSet;
 
 use crate::error::{Error, Result};
+use crate::term_list::TermList;
 use crate::tokenize::Tokenizer;
 
 /// The prefix of stemmed copies: `§`, which the tokenizer never emits (it is punctuation).
@@ -229,15 +230,17 @@ impl Profile {
             }
         }
         let mut copies =
-            QueryTerms::with_capacity(tokens.text.len() + 2 * words.len(), words.len());
+            QueryTerms::with_capacity(tokens.terms.text_len() + 2 * words.len(), words.len());
         for &i in &words {
             with_stem_copy(tokens.get(i), |copy| copies.push(copy));
         }
         // A word's copy follows it unless an earlier word brought the same copy (a plain term
         // and a copy never collide: copies start with the mark, which the tokenizer never emits).
         seen.clear();
-        let mut out =
-            QueryTerms::with_capacity(tokens.text.len() + copies.text.len(), 2 * words.len());
+        let mut out = QueryTerms::with_capacity(
+            tokens.terms.text_len() + copies.terms.text_len(),
+            2 * words.len(),
+        );
         for (j, &i) in words.iter().enumerate() {
             out.push(tokens.get(i));
             let copy = copies.get(j);
@@ -269,11 +272,10 @@ impl Profile {
     }
 }
 
-/// A query's analysed terms, in order, in one buffer (term `i` is `text[ends[i-1]..ends[i]]`).
+/// A query's analysed terms, in order, in one buffer (a [`TermList`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct QueryTerms {
-    text: String,
-    ends: Vec<usize>,
+    terms: TermList,
     /// Whether no term repeats (the English analysis dedupes; the seed's tokens may repeat).
     distinct: bool,
 }
@@ -281,15 +283,13 @@ pub struct QueryTerms {
 impl QueryTerms {
     fn with_capacity(bytes: usize, terms: usize) -> Self {
         QueryTerms {
-            text: String::with_capacity(bytes),
-            ends: Vec::with_capacity(terms),
+            terms: TermList::with_capacity(bytes, terms),
             distinct: false,
         }
     }
 
     fn push(&mut self, term: &str) {
-        self.text.push_str(term);
-        self.ends.push(self.text.len());
+        self.terms.push(term);
     }
 
     /// Whether the analysis guarantees that no term repeats.
@@ -299,17 +299,16 @@ impl QueryTerms {
 
     /// Number of terms.
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.terms.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.terms.is_empty()
     }
 
     /// Term `i` (panics past the end).
     pub fn get(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.text[start..self.ends[i]]
+        &self.terms[i]
     }
 
     /// The terms, in order.

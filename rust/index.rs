@@ -31,10 +31,11 @@ mod search;
 mod term_ids;
 mod top_k;
 
+pub(crate) use crate::term_list::TermList;
 pub use explain::TermExplanation;
 pub use options::{PrefixOptions, SearchOptions};
 pub(crate) use search::Scratch;
-pub(crate) use term_ids::{TermIds, TermList};
+pub(crate) use term_ids::TermIds;
 pub(crate) use top_k::TopK;
 
 /// `Index::shared`'s mark of a term that holds its own postings.

@@ -14,6 +14,7 @@ pub mod names;
 pub mod pool;
 pub mod prune;
 pub mod snapshot;
+mod term_list;
 pub mod tokenize;
 mod unicode_tables;
 pub mod update;

@@ -1,16 +1,17 @@
 //! One chunk of documents tokenized on one core: chunk-local term ids in first-seen order, term
 //! frequencies, presence postings and lengths (see the parallel build in `build.rs`).
 
-use super::intern::{Interner, Terms};
+use super::intern::Interner;
 use super::memo::{self, Memo};
 use super::{Document, Stems};
 use crate::analysis::{self, Profile};
 use crate::error::{Error, Result};
+use crate::term_list::TermList;
 use crate::tokenize::Tokenizer;
 
 /// One chunk's tokenized documents, with chunk-local term ids in first-seen order.
 pub(crate) struct Chunk {
-    pub(crate) terms: Terms,
+    pub(crate) terms: TermList,
     pub(crate) df: Vec<u32>,
     /// `(local term, doc offset within the chunk, tf)` in document order.
     pub(crate) entries: Vec<(u32, u32, f32)>,
@@ -46,7 +47,7 @@ pub(crate) fn tokenize_chunk_with<D: Document>(
 ) -> Result<Chunk> {
     let mut ids = Interner::default();
     let mut chunk = Chunk {
-        terms: Terms::default(),
+        terms: TermList::default(),
         df: Vec::new(),
         entries: Vec::new(),
         presence: Vec::new(),

@@ -8,7 +8,6 @@
 
 use rayon::prelude::*;
 
-use super::intern::Terms;
 use super::{assemble, Chunk, Postings, CHUNK_DOCS};
 use crate::analysis::Profile;
 use crate::bm25::Params;
@@ -27,7 +26,7 @@ pub(crate) struct Merge {
     presence: usize,
     chunks: Vec<Chunk>,
     /// The chunks' remapped term lists, freed on another core in `finish`.
-    spent: Vec<Terms>,
+    spent: Vec<TermList>,
 }
 
 impl Merge {

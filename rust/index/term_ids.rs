@@ -1,5 +1,5 @@
-//! The term dictionary: the term list ([`TermList`], every term back to back in one buffer) and
-//! its lookup side ([`TermIds`], term string -> term id).
+//! The term dictionary's lookup side ([`TermIds`], term string -> term id) over its term list
+//! (a [`TermList`], every term back to back in one buffer).
 //!
 //! The table holds only ids (4 bytes a slot); a term's text lives once, in the term list, where
 //! lookups compare it. A `HashMap<Box<str>, u32>` beside a `Vec<Box<str>>` stored every term
@@ -7,84 +7,7 @@
 //! 100k-tool english index's 201k terms. Keyed `ahash` resists hash flooding from hostile
 //! catalogues.
 
-/// The terms in id order, back to back in one buffer (term `id` is `text[ends[id-1]..ends[id]]`):
-/// no allocation per term.
-#[derive(Clone, Default, PartialEq, Eq, Hash)]
-pub(crate) struct TermList {
-    text: String,
-    ends: Vec<usize>,
-}
-
-impl TermList {
-    /// The number of terms.
-    pub(crate) fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    #[cfg(test)]
-    pub(crate) fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-
-    /// Term `id`, if there is one.
-    #[inline]
-    pub(crate) fn get(&self, id: usize) -> Option<&str> {
-        let start = match id.checked_sub(1) {
-            Some(before) => *self.ends.get(before)?,
-            None => 0,
-        };
-        self.text.get(start..*self.ends.get(id)?)
-    }
-
-    /// Appends a term (its id is the previous [`TermList::len`]).
-    pub(crate) fn push(&mut self, term: &str) {
-        self.text.push_str(term);
-        self.ends.push(self.text.len());
-    }
-
-    /// The terms in id order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
-        (0..self.len()).map(|id| &self[id])
-    }
-
-    /// Heap bytes.
-    pub(crate) fn memory_bytes(&self) -> usize {
-        self.text.capacity() + self.ends.capacity() * 8
-    }
-
-    /// Frees the spare capacity of a finished list.
-    pub(crate) fn shrink_to_fit(&mut self) {
-        self.text.shrink_to_fit();
-        self.ends.shrink_to_fit();
-    }
-}
-
-impl std::ops::Index<usize> for TermList {
-    type Output = str;
-
-    /// Term `id` (panics past the end, as a slice does).
-    #[inline]
-    fn index(&self, id: usize) -> &str {
-        self.get(id).expect("a term id below the term count")
-    }
-}
-
-impl<'a> FromIterator<&'a str> for TermList {
-    fn from_iter<I: IntoIterator<Item = &'a str>>(terms: I) -> Self {
-        let mut list = TermList::default();
-        for term in terms {
-            list.push(term);
-        }
-        list
-    }
-}
-
-impl std::fmt::Debug for TermList {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.iter()).finish()
-    }
-}
-
+use crate::term_list::TermList;
 use hashbrown::hash_table::{Entry, HashTable};
 
 /// Term -> id over a term list that the caller owns (see the module docs).

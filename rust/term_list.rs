@@ -1,0 +1,94 @@
+//! Strings in order, back to back in one buffer ([`TermList`]): the index's term list, a build
+//! chunk's terms and a query's analysed terms. One allocation per list instead of one per
+//! string: a `Vec<Box<str>>` cost a 16-byte box and an allocation per term (2.2M terms at 1M
+//! english tools; 30-60 per agent query).
+
+/// The terms in id order, back to back in one buffer (term `id` is `text[ends[id-1]..ends[id]]`):
+/// no allocation per term.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub(crate) struct TermList {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl TermList {
+    /// An empty list with room for `bytes` of text and `terms` terms.
+    pub(crate) fn with_capacity(bytes: usize, terms: usize) -> Self {
+        TermList {
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(terms),
+        }
+    }
+
+    /// The bytes of text held.
+    pub(crate) fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// The number of terms.
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Term `id`, if there is one.
+    #[inline]
+    pub(crate) fn get(&self, id: usize) -> Option<&str> {
+        let start = match id.checked_sub(1) {
+            Some(before) => *self.ends.get(before)?,
+            None => 0,
+        };
+        self.text.get(start..*self.ends.get(id)?)
+    }
+
+    /// Appends a term (its id is the previous [`TermList::len`]).
+    pub(crate) fn push(&mut self, term: &str) {
+        self.text.push_str(term);
+        self.ends.push(self.text.len());
+    }
+
+    /// The terms in id order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.len()).map(|id| &self[id])
+    }
+
+    /// Heap bytes.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.text.capacity() + self.ends.capacity() * 8
+    }
+
+    /// Frees the spare capacity of a finished list.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+}
+
+impl std::ops::Index<usize> for TermList {
+    type Output = str;
+
+    /// Term `id` (panics past the end, as a slice does).
+    #[inline]
+    fn index(&self, id: usize) -> &str {
+        self.get(id).expect("a term id below the term count")
+    }
+}
+
+impl<'a> FromIterator<&'a str> for TermList {
+    fn from_iter<I: IntoIterator<Item = &'a str>>(terms: I) -> Self {
+        let mut list = TermList::default();
+        for term in terms {
+            list.push(term);
+        }
+        list
+    }
+}
+
+impl std::fmt::Debug for TermList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
