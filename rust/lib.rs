@@ -11,6 +11,7 @@ pub mod error;
 pub mod index;
 pub mod keyword;
 pub mod names;
+pub mod plain_query;
 pub mod pool;
 pub mod prune;
 pub mod snapshot;

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 /// Python's `str.split()` separators among ASCII characters (`str.isspace`): Rust's
 /// `is_ascii_whitespace` lacks `\x0b` and `\x1c`-`\x1f`.
 #[inline]
-fn is_py_space(b: u8) -> bool {
+pub(crate) fn is_py_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t'..=b'\r' | 0x1c..=0x1f)
 }
 
@@ -28,7 +28,7 @@ fn is_ascii_punct(b: u8) -> bool {
 }
 
 /// Splits ASCII `text` on Python's whitespace, as `str.split()` does (no empty words).
-fn py_split(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+pub(crate) fn py_split(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     text.split(|&b| is_py_space(b)).filter(|w| !w.is_empty())
 }
 
@@ -61,6 +61,34 @@ fn is_plain_form(core: &[u8], key: &[u8]) -> bool {
     lower || upper || capitalised
 }
 
+/// `toolsift.query.is_identifier(name)` (`[^\W_][_./-]+[^\W_]|[a-z][A-Z]`) for ASCII names:
+/// letters or digits joined by `_ . / -`, or a lowercase letter before an uppercase one. Other
+/// names answer true (may be one): Python's Unicode letter classes are not repeated here.
+pub fn may_be_identifier(name: &str) -> bool {
+    let b = name.as_bytes();
+    if !b.is_ascii() {
+        return true;
+    }
+    let joiner = |c: u8| matches!(c, b'_' | b'.' | b'/' | b'-');
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_lowercase() && b.get(i + 1).is_some_and(u8::is_ascii_uppercase) {
+            return true;
+        }
+        if b[i].is_ascii_alphanumeric() {
+            let mut j = i + 1;
+            while j < b.len() && joiner(b[j]) {
+                j += 1;
+            }
+            if j > i + 1 && b.get(j).is_some_and(u8::is_ascii_alphanumeric) {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
 /// The normalised name forms of an index's tools: `plain` (names and raw MCP names) and
 /// `qualified` (server + tool, which also serves `mcp` + server + tool), as in `NameTable`.
 ///
@@ -72,14 +100,22 @@ fn is_plain_form(core: &[u8], key: &[u8]) -> bool {
 /// a key is looked up by the caller, who finds no tool. The hash is seeded per process.
 #[derive(Debug, Default, Clone)]
 pub struct NameKeys {
-    /// Every key's hash, with the tables that hold it ([`PLAIN`] | [`QUALIFIED`]): one lookup per
-    /// query word.
+    /// Every key's hash, with the tables that hold it ([`PLAIN`] | [`QUALIFIED`]) and whether
+    /// a tool it names in that table may have an identifier name ([`PLAIN_IDENT`] |
+    /// [`QUALIFIED_IDENT`]): one lookup per query word.
     keys: HashMap<u64, u8, ahash::RandomState>,
     hasher: ahash::RandomState,
+    /// Whether the identifier marks were set ([`NameKeys::mark_identifier`]): without them
+    /// [`NameKeys::may_be_squashed_name`] cannot answer.
+    marked: bool,
 }
 
 const PLAIN: u8 = 1;
 const QUALIFIED: u8 = 2;
+/// Some tool of the plain table with this key may have an identifier name.
+const PLAIN_IDENT: u8 = 4;
+/// Some tool of the qualified table with this key may have an identifier name.
+const QUALIFIED_IDENT: u8 = 8;
 
 /// Texts of at most this many words are a name candidate as a whole (`_WHOLE_TEXT_WORDS`).
 const WHOLE_TEXT_WORDS: usize = 8;
@@ -113,6 +149,39 @@ impl NameKeys {
         *self.keys.entry(hash).or_default() |= QUALIFIED;
     }
 
+    /// Marks `key` of the plain (`qualified` false) or qualified table as naming a tool whose
+    /// name (its raw MCP name if it has one) may be an identifier
+    /// ([`may_be_identifier`]). Call it for every such key (qualified keys of 3 characters or
+    /// more, plain ones of [`MIN_SQUASHED_LENGTH`] or more), after adding the keys.
+    pub fn mark_identifier(&mut self, key: &str, qualified: bool) {
+        let hash = self.hasher.hash_one(key.as_bytes());
+        *self.keys.entry(hash).or_default() |= if qualified {
+            QUALIFIED_IDENT
+        } else {
+            PLAIN_IDENT
+        };
+    }
+
+    /// Records that every identifier mark is set: [`NameKeys::may_be_squashed_name`] answers.
+    pub fn set_marked(&mut self) {
+        self.marked = true;
+    }
+
+    /// `NameTable._is_squashable(key)` or more: whether some tool with normalised name form
+    /// `key` (as `lookup_key` finds them: plain, qualified, or qualified after an `mcp` prefix)
+    /// may have an identifier name, so that a plain word `key` may be its squashed name. True
+    /// when unsure (no marks, or a hash shared with another key): the caller then asks Python.
+    pub fn may_be_squashed_name(&self, key: &str) -> bool {
+        if !self.marked {
+            return true;
+        }
+        let key = key.as_bytes();
+        self.tables(key) & (PLAIN_IDENT | QUALIFIED_IDENT) != 0
+            || key
+                .strip_prefix(b"mcp")
+                .is_some_and(|rest| self.tables(rest) & QUALIFIED_IDENT != 0)
+    }
+
     fn tables(&self, key: &[u8]) -> u8 {
         self.keys
             .get(&self.hasher.hash_one(key))
@@ -121,7 +190,7 @@ impl NameKeys {
     }
 
     fn is_key(&self, key: &[u8]) -> bool {
-        self.tables(key) != 0
+        self.tables(key) & (PLAIN | QUALIFIED) != 0
     }
 
     fn is_qualified(&self, key: &[u8]) -> bool {
@@ -258,5 +327,46 @@ mod tests {
         assert!(is_plain_form(b"LIST", b"list"));
         assert!(!is_plain_form(b"LiSt", b"list"));
         assert!(is_plain_form(b"3d", b"3d"));
+    }
+
+    #[test]
+    fn identifiers_as_python_finds_them() {
+        for name in [
+            "read_file",
+            "fs/read_file",
+            "a.b",
+            "x-1",
+            "getWeather",
+            "a__b",
+            "é",
+        ] {
+            assert!(may_be_identifier(name), "{name}");
+        }
+        for name in [
+            "readfile", "_health", "health_", "a_", "_", "A_", "MP3", "Get", "a b",
+        ] {
+            assert!(!may_be_identifier(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn squashed_names_need_an_identifier_mark() {
+        let mut k = keys();
+        // Unmarked key sets cannot tell: every key may be a squashed name.
+        assert!(k.may_be_squashed_name("search"));
+        k.mark_identifier("readfile", false);
+        k.mark_identifier("fsreadfile", true);
+        k.set_marked();
+        assert!(k.may_be_squashed_name("readfile"));
+        assert!(k.may_be_squashed_name("fsreadfile"));
+        assert!(k.may_be_squashed_name("mcpfsreadfile"));
+        assert!(!k.may_be_squashed_name("search"));
+        assert!(!k.may_be_squashed_name("mcpsearch"));
+        // A mark is not a key: the proof still sees only the added keys.
+        k.mark_identifier("other", false);
+        assert_eq!(
+            k.names_none("the other words here and more of them"),
+            Some(vec![])
+        );
     }
 }

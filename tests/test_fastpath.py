@@ -370,3 +370,96 @@ def test_compiled_matches_equal_the_python_ones_and_fail_cleanly():
         _new_matches(int, TOOLS, hits, "bm25")  # no instance dict to fill
     with pytest.raises(TypeError):
         _new_matches(Match, TOOLS, [("x", 1.0)], "bm25")  # type: ignore[list-item]
+
+
+# --- the Rust engine's one-call path (`Index.search_plain`) ---
+
+PLAIN_WORDS = [
+    "please", "find", "the", "weather", "Weather", "for", "a", "city", "hello", "Hello!",
+    "search", "(search)", "wellformatted", "tracepath", "searchgraph", "readfile", "mcp",
+    "mcpfsreadfile", "mcpwechatread", "time:", "now", "123", "mp3", "...", "-", "e.g.",
+]  # fmt: skip
+
+
+def _rust_index(tools, profile="seed"):
+    from .conftest import HAVE_RUST
+
+    if not HAVE_RUST:
+        pytest.skip("toolsift._core is not built")
+    return ToolIndex(tools, engine="rust", profile=profile)
+
+
+def _search_plain(index, query, limit=8):
+    """``Index.search_plain`` as ``ToolIndex.search`` calls it for ``search(query, limit)``."""
+    index.search("x", limit)  # caches the default request
+    request = index_module._DEFAULT_REQUESTS[limit]
+    return index._index.search_plain(
+        index._tools, index.names.keys, request.plain_fields, query, request.limit, 500,
+        0.5, 3, 16,
+    )  # fmt: skip
+
+
+def test_search_plain_answers_plain_queries_and_declines_the_rest():
+    index = _rust_index(TOOLS)
+    # Plain words that are tool names ("weather", "hello": not identifiers) name nothing.
+    for query in ["  please find the weather for a city  ", "Hello! the weather, now", "time: now"]:
+        got = _search_plain(index, query)
+        assert isinstance(got, SearchResult)
+        assert got == index.search(query) == _search_general(index, query, {}, pytest.MonkeyPatch())
+        assert got.query == query.strip()
+    # A squashed identifier name (search_graph), a name as a whole text, a quote, `+`,
+    # `select:`, non-ASCII text, a cut or an error: the Python layer decides.
+    for query in [
+        "please find searchgraph for a city and the weather now", "weather", "read `x`",
+        "read +file", "select:read_file", "sure: x", "café weather", "x" * 501, "   ", "...",
+    ]:  # fmt: skip
+        assert _search_plain(index, query) is None, query
+
+
+# Tool names of letters, digits and the separators of identifiers, with non-ASCII letters:
+# whether each is an identifier decides whether its squashed form in a query names it.
+name_text = st.text(alphabet="abAB19_./-é", min_size=1, max_size=7)
+
+
+@given(
+    names=st.lists(name_text, min_size=1, max_size=6, unique=True),
+    picks=st.lists(st.integers(0, 5), max_size=4),
+    words=st.lists(st.sampled_from(PLAIN_WORDS), min_size=0, max_size=12),
+    limit=st.sampled_from([None, 1, 3, 30]),
+)
+def test_search_plain_equals_the_general_path(names, picks, words, limit):
+    """Queries of plain words and tools' squashed names (the name lowercased, without its
+    separators: ``searchgraph``) on tools whose names may or may not be identifiers."""
+    tools = [Tool(name=n, description=f"tool {i} reads weather data") for i, n in enumerate(names)]
+    index = _rust_index(tools)
+    squashed = ["".join(c for c in names[p % len(names)].lower() if c.isalnum()) for p in picks]
+    query = " ".join(words + squashed + words[:3])
+    want = _search_general(index, query, {"limit": limit}, pytest.MonkeyPatch())
+    assert _outcome(lambda: index.search(query, limit)) == want
+    plain = _outcome(lambda: _search_plain(index, query, limit or 8))
+    assert plain is None or plain == want
+
+
+def test_search_plain_equals_the_general_path_on_real_queries(shared_data):
+    """Every labeled mcp_mixed query (both profiles): the one-call path answers most of them,
+    each exactly as the general path does."""
+    import json
+
+    from toolsift import load_catalog
+
+    tools = load_catalog(shared_data / "mcp_mixed.tools.jsonl")
+    with (shared_data / "mcp_mixed.queries.jsonl").open(encoding="utf-8") as fh:
+        queries = [json.loads(line)["query"] for line in fh]
+    answered = 0
+    for profile in ("seed", "english"):
+        index = _rust_index(tools, profile)
+        monkeypatch = pytest.MonkeyPatch()
+        for query in queries:
+            plain = _search_plain(index, query)
+            want = _search_general(index, query, {}, monkeypatch)
+            assert index.search(query) == want
+            if plain is not None:
+                answered += 1
+                assert plain == want
+                assert [m.score for m in plain] == [m.score for m in want]
+    assert answered > 1.5 * len(queries)  # over 75 % of the queries, per profile

@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal, TypeVar, final, overload
 
-from .result import Match, MatchReason
+from .result import Match, MatchReason, SearchResult
 from .tools import Tool
 
 _Match = TypeVar("_Match")
@@ -253,6 +253,21 @@ class Index:
     ) -> list[Match]:
         """:meth:`search`'s hits as ``toolsift.result.Match`` objects of ``tools[id]`` with
         ``reason``, built in the same call (the ranked list of ``ToolIndex.search``)."""
+    def search_plain(
+        self,
+        tools: Sequence[Tool],
+        keys: NameKeys,
+        fields: dict[str, Any],
+        query: str,
+        limit: int,
+        max_length: int,
+        prefix_fraction: float,
+        prefix_min_len: int,
+        max_expansions: int,
+    ) -> SearchResult | None:
+        """``ToolIndex.search`` with every option at its default, parse to result in one call:
+        ``None`` when the query needs the Python layer (not plain ASCII text, a ``+`` word,
+        ``select:``, a quote, over ``max_length``, or it may name a tool in ``keys``)."""
     def search_many(
         self,
         queries: Iterable[str],
@@ -437,7 +452,15 @@ class NameKeys:
         >>> NameKeys(["readfile"], []).names_none("call read_file on it and more words")
     """
 
-    def __new__(cls, plain: Iterable[str], qualified: Iterable[str]) -> NameKeys: ...
+    def __new__(
+        cls,
+        plain: Iterable[str],
+        qualified: Iterable[str],
+        tools: Sequence[Any] | None = None,
+    ) -> NameKeys:
+        """``tools`` (objects with ``name`` and ``mcp_tool_name``; ``plain`` and ``qualified``
+        then dicts of key to tool id or list of ids) marks the keys that may be squashed
+        identifier names, for ``Index.search_plain``."""
     def names_none(self, text: str) -> list[str] | None:
         """``None`` when ``text`` may name a tool (non-ASCII text, the whole text is a name, or a
         word whose key is a name is written like an identifier); else the keys of at least 6

@@ -298,6 +298,18 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         if defaults:
             request = _DEFAULT_REQUESTS.get(limit)
             if request is not None:
+                keys = self.names.keys if self.engine == "rust" else None
+                if keys is not None:
+                    # The Rust engine answers a plain query (no name in it, nothing for the
+                    # parser to do but trim it) in one call, parse to SearchResult; None: the
+                    # query needs the path below, which gives the same result for every query.
+                    # (Only the Rust engine's index has search_plain: not in EngineIndex.)
+                    result = self._index.search_plain(  # type: ignore[attr-defined]
+                        self._tools, keys, request.plain_fields, query, request.limit,
+                        max_query_length, prefix_fraction, prefix_min_len, max_expansions,
+                    )  # fmt: skip
+                    if result is not None:
+                        return result
                 return self._search_one(parse_query(query, max_length=max_query_length), request)
         if not isinstance(query, str):
             parse_query(query)  # raises the QueryError

@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 import itertools
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from .query import _QUOTED, MIN_SQUASHED_LENGTH, is_identifier, name_key, name_spans, without
 from .tools import Tool
@@ -135,7 +135,7 @@ class NameTable:
         self._plain = plain
         self._qualified = qualified
         self._squashable: dict[str, bool] = {}
-        self._keys = _name_keys(plain, qualified)
+        self._keys = _name_keys(plain, qualified, tools)
 
     def remapped(self, tools: Sequence[Tool], new_ids: Sequence[int], added_from: int) -> NameTable:
         """The table of an updated index (``ToolIndex.with_tools``) without re-reading kept tools.
@@ -169,8 +169,13 @@ class NameTable:
         table._plain = plain
         table._qualified = qualified
         table._squashable = {}
-        table._keys = _name_keys(plain, qualified)
+        table._keys = _name_keys(plain, qualified, tools)
         return table
+
+    @property
+    def keys(self) -> NameKeys | None:
+        """The compiled key sets of the fast proof (``None`` without the extension)."""
+        return self._keys
 
     def lookup_key(self, key: str) -> tuple[int, ...]:
         """Tool ids whose normalised name form is ``key``, ascending."""
@@ -367,6 +372,9 @@ class NameTable:
         return tuple(out)
 
 
-def _name_keys(plain: dict[str, _Ids], qualified: dict[str, _Ids]) -> NameKeys | None:
-    """The compiled key sets of a table (``None`` without the extension)."""
-    return None if _NameKeys is None else _NameKeys(plain, qualified)
+def _name_keys(
+    plain: dict[str, _Ids], qualified: dict[str, _Ids], tools: Sequence[Any]
+) -> NameKeys | None:
+    """The compiled key sets of a table, with the keys that may be squashed identifier names
+    marked from ``tools`` (``None`` without the extension)."""
+    return None if _NameKeys is None else _NameKeys(plain, qualified, tools)

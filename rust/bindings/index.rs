@@ -3,8 +3,9 @@
 use std::collections::HashSet;
 
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use std::path::PathBuf;
 
@@ -12,6 +13,7 @@ use super::scale;
 use super::text::{extract_text, type_name};
 use crate::analysis::Profile;
 use crate::index::{Index, PrefixOptions, SearchOptions};
+use crate::plain_query::parse_plain;
 
 /// One term of an explanation: (term, matched, prefix, qtf, idf, tf, norm, contribution).
 type Explained = (String, String, bool, f64, f64, f64, f64, f64);
@@ -233,6 +235,86 @@ impl PyIndex {
             hits.into_iter().map(|(d, s)| (d as usize, s)),
             reason,
         )
+    }
+
+    /// `ToolIndex.search` with every option at its default, in one call: the plain query's
+    /// parse (`crate::plain_query`), the exact-name tier's proof that it names no tool
+    /// (`keys`, a `NameKeys`), the BM25+ search with the prefix options given, and the
+    /// `SearchResult` (`fields`: its fields as `SearchResult._keyword_fields` gives them).
+    /// `None` when the query needs the Python layer (see `parse_plain`; or it may name a tool):
+    /// the caller then takes its general path, which returns the same result for every query
+    /// this one answers.
+    #[pyo3(signature = (
+        tools, keys, fields, query, limit, max_length, prefix_fraction, prefix_min_len,
+        max_expansions
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn search_plain<'py>(
+        &self,
+        py: Python<'py>,
+        tools: &Bound<'py, PyAny>,
+        keys: PyRef<'py, super::names::PyNameKeys>,
+        fields: &Bound<'py, PyDict>,
+        query: &Bound<'py, PyString>,
+        limit: usize,
+        max_length: usize,
+        prefix_fraction: f64,
+        prefix_min_len: usize,
+        max_expansions: usize,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Ok(raw) = query.to_cow() else {
+            return Ok(None); // lone surrogates: the Python path's lossy text
+        };
+        let Some(plain) = parse_plain(&raw, max_length) else {
+            return Ok(None);
+        };
+        let keys = keys.keys();
+        // `None`: a word may be written as a name. Else the plain words that are tool names
+        // (`search`, `weather`) name nothing unless one may be a squashed identifier name.
+        let names_none = keys
+            .names_none(&plain.text)
+            .is_some_and(|squashed| !squashed.iter().any(|k| keys.may_be_squashed_name(k)));
+        if !names_none {
+            return Ok(None);
+        }
+        let options = SearchOptions {
+            prefix: PrefixOptions {
+                fraction: prefix_fraction,
+                min_len: prefix_min_len,
+                max_expansions,
+            },
+            ..SearchOptions::default()
+        };
+        options.validate()?;
+        if limit == 0 {
+            return Err(super::errors::LimitError::new_err(
+                "Limit must be a positive integer, got 0.",
+            ));
+        }
+        let inner = &self.inner;
+        let hits = py.detach(|| inner.search(&plain.text, limit, &options))?;
+        let reason = intern!(py, "bm25");
+        let cls = super::matches::match_class(py)?;
+        let matches = super::matches::build_matches(
+            py,
+            cls,
+            tools,
+            hits.into_iter().map(|(d, s)| (d as usize, s)),
+            reason,
+        )?;
+        let trimmed = if plain.query.len() == raw.len() {
+            query.clone().into_any()
+        } else {
+            PyString::new(py, plain.query).into_any()
+        };
+        let result = super::matches::build_result(
+            py,
+            fields,
+            trimmed,
+            matches.to_tuple(),
+            self.inner.len(),
+        )?;
+        Ok(Some(result))
     }
 
     #[pyo3(signature = (

@@ -5,7 +5,7 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyList, PyTuple, PyType};
+use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 use pyo3::{ffi, intern};
 
 /// `object.__new__`, looked up once per interpreter.
@@ -45,6 +45,52 @@ pub(crate) fn match_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
         .map(|cls| cls.bind(py))
 }
 
+/// `toolsift.result.SearchResult`, looked up once per interpreter (for `Index.search_plain`).
+static SEARCH_RESULT: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// `SearchResult._from_fields(fields, query, matches, total_tools)`, made here: the object
+/// from `object.__new__`, its instance dict updated with `fields` (a dict of every field in
+/// field order), then `query`, `matches` and `total_tools` set.
+pub(crate) fn build_result<'py>(
+    py: Python<'py>,
+    fields: &Bound<'py, PyDict>,
+    query: Bound<'py, PyAny>,
+    matches: Bound<'py, PyTuple>,
+    total_tools: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let cls = SEARCH_RESULT
+        .get_or_try_init(py, || -> PyResult<Py<PyType>> {
+            Ok(py
+                .import("toolsift.result")?
+                .getattr("SearchResult")?
+                .cast_into::<PyType>()?
+                .unbind())
+        })?
+        .bind(py);
+    let result = object_new(py)?.call1((cls,))?;
+    let values = result
+        .getattr(intern!(py, "__dict__"))?
+        .cast_into::<PyDict>()?;
+    values.update(fields.as_mapping())?;
+    values.set_item(intern!(py, "query"), query)?;
+    values.set_item(intern!(py, "matches"), matches)?;
+    values.set_item(intern!(py, "total_tools"), total_tools)?;
+    Ok(result)
+}
+
+/// `object.__new__`.
+fn object_new(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    OBJECT_NEW
+        .get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+            Ok(py
+                .import("builtins")?
+                .getattr("object")?
+                .getattr("__new__")?
+                .unbind())
+        })
+        .map(|new| new.bind(py))
+}
+
 /// The matches of `hits` (see [`new_matches`]).
 pub(crate) fn build_matches<'py>(
     py: Python<'py>,
@@ -53,15 +99,7 @@ pub(crate) fn build_matches<'py>(
     hits: impl IntoIterator<Item = (usize, f64)>,
     reason: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let new = OBJECT_NEW
-        .get_or_try_init(py, || -> PyResult<Py<PyAny>> {
-            Ok(py
-                .import("builtins")?
-                .getattr("object")?
-                .getattr("__new__")?
-                .unbind())
-        })?
-        .bind(py);
+    let new = object_new(py)?;
     let names = [
         intern!(py, "tool"),
         intern!(py, "score"),

@@ -1,9 +1,11 @@
 //! `NameKeys`: the exact-name tier's key sets and its common-case proof (`crate::names`).
 
+use pyo3::exceptions::PyTypeError;
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyDict, PyString};
 
-use crate::names::NameKeys;
+use crate::names::{may_be_identifier, NameKeys, MIN_SQUASHED_LENGTH};
 
 /// The normalised name forms of an index's tools, for `NameTable.find_names`'s fast path.
 #[pyclass(name = "NameKeys", module = "toolsift._core", frozen)]
@@ -11,18 +13,60 @@ pub(crate) struct PyNameKeys {
     inner: NameKeys,
 }
 
+impl PyNameKeys {
+    /// The key sets.
+    pub(crate) fn keys(&self) -> &NameKeys {
+        &self.inner
+    }
+}
+
 #[pymethods]
 impl PyNameKeys {
-    /// `plain` and `qualified`: iterables of str (the tables' dicts themselves: each key is
-    /// hashed in turn, with no copy of the key sets).
+    /// `plain` and `qualified`: iterables of str (the name table's dicts themselves: each key
+    /// is hashed in turn, with no copy of the key sets). With `tools` (the table's tools:
+    /// objects with `name` and `mcp_tool_name`), `plain` and `qualified` must be the dicts
+    /// (key: a tool id or a list of ids), and the keys that may be squashed identifier names
+    /// are marked too (`NameKeys::mark_identifier`), so that `Index.search_plain` answers
+    /// queries holding plain words that are tool names.
     #[new]
-    fn new(plain: &Bound<'_, PyAny>, qualified: &Bound<'_, PyAny>) -> PyResult<Self> {
+    #[pyo3(signature = (plain, qualified, tools = None))]
+    fn new(
+        plain: &Bound<'_, PyAny>,
+        qualified: &Bound<'_, PyAny>,
+        tools: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
         let mut inner = NameKeys::default();
         for key in plain.try_iter()? {
             inner.add_plain(&key?.cast::<PyString>()?.to_cow()?);
         }
         for key in qualified.try_iter()? {
             inner.add_qualified(&key?.cast::<PyString>()?.to_cow()?);
+        }
+        if let Some(tools) = tools {
+            let mut marks = IdentifierMarks {
+                tools,
+                known: Vec::new(),
+            };
+            // A squashed word is a plain key of MIN_SQUASHED_LENGTH characters or more, which
+            // also looks up `qualified[key]` and, after an `mcp` prefix, `qualified[key[3:]]`.
+            for (table, qualified, min_len) in [
+                (plain, false, MIN_SQUASHED_LENGTH),
+                (qualified, true, MIN_SQUASHED_LENGTH - 3),
+            ] {
+                let table = table.cast::<PyDict>().map_err(|_| {
+                    PyTypeError::new_err(
+                        "with tools, plain and qualified must be dicts of key -> tool ids",
+                    )
+                })?;
+                for (key, ids) in table.iter() {
+                    let key = key.cast_into::<PyString>()?;
+                    // `len`: characters, as `len(key)` counts them.
+                    if key.len()? >= min_len && marks.any_identifier(&ids)? {
+                        inner.mark_identifier(&key.to_cow()?, qualified);
+                    }
+                }
+            }
+            inner.set_marked();
         }
         Ok(PyNameKeys { inner })
     }
@@ -31,5 +75,46 @@ impl PyNameKeys {
     /// unless one of them is a squashed identifier name (the caller's check).
     fn names_none(&self, text: &str) -> Option<Vec<String>> {
         self.inner.names_none(text)
+    }
+}
+
+/// Whether tools have identifier names, each tool read once.
+struct IdentifierMarks<'a, 'py> {
+    tools: &'a Bound<'py, PyAny>,
+    /// Per tool id: 0 unread, 1 not an identifier, 2 may be one.
+    known: Vec<u8>,
+}
+
+impl IdentifierMarks<'_, '_> {
+    /// Whether a tool of `ids` (an id, or a list of ids) may have an identifier name.
+    fn any_identifier(&mut self, ids: &Bound<'_, PyAny>) -> PyResult<bool> {
+        if let Ok(id) = ids.extract::<usize>() {
+            return self.is_identifier(id);
+        }
+        for id in ids.try_iter()? {
+            if self.is_identifier(id?.extract()?)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// `is_identifier(tool.mcp_tool_name or tool.name)` (true when unsure).
+    fn is_identifier(&mut self, id: usize) -> PyResult<bool> {
+        if self.known.len() <= id {
+            self.known.resize(id + 1, 0);
+        }
+        if self.known[id] == 0 {
+            let py = self.tools.py();
+            let tool = self.tools.get_item(id)?;
+            let mut name = tool.getattr(intern!(py, "mcp_tool_name"))?;
+            if !name.is_truthy()? {
+                name = tool.getattr(intern!(py, "name"))?;
+            }
+            let name = name.cast::<PyString>()?.to_cow();
+            let identifier = name.map_or(true, |name| may_be_identifier(&name));
+            self.known[id] = 1 + u8::from(identifier);
+        }
+        Ok(self.known[id] == 2)
     }
 }
