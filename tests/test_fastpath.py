@@ -454,12 +454,34 @@ def test_search_plain_equals_the_general_path_on_real_queries(shared_data):
     for profile in ("seed", "english"):
         index = _rust_index(tools, profile)
         monkeypatch = pytest.MonkeyPatch()
+        wanted = []
         for query in queries:
             plain = _search_plain(index, query)
             want = _search_general(index, query, {}, monkeypatch)
+            wanted.append(want)
             assert index.search(query) == want
             if plain is not None:
                 answered += 1
                 assert plain == want
                 assert [m.score for m in plain] == [m.score for m in want]
+        # The batch: one engine call answers the plain queries, the general path the rest.
+        many = index.search_many(queries)
+        assert many == wanted
+        assert [[m.score for m in r] for r in many] == [[m.score for m in r] for r in wanted]
     assert answered > 1.5 * len(queries)  # over 75 % of the queries, per profile
+
+
+@given(
+    queries=st.lists(texts, max_size=12),
+    limit=st.sampled_from([None, 1, 3]),
+    opts=st.sampled_from([{}, {"max_query_length": 20}, {"prefix_fraction": 0.0}]),
+)
+def test_search_many_plain_batch_equals_the_general_path(queries, limit, opts):
+    """``search_many``'s one-call batch (plain queries) and its general path (the rest) give
+    each query the general path's result, or a loop's first error."""
+    index = _rust_index(TOOLS)
+    monkeypatch = pytest.MonkeyPatch()
+    want = [_search_general(index, q, {"limit": limit, **opts}, monkeypatch) for q in queries]
+    errors = [w for w in want if not isinstance(w, SearchResult)]
+    got = _outcome(lambda: index.search_many(queries, limit, **opts))
+    assert got == (errors[0] if errors else want)

@@ -268,6 +268,20 @@ class Index:
         """``ToolIndex.search`` with every option at its default, parse to result in one call:
         ``None`` when the query needs the Python layer (not plain ASCII text, a ``+`` word,
         ``select:``, a quote, over ``max_length``, or it may name a tool in ``keys``)."""
+    def search_plain_many(
+        self,
+        tools: Sequence[Tool],
+        keys: NameKeys,
+        fields: dict[str, Any],
+        queries: list[str],
+        limit: int,
+        max_length: int,
+        prefix_fraction: float,
+        prefix_min_len: int,
+        max_expansions: int,
+    ) -> list[SearchResult | None]:
+        """:meth:`search_plain` for each query, the searches in parallel with the GIL released:
+        ``None`` for each query that needs the Python layer."""
     def search_many(
         self,
         queries: Iterable[str],

@@ -447,6 +447,37 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         )
         return _NEW_MATCHES[self.engine](self._tools, hits, "keyword")
 
+    def _search_plain_many(
+        self, queries: list[str], request: _Request, max_length: int
+    ) -> list[SearchResult] | None:
+        """:meth:`search_many`'s common call on the Rust engine (no filter, gate or threshold
+        beyond the prefix options): one engine call parses, proves and searches every plain
+        query in parallel (see :meth:`search`); the queries it declines take
+        :meth:`_search_parsed`. ``None`` when the options need the general path."""
+        keys = self.names.keys if self.engine == "rust" else None
+        if (
+            keys is None
+            or request.plain_fields is None  # a gate acts on the whole result
+            or not request.exact_names
+            or request.allowed is not None
+            or request.excluded
+            or request.threshold
+            or request.coverage
+        ):
+            return None
+        prefix = request.prefix
+        # (Only the Rust engine's index has search_plain_many: not in EngineIndex.)
+        results: list[SearchResult | None] = self._index.search_plain_many(  # type: ignore[attr-defined]
+            self._tools, keys, request.plain_fields, queries, request.limit, max_length,
+            prefix["prefix_fraction"], prefix["prefix_min_len"], prefix["max_expansions"],
+        )  # fmt: skip
+        declined = [i for i, result in enumerate(results) if result is None]
+        if declined:
+            parsed = [parse_query(queries[i], max_length=max_length) for i in declined]
+            for i, result in zip(declined, self._search_parsed(parsed, request)):
+                results[i] = result
+        return results  # type: ignore[return-value]  # every None was replaced
+
     def _search_parsed(self, queries: list[ParsedQuery], request: _Request) -> list[SearchResult]:
         """One :class:`SearchResult` per parsed query, in order.
 
@@ -606,8 +637,11 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
                     parse_query(query)  # raises the QueryError
             checked = _checked_limit(limit, ranker, max_limit, max_query_length)
             length = max(1, max_query_length)
-            parsed = [parse_query(query, max_length=length) for query in queries]
             request = self._request(checked, **options)
+            plain = self._search_plain_many(queries, request, length)
+            if plain is not None:
+                return plain
+            parsed = [parse_query(query, max_length=length) for query in queries]
             return self._search_parsed(parsed, request)
         except Exception:
             # Something is invalid. A loop of search() calls finds the error it would raise

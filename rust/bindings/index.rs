@@ -3,7 +3,6 @@
 use std::collections::HashSet;
 
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
-use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
@@ -13,7 +12,6 @@ use super::scale;
 use super::text::{extract_text, type_name};
 use crate::analysis::Profile;
 use crate::index::{Index, PrefixOptions, SearchOptions};
-use crate::plain_query::parse_plain;
 
 /// One term of an explanation: (term, matched, prefix, qtf, idf, tf, norm, contribution).
 type Explained = (String, String, bool, f64, f64, f64, f64, f64);
@@ -262,59 +260,45 @@ impl PyIndex {
         prefix_min_len: usize,
         max_expansions: usize,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let Ok(raw) = query.to_cow() else {
-            return Ok(None); // lone surrogates: the Python path's lossy text
-        };
-        let Some(plain) = parse_plain(&raw, max_length) else {
-            return Ok(None);
-        };
-        let keys = keys.keys();
-        // `None`: a word may be written as a name. Else the plain words that are tool names
-        // (`search`, `weather`) name nothing unless one may be a squashed identifier name.
-        let names_none = keys
-            .names_none(&plain.text)
-            .is_some_and(|squashed| !squashed.iter().any(|k| keys.may_be_squashed_name(k)));
-        if !names_none {
-            return Ok(None);
-        }
-        let options = SearchOptions {
-            prefix: PrefixOptions {
-                fraction: prefix_fraction,
-                min_len: prefix_min_len,
-                max_expansions,
-            },
-            ..SearchOptions::default()
-        };
-        options.validate()?;
-        if limit == 0 {
-            return Err(super::errors::LimitError::new_err(
-                "Limit must be a positive integer, got 0.",
-            ));
-        }
-        let inner = &self.inner;
-        let hits = py.detach(|| inner.search(&plain.text, limit, &options))?;
-        let reason = intern!(py, "bm25");
-        let cls = super::matches::match_class(py)?;
-        let matches = super::matches::build_matches(
-            py,
-            cls,
-            tools,
-            hits.into_iter().map(|(d, s)| (d as usize, s)),
-            reason,
+        let plain = super::plain::Plain::new(
+            &self.inner,
+            keys.keys(),
+            limit,
+            max_length,
+            (prefix_fraction, prefix_min_len, max_expansions),
         )?;
-        let trimmed = if plain.query.len() == raw.len() {
-            query.clone().into_any()
-        } else {
-            PyString::new(py, plain.query).into_any()
-        };
-        let result = super::matches::build_result(
-            py,
-            fields,
-            trimmed,
-            matches.to_tuple(),
-            self.inner.len(),
+        plain.search(py, tools, fields, query)
+    }
+
+    /// `search_plain` for each of `queries` (a list), the searches in parallel with the GIL
+    /// released: a `SearchResult` per query it answers, `None` for each query that needs the
+    /// Python layer (`ToolIndex.search_many`'s common call).
+    #[pyo3(signature = (
+        tools, keys, fields, queries, limit, max_length, prefix_fraction, prefix_min_len,
+        max_expansions
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn search_plain_many<'py>(
+        &self,
+        py: Python<'py>,
+        tools: &Bound<'py, PyAny>,
+        keys: PyRef<'py, super::names::PyNameKeys>,
+        fields: &Bound<'py, PyDict>,
+        queries: &Bound<'py, PyList>,
+        limit: usize,
+        max_length: usize,
+        prefix_fraction: f64,
+        prefix_min_len: usize,
+        max_expansions: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let plain = super::plain::Plain::new(
+            &self.inner,
+            keys.keys(),
+            limit,
+            max_length,
+            (prefix_fraction, prefix_min_len, max_expansions),
         )?;
-        Ok(Some(result))
+        plain.search_many(py, tools, fields, queries)
     }
 
     #[pyo3(signature = (

@@ -7,6 +7,7 @@ mod index;
 mod keyword;
 mod matches;
 mod names;
+mod plain;
 mod scale;
 mod text;
 
