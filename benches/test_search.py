@@ -180,3 +180,19 @@ def test_search_python_layer(benchmark, mcp_mixed_tools, mcp_mixed_queries):
         index.search(query, 8)
     assert index.search("read a file from the filesystem")
     benchmark(cycle_search(index, mcp_mixed_queries))
+
+
+@pytest.mark.parametrize("mode", ["search_many", "loop"])
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.benchmark(group="batch-mcp_mixed-200-queries")
+def test_tool_index_batch(benchmark, engine, mode, mcp_mixed_tools, mcp_mixed_queries):
+    """``ToolIndex.search_many`` over 200 agent queries against a loop of ``search`` calls
+    (throughput = 200 / the median)."""
+    need(engine)
+    index = ToolIndex(mcp_mixed_tools, engine=engine)
+    expected = [index.search(q) for q in mcp_mixed_queries]
+    if mode == "loop":
+        result = benchmark(lambda: [index.search(q) for q in mcp_mixed_queries])
+    else:
+        result = benchmark(index.search_many, mcp_mixed_queries)
+    assert result == expected
