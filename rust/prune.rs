@@ -53,6 +53,7 @@ use crate::bm25::Params;
 use crate::index::{Index, SearchOptions, TopK, OWN_POSTINGS};
 
 mod bounds;
+mod candidates;
 mod parallel;
 
 pub(crate) use bounds::Bounds;
@@ -381,7 +382,8 @@ impl Index {
         let in_flight = parallel::InFlight::enter();
         let parts = self.search_parts(postings, in_flight.others);
         if parts <= 1 {
-            return Some(self.prune_range(lists, &search, &keep, None));
+            let range = (0, self.len() as u32);
+            return Some(self.prune_range(lists, &search, &keep, None, range));
         }
         Some(self.prune_parallel(lists, &search, &keep, parts))
     }
@@ -395,7 +397,12 @@ impl Index {
         search: &PrunedSearch,
         keep: &(impl Fn(u32, f64) -> bool + Sync),
         shared: Option<&AtomicU64>,
+        range: (u32, u32),
     ) -> Vec<(u32, f64)> {
+        if let Some(found) = self.prune_by_candidates(&mut lists, search, keep, shared, range) {
+            return found;
+        }
+        candidates::count_path(1);
         let PrunedSearch {
             m,
             min_matched,
@@ -431,8 +438,12 @@ impl Index {
         // sums of their bounds at that document.
         let mut present = vec![true; n];
         let mut below = vec![0f64; n + 1];
+        let mut visits = 0u32;
         loop {
-            if let Some(shared) = shared {
+            visits = visits.wrapping_add(1);
+            // Read every 16 documents: the other range writes it, and a read per document
+            // waits on that core's cache line.
+            if let Some(shared) = shared.filter(|_| visits % 16 == 0) {
                 // Another range's k-th best score also bounds this range's candidates.
                 let other = f64::from_bits(shared.load(AtomicOrdering::Relaxed));
                 if other > theta {

@@ -34,7 +34,7 @@ use crate::index::{Index, TopK};
 /// cost more than half of the search saves.
 pub(crate) const PARALLEL_MIN_DOCS: usize = 65_536;
 /// Below this many postings (summed over the query's lists) a search stays on one thread.
-pub(crate) const PARALLEL_MIN_POSTINGS: usize = 32_768;
+pub(crate) const PARALLEL_MIN_POSTINGS: usize = 8_192;
 /// The most ranges of one search.
 const MAX_PARTS: usize = 8;
 
@@ -131,7 +131,7 @@ impl Index {
             // Document ids are u32, so both bounds fit.
             let (lo, hi) = ((n * i / parts) as u32, (n * (i + 1) / parts) as u32);
             let lists = lists.iter().map(|l| self.restricted(l, lo, hi)).collect();
-            self.prune_range(lists, search, keep, Some(&shared))
+            self.prune_range(lists, search, keep, Some(&shared), (lo, hi))
         };
         // The calling thread searches the first range while the pool searches the others (no
         // hand-off of the whole search to the pool and back: ~12 µs less per search).

@@ -2,6 +2,7 @@
 //! split into parallel ranges), the mode switches, and the derived bounds.
 
 use std::collections::HashSet;
+use std::sync::atomic::Ordering::Relaxed;
 
 use crate::bm25::Params;
 use crate::index::{Index, PrefixOptions, SearchOptions};
@@ -160,6 +161,13 @@ fn pruned_search_equals_exhaustive_search_on_random_corpora() {
         }
     }
     assert!(nonempty > 1000, "only {nonempty} non-empty results");
+    // Both loops answered: the candidate bitmaps (few lists) and the per-document loop.
+    let [bitmaps, per_document] = &super::candidates::PATHS;
+    let (bitmaps, per_document) = (bitmaps.load(Relaxed), per_document.load(Relaxed));
+    assert!(
+        bitmaps > 1000 && per_document > 1000,
+        "{bitmaps} / {per_document}"
+    );
 }
 
 #[test]

@@ -1,0 +1,229 @@
+//! The pruned loop for a few dense lists: candidates found 64 documents at a time in bitmaps.
+//!
+//! The document-at-a-time loop (`Index::prune_range`) visits every document of the essential
+//! lists and tests the non-essential ones' bitmaps for each: on short queries of common words
+//! (a 100k catalogue's 2-5 word queries: ~4k visits per range, of which ~4 % pass the bitmap
+//! test) that branchy per-document work is the whole search. Here every list has a bitmap over
+//! the range (dense terms have one in `Bounds`; a sparse list's is built from its postings), and
+//! for each 64-document word the documents whose lists' bounds can add up to θ are found with a
+//! few AND and OR operations: a document can reach θ only if the set of lists holding it has a
+//! bound sum that reaches θ, and that set contains a *minimal* such set. So
+//!
+//! `candidates = OR over the minimal sets S of (AND of the bitmaps of S)`.
+//!
+//! Only candidates are scored, each from the lists that hold it (a galloping seek each, forward
+//! only), with the contributions added in query order from 0.0 as everywhere else, and offered
+//! to the same heap: the result is the exhaustive loop's, bit for bit. θ only rises, so the
+//! minimal sets, recomputed when it does, only shrink the candidates to documents that could
+//! still enter the top k. Bounds are tested with the module's relative margin, as in the
+//! per-document loop.
+
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+
+use super::parallel::publish;
+use super::{seek, List, PrunedSearch, MARGIN};
+use crate::index::{Index, TopK};
+
+/// The most lists this path takes (the 2^8 sets of lists are enumerated when θ rises). With a
+/// stemmed copy per word that its twin does not carry, an english query of 4 words can hold 8.
+pub(super) const MAX_LISTS: usize = 8;
+
+/// How many searches (ranges) each path answered, for the tests: (candidates, per document).
+#[cfg(test)]
+pub(super) static PATHS: [std::sync::atomic::AtomicUsize; 2] = [
+    std::sync::atomic::AtomicUsize::new(0),
+    std::sync::atomic::AtomicUsize::new(0),
+];
+
+/// Counts an answer of path `i` (see [`PATHS`]).
+#[inline]
+pub(super) fn count_path(_i: usize) {
+    #[cfg(test)]
+    PATHS[_i].fetch_add(1, AtomicOrdering::Relaxed);
+}
+
+impl Index {
+    /// The top documents of `lists` (restricted to the documents `lo..hi`) by the candidate
+    /// bitmaps, or `None` when the per-document loop should run: more than [`MAX_LISTS`] lists,
+    /// or lists too sparse for the range (fewer postings than 64-document words).
+    pub(super) fn prune_by_candidates(
+        &self,
+        lists: &mut [List],
+        search: &PrunedSearch,
+        keep: &(impl Fn(u32, f64) -> bool + Sync),
+        shared: Option<&AtomicU64>,
+        (lo, hi): (u32, u32),
+    ) -> Option<Vec<(u32, f64)>> {
+        let k = lists.len();
+        if k == 0 || k > MAX_LISTS || lo >= hi {
+            return None;
+        }
+        let (w0, w1) = (lo as usize / 64, (hi as usize).div_ceil(64));
+        let words = w1 - w0;
+        let postings: usize = lists.iter().map(|l| l.end - l.pos).sum();
+        if postings < words {
+            return None;
+        }
+        let docs = &self.docs[..];
+        // Each list's bitmap over words w0..w1: its dense bitmap's slice, or one built here.
+        let mut built: Vec<Vec<u64>> = Vec::new();
+        let mut source: Vec<(bool, usize)> = Vec::with_capacity(k); // (built?, start)
+        for list in lists.iter() {
+            if list.bits != usize::MAX {
+                source.push((false, list.bits + w0));
+            } else {
+                let mut map = vec![0u64; words];
+                for &d in &docs[list.pos..list.end] {
+                    let w = d as usize / 64 - w0;
+                    map[w] |= 1u64 << (d % 64);
+                }
+                source.push((true, built.len()));
+                built.push(map);
+            }
+        }
+        let bitmaps = &self.bounds.bitmaps[..];
+        let word = |i: usize, w: usize| -> u64 {
+            let (own, start) = source[i];
+            if own {
+                built[start][w]
+            } else {
+                bitmaps[start + w]
+            }
+        };
+        let bounds: Vec<f64> = lists.iter().map(|l| l.bound).collect();
+        let reaches = |ub: f64, theta: f64| ub + ub * MARGIN >= theta;
+        let PrunedSearch {
+            m,
+            min_matched,
+            threshold,
+            limit,
+        } = *search;
+        let mut top = TopK::new(limit);
+        let mut theta = threshold;
+        // The minimal sets of lists (bit i: list i) whose bounds reach θ.
+        let minimal_sets = |theta: f64, out: &mut Vec<u32>| {
+            let mut sums = [0f64; 1 << MAX_LISTS];
+            let mut reach = [false; 1 << MAX_LISTS];
+            out.clear();
+            for s in 1..1usize << k {
+                let low = s.trailing_zeros() as usize;
+                sums[s] = sums[s & (s - 1)] + bounds[low];
+                reach[s] = reaches(sums[s], theta);
+                // Minimal: no set with one list fewer reaches θ (the empty set never counts).
+                let minimal =
+                    reach[s] && (0..k).all(|i| s & (1 << i) == 0 || !reach[s & !(1 << i)]);
+                if minimal {
+                    out.push(s as u32);
+                }
+            }
+        };
+        // Lists by descending bound: a candidate's exact contributions replace their bounds in
+        // that order, and it is dropped as soon as it cannot reach θ.
+        let mut order: Vec<usize> = (0..k).collect();
+        order.sort_by(|&a, &b| bounds[b].total_cmp(&bounds[a]));
+        let mut sets = Vec::with_capacity(1 << MAX_LISTS);
+        minimal_sets(theta, &mut sets);
+        let params = self.params;
+        let (tfs, norms) = (&self.tfs[..], &self.norms[..]);
+        let mut contrib = vec![0f64; m];
+        let mut hit = vec![false; m];
+        let mut bits = [0u64; MAX_LISTS];
+        let mut stale = false;
+        for w in 0..words {
+            if let Some(shared) = shared {
+                let other = f64::from_bits(shared.load(AtomicOrdering::Relaxed));
+                if other > theta {
+                    theta = other;
+                    stale = true;
+                }
+            }
+            if stale {
+                minimal_sets(theta, &mut sets);
+                stale = false;
+            }
+            for (i, b) in bits.iter_mut().enumerate().take(k) {
+                *b = word(i, w);
+            }
+            let mut candidates = word_candidates(&sets, &bits, k);
+            // Only this range's documents (a dense bitmap covers the whole index).
+            let base = (w0 + w) as u32 * 64;
+            if base < lo {
+                candidates &= u64::MAX << (lo - base);
+            }
+            if hi - base < 64 {
+                candidates &= (1u64 << (hi - base)) - 1;
+            }
+            while candidates != 0 {
+                let d = base + candidates.trailing_zeros();
+                candidates &= candidates - 1;
+                let norm = norms[d as usize];
+                contrib.fill(0.0);
+                hit.fill(false);
+                let bit = 1u64 << (d % 64);
+                let mut ub: f64 = (0..k)
+                    .filter(|&i| bits[i] & bit != 0)
+                    .map(|i| bounds[i])
+                    .sum();
+                let mut exact = 0f64;
+                let mut dropped = false;
+                for &i in &order {
+                    if bits[i] & bit == 0 {
+                        continue;
+                    }
+                    let list = &mut lists[i];
+                    let p = seek(docs, list, d);
+                    ub -= bounds[i];
+                    if p < list.end && docs[p] == d {
+                        exact += list.score_into(&params, tfs, p, norm, &mut contrib, &mut hit);
+                    }
+                    if !reaches(exact + ub.max(0.0), theta) {
+                        dropped = true;
+                        break;
+                    }
+                }
+                if dropped {
+                    continue;
+                }
+                // The canonical score: contributions in query order, from 0.0.
+                let mut score = 0f64;
+                let mut matched = 0u32;
+                for (&c, &h) in contrib.iter().zip(&hit) {
+                    score += c;
+                    matched += u32::from(h);
+                }
+                if matched >= min_matched && top.offer(self, d, score, keep) {
+                    if let Some(worst) = top.threshold() {
+                        if worst > theta {
+                            theta = worst;
+                            if let Some(shared) = shared {
+                                publish(shared, theta);
+                            }
+                            // The sets follow at the next word (a stale θ only lets more
+                            // candidates through, each still tested against θ).
+                            stale = true;
+                        }
+                    }
+                }
+            }
+        }
+        count_path(0);
+        Some(top.into_sorted())
+    }
+}
+
+/// The candidates of one word's list bitmaps `bits` for the minimal sets `sets`.
+#[inline]
+fn word_candidates(sets: &[u32], bits: &[u64; MAX_LISTS], k: usize) -> u64 {
+    debug_assert!(k <= MAX_LISTS);
+    let mut candidates = 0u64;
+    for &s in sets {
+        let mut all = u64::MAX;
+        let mut rest = s;
+        while rest != 0 {
+            all &= bits[rest.trailing_zeros() as usize];
+            rest &= rest - 1;
+        }
+        candidates |= all;
+    }
+    candidates
+}
