@@ -100,29 +100,41 @@ impl Index {
         } = *search;
         let mut top = TopK::new(limit);
         let mut theta = threshold;
-        // The minimal sets of lists (bit i: list i) whose bounds reach θ.
-        let minimal_sets = |theta: f64, out: &mut Vec<u32>| {
+        // The minimal sets of lists (bit i: list i) whose bounds reach θ, and the smallest
+        // bound sum of a set that reaches it: the sets only change once θ passes that sum.
+        let minimal_sets = |theta: f64, out: &mut Vec<u32>| -> f64 {
             let mut sums = [0f64; 1 << MAX_LISTS];
             let mut reach = [false; 1 << MAX_LISTS];
+            let mut floor = f64::INFINITY;
             out.clear();
             for s in 1..1usize << k {
                 let low = s.trailing_zeros() as usize;
                 sums[s] = sums[s & (s - 1)] + bounds[low];
-                reach[s] = reaches(sums[s], theta);
-                // Minimal: no set with one list fewer reaches θ (the empty set never counts).
-                let minimal =
-                    reach[s] && (0..k).all(|i| s & (1 << i) == 0 || !reach[s & !(1 << i)]);
+                if !reaches(sums[s], theta) {
+                    continue;
+                }
+                reach[s] = true;
+                floor = floor.min(sums[s]);
+                // Minimal: no set with one list fewer reaches θ (the empty set never does).
+                let mut minimal = true;
+                let mut rest = s;
+                while rest != 0 && minimal {
+                    let one = rest & rest.wrapping_neg();
+                    minimal = !reach[s & !one];
+                    rest &= rest - 1;
+                }
                 if minimal {
                     out.push(s as u32);
                 }
             }
+            floor
         };
         // Lists by descending bound: a candidate's exact contributions replace their bounds in
         // that order, and it is dropped as soon as it cannot reach θ.
         let mut order: Vec<usize> = (0..k).collect();
         order.sort_by(|&a, &b| bounds[b].total_cmp(&bounds[a]));
         let mut sets = Vec::with_capacity(1 << MAX_LISTS);
-        minimal_sets(theta, &mut sets);
+        let mut floor = minimal_sets(theta, &mut sets);
         let params = self.params;
         let (tfs, norms) = (&self.tfs[..], &self.norms[..]);
         let mut contrib = vec![0f64; m];
@@ -138,7 +150,9 @@ impl Index {
                 }
             }
             if stale {
-                minimal_sets(theta, &mut sets);
+                if !reaches(floor, theta) {
+                    floor = minimal_sets(theta, &mut sets);
+                }
                 stale = false;
             }
             for (i, b) in bits.iter_mut().enumerate().take(k) {
