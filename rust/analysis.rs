@@ -68,7 +68,7 @@ pub const STOPWORDS_EN: [&str; 86] = [
 /// Whether `term` is one of the English profile's query stop words.
 ///
 /// Every stop word fits in 8 bytes, so each is one `u64` (its bytes, zero-padded), kept in an
-/// open-addressing table of [`STOP_SLOTS`] slots (under 10 % full): a query word costs one
+/// open-addressing table of `STOP_SLOTS` slots (under 10 % full): a query word costs one
 /// multiply and, almost always, one slot read. (A string binary search compared ~7 strings
 /// through `memcmp` per query word; a binary search over the integers still took ~7
 /// unpredictable branches, ~20 % of a long query's analysis.)

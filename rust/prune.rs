@@ -22,6 +22,11 @@
 //!   the exact essential contributions; then the exact non-essential ones (galloping search).
 //!   Per-block maxima (64 postings) were tried first and pruned almost nothing on these
 //!   catalogues (BM25+'s δ keeps every block's maximum near its term's), hence the bitmaps.
+//! * **Few dense lists** (up to `candidates::MAX_LISTS`, at least a posting per 64 documents
+//!   of the range): the same bounds are applied 64 documents at a time instead, by AND and OR
+//!   of the lists' bitmaps (`candidates.rs`), and only the documents that can reach θ are
+//!   scored: short queries of common words, where the per-document loop spent its time on
+//!   documents that fail the bitmap test.
 //!
 //! Every comparison against θ keeps a relative safety margin of [`MARGIN`] (the bounds are sums in
 //! a different order than the score), and a document is only dropped when it is *strictly* below
