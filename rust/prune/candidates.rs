@@ -35,7 +35,7 @@ pub(super) static PATHS: [std::sync::atomic::AtomicUsize; 2] = [
     std::sync::atomic::AtomicUsize::new(0),
 ];
 
-/// Counts an answer of path `i` (see [`PATHS`]).
+/// Counts an answer of path `i` (`PATHS`, in tests).
 #[inline]
 pub(super) fn count_path(_i: usize) {
     #[cfg(test)]
