@@ -66,30 +66,25 @@ impl Index {
         }
         let docs = &self.docs[..];
         // Each list's bitmap over words w0..w1: its dense bitmap's slice, or one built here.
-        let mut built: Vec<Vec<u64>> = Vec::new();
-        let mut source: Vec<(bool, usize)> = Vec::with_capacity(k); // (built?, start)
-        for list in lists.iter() {
-            if list.bits != usize::MAX {
-                source.push((false, list.bits + w0));
-            } else {
+        let built: Vec<Vec<u64>> = lists
+            .iter()
+            .filter(|list| list.bits == usize::MAX)
+            .map(|list| {
                 let mut map = vec![0u64; words];
                 for &d in &docs[list.pos..list.end] {
-                    let w = d as usize / 64 - w0;
-                    map[w] |= 1u64 << (d % 64);
+                    map[d as usize / 64 - w0] |= 1u64 << (d % 64);
                 }
-                source.push((true, built.len()));
-                built.push(map);
-            }
-        }
-        let bitmaps = &self.bounds.bitmaps[..];
-        let word = |i: usize, w: usize| -> u64 {
-            let (own, start) = source[i];
-            if own {
-                built[start][w]
-            } else {
-                bitmaps[start + w]
-            }
-        };
+                map
+            })
+            .collect();
+        let mut own = built.iter();
+        let maps: Vec<&[u64]> = lists
+            .iter()
+            .map(|list| match list.bits {
+                usize::MAX => own.next().map_or(&[][..], |map| &map[..]),
+                start => &self.bounds.bitmaps[start + w0..start + w1],
+            })
+            .collect();
         let bounds: Vec<f64> = lists.iter().map(|l| l.bound).collect();
         let reaches = |ub: f64, theta: f64| ub + ub * MARGIN >= theta;
         let PrunedSearch {
@@ -155,8 +150,8 @@ impl Index {
                 }
                 stale = false;
             }
-            for (i, b) in bits.iter_mut().enumerate().take(k) {
-                *b = word(i, w);
+            for (b, map) in bits.iter_mut().zip(&maps) {
+                *b = map[w];
             }
             let mut candidates = word_candidates(&sets, &bits, k);
             // Only this range's documents (a dense bitmap covers the whole index).
