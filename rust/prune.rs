@@ -69,6 +69,13 @@ pub use parallel::set_search_parts;
 /// Relative safety margin of every "cannot reach θ" test.
 const MARGIN: f64 = 1e-9;
 
+/// Whether a document whose score is at most `ub` may still reach θ (the margin covers bounds
+/// summed in another order than the score): only a document strictly below is dropped.
+#[inline]
+fn reaches(ub: f64, theta: f64) -> bool {
+    ub + ub * MARGIN >= theta
+}
+
 /// Which scoring path searches take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScoringMode {
@@ -424,7 +431,6 @@ impl Index {
             sum += list.bound;
             cum.push(sum);
         }
-        let reaches = |ub: f64, theta: f64| ub + ub * MARGIN >= theta;
         let mut theta = threshold;
         // lists[..ne] are non-essential: together they cannot reach θ.
         let mut ne = 0usize;
@@ -543,31 +549,59 @@ impl Index {
                     continue;
                 }
             }
-            // The canonical score: contributions in query order, from 0.0.
-            let mut score = 0f64;
-            let mut matched = 0u32;
-            for (&c, &h) in contrib.iter().zip(&hit) {
-                score += c;
-                matched += u32::from(h);
-            }
-            if matched >= min_matched && top.offer(self, d, score, keep) {
-                if let Some(worst) = top.threshold() {
-                    if worst > theta {
-                        theta = worst;
-                        if let Some(shared) = shared {
-                            publish(shared, theta);
-                        }
-                        while ne < n && !reaches(cum[ne], theta) {
-                            ne += 1;
-                        }
-                        if ne == n {
-                            break;
-                        }
-                    }
+            if let Some(raised) = self.offer_scored(
+                &mut top,
+                d,
+                (&contrib, &hit),
+                min_matched,
+                keep,
+                theta,
+                shared,
+            ) {
+                theta = raised;
+                while ne < n && !reaches(cum[ne], theta) {
+                    ne += 1;
+                }
+                if ne == n {
+                    break;
                 }
             }
         }
         top.into_sorted()
+    }
+}
+
+impl Index {
+    /// Offers document `d` to `top` with its canonical score (the query terms' contributions in
+    /// query order, from 0.0: the exhaustive loop's bits) when it holds at least `min_matched`
+    /// of them. Returns the new θ when the document entered the top k and raised its k-th score
+    /// above `theta` (published to the other ranges through `shared`).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn offer_scored<'a>(
+        &'a self,
+        top: &mut TopK<'a>,
+        d: u32,
+        (contrib, hit): (&[f64], &[bool]),
+        min_matched: u32,
+        keep: impl Fn(u32, f64) -> bool,
+        theta: f64,
+        shared: Option<&AtomicU64>,
+    ) -> Option<f64> {
+        let mut score = 0f64;
+        let mut matched = 0u32;
+        for (&c, &h) in contrib.iter().zip(hit) {
+            score += c;
+            matched += u32::from(h);
+        }
+        if matched < min_matched || !top.offer(self, d, score, keep) {
+            return None;
+        }
+        let worst = top.threshold().filter(|&worst| worst > theta)?;
+        if let Some(shared) = shared {
+            publish(shared, worst);
+        }
+        Some(worst)
     }
 }
 

@@ -20,8 +20,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
-use super::parallel::publish;
-use super::{seek, List, PrunedSearch, MARGIN};
+use super::{reaches, seek, List, PrunedSearch};
 use crate::index::{Index, TopK};
 
 /// The most lists this path takes (the 2^8 sets of lists are enumerated when θ rises). With a
@@ -86,7 +85,6 @@ impl Index {
             })
             .collect();
         let bounds: Vec<f64> = lists.iter().map(|l| l.bound).collect();
-        let reaches = |ub: f64, theta: f64| ub + ub * MARGIN >= theta;
         let PrunedSearch {
             m,
             min_matched,
@@ -193,25 +191,19 @@ impl Index {
                 if dropped {
                     continue;
                 }
-                // The canonical score: contributions in query order, from 0.0.
-                let mut score = 0f64;
-                let mut matched = 0u32;
-                for (&c, &h) in contrib.iter().zip(&hit) {
-                    score += c;
-                    matched += u32::from(h);
-                }
-                if matched >= min_matched && top.offer(self, d, score, keep) {
-                    if let Some(worst) = top.threshold() {
-                        if worst > theta {
-                            theta = worst;
-                            if let Some(shared) = shared {
-                                publish(shared, theta);
-                            }
-                            // The sets follow at the next word (a stale θ only lets more
-                            // candidates through, each still tested against θ).
-                            stale = true;
-                        }
-                    }
+                if let Some(raised) = self.offer_scored(
+                    &mut top,
+                    d,
+                    (&contrib, &hit),
+                    min_matched,
+                    keep,
+                    theta,
+                    shared,
+                ) {
+                    theta = raised;
+                    // The sets follow at the next word (a stale θ only lets more candidates
+                    // through, each still tested against θ).
+                    stale = true;
                 }
             }
         }
