@@ -11,8 +11,8 @@
 //!
 //! `candidates = OR over the minimal sets S of (AND of the bitmaps of S)`.
 //!
-//! Only candidates are scored, each from the lists that hold it (a galloping seek each, forward
-//! only), with the contributions added in query order from 0.0 as everywhere else, and offered
+//! Only candidates are scored, each from the lists that hold it (its posting found by rank in the
+//! list's bitmap), with the contributions added in query order from 0.0 as everywhere else, and offered
 //! to the same heap: the result is the exhaustive loop's, bit for bit. θ only rises, so the
 //! minimal sets, recomputed when it does, only shrink the candidates to documents that could
 //! still enter the top k. Bounds are tested with the module's relative margin, as in the
@@ -20,7 +20,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
-use super::{reaches, seek, List, PrunedSearch};
+use super::{reaches, List, PrunedSearch};
 use crate::index::{Index, TopK};
 
 /// The most lists this path takes (the 2^8 sets of lists are enumerated when θ rises). With a
@@ -133,6 +133,15 @@ impl Index {
         let mut contrib = vec![0f64; m];
         let mut hit = vec![false; m];
         let mut bits = [0u64; MAX_LISTS];
+        // A list's bitmap holds exactly its documents, so a candidate's posting is found by rank,
+        // without a search: `rank[i]` is the posting index of list i's first document at or after
+        // the current word (the first word of a dense bitmap may hold documents before the range,
+        // which the list does not hold: not counted).
+        let below_lo = (1u64 << (lo % 64)) - 1;
+        let mut rank = [0usize; MAX_LISTS];
+        for ((r, list), map) in rank.iter_mut().zip(&*lists).zip(&maps) {
+            *r = list.pos - (map[0] & below_lo).count_ones() as usize;
+        }
         let mut stale = false;
         for w in 0..words {
             if let Some(shared) = shared {
@@ -177,12 +186,10 @@ impl Index {
                     if bits[i] & bit == 0 {
                         continue;
                     }
-                    let list = &mut lists[i];
-                    let p = seek(docs, list, d);
+                    let p = rank[i] + (bits[i] & (bit - 1)).count_ones() as usize;
+                    debug_assert_eq!(docs[p], d);
                     ub -= bounds[i];
-                    if p < list.end && docs[p] == d {
-                        exact += list.score_into(&params, tfs, p, norm, &mut contrib, &mut hit);
-                    }
+                    exact += lists[i].score_into(&params, tfs, p, norm, &mut contrib, &mut hit);
                     if !reaches(exact + ub.max(0.0), theta) {
                         dropped = true;
                         break;
@@ -205,6 +212,9 @@ impl Index {
                     // through, each still tested against θ).
                     stale = true;
                 }
+            }
+            for (r, b) in rank.iter_mut().zip(&bits) {
+                *r += b.count_ones() as usize;
             }
         }
         count_path(0);
