@@ -9,11 +9,15 @@
 //! few AND and OR operations: a document can reach θ only if the set of lists holding it has a
 //! bound sum that reaches θ, and that set contains a *minimal* such set. So
 //!
-//! `candidates = OR over the minimal sets S of (AND of the bitmaps of S)`.
+//! `candidates = OR over the minimal sets S of (AND of the bitmaps of S)`,
+//!
+//! computed over a block of words at once (slices ANDed and ORed whole, which the compiler
+//! vectorizes) with the sets of the block's start; a block starts at one word whenever the sets
+//! change, and doubles up to [`MAX_BLOCK`] words while they do not.
 //!
 //! Only candidates are scored, each from the lists that hold it (its posting found by rank in the
-//! list's bitmap), with the contributions added in query order from 0.0 as everywhere else, and offered
-//! to the same heap: the result is the exhaustive loop's, bit for bit. θ only rises, so the
+//! list's bitmap), with the contributions added in query order from 0.0 as everywhere else, and
+//! offered to the same heap: the result is the exhaustive loop's, bit for bit. θ only rises, so the
 //! minimal sets, recomputed when it does, only shrink the candidates to documents that could
 //! still enter the top k. Bounds are tested with the module's relative margin, as in the
 //! per-document loop.
@@ -46,6 +50,40 @@ impl Index {
     /// bitmaps, or `None` when the per-document loop should run: more than [`MAX_LISTS`] lists,
     /// or lists too sparse for the range (fewer postings than 64-document words).
     pub(super) fn prune_by_candidates(
+        &self,
+        lists: &mut [List],
+        search: &PrunedSearch,
+        keep: &(impl Fn(u32, f64) -> bool + Sync),
+        shared: Option<&AtomicU64>,
+        range: (u32, u32),
+    ) -> Option<Vec<(u32, f64)>> {
+        // The loop counts bits in every word of every list (the ranks): with the CPU's popcnt
+        // instead of the baseline x86-64's bit arithmetic it is ~10 % faster.
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has the feature the function is compiled for.
+            return unsafe { self.candidates_popcnt(lists, search, keep, shared, range) };
+        }
+        self.candidates(lists, search, keep, shared, range)
+    }
+
+    /// [`Index::candidates`] compiled for CPUs with popcnt.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn candidates_popcnt(
+        &self,
+        lists: &mut [List],
+        search: &PrunedSearch,
+        keep: &(impl Fn(u32, f64) -> bool + Sync),
+        shared: Option<&AtomicU64>,
+        range: (u32, u32),
+    ) -> Option<Vec<(u32, f64)>> {
+        self.candidates(lists, search, keep, shared, range)
+    }
+
+    /// The body of [`Index::prune_by_candidates`].
+    #[inline(always)]
+    fn candidates(
         &self,
         lists: &mut [List],
         search: &PrunedSearch,
@@ -143,7 +181,14 @@ impl Index {
             *r = list.pos - (map[0] & below_lo).count_ones() as usize;
         }
         let mut stale = false;
-        for w in 0..words {
+        // Candidates are found a block of words at a time (AND and OR over whole slices), with
+        // the sets of the block's start: a block starts at one word when the sets change and
+        // doubles while they do not.
+        let mut block = 1usize;
+        let mut found = [0u64; MAX_BLOCK];
+        let mut all = [0u64; MAX_BLOCK];
+        let mut start = 0usize;
+        while start < words {
             if let Some(shared) = shared {
                 let other = f64::from_bits(shared.load(AtomicOrdering::Relaxed));
                 if other > theta {
@@ -154,87 +199,99 @@ impl Index {
             if stale {
                 if !reaches(floor, theta) {
                     floor = minimal_sets(theta, &mut sets);
+                    block = 1;
                 }
                 stale = false;
             }
-            for (b, map) in bits.iter_mut().zip(&maps) {
-                *b = map[w];
+            let end = words.min(start + block);
+            let len = end - start;
+            block = (block * 2).min(MAX_BLOCK);
+            let found = &mut found[..len];
+            let all = &mut all[..len];
+            found.fill(0);
+            for &set in &sets {
+                all.fill(u64::MAX);
+                let mut rest = set;
+                while rest != 0 {
+                    let map = &maps[rest.trailing_zeros() as usize][start..end];
+                    rest &= rest - 1;
+                    for (a, &m) in all.iter_mut().zip(map) {
+                        *a &= m;
+                    }
+                }
+                for (f, &a) in found.iter_mut().zip(&*all) {
+                    *f |= a;
+                }
             }
-            let mut candidates = word_candidates(&sets, &bits, k);
-            // Only this range's documents (a dense bitmap covers the whole index).
-            let base = (w0 + w) as u32 * 64;
-            if base < lo {
-                candidates &= u64::MAX << (lo - base);
-            }
-            if hi - base < 64 {
-                candidates &= (1u64 << (hi - base)) - 1;
-            }
-            while candidates != 0 {
-                let d = base + candidates.trailing_zeros();
-                candidates &= candidates - 1;
-                let norm = norms[d as usize];
-                contrib.fill(0.0);
-                hit.fill(false);
-                let bit = 1u64 << (d % 64);
-                let mut ub: f64 = (0..k)
-                    .filter(|&i| bits[i] & bit != 0)
-                    .map(|i| bounds[i])
-                    .sum();
-                let mut exact = 0f64;
-                let mut dropped = false;
-                for &i in &order {
-                    if bits[i] & bit == 0 {
+            for (w, &word_found) in (start..end).zip(&*found) {
+                let mut candidates = word_found;
+                if candidates != 0 {
+                    for (b, map) in bits.iter_mut().zip(&maps) {
+                        *b = map[w];
+                    }
+                }
+                // Only this range's documents (a dense bitmap covers the whole index).
+                let base = (w0 + w) as u32 * 64;
+                if base < lo {
+                    candidates &= u64::MAX << (lo - base);
+                }
+                if hi - base < 64 {
+                    candidates &= (1u64 << (hi - base)) - 1;
+                }
+                while candidates != 0 {
+                    let d = base + candidates.trailing_zeros();
+                    candidates &= candidates - 1;
+                    let norm = norms[d as usize];
+                    contrib.fill(0.0);
+                    hit.fill(false);
+                    let bit = 1u64 << (d % 64);
+                    let mut ub: f64 = (0..k)
+                        .filter(|&i| bits[i] & bit != 0)
+                        .map(|i| bounds[i])
+                        .sum();
+                    let mut exact = 0f64;
+                    let mut dropped = false;
+                    for &i in &order {
+                        if bits[i] & bit == 0 {
+                            continue;
+                        }
+                        let p = rank[i] + (bits[i] & (bit - 1)).count_ones() as usize;
+                        debug_assert_eq!(docs[p], d);
+                        ub -= bounds[i];
+                        exact += lists[i].score_into(&params, tfs, p, norm, &mut contrib, &mut hit);
+                        if !reaches(exact + ub.max(0.0), theta) {
+                            dropped = true;
+                            break;
+                        }
+                    }
+                    if dropped {
                         continue;
                     }
-                    let p = rank[i] + (bits[i] & (bit - 1)).count_ones() as usize;
-                    debug_assert_eq!(docs[p], d);
-                    ub -= bounds[i];
-                    exact += lists[i].score_into(&params, tfs, p, norm, &mut contrib, &mut hit);
-                    if !reaches(exact + ub.max(0.0), theta) {
-                        dropped = true;
-                        break;
+                    if let Some(raised) = self.offer_scored(
+                        &mut top,
+                        d,
+                        (&contrib, &hit),
+                        min_matched,
+                        keep,
+                        theta,
+                        shared,
+                    ) {
+                        theta = raised;
+                        // The sets follow at the next word (a stale θ only lets more candidates
+                        // through, each still tested against θ).
+                        stale = true;
                     }
                 }
-                if dropped {
-                    continue;
-                }
-                if let Some(raised) = self.offer_scored(
-                    &mut top,
-                    d,
-                    (&contrib, &hit),
-                    min_matched,
-                    keep,
-                    theta,
-                    shared,
-                ) {
-                    theta = raised;
-                    // The sets follow at the next word (a stale θ only lets more candidates
-                    // through, each still tested against θ).
-                    stale = true;
+                for (r, map) in rank.iter_mut().zip(&maps) {
+                    *r += map[w].count_ones() as usize;
                 }
             }
-            for (r, b) in rank.iter_mut().zip(&bits) {
-                *r += b.count_ones() as usize;
-            }
+            start = end;
         }
         count_path(0);
         Some(top.into_sorted())
     }
 }
 
-/// The candidates of one word's list bitmaps `bits` for the minimal sets `sets`.
-#[inline]
-fn word_candidates(sets: &[u32], bits: &[u64; MAX_LISTS], k: usize) -> u64 {
-    debug_assert!(k <= MAX_LISTS);
-    let mut candidates = 0u64;
-    for &s in sets {
-        let mut all = u64::MAX;
-        let mut rest = s;
-        while rest != 0 {
-            all &= bits[rest.trailing_zeros() as usize];
-            rest &= rest - 1;
-        }
-        candidates |= all;
-    }
-    candidates
-}
+/// The most words whose candidates are found at once.
+const MAX_BLOCK: usize = 64;
