@@ -353,6 +353,35 @@ fn the_mode_switches_pick_the_path() {
 }
 
 #[test]
+fn auto_prunes_several_large_or_all_dense_lists_never_one() {
+    use super::{worth_pruning, List, MIN_POSTINGS};
+    let mut rng = Rng(11);
+    let idx = corpus_in(&mut rng, 3000, WORDS.len(), Some(Profile::Seed));
+    let opts = SearchOptions::default();
+    let lists = |terms: &[&str]| -> Vec<List> {
+        let query: Vec<(&str, f64)> = terms.iter().map(|&t| (t, 1.0)).collect();
+        idx.pruning_lists(&query, &opts).0
+    };
+    let postings = |lists: &[List]| lists.iter().map(|l| l.end - l.pos).sum::<usize>();
+    // Two common terms: both have bitmaps, so even a small query prunes.
+    let dense = lists(&["read", "file"]);
+    assert_eq!(dense.len(), 2);
+    assert!(dense.iter().all(|l| l.bits != usize::MAX));
+    assert!(postings(&dense) < MIN_POSTINGS);
+    assert!(worth_pruning(&dense, postings(&dense)));
+    // One list: never, however large.
+    let one = lists(&["read"]);
+    assert!(!worth_pruning(&one, postings(&one)));
+    assert!(!worth_pruning(&one, 10 * MIN_POSTINGS));
+    // A rare term among them: only from MIN_POSTINGS.
+    let mixed = lists(&["read", "x"]);
+    assert_eq!(mixed.len(), 2);
+    assert!(mixed.iter().any(|l| l.bits == usize::MAX));
+    assert!(!worth_pruning(&mixed, postings(&mixed)));
+    assert!(worth_pruning(&mixed, MIN_POSTINGS));
+}
+
+#[test]
 fn bounds_are_upper_bounds_and_bitmaps_hold_the_dense_terms() {
     let mut rng = Rng(7);
     let idx = corpus(&mut rng, 3000, 20);
