@@ -223,21 +223,27 @@ impl Index {
                     *f |= a;
                 }
             }
+            // `rank` is at word `at`: it moves to a word with candidates, list by list over the
+            // words between (most words have none), and to the block's end after.
+            let mut at = start;
             for (w, &word_found) in (start..end).zip(&*found) {
-                let mut candidates = word_found;
-                if candidates != 0 {
-                    for (b, map) in bits.iter_mut().zip(&maps) {
-                        *b = map[w];
-                    }
+                if word_found == 0 {
+                    continue;
                 }
                 // Only this range's documents (a dense bitmap covers the whole index).
                 let base = (w0 + w) as u32 * 64;
+                let mut candidates = word_found;
                 if base < lo {
                     candidates &= u64::MAX << (lo - base);
                 }
                 if hi - base < 64 {
                     candidates &= (1u64 << (hi - base)) - 1;
                 }
+                for ((r, b), map) in rank.iter_mut().zip(&mut bits).zip(&maps) {
+                    *r += count_bits(&map[at..w]);
+                    *b = map[w];
+                }
+                at = w;
                 while candidates != 0 {
                     let d = base + candidates.trailing_zeros();
                     candidates &= candidates - 1;
@@ -282,15 +288,21 @@ impl Index {
                         stale = true;
                     }
                 }
-                for (r, map) in rank.iter_mut().zip(&maps) {
-                    *r += map[w].count_ones() as usize;
-                }
+            }
+            for (r, map) in rank.iter_mut().zip(&maps) {
+                *r += count_bits(&map[at..end]);
             }
             start = end;
         }
         count_path(0);
         Some(top.into_sorted())
     }
+}
+
+/// The number of set bits in `words`.
+#[inline(always)]
+fn count_bits(words: &[u64]) -> usize {
+    words.iter().map(|w| w.count_ones() as usize).sum()
 }
 
 /// The most words whose candidates are found at once.
