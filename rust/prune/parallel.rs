@@ -14,10 +14,10 @@
 //!
 //! **When.** A search from outside the thread pool (a Python call, or a Rust caller's thread) on
 //! at least [`PARALLEL_MIN_DOCS`] documents whose lists hold at least [`PARALLEL_MIN_POSTINGS`]
-//! postings, while no other pruned search runs in the process. Splitting costs ~5% more work
-//! (each range prunes against its own θ until the ranges' θ meet) and a few µs to wake a pool
-//! thread (the calling thread searches the first range itself), so it pays only where cores are
-//! idle: concurrent searches (a gateway's threads) and a search on a pool thread (`search_many`'s
+//! postings, while no other pruned search runs in the process. Splitting costs more work (each
+//! range prunes against a low θ until the ranges' θ rise: at 100k tools each half took ~35 µs
+//! of a 42 µs search) and 5-15 µs to wake a pool thread (the calling thread searches the first
+//! range itself), so it pays only on large indexes, and where cores are idle: concurrent searches (a gateway's threads) and a search on a pool thread (`search_many`'s
 //! batch, which already keeps every core busy) stay on their thread. `RAYON_NUM_THREADS=1` turns
 //! it off, with every other use of the pool.
 //!
@@ -30,9 +30,12 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use super::{List, PrunedSearch};
 use crate::index::{Index, TopK};
 
-/// Below this many documents a search stays on one thread: waking a pool thread and merging
-/// cost more than half of the search saves.
-pub(crate) const PARALLEL_MIN_DOCS: usize = 65_536;
+/// Below this many documents a search stays on one thread: waking a pool thread (which sleeps
+/// between a Python caller's searches) and each range's own rise of θ cost more than half of
+/// the search saves. From Python (`Index.search`, 400 synthetic queries, median, seed / english
+/// profile, one range against two on 2 cores): 100k tools 38.1 vs 48.1 / 48.7 vs 56.6 µs, 200k
+/// 54.7 vs 56.7 µs (seed), 300k 76.2 vs 66.3 / 90.6 vs 83.6 µs, 1M 182 vs 138 / 286 vs 194 µs.
+pub(crate) const PARALLEL_MIN_DOCS: usize = 1 << 18;
 /// Below this many postings (summed over the query's lists) a search stays on one thread.
 pub(crate) const PARALLEL_MIN_POSTINGS: usize = 8_192;
 /// The most ranges of one search.
