@@ -12,8 +12,8 @@
 //! `candidates = OR over the minimal sets S of (AND of the bitmaps of S)`,
 //!
 //! computed over a block of words at once (slices ANDed and ORed whole, which the compiler
-//! vectorizes) with the sets of the block's start; a block starts at one word whenever the sets
-//! change, and doubles up to [`MAX_BLOCK`] words while they do not.
+//! vectorizes) with the sets of the block's start; a block starts at [`RESTART_BLOCK`] words
+//! whenever the sets change, and doubles up to [`MAX_BLOCK`] words while they do not.
 //!
 //! Only candidates are scored, each from the lists that hold it (its posting found by rank in the
 //! list's bitmap), with the contributions added in query order from 0.0 as everywhere else, and
@@ -182,8 +182,8 @@ impl Index {
         }
         let mut stale = false;
         // Candidates are found a block of words at a time (AND and OR over whole slices), with
-        // the sets of the block's start: a block starts at one word when the sets change and
-        // doubles while they do not.
+        // the sets of the block's start: the first block is one word, a block after the sets
+        // change is `RESTART_BLOCK` words, and blocks double while the sets do not change.
         let mut block = 1usize;
         let mut found = [0u64; MAX_BLOCK];
         let mut all = [0u64; MAX_BLOCK];
@@ -199,7 +199,7 @@ impl Index {
             if stale {
                 if !reaches(floor, theta) {
                     floor = minimal_sets(theta, &mut sets);
-                    block = 1;
+                    block = RESTART_BLOCK;
                 }
                 stale = false;
             }
@@ -304,6 +304,13 @@ impl Index {
 fn count_bits(words: &[u64]) -> usize {
     words.iter().map(|w| w.count_ones() as usize).sum()
 }
+
+/// The words of the first block after the sets change. Smaller blocks follow a rising θ more
+/// closely (fewer stale candidates) at a higher cost per word; engine alone, 100k synthetic
+/// tools, seed / english µs a query: restarting at 1 word 42.4 / 66.5, at 8 39.4-40.6 /
+/// 61.2-62.3, at 16 40.5 / 60.8, never (64) 46.8 / 69.2. The first block stays one word: θ
+/// starts at 0 there (8 words: 41.0 / 61.7).
+const RESTART_BLOCK: usize = 8;
 
 /// The most words whose candidates are found at once.
 const MAX_BLOCK: usize = 64;
