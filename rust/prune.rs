@@ -162,9 +162,6 @@ struct List {
     twin: Option<Twin>,
     /// An upper bound of the list's contribution to any document (its twin's included).
     bound: f64,
-    /// Whether every document of the list is in the next list (a word's, then its stemmed
-    /// copy's, in the English profile): the candidate path never needs the two apart.
-    within_next: bool,
 }
 
 /// The second term of a list that walks two terms with the same documents.
@@ -294,8 +291,6 @@ impl Index {
         let mut lists = Vec::with_capacity(query.len());
         let mut known = 0;
         let mut next = 0;
-        // Each list's term (u32::MAX: a prefix expansion).
-        let mut terms: Vec<u32> = Vec::with_capacity(query.len());
         while next < query.len() {
             let (tok, qtf) = query[next];
             next += 1;
@@ -343,9 +338,7 @@ impl Index {
                     fraction,
                     twin,
                     bound: fraction.map_or(bound, |f| f * bound),
-                    within_next: false,
                 });
-                terms.push(fraction.map_or(term, |_| u32::MAX));
             };
             if let Some(term) = self.scored_term(tok) {
                 // As in `Index::accumulate`: a next scored term with the same documents rides
@@ -376,48 +369,7 @@ impl Index {
                 known += 1;
             }
         }
-        // A word's list inside its stemmed copy's (learnt once per pair: `Bounds::within`).
-        for i in 1..lists.len() {
-            let (word, copy) = (terms[i - 1], terms[i]);
-            if word == u32::MAX
-                || copy == u32::MAX
-                || lists[i - 1].twin.is_some()
-                || !crate::analysis::is_marked(&self.terms[copy as usize])
-            {
-                continue;
-            }
-            lists[i - 1].within_next = bounds
-                .within
-                .same(word, copy, || self.holds_all(word, copy));
-        }
         (lists, known)
-    }
-
-    /// Whether every document of `term` holds `other`.
-    fn holds_all(&self, term: u32, other: u32) -> bool {
-        let (docs, others) = (self.doc_list(term), self.doc_list(other));
-        if docs.len() > others.len() {
-            return false;
-        }
-        let shared = |t: u32| {
-            self.shared
-                .get(t as usize)
-                .copied()
-                .filter(|&s| s != OWN_POSTINGS)
-                .unwrap_or(t)
-        };
-        match self.bounds.bitmap(shared(other)) {
-            Some(w) => docs
-                .iter()
-                .all(|&d| self.bounds.bitmaps[w + d as usize / 64] >> (d % 64) & 1 == 1),
-            None => {
-                let mut j = 0;
-                docs.iter().all(|&d| {
-                    j += others[j..].partition_point(|&x| x < d);
-                    j < others.len() && others[j] == d
-                })
-            }
-        }
     }
 
     /// The top `limit` documents by the pruned loop (see the module docs); `keep(doc, score)` is

@@ -23,10 +23,6 @@ pub(crate) struct Bounds {
     /// Per term: whether the query term after it (its stemmed copy, in the English profile)
     /// holds the same documents, learnt on first use (see [`Twins`]).
     pub(crate) twins: Twins,
-    /// Per term: whether every document of it holds the query term after it (a word and its
-    /// stemmed copy, in the English profile, when the copy also holds other words' documents),
-    /// learnt on first use as [`Twins`] (see `candidates.rs`).
-    pub(crate) within: Twins,
     /// Per posting (aligned with `docs` and `tfs`): its *impact*, the parenthesis of
     /// `Params::term_score`, `tf·(k1+1)/(tf+norm) + δ`, computed with the same operations, so that
     /// the exhaustive loop multiplies instead of dividing and gets the same bits. Kept only below
@@ -47,9 +43,7 @@ pub(crate) const IMPACT_MAX_DOCS: usize = crate::prune::MIN_PRUNE_DOCS;
 /// A per-term memo of the twin test of scoring (`Index::accumulate`, the pruned loop): does the
 /// next query term hold exactly the same documents as this one? Comparing two posting lists costs
 /// a pass over both (6 % of an English 10k search), and the answer is a fact of the immutable
-/// postings: the first search that pairs two terms records it, later ones read it. The same memo
-/// answers the candidate path's question (`Bounds::within`): does the next query term hold every
-/// document of this one?
+/// postings: the first search that pairs two terms records it, later ones read it.
 ///
 /// One `u32` a term: `u32::MAX` untested, else `partner << 1 | same` for the last partner tested
 /// (a word's partner is its stemmed copy, so one slot holds the answer every query asks).
@@ -192,7 +186,6 @@ impl Bounds {
             dense,
             bitmaps,
             twins: Twins::new(n_terms),
-            within: Twins::new(n_terms),
             impacts,
         }
     }
@@ -212,7 +205,6 @@ impl Bounds {
             + self.dense.len() * 8
             + self.bitmaps.len() * 8
             + self.twins.memory_bytes()
-            + self.within.memory_bytes()
             + self.impacts.len() * 8
     }
 }

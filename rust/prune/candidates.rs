@@ -31,11 +31,9 @@ use crate::index::{Index, TopK};
 /// stemmed copy per word that its twin does not carry, an english query of 4 words can hold 8.
 pub(super) const MAX_LISTS: usize = 8;
 
-/// How many searches (ranges) each path answered, for the tests: (candidates, per document,
-/// candidates with a word and its stemmed copy as one unit).
+/// How many searches (ranges) each path answered, for the tests: (candidates, per document).
 #[cfg(test)]
-pub(super) static PATHS: [std::sync::atomic::AtomicUsize; 3] = [
-    std::sync::atomic::AtomicUsize::new(0),
+pub(super) static PATHS: [std::sync::atomic::AtomicUsize; 2] = [
     std::sync::atomic::AtomicUsize::new(0),
     std::sync::atomic::AtomicUsize::new(0),
 ];
@@ -94,19 +92,7 @@ impl Index {
         (lo, hi): (u32, u32),
     ) -> Option<Vec<(u32, f64)>> {
         let k = lists.len();
-        // The units the sets are made of: a list, or a word's list with its stemmed copy's when
-        // the copy holds every document of the word (`List::within_next`; the pair's
-        // bitmap is the copy's, its bound the sum of both). A document of the copy alone is
-        // then a candidate of the pair's bound, and its exact score decides as for any other.
-        let mut units: Vec<(usize, usize)> = Vec::with_capacity(k);
-        let mut i = 0;
-        while i < k {
-            let pair = lists[i].within_next && i + 1 < k;
-            units.push((i, if pair { i + 1 } else { i }));
-            i += if pair { 2 } else { 1 };
-        }
-        let u = units.len();
-        if k == 0 || k > 2 * MAX_LISTS || u > MAX_LISTS || lo >= hi {
+        if k == 0 || k > MAX_LISTS || lo >= hi {
             return None;
         }
         let (w0, w1) = (lo as usize / 64, (hi as usize).div_ceil(64));
@@ -137,17 +123,6 @@ impl Index {
             })
             .collect();
         let bounds: Vec<f64> = lists.iter().map(|l| l.bound).collect();
-        let unit_maps: Vec<&[u64]> = units.iter().map(|&(_, last)| maps[last]).collect();
-        let unit_bounds: Vec<f64> = units
-            .iter()
-            .map(|&(first, last)| {
-                if first == last {
-                    bounds[first]
-                } else {
-                    bounds[first] + bounds[last]
-                }
-            })
-            .collect();
         let PrunedSearch {
             m,
             min_matched,
@@ -156,22 +131,22 @@ impl Index {
         } = *search;
         let mut top = TopK::new(limit);
         let mut theta = threshold;
-        // The minimal sets of units (bit i: unit i) whose bounds reach θ, and the smallest
+        // The minimal sets of lists (bit i: list i) whose bounds reach θ, and the smallest
         // bound sum of a set that reaches it: the sets only change once θ passes that sum.
         let minimal_sets = |theta: f64, out: &mut Vec<u32>| -> f64 {
             let mut sums = [0f64; 1 << MAX_LISTS];
             let mut reach = [false; 1 << MAX_LISTS];
             let mut floor = f64::INFINITY;
             out.clear();
-            for s in 1..1usize << u {
+            for s in 1..1usize << k {
                 let low = s.trailing_zeros() as usize;
-                sums[s] = sums[s & (s - 1)] + unit_bounds[low];
+                sums[s] = sums[s & (s - 1)] + bounds[low];
                 if !reaches(sums[s], theta) {
                     continue;
                 }
                 reach[s] = true;
                 floor = floor.min(sums[s]);
-                // Minimal: no set with one unit fewer reaches θ (the empty set never does).
+                // Minimal: no set with one list fewer reaches θ (the empty set never does).
                 let mut minimal = true;
                 let mut rest = s;
                 while rest != 0 && minimal {
@@ -195,13 +170,13 @@ impl Index {
         let (tfs, norms) = (&self.tfs[..], &self.norms[..]);
         let mut contrib = vec![0f64; m];
         let mut hit = vec![false; m];
-        let mut bits = [0u64; 2 * MAX_LISTS];
+        let mut bits = [0u64; MAX_LISTS];
         // A list's bitmap holds exactly its documents, so a candidate's posting is found by rank,
         // without a search: `rank[i]` is the posting index of list i's first document at or after
         // the current word (the first word of a dense bitmap may hold documents before the range,
         // which the list does not hold: not counted).
         let below_lo = (1u64 << (lo % 64)) - 1;
-        let mut rank = [0usize; 2 * MAX_LISTS];
+        let mut rank = [0usize; MAX_LISTS];
         for ((r, list), map) in rank.iter_mut().zip(&*lists).zip(&maps) {
             *r = list.pos - (map[0] & below_lo).count_ones() as usize;
         }
@@ -238,7 +213,7 @@ impl Index {
                 all.fill(u64::MAX);
                 let mut rest = set;
                 while rest != 0 {
-                    let map = &unit_maps[rest.trailing_zeros() as usize][start..end];
+                    let map = &maps[rest.trailing_zeros() as usize][start..end];
                     rest &= rest - 1;
                     for (a, &m) in all.iter_mut().zip(map) {
                         *a &= m;
@@ -320,9 +295,6 @@ impl Index {
             start = end;
         }
         count_path(0);
-        if u < k {
-            count_path(2);
-        }
         Some(top.into_sorted())
     }
 }

@@ -161,14 +161,12 @@ fn pruned_search_equals_exhaustive_search_on_random_corpora() {
         }
     }
     assert!(nonempty > 1000, "only {nonempty} non-empty results");
-    // Both loops answered: the candidate bitmaps (few lists; some with a word and its stemmed
-    // copy as one unit) and the per-document loop.
-    let [bitmaps, per_document, units] = &super::candidates::PATHS;
+    // Both loops answered: the candidate bitmaps (few lists) and the per-document loop.
+    let [bitmaps, per_document] = &super::candidates::PATHS;
     let (bitmaps, per_document) = (bitmaps.load(Relaxed), per_document.load(Relaxed));
-    let units = units.load(Relaxed);
     assert!(
-        bitmaps > 1000 && per_document > 1000 && units > 100,
-        "{bitmaps} / {per_document} / {units}"
+        bitmaps > 1000 && per_document > 1000,
+        "{bitmaps} / {per_document}"
     );
 }
 
@@ -381,31 +379,6 @@ fn auto_prunes_several_large_or_all_dense_lists_never_one() {
     assert!(mixed.iter().any(|l| l.bits == usize::MAX));
     assert!(!worth_pruning(&mixed, postings(&mixed)));
     assert!(worth_pruning(&mixed, MIN_POSTINGS));
-}
-
-#[test]
-fn holds_all_is_the_subset_test_on_dense_and_sparse_lists() {
-    for seed in 0..4 {
-        let mut rng = Rng(100 + seed);
-        let idx = corpus_in(&mut rng, 2000, WORDS.len(), Some(Profile::English));
-        let terms: Vec<u32> = WORDS
-            .iter()
-            .flat_map(|w| [w.to_string(), crate::analysis::stem_copy(w)])
-            .filter_map(|t| idx.scored_term(&t))
-            .collect();
-        let (mut within, mut dense) = (0, 0);
-        for &a in &terms {
-            for &b in &terms {
-                let other: HashSet<u32> = idx.doc_list(b).iter().copied().collect();
-                let want = idx.doc_list(a).iter().all(|d| other.contains(d));
-                assert_eq!(idx.holds_all(a, b), want, "{a} in {b}");
-                within += usize::from(want && a != b);
-                dense += usize::from(idx.bounds.bitmap(b).is_some());
-            }
-        }
-        // Both branches (a dense other term's bitmap, a sparse one's postings) and true answers.
-        assert!(within > 0 && dense > 0 && dense < terms.len() * terms.len());
-    }
 }
 
 #[test]
