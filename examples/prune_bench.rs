@@ -5,6 +5,7 @@
 //!     cargo run --release --example prune_bench -- docs.tsv queries.txt [rounds] \
 //!         [ex|pr|both|auto] [seed|english]
 //!
+//! `DELTA=0.5` sets BM25+'s delta as `ToolIndex`'s english profile does (the default is 1).
 //! `auto` times the engine's own choice (what a search from Python gets); `check` compares the
 //! pruned hits with the exhaustive ones on every query (document ids and score bits).
 use std::time::Instant;
@@ -28,8 +29,12 @@ fn main() {
     let rounds: usize = args.get(3).map_or(5, |r| r.parse().unwrap());
     let mode = args.get(4).map_or("both", |m| m.as_str());
     let profile = Profile::parse(args.get(5).map_or("seed", |p| p.as_str())).unwrap();
-    let idx =
-        Index::build_parallel_profiled(names, &docs, weights, Params::default(), profile).unwrap();
+    // BM25+'s delta: 1 (the seed's), or DELTA=x (ToolIndex's english profile uses 0.5).
+    let params = Params {
+        delta: std::env::var("DELTA").map_or(1.0, |d| d.parse().unwrap()),
+        ..Params::default()
+    };
+    let idx = Index::build_parallel_profiled(names, &docs, weights, params, profile).unwrap();
     let opts = SearchOptions::default();
     // PARTS=n forces every pruned search into n document ranges (0 or unset: automatic).
     if let Ok(parts) = std::env::var("PARTS") {
