@@ -283,8 +283,8 @@ impl Index {
                         shared,
                     ) {
                         theta = raised;
-                        // The sets follow at the next word (a stale θ only lets more candidates
-                        // through, each still tested against θ).
+                        // The sets follow at the next block (a stale θ only lets more
+                        // candidates through, each still tested against θ).
                         stale = true;
                     }
                 }
