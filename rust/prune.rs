@@ -462,7 +462,7 @@ impl Index {
         let mut present = vec![true; n];
         let mut below = vec![0f64; n + 1];
         let mut visits = 0u32;
-        loop {
+        'document: loop {
             visits = visits.wrapping_add(1);
             // Read every 16 documents: the other range writes it, and a read per document
             // waits on that core's cache line.
@@ -506,7 +506,6 @@ impl Index {
                 // A dense term whose bitmap lacks the document adds nothing: test the bitmaps,
                 // largest bound first, until the document cannot reach θ.
                 let mut ub = bound;
-                let mut dropped = false;
                 for i in (0..ne).rev() {
                     let list = &lists[i];
                     let here = list.bits == usize::MAX
@@ -516,12 +515,8 @@ impl Index {
                         ub += list.bound;
                     }
                     if !reaches(ub + if i > 0 { cum[i - 1] } else { 0.0 }, theta) {
-                        dropped = true;
-                        break;
+                        continue 'document;
                     }
-                }
-                if dropped {
-                    continue;
                 }
                 for i in 0..ne {
                     below[i + 1] = below[i] + if present[i] { lists[i].bound } else { 0.0 };
@@ -543,7 +538,6 @@ impl Index {
                     continue;
                 }
                 // The non-essential lists, largest bound first, while the total can reach θ.
-                let mut dropped = false;
                 for i in (0..ne).rev() {
                     if present[i] {
                         let list = &mut lists[i];
@@ -553,12 +547,8 @@ impl Index {
                         }
                     }
                     if !reaches(exact + below[i], theta) {
-                        dropped = true;
-                        break;
+                        continue 'document;
                     }
-                }
-                if dropped {
-                    continue;
                 }
             }
             if let Some(raised) = self.offer_scored(

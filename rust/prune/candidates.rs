@@ -244,7 +244,7 @@ impl Index {
                     *b = map[w];
                 }
                 at = w;
-                while candidates != 0 {
+                'candidate: while candidates != 0 {
                     let d = base + candidates.trailing_zeros();
                     candidates &= candidates - 1;
                     let norm = norms[d as usize];
@@ -256,7 +256,6 @@ impl Index {
                         .map(|i| bounds[i])
                         .sum();
                     let mut exact = 0f64;
-                    let mut dropped = false;
                     for &i in &order {
                         if bits[i] & bit == 0 {
                             continue;
@@ -266,12 +265,8 @@ impl Index {
                         ub -= bounds[i];
                         exact += lists[i].score_into(&params, tfs, p, norm, &mut contrib, &mut hit);
                         if !reaches(exact + ub.max(0.0), theta) {
-                            dropped = true;
-                            break;
+                            continue 'candidate;
                         }
-                    }
-                    if dropped {
-                        continue;
                     }
                     if let Some(raised) = self.offer_scored(
                         &mut top,
