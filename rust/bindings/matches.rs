@@ -34,15 +34,23 @@ static MATCH: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// The `Match` class of `toolsift.result`.
 pub(crate) fn match_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
-    MATCH
-        .get_or_try_init(py, || -> PyResult<Py<PyType>> {
-            Ok(py
-                .import("toolsift.result")?
-                .getattr("Match")?
-                .cast_into::<PyType>()?
-                .unbind())
-        })
-        .map(|cls| cls.bind(py))
+    result_class(py, &MATCH, "Match")
+}
+
+/// Class `name` of `toolsift.result`, looked up once into `cell`.
+fn result_class<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyType>>,
+    name: &str,
+) -> PyResult<&'py Bound<'py, PyType>> {
+    cell.get_or_try_init(py, || -> PyResult<Py<PyType>> {
+        Ok(py
+            .import("toolsift.result")?
+            .getattr(name)?
+            .cast_into::<PyType>()?
+            .unbind())
+    })
+    .map(|cls| cls.bind(py))
 }
 
 /// `toolsift.result.SearchResult`, looked up once per interpreter (for `Index.search_plain`).
@@ -58,15 +66,7 @@ pub(crate) fn build_result<'py>(
     matches: Bound<'py, PyTuple>,
     total_tools: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let cls = SEARCH_RESULT
-        .get_or_try_init(py, || -> PyResult<Py<PyType>> {
-            Ok(py
-                .import("toolsift.result")?
-                .getattr("SearchResult")?
-                .cast_into::<PyType>()?
-                .unbind())
-        })?
-        .bind(py);
+    let cls = result_class(py, &SEARCH_RESULT, "SearchResult")?;
     let result = object_new(py)?.call1((cls,))?;
     let values = result
         .getattr(intern!(py, "__dict__"))?
