@@ -295,7 +295,22 @@ impl Index {
         } = scratch;
         if !count {
             let acc = &mut acc[..];
-            for &doc in touched.iter() {
+            // Most touched documents lose on score: a group of them is read and zeroed, and
+            // offered one by one only when its best score reaches the floor (one comparison
+            // and one branch for the group instead of two per document).
+            let mut groups = touched.chunks_exact(WALK_GROUP);
+            for group in &mut groups {
+                let scores: [f64; WALK_GROUP] =
+                    std::array::from_fn(|i| std::mem::replace(&mut acc[group[i] as usize], 0.0));
+                let best = scores.iter().fold(f64::NEG_INFINITY, |m, &s| m.max(s));
+                if best < top.floor() {
+                    continue; // every score is below it (a NaN, never offered, is skipped too)
+                }
+                for (&doc, &score) in group.iter().zip(&scores) {
+                    top.offer(self, doc, score, |doc, score| keep(doc, score, 0));
+                }
+            }
+            for &doc in groups.remainder() {
                 let score = std::mem::replace(&mut acc[doc as usize], 0.0);
                 top.offer(self, doc, score, |doc, score| keep(doc, score, 0));
             }
@@ -311,6 +326,9 @@ impl Index {
         top.into_sorted()
     }
 }
+
+/// How many touched documents the top-k walk reads before one comparison with the floor.
+const WALK_GROUP: usize = 8;
 
 /// Where a posting's impact comes from: the parenthesis of `Params::term_score`,
 /// `tf·(k1+1)/(tf+norm) + δ`, for the posting at `i` of a list, of document `d`.
@@ -549,6 +567,36 @@ mod tests {
         let hits = idx.search("same", 2, &none()).unwrap();
         assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![1, 0]);
         assert_eq!(hits[0].1, hits[1].1);
+    }
+
+    #[test]
+    fn the_grouped_walk_keeps_every_tie_at_the_floor() {
+        // 203 documents (not a multiple of the walk's group) with a few distinct scores and
+        // shuffled names: most ties fall across groups and at the k-th score. Every cut of the
+        // ranking must be the head of the full ranking, which never has a floor to skip by.
+        let texts: Vec<(String, String)> = (0..203)
+            .map(|i| {
+                let name = format!("t{:03}", (i * 37) % 203);
+                let words = "word ".repeat(i % 4 + 1) + &"filler ".repeat(i % 3);
+                (name, words)
+            })
+            .collect();
+        let docs: Vec<(&str, Vec<(usize, &str)>)> = texts
+            .iter()
+            .map(|(n, t)| (n.as_str(), vec![(1, t.as_str())]))
+            .collect();
+        let docs: Vec<(&str, &[(usize, &str)])> =
+            docs.iter().map(|(n, f)| (*n, f.as_slice())).collect();
+        let idx = build(&docs);
+        let full = idx.search("word filler", 1000, &none()).unwrap();
+        assert_eq!(full.len(), 203);
+        for k in 1..=40 {
+            assert_eq!(
+                idx.search("word filler", k, &none()).unwrap(),
+                full[..k],
+                "k={k}"
+            );
+        }
     }
 
     #[test]

@@ -99,6 +99,12 @@ impl<'a> TopK<'a> {
         true
     }
 
+    /// The score below which no document can enter (`-inf` until `limit` documents are held).
+    #[inline]
+    pub(crate) fn floor(&self) -> f64 {
+        self.floor
+    }
+
     /// The k-th best score once `limit` documents are held.
     #[inline]
     pub(crate) fn threshold(&self) -> Option<f64> {
