@@ -27,11 +27,13 @@ def need(engine: str) -> None:
         pytest.skip("toolsift._core is not built")
 
 
-def cycle_search(index, queries, limit=8):
+def cycle_search(index, queries):
+    """One search per call, cycling through ``queries``: ``index.search(query)``, the call an
+    agent's search tool makes (the default limit, 8)."""
     it = itertools.cycle(queries)
 
     def run():
-        return index.search(next(it), limit)
+        return index.search(next(it))
 
     return run
 

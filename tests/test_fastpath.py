@@ -416,6 +416,47 @@ def test_search_plain_answers_plain_queries_and_declines_the_rest():
         assert _search_plain(index, query) is None, query
 
 
+class _CountingIndex:
+    """A Rust index that counts its ``search_plain`` calls (every other attribute passes)."""
+
+    def __init__(self, inner):
+        self._inner = inner
+        self.plain_calls = 0
+
+    def search_plain(self, *args):
+        self.plain_calls += 1
+        return self._inner.search_plain(*args)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+@pytest.mark.parametrize("limit", [None, 8, 3])
+def test_the_agents_call_takes_the_one_call_path_from_its_second_call(monkeypatch, limit):
+    """``search(query)`` with no limit (the call agents make) finds its cached request as
+    ``search(query, 8)`` does: the first call validates and caches it, every later one is
+    answered by ``search_plain``. (The cache once stored it under the checked limit only, so a
+    call without a limit never found it and always took the general path.)"""
+    index = _rust_index(TOOLS)
+    monkeypatch.setattr(index_module, "_DEFAULT_REQUESTS", {})
+    monkeypatch.setattr(index_module, "_REQUESTS", {})
+    counting = _CountingIndex(index._index)
+    monkeypatch.setattr(index, "_index", counting)
+    query = "please find the weather for a city"
+    first = index.search(query) if limit is None else index.search(query, limit)
+    assert counting.plain_calls == 0  # validated and cached on the general path
+    for _ in range(3):
+        again = index.search(query) if limit is None else index.search(query, limit)
+        assert again == first
+    assert counting.plain_calls == 3
+    assert len(first.matches) <= (limit or 8)
+    # The default requests dropped (the cache was full): the general cache's hit refills them.
+    monkeypatch.setattr(index_module, "_DEFAULT_REQUESTS", {})
+    for expected_calls in (3, 4):
+        again = index.search(query) if limit is None else index.search(query, limit)
+        assert again == first and counting.plain_calls == expected_calls
+
+
 # Tool names of letters, digits and the separators of identifiers, with non-ASCII letters:
 # whether each is an identifier decides whether its squashed form in a query names it.
 name_text = st.text(alphabet="abAB19_./-é", min_size=1, max_size=7)

@@ -325,9 +325,12 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
             except TypeError:  # an unhashable option: validated below, not cached
                 key = request = None
             if request is not None:  # these options passed every check before
+                if defaults and len(_DEFAULT_REQUESTS) < _REQUEST_CACHE_SIZE:
+                    _DEFAULT_REQUESTS[limit] = request  # (if it was dropped when full)
                 return self._search_one(
                     parse_query(query, max_length=max(1, request.max_query_length)), request
                 )
+        asked = limit  # the cache keys below are the limit as the caller passed it (None too)
         limit = _checked_limit(limit, ranker, max_limit, max_query_length)
         parsed = parse_query(query, max_length=max(1, max_query_length))
         request = self._request(
@@ -343,7 +346,7 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
                 if defaults:
                     if len(_DEFAULT_REQUESTS) >= _REQUEST_CACHE_SIZE:
                         _DEFAULT_REQUESTS.clear()
-                    _DEFAULT_REQUESTS[limit] = request
+                    _DEFAULT_REQUESTS[asked] = request
         return self._search_one(parsed, request)
 
     def _request(
