@@ -32,7 +32,7 @@
 //! that matches a word nearly always matches its copy). The exact-name tier reads tool names,
 //! not terms, and is the same in both profiles.
 
-use std::collections::HashSet;
+use hashbrown::hash_table::HashTable;
 
 use crate::error::{Error, Result};
 use crate::term_list::TermList;
@@ -220,66 +220,37 @@ impl Profile {
     /// allocates a few buffers per query instead of two strings per term (a long agent query
     /// holds 30-60 terms).
     pub fn analyse_query(self, query: &str) -> QueryTerms {
-        // Capacities: a query's terms take at most about its length (NFKD may expand a few
-        // characters; the buffers then grow), and a term holds at least a character.
-        let mut tokens = QueryTerms::with_capacity(query.len(), query.len() / 2 + 1);
         let mut tokenizer = Tokenizer::new();
-        self.for_each_term(&mut tokenizer, query, |t| tokens.push(t));
         if self == Profile::Seed {
+            // Capacities: a query's terms take at most about its length (NFKD may expand a
+            // few characters; the buffers then grow), and a term holds at least a character.
+            let mut tokens = QueryTerms::with_capacity(query.len(), query.len() / 2 + 1);
+            self.for_each_term(&mut tokenizer, query, |t| tokens.push(t));
             return tokens;
         }
-        let mut kept: Vec<usize> = (0..tokens.len())
-            .filter(|&i| !is_stopword(tokens.get(i)))
-            .collect();
-        if kept.is_empty() {
-            kept.extend(0..tokens.len()); // stop words only: keep them all
-        }
-        // The distinct kept words (indices into `tokens`), first-seen. Agents' queries run from
-        // one word to ~60: short ones scan what is already kept, long ones hash it.
-        let long = kept.len() > DISTINCT_SCAN_MAX;
-        let mut words: Vec<usize> = Vec::with_capacity(kept.len());
-        let mut seen: HashSet<&str, ahash::RandomState> = if long {
-            HashSet::with_capacity_and_hasher(kept.len(), Default::default())
-        } else {
-            HashSet::default()
-        };
-        for i in kept {
-            let t = tokens.get(i);
-            let new = if long {
-                seen.insert(t)
-            } else {
-                !words.iter().any(|&j| tokens.get(j) == t)
-            };
-            if new {
-                words.push(i);
+        // One pass, one hash lookup per query word: the word's entry in this thread's stem
+        // cache gives its stemmed copy and tells whether this query already holds the word (a
+        // stamp), and the copy's stored hash finds whether an earlier word brought the same copy.
+        // Capacity: each word may bring a copy of its length plus the mark (2 bytes).
+        let words = query.len() / 2 + 1;
+        let mut out = QueryTerms::with_capacity(2 * query.len() + 2 * words, 2 * words);
+        STEM_CACHE.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            let mut pass = cache.start_query(words);
+            let mut any = false;
+            self.for_each_term(&mut tokenizer, query, |t| {
+                if !is_stopword(t) {
+                    any = true;
+                    pass.add(&mut cache, t, &mut out);
+                }
+            });
+            if !any {
+                // Stop words only (or no term at all): keep them all.
+                self.for_each_term(&mut tokenizer, query, |t| pass.add(&mut cache, t, &mut out));
             }
-        }
-        let mut copies =
-            QueryTerms::with_capacity(tokens.terms.text_len() + 2 * words.len(), words.len());
-        for &i in &words {
-            with_stem_copy(tokens.get(i), |copy| copies.push(copy));
-        }
-        // A word's copy follows it unless an earlier word brought the same copy (a plain term
-        // and a copy never collide: copies start with the mark, which the tokenizer never emits).
-        seen.clear();
-        let mut out = QueryTerms::with_capacity(
-            tokens.terms.text_len() + copies.terms.text_len(),
-            2 * words.len(),
-        );
-        for (j, &i) in words.iter().enumerate() {
-            out.push(tokens.get(i));
-            let copy = copies.get(j);
-            let fresh = if long {
-                seen.insert(copy)
-            } else {
-                !(0..j).any(|k| copies.get(k) == copy)
-            };
-            if fresh {
-                out.push(copy);
-            }
-        }
+        });
         // Distinct words, each followed by a copy no earlier word brought (a word and a copy
-        // never collide): no term repeats.
+        // never collide: copies start with the mark, which the tokenizer never emits).
         out.distinct = true;
         out
     }
@@ -347,14 +318,11 @@ pub fn is_marked(term: &str) -> bool {
     term.starts_with(STEM_MARK)
 }
 
-/// Up to this many query terms, first-seen detection scans instead of hashing.
-const DISTINCT_SCAN_MAX: usize = 8;
-
-/// How many query words each generation of a thread's stem cache holds (see
-/// [`with_stem_copy`]): the thread remembers the last 16k-32k distinct words, about 2-4 MB at
-/// most. An agent's vocabulary is larger than it seems: mcp_mixed's first 200 labeled queries
-/// hold 4,448 distinct words, which a 4,096-word cache emptied when full never kept (each search
-/// stemmed ~20 words again, ~6 µs).
+/// How many query words each generation of a thread's stem cache holds (see [`StemCache`]): the
+/// thread remembers the last 16k-32k distinct words, about 2-4 MB at most. An agent's vocabulary
+/// is larger than it seems: mcp_mixed's first 200 labeled queries hold 4,448 distinct words,
+/// which a 4,096-word cache emptied when full never kept (each search stemmed ~20 words again,
+/// ~6 µs).
 const STEM_CACHE_SIZE: usize = 16_384;
 
 thread_local! {
@@ -363,48 +331,113 @@ thread_local! {
         std::cell::RefCell::new(StemCache::default());
 }
 
-/// Query words and their stemmed copies (`ahash`: a query's words are few and short, and
-/// SipHash would cost more than the lookup saves).
-type StemMap = std::collections::HashMap<Box<str>, Box<str>, ahash::RandomState>;
+/// A remembered query word: its stemmed copy ([`stem_copy`]), the copy's hash, and the stamp of
+/// the last query of this thread that held the word.
+struct CachedWord {
+    word: Box<str>,
+    copy: Box<str>,
+    copy_hash: u64,
+    stamp: u64,
+}
 
 /// A thread's recent query words in two generations: new words go to `young`; when it is full
 /// it becomes `old` (the previous `old` is dropped), and a word found in `old` moves back to
 /// `young`. Words in use survive every turnover, so a working set up to the capacity never
 /// misses, and a larger one loses only part of its hits (a cache emptied when full would lose
-/// them all, over and over).
+/// them all, over and over). Agents repeat their vocabulary, and a lookup costs a small fraction
+/// of running the Snowball algorithm (~33 ns against ~280 ns); stemming is a pure function, so
+/// the result is the same. (`ahash`: a query's words are few and short, and SipHash would cost
+/// more than the lookup saves.)
 #[derive(Default)]
 struct StemCache {
-    young: StemMap,
-    old: StemMap,
-}
-
-/// Calls `f` with `term`'s stemmed copy ([`stem_copy`]) through a per-thread cache of the last
-/// 16k-32k query words, without copying it out: agents repeat their vocabulary, and a lookup
-/// costs a small fraction of running the Snowball algorithm (~33 ns against ~280 ns). Stemming is
-/// a pure function, so the result is the same.
-pub fn with_stem_copy<R>(term: &str, f: impl FnOnce(&str) -> R) -> R {
-    STEM_CACHE.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if let Some(copy) = cache.young.get(term) {
-            return f(copy);
-        }
-        let (word, copy): (Box<str>, Box<str>) = match cache.old.remove_entry(term) {
-            Some(found) => found,
-            None => (term.into(), stem_copy(term).into()),
-        };
-        let out = f(&copy);
-        cache.remember(word, copy);
-        out
-    })
+    young: HashTable<CachedWord>,
+    old: HashTable<CachedWord>,
+    hasher: ahash::RandomState,
+    /// The stamp of this thread's last query (stamps start at 1; a new word holds 0).
+    last_stamp: u64,
 }
 
 impl StemCache {
-    fn remember(&mut self, word: Box<str>, copy: Box<str>) {
-        if self.young.len() >= STEM_CACHE_SIZE {
-            self.old = std::mem::take(&mut self.young);
+    /// `term`'s entry, stemming it only when neither generation holds it.
+    fn word(&mut self, term: &str) -> &mut CachedWord {
+        let StemCache {
+            young, old, hasher, ..
+        } = self;
+        let hash = hasher.hash_one(term);
+        let same = |w: &CachedWord| &*w.word == term;
+        // (`find_entry`, whose miss gives the table back: the borrow checker cannot end a
+        // conditional return's borrow of `young` before the insertion below.)
+        let young = match young.find_entry(hash, same) {
+            Ok(found) => return found.into_mut(),
+            Err(absent) => absent.into_table(),
+        };
+        let entry = match old.find_entry(hash, same) {
+            Ok(found) => found.remove().0,
+            Err(_) => {
+                let copy: Box<str> = stem_copy(term).into();
+                CachedWord {
+                    word: term.into(),
+                    copy_hash: hasher.hash_one(&*copy),
+                    copy,
+                    stamp: 0,
+                }
+            }
+        };
+        if young.len() >= STEM_CACHE_SIZE {
+            *old = std::mem::take(young);
         }
-        self.young.insert(word, copy);
+        young
+            .insert_unique(hash, entry, |w| hasher.hash_one(&*w.word))
+            .into_mut()
     }
+
+    /// A new query of about `words` words.
+    fn start_query(&mut self, words: usize) -> QueryPass {
+        self.last_stamp += 1;
+        QueryPass {
+            stamp: self.last_stamp,
+            copies: HashTable::with_capacity(words.min(64)),
+        }
+    }
+}
+
+/// One query's analysis state: its stamp, and the copies it holds (their hash and their index
+/// in the output).
+struct QueryPass {
+    stamp: u64,
+    copies: HashTable<(u64, u32)>,
+}
+
+impl QueryPass {
+    /// Appends `term` to `out` unless this query already holds it, followed by its stemmed copy
+    /// unless an earlier word brought the same copy.
+    fn add(&mut self, cache: &mut StemCache, term: &str, out: &mut QueryTerms) {
+        let word = cache.word(term);
+        if word.stamp == self.stamp {
+            return; // a repeat
+        }
+        word.stamp = self.stamp;
+        out.push(term);
+        let (hash, copy) = (word.copy_hash, &*word.copy);
+        let terms = &out.terms;
+        let new = self
+            .copies
+            .find(hash, |&(h, i)| {
+                h == hash && terms.get(i as usize) == Some(copy)
+            })
+            .is_none();
+        if new {
+            let at = out.len() as u32;
+            self.copies.insert_unique(hash, (hash, at), |&(h, _)| h);
+            out.push(copy);
+        }
+    }
+}
+
+/// Calls `f` with `term`'s stemmed copy ([`stem_copy`]) through this thread's stem cache,
+/// without copying it out.
+pub fn with_stem_copy<R>(term: &str, f: impl FnOnce(&str) -> R) -> R {
+    STEM_CACHE.with(|cache| f(&cache.borrow_mut().word(term).copy))
 }
 
 /// The stemmed copy of a plain term: [`STEM_MARK`] + its Porter2 stem (all-ASCII terms) or
@@ -519,6 +552,7 @@ impl CjkBuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
     #[test]
     fn stopword_lists_are_sorted_and_distinct() {
@@ -607,6 +641,98 @@ mod tests {
         );
         assert!(!seed.distinct());
         assert!(Profile::Seed.analyse_query("  ,;  ").is_empty());
+    }
+
+    /// The English query analysis as its documentation states it, one step at a time: the
+    /// terms, the stop words dropped (unless every term is one), the first occurrence of each,
+    /// each followed by its stemmed copy unless an earlier term brought that copy.
+    fn english_query_spec(query: &str) -> Vec<String> {
+        let tokens = Profile::English.terms(query);
+        let mut kept: Vec<&String> = tokens.iter().filter(|t| !is_stopword(t)).collect();
+        if kept.is_empty() {
+            kept = tokens.iter().collect();
+        }
+        let (mut words, mut copies) = (HashSet::new(), HashSet::new());
+        let mut out = Vec::new();
+        for t in kept {
+            if words.insert(t.clone()) {
+                out.push(t.clone());
+                let copy = stem_copy(t);
+                if copies.insert(copy.clone()) {
+                    out.push(copy);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_one_pass_english_analysis_is_its_specification() {
+        // Random queries over inflected forms (shared copies), stop words, repeats, case,
+        // non-ASCII and CJK text, and enough distinct words (3x the stem cache's generation) that
+        // words leave the cache, come back from its old generation, and turn it over mid-query.
+        let fixed = [
+            "file",
+            "files",
+            "Filing",
+            "filed",
+            "the",
+            "a",
+            "THE",
+            "read",
+            "reads",
+            "reading",
+            "café",
+            "cafe",
+            "日本語",
+            "データ",
+            "한국어",
+            "x",
+            "7",
+            "mp3",
+            "run",
+            "running",
+            "ran",
+            "please",
+            "me",
+            "e.g.",
+            "--",
+            "naïve",
+            "Ω",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut fresh = 0usize;
+        for round in 0..20_000 {
+            let words = 1 + next(if round % 10 == 0 { 70 } else { 12 });
+            let query: Vec<String> = (0..words)
+                .map(|_| match next(2) {
+                    0 => {
+                        fresh += 1;
+                        format!("word{}ing", fresh % (3 * STEM_CACHE_SIZE))
+                    }
+                    _ => fixed[next(fixed.len())].to_owned(),
+                })
+                .collect();
+            let query = query.join(if round % 2 == 0 { " " } else { ", " });
+            let got: Vec<String> = Profile::English
+                .analyse_query(&query)
+                .iter()
+                .map(String::from)
+                .collect();
+            assert_eq!(got, english_query_spec(&query), "{query}");
+        }
+        assert!(
+            fresh > 3 * STEM_CACHE_SIZE,
+            "{fresh} new words: no turnover"
+        );
+        assert!(Profile::English.analyse_query("").is_empty());
+        assert!(Profile::English.analyse_query("  ,;  ").is_empty());
     }
 
     #[test]

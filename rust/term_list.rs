@@ -20,11 +20,6 @@ impl TermList {
         }
     }
 
-    /// The bytes of text held.
-    pub(crate) fn text_len(&self) -> usize {
-        self.text.len()
-    }
-
     /// The number of terms.
     pub(crate) fn len(&self) -> usize {
         self.ends.len()
