@@ -220,6 +220,20 @@ impl Profile {
     /// allocates a few buffers per query instead of two strings per term (a long agent query
     /// holds 30-60 terms).
     pub fn analyse_query(self, query: &str) -> QueryTerms {
+        self.analyse_query_for(query, None::<(u64, fn(&str) -> u32)>)
+    }
+
+    /// [`Profile::analyse_query`], also resolving each English term through `resolver`, a
+    /// `(tag, resolve)` pair: `resolve` maps a term to a `u32` that depends only on the term and
+    /// on what `tag` names (an index's term dictionary: [`crate::index::Index`] gives every one
+    /// a tag of its own). The stem cache remembers each word's and copy's values under the tag,
+    /// so a word that an earlier query against the same index asked for is not resolved again
+    /// ([`QueryTerms::refs`]). The seed profile resolves nothing (its refs stay empty).
+    pub fn analyse_query_for(
+        self,
+        query: &str,
+        resolver: Option<(u64, impl Fn(&str) -> u32)>,
+    ) -> QueryTerms {
         let mut tokenizer = Tokenizer::new();
         if self == Profile::Seed {
             // Capacities: a query's terms take at most about its length (NFKD may expand a
@@ -234,19 +248,27 @@ impl Profile {
         // Capacity: each word may bring a copy of its length plus the mark (2 bytes).
         let words = query.len() / 2 + 1;
         let mut out = QueryTerms::with_capacity(2 * query.len() + 2 * words, 2 * words);
+        if resolver.is_some() {
+            out.refs.reserve(2 * words);
+        }
         STEM_CACHE.with(|cache| {
             let mut cache = cache.borrow_mut();
             let mut pass = cache.start_query(words);
+            let resolver = resolver
+                .as_ref()
+                .map(|(tag, f)| (*tag, f as &dyn Fn(&str) -> u32));
             let mut any = false;
             self.for_each_term(&mut tokenizer, query, |t| {
                 if !is_stopword(t) {
                     any = true;
-                    pass.add(&mut cache, t, &mut out);
+                    pass.add(&mut cache, t, &mut out, resolver);
                 }
             });
             if !any {
                 // Stop words only (or no term at all): keep them all.
-                self.for_each_term(&mut tokenizer, query, |t| pass.add(&mut cache, t, &mut out));
+                self.for_each_term(&mut tokenizer, query, |t| {
+                    pass.add(&mut cache, t, &mut out, resolver)
+                });
             }
         });
         // Distinct words, each followed by a copy no earlier word brought (a word and a copy
@@ -274,6 +296,8 @@ pub struct QueryTerms {
     terms: TermList,
     /// Whether no term repeats (the English analysis dedupes; the seed's tokens may repeat).
     distinct: bool,
+    /// Each term's resolved value, when the analysis had a resolver (else empty).
+    refs: Vec<u32>,
 }
 
 impl QueryTerms {
@@ -281,11 +305,18 @@ impl QueryTerms {
         QueryTerms {
             terms: TermList::with_capacity(bytes, terms),
             distinct: false,
+            refs: Vec::new(),
         }
     }
 
     fn push(&mut self, term: &str) {
         self.terms.push(term);
+    }
+
+    /// Each term's value from the resolver of [`Profile::analyse_query_for`], in term order;
+    /// empty without one (and in the seed profile).
+    pub fn refs(&self) -> &[u32] {
+        &self.refs
     }
 
     /// Whether the analysis guarantees that no term repeats.
@@ -338,6 +369,9 @@ struct CachedWord {
     copy: Box<str>,
     copy_hash: u64,
     stamp: u64,
+    /// `(tag, word's value, copy's value)` from the last resolver (tag 0: none yet; see
+    /// [`Profile::analyse_query_for`]).
+    refs: (u64, u32, u32),
 }
 
 /// A thread's recent query words in two generations: new words go to `young`; when it is full
@@ -380,6 +414,7 @@ impl StemCache {
                     copy_hash: hasher.hash_one(&*copy),
                     copy,
                     stamp: 0,
+                    refs: (0, 0, 0),
                 }
             }
         };
@@ -401,6 +436,9 @@ impl StemCache {
     }
 }
 
+/// A tag and the function that resolves terms under it (see [`Profile::analyse_query_for`]).
+type Resolver<'a> = (u64, &'a dyn Fn(&str) -> u32);
+
 /// One query's analysis state: its stamp, and the copies it holds (their hash and their index
 /// in the output).
 struct QueryPass {
@@ -411,13 +449,29 @@ struct QueryPass {
 impl QueryPass {
     /// Appends `term` to `out` unless this query already holds it, followed by its stemmed copy
     /// unless an earlier word brought the same copy.
-    fn add(&mut self, cache: &mut StemCache, term: &str, out: &mut QueryTerms) {
+    ///
+    /// With a `resolver` (see [`Profile::analyse_query_for`]), each pushed term's value is pushed
+    /// to `out.refs`: from the word's entry when it was resolved under the same tag.
+    fn add(
+        &mut self,
+        cache: &mut StemCache,
+        term: &str,
+        out: &mut QueryTerms,
+        resolver: Option<Resolver<'_>>,
+    ) {
         let word = cache.word(term);
         if word.stamp == self.stamp {
             return; // a repeat
         }
         word.stamp = self.stamp;
         out.push(term);
+        let copy_ref = resolver.map(|(tag, resolve)| {
+            if word.refs.0 != tag {
+                word.refs = (tag, resolve(term), resolve(&word.copy));
+            }
+            out.refs.push(word.refs.1);
+            word.refs.2
+        });
         let (hash, copy) = (word.copy_hash, &*word.copy);
         let terms = &out.terms;
         let new = self
@@ -430,6 +484,7 @@ impl QueryPass {
             let at = out.len() as u32;
             self.copies.insert_unique(hash, (hash, at), |&(h, _)| h);
             out.push(copy);
+            out.refs.extend(copy_ref);
         }
     }
 }

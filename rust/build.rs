@@ -160,7 +160,7 @@ impl Index {
         index.tfs = shared.tfs;
         index.shared = shared.shared;
         index.refresh_bounds();
-        index
+        index // (same terms and scored terms: the clone's tag still holds)
     }
 
     /// A hash of everything a build produces, in term-id order (terms, postings, tfs, presence
@@ -297,6 +297,7 @@ pub(crate) fn assemble(
         avg_len,
         profile,
         bounds: Default::default(),
+        tag: crate::index::new_tag(),
     };
     index.refresh_bounds();
     index

@@ -73,6 +73,16 @@ pub struct Index {
     pub(crate) profile: Profile,
     /// Derived upper bounds for pruned top-k search (`prune.rs`); not stored in snapshots.
     pub(crate) bounds: crate::prune::Bounds,
+    /// This index's own tag ([`new_tag`]): the query analysis caches term lookups under it
+    /// (`analysis::Profile::analyse_query_for`). Every constructor takes a new one; a clone
+    /// keeps it, as it has the same terms.
+    pub(crate) tag: u64,
+}
+
+/// A tag no other index of this process has (never 0).
+pub(crate) fn new_tag() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Index {

@@ -43,7 +43,7 @@ impl Index {
         let query = distinct_terms(tokens);
         SCRATCH.with(|cell| {
             let mut scratch = cell.borrow_mut();
-            self.accumulate(&query, options, &mut scratch);
+            self.accumulate(&query, None, options, &mut scratch);
             let out = docs
                 .iter()
                 .filter(|&&doc| (doc as usize) < self.len() && self.passes(doc, options, &required))

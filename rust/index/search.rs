@@ -58,7 +58,9 @@ impl Index {
         limit: usize,
         options: &SearchOptions,
     ) -> Result<Vec<(u32, f64)>> {
-        let terms = self.profile.analyse_query(query);
+        let terms = self
+            .profile
+            .analyse_query_for(query, Some((self.tag, |t: &str| self.term_ref(t))));
         if !terms.distinct() {
             let tokens: Vec<&str> = terms.iter().collect();
             return self.search_tokens(&tokens, limit, options);
@@ -66,7 +68,34 @@ impl Index {
         // Already distinct (the English analysis dedupes): the weights without a hash pass.
         let query: Vec<(&str, f64)> = terms.iter().map(|t| (t, query_weight(t))).collect();
         debug_assert_eq!(query, distinct_terms(&terms.iter().collect::<Vec<_>>()));
-        self.search_distinct(&query, limit, options)
+        let refs = Some(terms.refs()).filter(|r| r.len() == query.len());
+        debug_assert!(refs.is_some_and(|r| r
+            .iter()
+            .zip(&query)
+            .all(|(&r, &(t, _))| r == self.term_ref(t))));
+        self.search_distinct(&query, refs, limit, options)
+    }
+
+    /// What the exhaustive loop needs to know of a query term, in one `u32` that the query
+    /// analysis caches per index (`analysis::Profile::analyse_query_for`): the term's id when it
+    /// is scored ([`Index::scored_term`]), else [`MAY_EXPAND`] when some scored term starts with
+    /// it (prefix expansion may find it), else [`NO_EXPANSION`].
+    pub(crate) fn term_ref(&self, term: &str) -> u32 {
+        if let Some(id) = self.scored_term(term) {
+            return id;
+        }
+        let start = self
+            .sorted_terms
+            .partition_point(|&t| &self.terms[t as usize] < term);
+        let prefixed = self
+            .sorted_terms
+            .get(start)
+            .is_some_and(|&t| self.terms[t as usize].starts_with(term));
+        if prefixed && !analysis::is_marked(term) {
+            MAY_EXPAND
+        } else {
+            NO_EXPANSION
+        }
     }
 
     /// The top `limit` documents for query `tokens` by BM25+ score (descending, then name
@@ -79,13 +108,15 @@ impl Index {
         limit: usize,
         options: &SearchOptions,
     ) -> Result<Vec<(u32, f64)>> {
-        self.search_distinct(&distinct_terms(tokens), limit, options)
+        self.search_distinct(&distinct_terms(tokens), None, limit, options)
     }
 
-    /// [`Index::search_tokens`] of distinct `(term, qtf)` pairs, in first-seen order.
+    /// [`Index::search_tokens`] of distinct `(term, qtf)` pairs, in first-seen order, with
+    /// their [`Index::term_ref`]s when the caller has them.
     fn search_distinct(
         &self,
         query: &[(&str, f64)],
+        refs: Option<&[u32]>,
         limit: usize,
         options: &SearchOptions,
     ) -> Result<Vec<(u32, f64)>> {
@@ -118,7 +149,7 @@ impl Index {
         } else {
             SCRATCH.with(|cell| {
                 let mut scratch = cell.borrow_mut();
-                let known = self.accumulate(query, options, &mut scratch);
+                let known = self.accumulate(query, refs, options, &mut scratch);
                 let min_matched = min_matched(known);
                 let count = options.coverage;
                 self.top_k_and_reset(&mut scratch, limit, count, |doc, score, matched| {
@@ -138,10 +169,12 @@ impl Index {
     }
 
     /// Adds every query term's BM25+ contribution to `scratch.acc`; returns the number of known
-    /// query terms (scored, or with at least one prefix expansion).
+    /// query terms (scored, or with at least one prefix expansion). `refs`, when given, are the
+    /// terms' [`Index::term_ref`]s (one per term), which spare the lookups.
     pub(super) fn accumulate(
         &self,
         query: &[(&str, f64)],
+        refs: Option<&[u32]>,
         options: &SearchOptions,
         scratch: &mut Scratch,
     ) -> usize {
@@ -166,15 +199,20 @@ impl Index {
             matched,
         } = scratch;
         // Each query term's id, looked up once (the pairing test below looks one term ahead).
-        let ids: Vec<Option<u32>> = query
-            .iter()
-            .map(|&(tok, _)| self.scored_term(tok))
-            .collect();
+        let ids: Vec<u32> = match refs {
+            Some(refs) => refs.to_vec(),
+            // (Unknown terms go to `expansions`, which decides.)
+            None => query
+                .iter()
+                .map(|&(tok, _)| self.scored_term(tok).unwrap_or(MAY_EXPAND))
+                .collect(),
+        };
+        let id_of = |r: u32| (r < MAY_EXPAND).then_some(r);
         let mut known = 0;
         let mut next = 0;
         while next < query.len() {
             let (tok, qtf) = query[next];
-            let id = ids[next];
+            let (id, may_expand) = (id_of(ids[next]), ids[next] == MAY_EXPAND);
             next += 1;
             if let Some(term) = id {
                 known += 1;
@@ -184,7 +222,7 @@ impl Index {
                 // in one pass, in the same order, so the sums are the same. (A shared copy
                 // reads its word's very list.)
                 let pair = query.get(next).and_then(|&(_, qtf2)| {
-                    let term2 = ids[next]?;
+                    let term2 = id_of(ids[next])?;
                     let (docs2, tfs2, scale2) = self.postings(term2);
                     let same = || std::ptr::eq(docs2, docs) || docs2 == docs;
                     self.bounds
@@ -234,6 +272,9 @@ impl Index {
                     );
                 }
                 continue;
+            }
+            if !may_expand {
+                continue; // no scored term starts with it: no expansion
             }
             let fraction = options.prefix.fraction;
             let mut any = false;
@@ -326,6 +367,11 @@ impl Index {
         top.into_sorted()
     }
 }
+
+/// [`Index::term_ref`] of a term that is not scored but starts some scored term.
+pub(crate) const MAY_EXPAND: u32 = u32::MAX - 1;
+/// [`Index::term_ref`] of a term that is not scored and starts no scored term.
+pub(crate) const NO_EXPANSION: u32 = u32::MAX;
 
 /// How many touched documents the top-k walk reads before one comparison with the floor.
 const WALK_GROUP: usize = 8;
@@ -528,6 +574,7 @@ const DISTINCT_SCAN_MAX: usize = 16;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::Profile;
     use crate::bm25::{self, Params};
     use crate::index::fixtures::{build, ids, none};
     use crate::index::PrefixOptions;
@@ -597,6 +644,73 @@ mod tests {
                 "k={k}"
             );
         }
+    }
+
+    #[test]
+    fn cached_term_refs_follow_the_index_they_were_resolved_in() {
+        // Two English indexes whose vocabularies differ (a word scored in one is unknown, or
+        // only a prefix of scored terms, in the other) and an updated index, searched in turn
+        // from one thread with the same words: the stem cache holds each word's refs for one
+        // index at a time, and every search must equal the one that looks every term up.
+        let english = |docs: &[(&str, &str)]| {
+            let names = docs.iter().map(|(n, _)| n.to_string()).collect();
+            let fields: Vec<Vec<(usize, &str)>> = docs.iter().map(|&(_, t)| vec![(1, t)]).collect();
+            Index::build_profiled(
+                names,
+                &fields,
+                vec![6.0, 2.0],
+                Params::default(),
+                Profile::English,
+            )
+            .unwrap()
+        };
+        let a = english(&[
+            ("a1", "read files from the disk"),
+            ("a2", "write a reader"),
+            ("a3", "database events"),
+        ]);
+        let b = english(&[
+            ("b1", "calendar events"),
+            ("b2", "readme files"),
+            ("b3", "send message"),
+        ]);
+        let c = b
+            .updated(&[1], vec!["c1".into()], &[vec![(1, "read the database")]])
+            .unwrap();
+        assert!(a.tag != b.tag && b.tag != c.tag && a.tag != 0);
+        let queries = [
+            "read files",
+            "reader",
+            "readme calendar",
+            "rea",
+            "events database",
+            "send the message",
+            "zzz read",
+            "files file",
+            "disk reading",
+            "the",
+        ];
+        let options = SearchOptions {
+            prefix: PrefixOptions {
+                fraction: 0.5,
+                ..PrefixOptions::default()
+            },
+            ..SearchOptions::default()
+        };
+        for _ in 0..3 {
+            for idx in [&a, &b, &c, &b] {
+                for q in queries {
+                    let terms = idx.profile.query_terms(q);
+                    let expected = idx.search_tokens(&terms, 8, &options);
+                    assert_eq!(idx.search(q, 8, &options), expected, "{q}");
+                }
+            }
+        }
+        // The refs themselves: scored ids, a prefix of scored terms, nothing.
+        assert_eq!(a.term_ref("reader"), a.scored_term("reader").unwrap());
+        assert_eq!(a.term_ref("rea"), MAY_EXPAND);
+        assert_eq!(b.term_ref("reader"), NO_EXPANSION);
+        assert_eq!(a.term_ref("§zzz"), NO_EXPANSION);
     }
 
     #[test]
