@@ -16,7 +16,7 @@ use std::collections::HashMap;
 /// Python's `str.split()` separators among ASCII characters (`str.isspace`): Rust's
 /// `is_ascii_whitespace` lacks `\x0b` and `\x1c`-`\x1f`.
 #[inline]
-pub(crate) fn is_py_space(b: u8) -> bool {
+pub(crate) const fn is_py_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t'..=b'\r' | 0x1c..=0x1f)
 }
 
@@ -26,6 +26,29 @@ pub(crate) fn is_py_space(b: u8) -> bool {
 fn is_ascii_punct(b: u8) -> bool {
     b < 128 && !b.is_ascii_alphanumeric() && !is_py_space(b)
 }
+
+/// [`KEY_CLASS`] of Python's whitespace.
+const KEY_SPACE: u8 = 0;
+/// [`KEY_CLASS`] of the other characters that a key drops.
+const KEY_DROP: u8 = 1;
+
+/// Per ASCII character, what a name key makes of it: its lowercase form (letters and digits),
+/// [`KEY_SPACE`] (a word separator, [`is_py_space`]) or [`KEY_DROP`].
+static KEY_CLASS: [u8; 128] = {
+    let mut table = [KEY_DROP; 128];
+    let mut b = 0u8;
+    while b < 128 {
+        table[b as usize] = if is_py_space(b) {
+            KEY_SPACE
+        } else if b.is_ascii_alphanumeric() {
+            b.to_ascii_lowercase()
+        } else {
+            KEY_DROP
+        };
+        b += 1;
+    }
+    table
+};
 
 /// Splits ASCII `text` on Python's whitespace, as `str.split()` does (no empty words).
 pub(crate) fn py_split(text: &[u8]) -> impl Iterator<Item = &[u8]> {
@@ -209,20 +232,42 @@ impl NameKeys {
         let bytes = text.as_bytes();
         // Each word's key, in one buffer: the lowercased word without its non-key characters
         // (a word of punctuation only has none, and `str.split` drops it). One allocation for
-        // every key, not one per word: a query holds up to ~100 words.
-        let mut buf: Vec<u8> = Vec::with_capacity(bytes.len());
+        // every key, not one per word: a query holds up to ~100 words. One pass over the bytes,
+        // which also finds whether "mcp" (any case) occurs in the text.
+        let mut buf: Vec<u8> = vec![0; bytes.len()];
+        let mut len = 0;
         let mut spans: Vec<(usize, usize)> = Vec::with_capacity(bytes.len() / 4 + 1);
-        for word in py_split(bytes) {
-            let start = buf.len();
-            buf.extend(
-                word.iter()
-                    .map(u8::to_ascii_lowercase)
-                    .filter(|b| b.is_ascii_lowercase() || b.is_ascii_digit()),
-            );
-            if buf.len() > start {
-                spans.push((start, buf.len()));
+        // The words themselves (`str.split()`), as byte ranges of the text.
+        let mut words: Vec<(usize, usize)> = Vec::with_capacity(bytes.len() / 4 + 1);
+        let (mut start, mut word_start) = (0, None);
+        let mut window = 0u32; // the last three bytes, ASCII letters lowercased
+        let mut mcp = false;
+        for (i, &b) in bytes.iter().enumerate() {
+            let class = KEY_CLASS[usize::from(b & 0x7f)]; // (ASCII: checked above)
+            if class == KEY_SPACE {
+                if let Some(w) = word_start.take() {
+                    words.push((w, i));
+                    if len > start {
+                        spans.push((start, len));
+                    }
+                    start = len;
+                }
+            } else {
+                word_start.get_or_insert(i);
+                buf[len] = class; // a key byte, or KEY_DROP, overwritten by the next one
+                len += usize::from(class != KEY_DROP);
+            }
+            // `b | 0x20` is `m`, `c` or `p` only for that letter in either case.
+            window = (window << 8 | u32::from(b | 0x20)) & 0x00ff_ffff;
+            mcp |= window == u32::from_be_bytes([0, b'm', b'c', b'p']);
+        }
+        if let Some(w) = word_start {
+            words.push((w, bytes.len()));
+            if len > start {
+                spans.push((start, len));
             }
         }
+        buf.truncate(len);
         let key = |i: usize| &buf[spans[i].0..spans[i].1];
         if spans.len() <= WHOLE_TEXT_WORDS {
             let whole = &buf[..]; // the keys, concatenated
@@ -230,7 +275,6 @@ impl NameKeys {
                 return None;
             }
         }
-        let mcp = bytes.windows(3).any(|w| w.eq_ignore_ascii_case(b"mcp"));
         let mut hits: Vec<&[u8]> = Vec::new();
         for i in 0..spans.len() {
             let k = key(i);
@@ -243,7 +287,7 @@ impl NameKeys {
         if hits.is_empty() {
             return Some(Vec::new());
         }
-        let words: Vec<&[u8]> = py_split(bytes).collect();
+        let words: Vec<&[u8]> = words.iter().map(|&(a, b)| &bytes[a..b]).collect();
         // Aligned: every word has a key, so words[i] -> keys[i]; else the words' cores are
         // counted against the keys (`keys.count(key) == Σ cores.count(form)`).
         let aligned = words.len() == spans.len();
