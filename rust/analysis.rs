@@ -490,8 +490,9 @@ impl QueryPass {
 }
 
 /// Calls `f` with `term`'s stemmed copy ([`stem_copy`]) through this thread's stem cache,
-/// without copying it out.
-pub fn with_stem_copy<R>(term: &str, f: impl FnOnce(&str) -> R) -> R {
+/// without copying it out (for the cache's tests: the analysis reads the cache itself).
+#[cfg(test)]
+fn with_stem_copy<R>(term: &str, f: impl FnOnce(&str) -> R) -> R {
     STEM_CACHE.with(|cache| f(&cache.borrow_mut().word(term).copy))
 }
 
