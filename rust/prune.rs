@@ -55,7 +55,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering as AtomicOrdering};
 
 use crate::bm25::Params;
-use crate::index::{Index, SearchOptions, TopK, OWN_POSTINGS};
+use crate::index::{Index, SearchOptions, TopK, MAY_EXPAND, OWN_POSTINGS};
 
 mod bounds;
 mod candidates;
@@ -286,8 +286,23 @@ impl Index {
 
     /// The posting lists of the known query terms (a scored term, or a term with at least one
     /// prefix expansion), and the number of known terms (the `known` of `Index::accumulate`).
-    fn pruning_lists(&self, query: &[(&str, f64)], options: &SearchOptions) -> (Vec<List>, usize) {
+    fn pruning_lists(
+        &self,
+        query: &[(&str, f64)],
+        refs: Option<&[u32]>,
+        options: &SearchOptions,
+    ) -> (Vec<List>, usize) {
         let bounds = &self.bounds;
+        // Each term's id (or why it has none), looked up once: from the query analysis's cache
+        // when the caller has it (see `Index::term_ref`).
+        let ids: Vec<u32> = match refs {
+            Some(refs) => refs.to_vec(),
+            None => query
+                .iter()
+                .map(|&(tok, _)| self.scored_term(tok).unwrap_or(MAY_EXPAND))
+                .collect(),
+        };
+        let id_of = |r: u32| (r < MAY_EXPAND).then_some(r);
         let mut lists = Vec::with_capacity(query.len());
         let mut known = 0;
         let mut next = 0;
@@ -340,11 +355,12 @@ impl Index {
                     bound: fraction.map_or(bound, |f| f * bound),
                 });
             };
-            if let Some(term) = self.scored_term(tok) {
+            let id = ids[next - 1];
+            if let Some(term) = id_of(id) {
                 // As in `Index::accumulate`: a next scored term with the same documents rides
                 // along (one walk, one bitmap test and one seek per document for both).
-                let twin = query.get(next).and_then(|&(tok2, qtf2)| {
-                    let term2 = self.scored_term(tok2)?;
+                let twin = query.get(next).and_then(|&(_, qtf2)| {
+                    let term2 = id_of(ids[next])?;
                     let (docs, docs2) = (self.doc_list(term), self.doc_list(term2));
                     let same = || std::ptr::eq(docs, docs2) || docs == docs2;
                     bounds
@@ -359,6 +375,9 @@ impl Index {
                     next += 1;
                 }
                 continue;
+            }
+            if id != MAY_EXPAND {
+                continue; // no scored term starts with it
             }
             let mut any = false;
             for term in self.expansions(tok, &options.prefix) {
@@ -380,6 +399,7 @@ impl Index {
     pub(crate) fn search_pruned(
         &self,
         query: &[(&str, f64)],
+        refs: Option<&[u32]>,
         options: &SearchOptions,
         limit: usize,
         min_matched: impl Fn(usize) -> u32,
@@ -391,7 +411,7 @@ impl Index {
         {
             return None;
         }
-        let (lists, m) = self.pruning_lists(query, options);
+        let (lists, m) = self.pruning_lists(query, refs, options);
         let postings: usize = lists.iter().map(|l| l.end - l.pos).sum();
         if mode == ScoringMode::Auto && !worth_pruning(&lists, postings) {
             return None;

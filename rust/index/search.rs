@@ -141,7 +141,7 @@ impl Index {
                 0
             }
         };
-        let pruned = self.search_pruned(query, options, limit, min_matched, |doc, score| {
+        let pruned = self.search_pruned(query, refs, options, limit, min_matched, |doc, score| {
             score >= options.threshold && self.passes(doc, options, &required)
         });
         let mut hits = if let Some(hits) = pruned {

@@ -138,7 +138,8 @@ fn pruned_search_equals_exhaustive_search_on_random_corpora() {
             let o = options(&mut rng, n);
             let limit = [1, 2, 3, 8, 25, 1000][rng.next(6)];
             // The index's own query analysis (English: stop words out, stemmed copies in).
-            let q = idx.query_terms(&q.join(" "));
+            let text = q.join(" ");
+            let q = idx.query_terms(&text);
             let pruned =
                 Index::with_scoring_mode(ScoringMode::Pruned, || idx.search_tokens(&q, limit, &o));
             let exhaustive = Index::with_exhaustive_scoring(|| idx.search_tokens(&q, limit, &o));
@@ -154,6 +155,14 @@ fn pruned_search_equals_exhaustive_search_on_random_corpora() {
             assert_eq!(
                 split, exhaustive,
                 "round {round}: {q:?} limit {limit} {o:?} in {parts} ranges"
+            );
+            // The text through `Index::search`: the English analysis hands each term's cached id
+            // to the loops (`Index::term_ref`), which must agree with looking them up.
+            let via_search =
+                Index::with_scoring_mode(ScoringMode::Pruned, || idx.search(&text, limit, &o));
+            assert_eq!(
+                via_search, exhaustive,
+                "round {round}: {text:?} limit {limit} {o:?} through search"
             );
             if pruned.as_ref().is_ok_and(|h| !h.is_empty()) {
                 nonempty += 1;
@@ -345,9 +354,11 @@ fn the_mode_switches_pick_the_path() {
     let query = [("read", 1.0)];
     let keep = |_: u32, _: f64| true;
     let opts = SearchOptions::default();
-    assert!(idx.search_pruned(&query, &opts, 8, |_| 0, keep).is_none());
+    assert!(idx
+        .search_pruned(&query, None, &opts, 8, |_| 0, keep)
+        .is_none());
     let pruned = Index::with_scoring_mode(ScoringMode::Pruned, || {
-        idx.search_pruned(&query, &opts, 8, |_| 0, keep)
+        idx.search_pruned(&query, None, &opts, 8, |_| 0, keep)
     });
     assert!(pruned.is_some_and(|hits| !hits.is_empty()));
 }
@@ -360,7 +371,7 @@ fn auto_prunes_several_large_or_all_dense_lists_never_one() {
     let opts = SearchOptions::default();
     let lists = |terms: &[&str]| -> Vec<List> {
         let query: Vec<(&str, f64)> = terms.iter().map(|&t| (t, 1.0)).collect();
-        idx.pruning_lists(&query, &opts).0
+        idx.pruning_lists(&query, None, &opts).0
     };
     let postings = |lists: &[List]| lists.iter().map(|l| l.end - l.pos).sum::<usize>();
     // Two common terms: both have bitmaps, so even a small query prunes.
