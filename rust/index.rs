@@ -34,7 +34,7 @@ mod top_k;
 pub(crate) use crate::term_list::TermList;
 pub use explain::TermExplanation;
 pub use options::{PrefixOptions, SearchOptions};
-pub(crate) use search::{Scratch, MAY_EXPAND};
+pub(crate) use search::{id_of, Scratch, MAY_EXPAND};
 pub(crate) use term_ids::TermIds;
 pub(crate) use top_k::TopK;
 

@@ -55,7 +55,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering as AtomicOrdering};
 
 use crate::bm25::Params;
-use crate::index::{Index, SearchOptions, TopK, MAY_EXPAND, OWN_POSTINGS};
+use crate::index::{id_of, Index, SearchOptions, TopK, MAY_EXPAND, OWN_POSTINGS};
 
 mod bounds;
 mod candidates;
@@ -293,16 +293,8 @@ impl Index {
         options: &SearchOptions,
     ) -> (Vec<List>, usize) {
         let bounds = &self.bounds;
-        // Each term's id (or why it has none), looked up once: from the query analysis's cache
-        // when the caller has it (see `Index::term_ref`).
-        let ids: Vec<u32> = match refs {
-            Some(refs) => refs.to_vec(),
-            None => query
-                .iter()
-                .map(|&(tok, _)| self.scored_term(tok).unwrap_or(MAY_EXPAND))
-                .collect(),
-        };
-        let id_of = |r: u32| (r < MAY_EXPAND).then_some(r);
+        // Each term's id (or why it has none), looked up once.
+        let ids = self.query_refs(query, refs);
         let mut lists = Vec::with_capacity(query.len());
         let mut known = 0;
         let mut next = 0;

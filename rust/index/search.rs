@@ -76,6 +76,20 @@ impl Index {
         self.search_distinct(&query, refs, limit, options)
     }
 
+    /// Each of `query`'s terms as a [`Index::term_ref`]: `refs` when the caller has them (the
+    /// query analysis's cache), else looked up, an unknown term as [`MAY_EXPAND`] (prefix
+    /// expansion then decides). The exhaustive and pruned loops both start here.
+    #[inline]
+    pub(crate) fn query_refs(&self, query: &[(&str, f64)], refs: Option<&[u32]>) -> Vec<u32> {
+        match refs {
+            Some(refs) => refs.to_vec(),
+            None => query
+                .iter()
+                .map(|&(tok, _)| self.scored_term(tok).unwrap_or(MAY_EXPAND))
+                .collect(),
+        }
+    }
+
     /// What the exhaustive loop needs to know of a query term, in one `u32` that the query
     /// analysis caches per index (`analysis::Profile::analyse_query_for`): the term's id when it
     /// is scored ([`Index::scored_term`]), else [`MAY_EXPAND`] when some scored term starts with
@@ -199,15 +213,7 @@ impl Index {
             matched,
         } = scratch;
         // Each query term's id, looked up once (the pairing test below looks one term ahead).
-        let ids: Vec<u32> = match refs {
-            Some(refs) => refs.to_vec(),
-            // (Unknown terms go to `expansions`, which decides.)
-            None => query
-                .iter()
-                .map(|&(tok, _)| self.scored_term(tok).unwrap_or(MAY_EXPAND))
-                .collect(),
-        };
-        let id_of = |r: u32| (r < MAY_EXPAND).then_some(r);
+        let ids = self.query_refs(query, refs);
         let mut known = 0;
         let mut next = 0;
         while next < query.len() {
@@ -372,6 +378,12 @@ impl Index {
 pub(crate) const MAY_EXPAND: u32 = u32::MAX - 1;
 /// [`Index::term_ref`] of a term that is not scored and starts no scored term.
 pub(crate) const NO_EXPANSION: u32 = u32::MAX;
+
+/// The scored term id a [`Index::term_ref`] holds, if it holds one.
+#[inline]
+pub(crate) fn id_of(term_ref: u32) -> Option<u32> {
+    (term_ref < MAY_EXPAND).then_some(term_ref)
+}
 
 /// How many touched documents the top-k walk reads before one comparison with the floor.
 const WALK_GROUP: usize = 8;
