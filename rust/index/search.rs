@@ -80,9 +80,13 @@ impl Index {
     /// query analysis's cache), else looked up, an unknown term as [`MAY_EXPAND`] (prefix
     /// expansion then decides). The exhaustive and pruned loops both start here.
     #[inline]
-    pub(crate) fn query_refs(&self, query: &[(&str, f64)], refs: Option<&[u32]>) -> Vec<u32> {
+    pub(crate) fn query_refs<'r>(
+        &self,
+        query: &[(&str, f64)],
+        refs: Option<&'r [u32]>,
+    ) -> std::borrow::Cow<'r, [u32]> {
         match refs {
-            Some(refs) => refs.to_vec(),
+            Some(refs) => refs.into(),
             None => query
                 .iter()
                 .map(|&(tok, _)| self.scored_term(tok).unwrap_or(MAY_EXPAND))
