@@ -4,7 +4,7 @@ like a full rebuild over the same documents, in both engines."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from toolsift import DuplicateToolError, Tool, ToolIndex
 from toolsift._fallback import Index as PyIndex
@@ -215,8 +215,70 @@ def test_with_tools_carries_the_name_table_over_exactly():
         Tool(name="getCurrentTime", description="replaced"),
     ]
     updated = index.with_tools(add=added, remove=["mcp__s1__read_file_1", "plain"])
-    fresh = NameTable(updated.tools)
-    assert updated.names._plain == fresh._plain
-    assert updated.names._qualified == fresh._qualified
+    assert_same_names(updated.names, NameTable(updated.tools))
     for query in ("read_file_1", "s9/read_file_1", "getCurrentTime", "plain"):
-        assert updated.names.lookup(query) == fresh.lookup(query)
+        assert updated.names.lookup(query) == NameTable(updated.tools).lookup(query)
+
+
+#: Texts for the name table's lookups: tool names in their forms, squashed, quoted, and none.
+NAME_TEXTS = [
+    "read_file",
+    "readfile please",
+    "use `send` to post",
+    'call "list_issues" now',
+    "github/read_file and slack.send",
+    "mcp__github__create",
+    "getuser with the github token for this repository and more words",
+    "send the data to the user in the channel and read the file now",
+    "create",
+]
+
+
+def assert_same_names(table, fresh):
+    """``table`` (carried over by updates) answers every lookup as ``fresh`` (built anew)."""
+    keys = set(fresh._plain) | set(fresh._qualified) | set(table._plain) | set(table._qualified)
+    for key in keys | {"mcp" + k for k in keys}:
+        assert table.lookup_key(key) == fresh.lookup_key(key), key
+    for text in NAME_TEXTS:
+        assert table.find_names(text) == fresh.find_names_slow(text), text
+        assert table.find_names_slow(text) == fresh.find_names_slow(text), text
+        assert table.lookup(text) == fresh.lookup(text), text
+        assert table.suggest(text, range(len(fresh._tools))) == fresh.suggest(
+            text, range(len(fresh._tools))
+        )
+
+
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+@pytest.mark.parametrize("stale_at_least", [0, 64])
+@settings(
+    max_examples=min(settings().max_examples, 100),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],  # the same value throughout
+)
+@given(
+    base=tool_lists(),
+    steps=st.lists(st.tuples(tool_lists(), st.integers(0, 2**16)), min_size=1, max_size=6),
+)
+def test_name_tables_carried_over_many_updates_answer_as_rebuilt(
+    monkeypatch, engine, stale_at_least, base, steps
+):
+    """A sequence of updates, each on an index whose name table is built (so it is carried
+    over, ids translated and stale keys kept until the table is rebuilt), answers every name
+    lookup and search as a fresh index over the same tools."""
+    import random
+
+    import toolsift.names as names_module
+    from toolsift.names import NameTable
+
+    monkeypatch.setattr(names_module, "_STALE_AT_LEAST", stale_at_least)
+    index = ToolIndex(base, engine=engine)
+    for new, seed in steps:
+        assert index.names is not None  # built: the update carries it over
+        rng = random.Random(seed)
+        names = [t.name for t in index.tools]
+        remove = [n for n in names if rng.random() < 0.4 and n not in {t.name for t in new}]
+        before, index = index, index.with_tools(add=new, remove=remove)
+        fresh = ToolIndex(list(index.tools), engine=engine)
+        assert_same_names(index.names, NameTable(index.tools))
+        assert_same_tool_search(index, fresh)
+        # Copy-on-write: the index updated from answers as before.
+        assert_same_names(before.names, NameTable(before.tools))

@@ -47,6 +47,11 @@ _SQUASHABLE_MEMO = 65_536
 
 _Ids = Union[int, list[int]]
 
+# An updated table (``NameTable.remapped``) is rebuilt once its removed tools are more than this
+# fraction of the ids in its dicts, and at least this many.
+_STALE_FRACTION = 0.25
+_STALE_AT_LEAST = 64
+
 # The fast path of :meth:`NameTable.find_names` (ASCII text): every byte that is neither a
 # lowercase ASCII letter or digit nor one of the whitespace characters ``str.split`` splits ASCII
 # text on. Deleting them from the lowercased text leaves each word's normalised key (``name_key``)
@@ -63,7 +68,9 @@ _ASCII_PUNCT = "".join(c for c in map(chr, range(128)) if not c.isalnum() and no
 _WHOLE_TEXT_WORDS = 8
 
 
-def _add(table: dict[str, _Ids], key: str, tool_id: int) -> None:
+def _add(table: dict[str, _Ids], key: str, tool_id: int, copy: bool = False) -> None:
+    """Adds ``tool_id`` under ``key``; with ``copy``, an id list is replaced, not appended to
+    (the table is a copy whose lists another table shares)."""
     got = table.get(key)
     if got is None:
         table[key] = tool_id
@@ -71,7 +78,10 @@ def _add(table: dict[str, _Ids], key: str, tool_id: int) -> None:
         if got != tool_id:
             table[key] = [got, tool_id]
     elif got[-1] != tool_id:
-        got.append(tool_id)
+        if copy:
+            table[key] = [*got, tool_id]
+        else:
+            got.append(tool_id)
 
 
 def _ids(value: _Ids | None) -> tuple[int, ...]:
@@ -86,14 +96,16 @@ def _index_tool(
     plain: dict[str, _Ids],
     qualified: dict[str, _Ids],
     server_keys: dict[str, str],
+    copy: bool = False,
 ) -> None:
-    """Store every name form of ``tool`` (id ``i``) in ``plain`` / ``qualified``."""
+    """Store every name form of ``tool`` (id ``i``) in ``plain`` / ``qualified`` (``copy``:
+    see :func:`_add`)."""
     server = tool.server
     if server is None:
         for alias in (tool.name, tool.mcp_tool_name):
             key = name_key(alias) if alias is not None else ""
             if key:
-                _add(plain, key, i)
+                _add(plain, key, i, copy)
         return
     raw = tool.mcp_tool_name if tool.mcp_tool_name is not None else tool.name
     raw_key = name_key(raw)
@@ -102,16 +114,16 @@ def _index_tool(
         server_key = server_keys[server] = name_key(server)
     qual_key = server_key + raw_key
     if qual_key:
-        _add(qualified, qual_key, i)
+        _add(qualified, qual_key, i, copy)
     if raw_key:
-        _add(plain, raw_key, i)
+        _add(plain, raw_key, i, copy)
     if name_key(tool.name) != "mcp" + qual_key:
         # Sanitising changed the canonical name (non-ASCII server or tool name), or the
         # name is not canonical: index every alias the slow way.
         for alias in tool.aliases():
             key = name_key(alias)
             if key and key != qual_key and key != "mcp" + qual_key and key != raw_key:
-                _add(plain, key, i)
+                _add(plain, key, i, copy)
 
 
 class NameTable:
@@ -119,9 +131,18 @@ class NameTable:
 
     Arguments:
         tools: the indexed tools; a tool's id is its position.
+
+    An updated index (``ToolIndex.with_tools``) gets its table from :meth:`remapped` in time
+    proportional to the change, not to the catalogue: the dicts keep the ids they were built
+    with (*base ids*) and a translation list maps each base id to the tool's id in the updated
+    index, or -1 once it is removed. Every id read from the dicts goes through
+    :meth:`lookup_key`, which translates; the keys of removed tools stay in the dicts (and in
+    the compiled :attr:`keys`) until the table is rebuilt, and name nothing: the fast proof
+    only ever treats a key as "may name a tool", so a stale key can only send a query down the
+    exact path.
     """
 
-    __slots__ = ("_keys", "_plain", "_qualified", "_squashable", "_tools")
+    __slots__ = ("_base_tools", "_keys", "_live", "_plain", "_qualified", "_squashable", "_tools")
 
     def __init__(self, tools: Sequence[Tool]) -> None:
         self._tools = tools
@@ -136,6 +157,9 @@ class NameTable:
         self._qualified = qualified
         self._squashable: dict[str, bool] = {}
         self._keys = _name_keys(plain, qualified, tools)
+        # Base id -> id in `tools` (-1: removed); None while they are the same.
+        self._live: list[int] | None = None
+        self._base_tools: Sequence[Any] = tools
 
     def remapped(self, tools: Sequence[Tool], new_ids: Sequence[int], added_from: int) -> NameTable:
         """The table of an updated index (``ToolIndex.with_tools``) without re-reading kept tools.
@@ -145,37 +169,50 @@ class NameTable:
             new_ids: for each old id, its id in ``tools``, or -1 when the tool was removed.
             added_from: ``tools[added_from:]`` are the added tools (kept tools come first, in
                 their old order, so every id list stays ascending).
+
+        Removals only translate ids (no dict is copied); added tools are indexed into copies of
+        the dicts. Once more than :data:`_STALE_FRACTION` of the base ids are removed ones, the
+        table is rebuilt from ``tools`` instead, so stale keys never outnumber live ones.
         """
-
-        def remap(table: dict[str, _Ids]) -> dict[str, _Ids]:
-            out: dict[str, _Ids] = {}
-            for key, value in table.items():
-                if isinstance(value, int):
-                    j = new_ids[value]
-                    if j >= 0:
-                        out[key] = j
-                    continue
-                ids = [new_ids[i] for i in value if new_ids[i] >= 0]
-                if ids:
-                    out[key] = ids[0] if len(ids) == 1 else ids
-            return out
-
+        # Compose the translations: base id -> old id -> new id (-1 indexes the -1 at the end).
+        ext = [*new_ids, -1]
+        live = list(new_ids) if self._live is None else list(map(ext.__getitem__, self._live))
+        base_tools = self._base_tools
+        added = range(added_from, len(tools))
+        n_base = len(live) + len(added)
+        if n_base - (len(tools)) > max(_STALE_AT_LEAST, n_base * _STALE_FRACTION):
+            return NameTable(tools)
         table = NameTable.__new__(NameTable)
         table._tools = tools
-        plain, qualified = remap(self._plain), remap(self._qualified)
-        server_keys: dict[str, str] = {}
-        for i in range(added_from, len(tools)):
-            _index_tool(i, tools[i], plain, qualified, server_keys)
-        table._plain = plain
-        table._qualified = qualified
-        table._squashable = {}
-        table._keys = _name_keys(plain, qualified, tools)
+        table._squashable = {}  # answers depend on the live tools: never shared
+        if not added:
+            table._plain, table._qualified = self._plain, self._qualified
+            table._keys = self._keys
+            table._base_tools = base_tools
+        else:
+            plain, qualified = dict(self._plain), dict(self._qualified)
+            server_keys: dict[str, str] = {}
+            first = len(live)
+            for j, i in enumerate(added):
+                _index_tool(first + j, tools[i], plain, qualified, server_keys, copy=True)
+            live.extend(added)
+            table._plain, table._qualified = plain, qualified
+            table._base_tools = [*base_tools, *(tools[i] for i in added)]
+            table._keys = _name_keys(plain, qualified, table._base_tools)
+        table._live = live
         return table
 
-    @property
-    def keys(self) -> NameKeys | None:
-        """The compiled key sets of the fast proof (``None`` without the extension)."""
-        return self._keys
+    def _translated(self, value: _Ids | None) -> tuple[int, ...]:
+        """The live ids of a dict value (base ids), ascending."""
+        live = self._live
+        if value is None:
+            return ()
+        if live is None:
+            return (value,) if isinstance(value, int) else tuple(value)
+        if isinstance(value, int):
+            i = live[value]
+            return (i,) if i >= 0 else ()
+        return tuple(i for i in map(live.__getitem__, value) if i >= 0)
 
     def lookup_key(self, key: str) -> tuple[int, ...]:
         """Tool ids whose normalised name form is ``key``, ascending."""
@@ -185,11 +222,17 @@ class NameTable:
         qualified = self._qualified.get(key)
         canonical = self._qualified.get(key[3:]) if key.startswith("mcp") else None
         if qualified is None and canonical is None:  # the common case: one dict hit or none
-            return _ids(plain)
-        found = _ids(plain) + _ids(qualified) + _ids(canonical)
+            return self._translated(plain)
+        found = self._translated(plain) + self._translated(qualified)
+        found += self._translated(canonical)
         if len(found) > 1:
             found = tuple(sorted(set(found)))
         return found
+
+    @property
+    def keys(self) -> NameKeys | None:
+        """The compiled key sets of the fast proof (``None`` without the extension)."""
+        return self._keys
 
     def lookup(self, name: str) -> tuple[int, ...]:
         """Tool ids answering to ``name`` in any form; the exact alias wins over the normalised.
