@@ -61,7 +61,7 @@ class NamedLookups:
     :class:`toolsift.ToolIndex`, over its state."""
 
     _tools: tuple[Tool, ...] | LazyTools
-    _by_server: dict[str, list[int]]
+    _servers: dict[str, list[int]] | None
     _name_table: NameTable | None
     _keyword: EngineKeywordIndex | None
     _name_lock: threading.Lock
@@ -101,6 +101,23 @@ class NamedLookups:
                     )
         return keyword
 
+    def _server_ids(self, server: str) -> Sequence[int]:
+        """The ids of ``server``'s tools, ascending (the table is made on first use)."""
+        servers = self._servers
+        if servers is None:
+            tools = self._tools
+            column = tools.servers if isinstance(tools, LazyTools) else [t.server for t in tools]
+            servers = {}
+            for i, name in enumerate(column):
+                if name is not None:
+                    ids = servers.get(name)
+                    if ids is None:
+                        servers[name] = [i]
+                    else:
+                        ids.append(i)
+            self._servers = servers  # a race makes the same dict twice: harmless
+        return servers.get(server, ())
+
     def _allowed(self, servers: Iterable[str] | None) -> set[int] | None:
         """Tool ids on the given servers (``None``: no filter). Unknown servers match nothing."""
         if servers is None:
@@ -109,7 +126,7 @@ class NamedLookups:
             servers = (servers,)
         allowed: set[int] = set()
         for server in servers:
-            allowed.update(self._by_server.get(server, ()))
+            allowed.update(self._server_ids(server))
         return allowed
 
     def _tier(

@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import threading
 from collections.abc import Iterable, Sequence
@@ -40,7 +41,7 @@ class SnapshotsAndUpdates:
 
     _tools: tuple[Tool, ...] | LazyTools
     _by_name: dict[str, int]
-    _by_server: dict[str, list[int]]
+    _servers: dict[str, list[int]] | None
     _name_table: NameTable | None
     _keyword: EngineKeywordIndex | None
     _name_lock: threading.Lock
@@ -49,10 +50,14 @@ class SnapshotsAndUpdates:
     engine: str
     params: tuple[float, float, float]
 
+    def _server_ids(self, server: str) -> Sequence[int]:
+        raise NotImplementedError  # NamedLookups._server_ids
+
     def _names(self) -> Sequence[str]:
         """The tools' names in order, without decoding a loaded index's tools."""
         tools = self._tools
-        return tools.names if isinstance(tools, LazyTools) else [t.name for t in tools]
+        # `_by_name` holds every name once, inserted in tool order: its keys are the names.
+        return tools.names if isinstance(tools, LazyTools) else list(self._by_name)
 
     @classmethod
     def _from_parts(
@@ -62,23 +67,15 @@ class SnapshotsAndUpdates:
         index: EngineIndex,
         field_weights: FieldWeights,
         params: tuple[float, float, float],
+        names: Sequence[str] | None = None,
     ) -> _Index:
+        """An index of parts already made; ``names``: the tools' names, if known."""
         self = cls.__new__(cls)
         self._tools = tools
-        if isinstance(tools, LazyTools):  # read the columns, decode no tool
-            names, servers = tools.names, tools.servers
-        else:
-            names, servers = [t.name for t in tools], [t.server for t in tools]
-        self._by_name = {name: i for i, name in enumerate(names)}
-        by_server: dict[str, list[int]] = {}
-        for i, server in enumerate(servers):
-            if server is not None:
-                ids = by_server.get(server)
-                if ids is None:
-                    by_server[server] = [i]
-                else:
-                    ids.append(i)
-        self._by_server = by_server
+        if names is None:
+            names = tools.names if isinstance(tools, LazyTools) else [t.name for t in tools]
+        self._by_name = dict(zip(names, range(len(names))))
+        self._servers = None  # tool ids by server: made on first use (`_server_ids`)
         # Derived from the tools alone, so not stored in a snapshot: the name table (select:,
         # the exact-name tier) and the keyword ranker's index are rebuilt on first use.
         self._name_table = None
@@ -197,32 +194,33 @@ class SnapshotsAndUpdates:
                     field="name",
                 )
             seen[tool.name] = i
-        drop = set()
+        by_name = self._by_name
+        drop_set = set()
         for name in remove:
-            if name not in self._by_name:
+            if name not in by_name:
                 raise KeyError(name)
-            drop.add(self._by_name[name])
-        drop.update(self._by_name[t.name] for t in add if t.name in self._by_name)
+            drop_set.add(by_name[name])
+        drop_set.update(by_name[t.name] for t in add if t.name in by_name)
+        drop = sorted(drop_set)
         weights = self.field_weights.as_list()
-        index = self._index.updated(
-            [t.name for t in add], documents(add, weights), remove=sorted(drop)
-        )
+        index = self._index.updated([t.name for t in add], documents(add, weights), remove=drop)
+        # Kept tools by slices between the dropped positions: C-level copies, so an update
+        # that changes a few tools of a large index does no per-tool Python work.
         old_tools = self._tools
         tools: tuple[Tool, ...] | LazyTools
         if isinstance(old_tools, LazyTools):  # a loaded index stays lazy: decode no kept tool
-            tools = old_tools.subset((i for i in range(len(old_tools)) if i not in drop), add)
+            tools = old_tools.subset(_kept_positions(len(old_tools), drop), add)
+            names: list[str] | None = None
         else:
-            tools = tuple(t for i, t in enumerate(old_tools) if i not in drop) + add
-        updated = type(self)._from_parts(tools, self.engine, index, self.field_weights, self.params)
+            tools = _without(old_tools, drop) + add
+            names = [*_without(self._names(), drop), *(t.name for t in add)]
+        updated = type(self)._from_parts(
+            tools, self.engine, index, self.field_weights, self.params, names=names
+        )
         table = self._name_table
         if table is not None:  # carry the name table over instead of re-reading every tool
-            new_ids = []
-            j = 0
-            for i in range(len(self._tools)):
-                new_ids.append(-1 if i in drop else j)
-                j += i not in drop
             updated._name_table = table.remapped(
-                _name_source(tools), new_ids, len(tools) - len(add)
+                _name_source(tools), _new_ids(len(old_tools), drop), len(tools) - len(add)
             )
         return updated
 
@@ -245,7 +243,7 @@ class SnapshotsAndUpdates:
                     f"tools[{i}] ({tool.name!r}) belongs to server {tool.server!r}, not {server!r}"
                 )
         names = self._names()
-        old = [names[i] for i in self._by_server.get(server, ())]
+        old = [names[i] for i in self._server_ids(server)]
         return self.with_tools(add=tools, remove=old)
 
 
@@ -254,6 +252,36 @@ _SNAPSHOT_KIND = "toolsift.ToolIndex"
 # load() decodes a tool only when it is read (toolsift._lazytools). 1 (one JSON document) is
 # refused with a "rebuild" message.
 _TOOL_SECTION_VERSION = 2
+
+
+def _without(items: Sequence[Any], drop: Sequence[int]) -> tuple[Any, ...]:
+    """``items`` without the positions ``drop`` (ascending), as a tuple."""
+    if not drop:
+        return tuple(items)
+    parts = []
+    start = 0
+    for d in drop:
+        parts.append(items[start:d])
+        start = d + 1
+    parts.append(items[start:])
+    return tuple(itertools.chain.from_iterable(parts))
+
+
+def _kept_positions(n: int, drop: Sequence[int]) -> list[int]:
+    """``range(n)`` without ``drop`` (ascending)."""
+    return list(_without(range(n), drop))
+
+
+def _new_ids(n: int, drop: Sequence[int]) -> list[int]:
+    """For each of ``n`` old positions, its position once ``drop`` (ascending) is removed, or
+    -1 for a removed one (runs of kept positions are written as ranges)."""
+    out = [-1] * n
+    start = 0
+    for shift, d in enumerate(drop):
+        out[start:d] = range(start - shift, d - shift)
+        start = d + 1
+    out[start:] = range(start - len(drop), n - len(drop))
+    return out
 
 
 def _name_source(tools: Sequence[Tool] | LazyTools) -> Sequence[Any]:

@@ -146,7 +146,7 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
             delta = default_delta(profile)
         self._tools: tuple[Tool, ...] | LazyTools = tuple(tools)
         self._by_name: dict[str, int] = {}
-        self._by_server: dict[str, list[int]] = {}
+        servers: dict[str, list[int]] = {}
         for i, tool in enumerate(self._tools):
             if not isinstance(tool, Tool):
                 raise TypeError(f"tools[{i}] must be a toolsift.Tool, got {type(tool).__name__}")
@@ -159,7 +159,8 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
                 )
             self._by_name[tool.name] = i
             if tool.server is not None:
-                self._by_server.setdefault(tool.server, []).append(i)
+                servers.setdefault(tool.server, []).append(i)
+        self._servers: dict[str, list[int]] | None = servers
         self._name_table: NameTable | None = None
         self._keyword: EngineKeywordIndex | None = None
         self._name_lock = threading.Lock()
