@@ -7,6 +7,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from toolsift import DiscoveryError, DiscoverySession, DuplicateToolError, QueryError, Tool
 from toolsift.errors import LimitError
 
@@ -658,3 +660,55 @@ def test_concurrent_searches_activate_each_tool_once(engine, rebuild):
 def test_a_single_always_available_name_may_be_a_string():
     s = DiscoverySession([Tool(name="web_fetch"), Tool(name="x")], always_available="web_fetch")
     assert names(s.hidden_tools) == ["x"]
+
+
+# --- the snapshot after activations --------------------------------------------------------------
+
+_OPS = st.one_of(
+    st.tuples(st.just("search"), st.sampled_from(["slack", "github issue", "file", "web", "task"])),
+    st.tuples(st.just("activate"), st.integers(0, 40)),
+    st.tuples(st.just("connect"), st.integers(1, 6)),
+    st.tuples(st.just("disconnect"), st.just("github")),
+    st.tuples(st.just("mode"), st.sampled_from(["all", "mcp-only", "off"])),
+)
+
+
+@settings(
+    max_examples=min(settings().max_examples, 60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],  # `engine` is a constant
+)
+@given(ops=st.lists(_OPS, min_size=1, max_size=12), profile=st.sampled_from(["seed", "english"]))
+def test_the_index_after_any_operations_is_a_fresh_index_of_the_hidden_tools(engine, ops, profile):
+    """Activations move tools out of the previous snapshot's index (no rebuild from the
+    catalogue); whatever ran before, the index searched is a fresh one over the hidden tools,
+    and the visible-tool index holds exactly the visible tools."""
+    from toolsift import ToolIndex
+
+    s = DiscoverySession(builtins(), mode="all", engine=engine, profile=profile)
+    s.connect_server("slack", slack_tools())
+    s.connect_server("github", github_tools(12))
+    for op, arg in ops:
+        if op == "search" and s.enabled:
+            s.search(arg, limit=2)
+        elif op == "activate":
+            hidden = names(s.hidden_tools)
+            s.activate(hidden[arg % len(hidden) :][:3] if hidden else [])
+        elif op == "connect":
+            s.connect_server("github", github_tools(arg))
+        elif op == "disconnect":
+            s.disconnect_server(arg)
+        elif op == "mode":
+            s.set_mode(arg)
+        if not s.enabled:
+            continue
+        snapshot, active = s._current_snapshot()
+        assert active == ()
+        hidden = list(s.hidden_tools)
+        assert sorted(names(snapshot.discoverable.tools)) == sorted(names(hidden))
+        assert sorted(names(snapshot.fixed.tools)) == sorted(names(s.visible_tools))
+        fresh = ToolIndex(hidden, engine=engine, profile=profile)
+        for query in ["slack message", "github issue release", "mcp__github__tool_3", "read"]:
+            got = snapshot.discoverable.search(query, 10)
+            want = fresh.search(query, 10)
+            assert [(m.tool.name, m.score) for m in got] == [(m.tool.name, m.score) for m in want]

@@ -39,6 +39,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -131,7 +132,8 @@ class _Snapshot:
     key: int  # the generation it was built for (see DiscoverySession._corpus_key)
     discoverable: ToolIndex  # the hidden tools (and the active ones, without rebuilds)
     fixed: ToolIndex  # the visible tools that `discoverable` leaves out
-    names: frozenset[str]  # the names in `discoverable`
+    catalog: int  # the catalogue generation it was built for
+    selected: int  # how many activations it took into account (`_selected` only grows)
 
 
 class DiscoverySession(_SessionState):
@@ -399,27 +401,42 @@ class DiscoverySession(_SessionState):
                 key = self._corpus_key()
                 if snapshot is not None and snapshot.key == key:
                     return snapshot, self._selected_in(snapshot)  # built while we waited
-                mode = self._effective_mode()
-                selected = self._selected if self._rebuild_on_activation else {}
-                discoverable: list[Tool] = []
-                fixed: list[Tool] = []
-                for name, entry in self._entries.items():
-                    hidden = self._hideable(entry, mode) and name not in selected
-                    (discoverable if hidden else fixed).append(entry.tool)
-            previous = self._snapshot
-            snapshot = _Snapshot(
-                key=key,
-                discoverable=_derive(
-                    previous.discoverable if previous else None,
-                    discoverable,
-                    self._engine,
-                    self._profile,
-                ),
-                fixed=_derive(
-                    previous.fixed if previous else None, fixed, self._engine, self._profile
-                ),
-                names=frozenset(t.name for t in discoverable),
-            )
+                previous = snapshot
+                catalog, n_selected = self._catalog_generation, len(self._selected)
+                moved = self._activated_since(previous)
+                if moved is None:
+                    mode = self._effective_mode()
+                    selected = self._selected if self._rebuild_on_activation else {}
+                    discoverable: list[Tool] = []
+                    fixed: list[Tool] = []
+                    for name, entry in self._entries.items():
+                        hidden = self._hideable(entry, mode) and name not in selected
+                        (discoverable if hidden else fixed).append(entry.tool)
+            if moved is not None and previous is not None:
+                # Only activations since `previous`: they leave the hidden corpus for the
+                # visible one, and nothing else changed (O(activations), not O(catalogue)).
+                snapshot = _Snapshot(
+                    key=key,
+                    discoverable=_moved_out(previous.discoverable, moved),
+                    fixed=previous.fixed.with_tools(add=moved) if moved else previous.fixed,
+                    catalog=catalog,
+                    selected=n_selected,
+                )
+            else:
+                snapshot = _Snapshot(
+                    key=key,
+                    discoverable=_derive(
+                        previous.discoverable if previous else None,
+                        discoverable,
+                        self._engine,
+                        self._profile,
+                    ),
+                    fixed=_derive(
+                        previous.fixed if previous else None, fixed, self._engine, self._profile
+                    ),
+                    catalog=catalog,
+                    selected=n_selected,
+                )
             with self._lock:
                 self._snapshot = snapshot
                 self._builds += 1
@@ -428,9 +445,31 @@ class DiscoverySession(_SessionState):
                 # next search builds again.
                 return snapshot, self._selected_in(snapshot)
 
+    def _activated_since(self, previous: _Snapshot | None) -> list[Tool] | None:
+        """The tools activated since ``previous`` was built that it still indexes as hidden,
+        when activations are all that changed since (else ``None``: derive from the entries).
+
+        Between two catalogue changes the mode and every entry stay the same and ``_selected``
+        only grows, so the hidden corpus is ``previous``'s less the names activated after its
+        first ``previous.selected``, and the visible one gains them. Call with the lock held.
+        """
+        if (
+            previous is None
+            or not self._rebuild_on_activation
+            or previous.catalog != self._catalog_generation
+            or _resolved(self._engine, previous.discoverable) != previous.discoverable.engine
+        ):
+            return None
+        names = list(itertools.islice(self._selected, previous.selected, None))
+        index = previous.discoverable
+        moved = [self._entries[n].tool for n in names if n in index]
+        if len(moved) > max(_UPDATE_AT_MOST, len(index) // 4):
+            return None  # many at once: a rebuild is as quick as an update
+        return moved
+
     def _selected_in(self, snapshot: _Snapshot) -> tuple[str, ...]:
-        names = snapshot.names
-        return tuple(n for n in self._selected if n in names)
+        index = snapshot.discoverable
+        return tuple(n for n in self._selected if n in index)
 
 
 def _derive(
@@ -454,6 +493,11 @@ def _derive(
     if not remove and not add:
         return previous
     return previous.with_tools(add=add, remove=remove)
+
+
+def _moved_out(index: ToolIndex, moved: list[Tool]) -> ToolIndex:
+    """``index`` without the tools of ``moved`` (all indexed in it)."""
+    return index.with_tools(remove=[t.name for t in moved]) if moved else index
 
 
 #: Changes up to this many tools (or a quarter of the corpus) update the previous index.
