@@ -192,7 +192,7 @@ impl Index {
 /// zeros, which only makes the tie-break decide), with most comparisons on integers in the
 /// sorted array instead of string reads through pointers. Terms are distinct, so the unstable
 /// sort has one result.
-fn sort_terms(terms: &TermList, offsets: &[u32]) -> Vec<u32> {
+pub(crate) fn sort_terms(terms: &TermList, offsets: &[u32]) -> Vec<u32> {
     let prefix = |t: &str| {
         let mut b = [0u8; 8];
         let n = t.len().min(8);

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use crate::build::{assemble, tokenize_chunk, Chunk, Postings};
 use crate::error::{Error, Result};
-use crate::index::Index;
+use crate::index::{Index, TermList};
 
 const CHUNK_DOCS: usize = 2048;
 
@@ -154,6 +154,7 @@ impl Index {
             offsets.push(total as u32);
             presence_offsets.push(total_presence as u32);
         }
+        let sorted_terms = self.sorted_after_update(&final_id, &offsets, &terms);
         let mut docs = vec![0u32; total as usize];
         let mut tfs = vec![0f32; total as usize];
         let mut presence_docs = vec![0u32; total_presence as usize];
@@ -231,9 +232,47 @@ impl Index {
                 presence_offsets,
                 presence_docs,
             },
-            None,
+            Some(sorted_terms),
             lengths,
         ))
+    }
+
+    /// The updated index's scored terms in sorted order (what `build::sort_terms` gives), from
+    /// this index's order instead of a sort of the whole dictionary: its scored terms that keep
+    /// postings, in their order, merged with the few terms newly scored (sorted here).
+    /// `final_id`: old or added term id -> new id (`u32::MAX`: dropped); `offsets` and `terms`:
+    /// the new index's.
+    fn sorted_after_update(&self, final_id: &[u32], offsets: &[u32], terms: &TermList) -> Vec<u32> {
+        let scored = |f: u32| f != u32::MAX && offsets[f as usize + 1] > offsets[f as usize];
+        let mut was_scored = vec![false; final_id.len()];
+        let kept: Vec<u32> = self
+            .sorted_terms
+            .iter()
+            .filter_map(|&t| {
+                was_scored[t as usize] = true;
+                let f = final_id[t as usize];
+                scored(f).then_some(f)
+            })
+            .collect();
+        let mut fresh: Vec<u32> = (0..final_id.len())
+            .filter(|&t| !was_scored[t] && scored(final_id[t]))
+            .map(|t| final_id[t])
+            .collect();
+        fresh.sort_unstable_by(|&a, &b| terms[a as usize].cmp(&terms[b as usize]));
+        let mut out = Vec::with_capacity(kept.len() + fresh.len());
+        let (mut i, mut j) = (0, 0);
+        while i < kept.len() && j < fresh.len() {
+            if terms[kept[i] as usize] <= terms[fresh[j] as usize] {
+                out.push(kept[i]);
+                i += 1;
+            } else {
+                out.push(fresh[j]);
+                j += 1;
+            }
+        }
+        out.extend_from_slice(&kept[i..]);
+        out.extend_from_slice(&fresh[j..]);
+        out
     }
 }
 
@@ -342,6 +381,34 @@ mod tests {
             .updated(&[], vec!["d".into()], &[vec![(0, "messenger")]])
             .unwrap();
         assert_eq!(grown.search("mess", 5, &prefix).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn sorted_terms_after_updates_are_a_fresh_sort() {
+        // Field 2 (weight 0) holds "omega" only as presence postings until a scored field of an
+        // added document has it; added terms sort first ("aardvark") and last ("zzz"); removals
+        // drop terms ("only").
+        let docs = vec![
+            vec![(0usize, "read file"), (2, "omega")],
+            vec![(0, "write file only")],
+            vec![(0, "list files")],
+        ];
+        let names: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        let base = Index::build(names, &docs, W.to_vec(), Params::default()).unwrap();
+        type Documents<'a> = Vec<Vec<(usize, &'a str)>>;
+        let steps: Vec<(Vec<u32>, Documents)> = vec![
+            (vec![1], vec![vec![(0, "zzz aardvark omega")]]),
+            (vec![0], vec![vec![(1, "zzzz zz mid")], vec![(2, "yak")]]),
+            (vec![], vec![vec![(0, "0day"), (1, "\u{e9}t\u{e9}")]]),
+            (vec![0, 1], vec![]),
+        ];
+        let mut index = base;
+        for (remove, add) in steps {
+            let add_names = (0..add.len()).map(|i| format!("n{i}")).collect();
+            index = index.updated(&remove, add_names, &add).unwrap();
+            let fresh = crate::build::sort_terms(&index.terms, &index.offsets);
+            assert_eq!(index.sorted_terms, fresh);
+        }
     }
 
     #[test]

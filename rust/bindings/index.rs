@@ -530,10 +530,16 @@ impl PyIndex {
         };
         let remove = scale::extract_ids(remove)?;
         let inner = &self.inner;
+        // An update that tokenizes a few documents frees little scratch; trimming the heap
+        // after it would only hand back pages that the next update faults in again (a session
+        // updates its index at every activation).
+        let trim = documents.len() >= crate::build::CHUNK_DOCS;
         let inner = py.detach(|| {
             let index = crate::pool::install(|| inner.updated(&remove, names, &documents));
             drop(documents);
-            scale::release_free_memory();
+            if trim {
+                scale::release_free_memory();
+            }
             index
         })?;
         Ok(PyIndex { inner })
