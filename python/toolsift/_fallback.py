@@ -20,6 +20,7 @@ columns and bytes and back.
 
 from __future__ import annotations
 
+import bisect
 import math
 from array import array
 from collections.abc import Iterable, Sequence
@@ -30,7 +31,7 @@ from ._fallback_search import _check_text as _check_text
 from ._fallback_search import _idf, _Search
 from ._fallback_search import _Options as _Options
 from ._fallback_search import check_limit as check_limit
-from ._fallback_store import _columns, _Store
+from ._fallback_store import _Store
 from ._tokenize import tokenize
 
 __all__ = ["Index", "tokenize"]
@@ -239,43 +240,127 @@ class Index(_Search, _Store):
         added = Index(
             names, documents, self._weights, k1=k1, b=b, delta=delta, profile=self._profile
         )
-        remap = {}
-        kept = 0
-        for d in range(n_old):
-            if d not in removed:
-                remap[d] = kept
-                kept += 1
-        # Kept postings with their new ids first, then the added documents' (ids >= kept).
+        drop = sorted(removed)
+        kept = n_old - len(drop)
+        n = kept + added._n
+        moves = _Moves(n_old, drop)
+        # Kept postings with their new ids first, then the added documents' (ids >= kept). A
+        # list no removal touches is shared with this index (lists are never changed in place).
         postings: dict[str, tuple[array, array]] = {}
-        for term, (d_old, t_old, _) in self._postings.items():
-            docs, tfs = postings[term] = (array("I"), array("f"))
-            for d, tf in zip(d_old, t_old):
-                nd = remap.get(d)
-                if nd is not None:
-                    docs.append(nd)
-                    tfs.append(tf)
+        for term, (docs, tfs, _) in self._postings.items():
+            kept_docs, kept_tfs = moves.apply(docs, tfs)
+            if kept_docs:
+                postings[term] = (kept_docs, kept_tfs)
         for term, (d_new, t_new, _) in added._postings.items():
-            docs, tfs = postings.setdefault(term, (array("I"), array("f")))
-            docs.extend(d + kept for d in d_new)
-            tfs.extend(t_new)
+            ids = array("I", [d + kept for d in d_new])
+            entry = postings.get(term)
+            if entry is None:
+                postings[term] = (ids, t_new)
+            else:
+                postings[term] = (entry[0] + ids, entry[1] + t_new)  # new arrays
         presence: dict[str, array] = {}
         for term, d_old in self._presence.items():
-            presence[term] = array("I", [remap[d] for d in d_old if d in remap])
+            kept_docs, _ = moves.apply(d_old, None)
+            if kept_docs:
+                presence[term] = kept_docs
         for term, d_new in added._presence.items():
-            presence.setdefault(term, array("I")).extend(d + kept for d in d_new)
-        lengths = [x for d, x in enumerate(self._lengths) if d not in removed] + added._lengths
-        all_names = [x for d, x in enumerate(self._names) if d not in removed] + added._names
-        return Index._from_columns(
-            _columns(
-                self._params,
-                self._weights,
-                all_names,
-                postings,
-                presence,
-                lengths,
-                self._profile,
-            )  # fmt: skip
-        )
+            ids = array("I", [d + kept for d in d_new])
+            presence[term] = presence[term] + ids if term in presence else ids
+        out = Index.__new__(Index)
+        out._profile = self._profile
+        out._params = self._params
+        out._weights = self._weights
+        out._names = [*_without(self._names, drop), *added._names]
+        idf: dict[int, float] = {}  # by document frequency: a few hundred distinct ones
+        out._postings = {
+            term: (docs, tfs, idf[len(docs)] if len(docs) in idf else
+                   idf.setdefault(len(docs), _idf(n, len(docs))))
+            for term, (docs, tfs) in postings.items()
+        }  # fmt: skip
+        out._presence = presence
+        out._sorted_terms = _sorted_after_update(self._sorted_terms, out._postings)
+        out._set_lengths([*_without(self._lengths, drop), *added._lengths], n)
+        return out
+
+
+class _Moves:
+    """Where the documents of an index go when ``drop`` (ascending ids) are removed: a kept
+    document's id falls by the number of removed ids below it."""
+
+    __slots__ = ("_drop", "_first", "_new_id", "_removed")
+
+    #: Up to this many removed ids, a list finds them by bisection; above, by a filter.
+    BISECT_AT_MOST = 16
+
+    def __init__(self, n_old: int, drop: list[int]) -> None:
+        self._drop = drop
+        self._first = drop[0] if drop else n_old
+        self._removed = set(drop)
+        new_id = [-1] * n_old
+        start = 0
+        for shift, d in enumerate(drop):
+            new_id[start:d] = range(start - shift, d - shift)
+            start = d + 1
+        new_id[start:] = range(start - len(drop), n_old - len(drop))
+        self._new_id = new_id
+
+    def apply(self, docs: array, tfs: array | None) -> tuple[array, array]:
+        """``docs`` (ascending) without the removed ids and with the new ids of the others, and
+        ``tfs`` in step (``docs``/``tfs`` themselves when no id changes)."""
+        first = self._first
+        if not docs or docs[-1] < first:
+            return docs, tfs  # type: ignore[return-value]
+        cut = bisect.bisect_left(docs, first)
+        tail = docs[cut:]
+        tail_tfs = tfs[cut:] if tfs is not None else None
+        if len(self._drop) <= self.BISECT_AT_MOST:
+            gone = []
+            for r in self._drop:
+                i = bisect.bisect_left(tail, r)
+                if i < len(tail) and tail[i] == r:
+                    gone.append(i)
+            for i in reversed(gone):
+                del tail[i]
+                if tail_tfs is not None:
+                    del tail_tfs[i]
+        else:
+            removed = self._removed
+            keep = [i for i, d in enumerate(tail) if d not in removed]
+            if len(keep) < len(tail):
+                tail = array("I", [tail[i] for i in keep])
+                if tail_tfs is not None:
+                    tail_tfs = array("f", [tail_tfs[i] for i in keep])
+        new_docs = docs[:cut]
+        new_docs.extend(map(self._new_id.__getitem__, tail))
+        if tfs is None:
+            return new_docs, None  # type: ignore[return-value]
+        return new_docs, tfs[:cut] + tail_tfs  # type: ignore[operator]
+
+
+def _without(items: list[Any], drop: list[int]) -> list[Any]:
+    """``items`` without the positions ``drop`` (ascending)."""
+    out = []
+    start = 0
+    for d in drop:
+        out += items[start:d]
+        start = d + 1
+    out += items[start:]
+    return out
+
+
+def _sorted_after_update(previous: list[str], postings: dict[str, Any]) -> list[str]:
+    """The terms of ``postings`` in sorted order, from an index's ``previous`` sorted terms: the
+    ones still scored keep their order and the few new ones are inserted (a sort when many)."""
+    out = [t for t in previous if t in postings]
+    new = len(postings) - len(out)
+    if new > 64:
+        return sorted(postings)
+    if new:
+        had = set(out)
+        for term in postings:
+            if term not in had:
+                bisect.insort(out, term)
+    return out
 
 
 def _from_snapshot(data: bytes) -> Index:
