@@ -29,7 +29,7 @@ pub(crate) mod share;
 mod stems;
 
 pub(crate) use chunk::{tokenize_chunk, tokenize_chunk_with, Chunk};
-pub(crate) use merge::Merge;
+pub(crate) use merge::{Merge, Slots};
 
 pub use flat::{Document, FlatChunk, FlatDocument};
 pub(crate) use stems::Stems;

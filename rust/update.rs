@@ -15,7 +15,7 @@
 
 use rayon::prelude::*;
 
-use crate::build::{assemble, tokenize_chunk, Chunk, Postings};
+use crate::build::{assemble, tokenize_chunk, Chunk, Postings, Slots};
 use crate::error::{Error, Result};
 use crate::index::{Index, TermList};
 
@@ -158,26 +158,44 @@ impl Index {
         let mut docs = vec![0u32; total as usize];
         let mut tfs = vec![0f32; total as usize];
         let mut presence_docs = vec![0u32; total_presence as usize];
-        // Kept postings first (ascending new ids), then the added ones (ids >= n_kept).
-        let mut cursor: Vec<u32> = offsets[..terms.len()].to_vec();
+        // Kept postings first (ascending new ids), then the added ones (ids >= n_kept). The
+        // kept scored postings of each old term go to the start of its new range, every term
+        // on any core: the ranges are disjoint.
+        let slots = Slots::new(&mut docs, &mut tfs);
+        (0..n_old_terms)
+            .into_par_iter()
+            .with_min_len(1024)
+            .for_each(|t| {
+                let f = final_id[t];
+                if f == u32::MAX || kept_df[t] == 0 {
+                    return;
+                }
+                // A shared list is read in full (tf scaled back): the new index shares again.
+                let (start, end, scale) = self.list(t as u32);
+                let mut slot = offsets[f as usize] as usize;
+                let limit = slot + kept_df[t] as usize;
+                for (&d, &tf) in self.docs[start..end].iter().zip(&self.tfs[start..end]) {
+                    let nd = remap[d as usize];
+                    if nd != u32::MAX {
+                        // `kept_df` counted exactly these postings: never another term's slot.
+                        assert!(slot < limit, "kept postings exceed their count");
+                        slots.write(slot, nd, (tf as f64 * scale) as f32);
+                        slot += 1;
+                    }
+                }
+            });
+        let mut cursor: Vec<u32> = (0..terms.len()).map(|f| offsets[f]).collect();
+        for t in 0..n_old_terms {
+            let f = final_id[t];
+            if f != u32::MAX {
+                cursor[f as usize] += kept_df[t];
+            }
+        }
         let mut presence_cursor: Vec<u32> = presence_offsets[..terms.len()].to_vec();
         for t in 0..n_old_terms {
             let f = final_id[t];
             if f == u32::MAX {
                 continue;
-            }
-            if kept_df[t] > 0 {
-                // A shared list is read in full (tf scaled back): the new index shares again.
-                let (start, end, scale) = self.list(t as u32);
-                let slot = &mut cursor[f as usize];
-                for (&d, &tf) in self.docs[start..end].iter().zip(&self.tfs[start..end]) {
-                    let nd = remap[d as usize];
-                    if nd != u32::MAX {
-                        docs[*slot as usize] = nd;
-                        tfs[*slot as usize] = (tf as f64 * scale) as f32;
-                        *slot += 1;
-                    }
-                }
             }
             if kept_presence[t] > 0 {
                 let (start, end) = (

@@ -161,7 +161,7 @@ impl Merge {
 }
 
 /// The scored postings' columns, written from several threads at disjoint slots.
-struct Slots<'a> {
+pub(crate) struct Slots<'a> {
     docs: *mut u32,
     tfs: *mut f32,
     len: usize,
@@ -174,7 +174,7 @@ unsafe impl Send for Slots<'_> {}
 unsafe impl Sync for Slots<'_> {}
 
 impl<'a> Slots<'a> {
-    fn new(docs: &'a mut [u32], tfs: &'a mut [f32]) -> Self {
+    pub(crate) fn new(docs: &'a mut [u32], tfs: &'a mut [f32]) -> Self {
         assert_eq!(docs.len(), tfs.len());
         Slots {
             docs: docs.as_mut_ptr(),
@@ -187,7 +187,7 @@ impl<'a> Slots<'a> {
     /// Writes posting `slot`. Callers write each slot from one thread only: `finish` gives
     /// each (chunk, term) its own range of slots and checks it stays inside it.
     #[inline]
-    fn write(&self, slot: usize, doc: u32, tf: f32) {
+    pub(crate) fn write(&self, slot: usize, doc: u32, tf: f32) {
         assert!(slot < self.len);
         // SAFETY: in bounds (just checked), and no other thread writes this slot (above).
         unsafe {
