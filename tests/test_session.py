@@ -712,3 +712,35 @@ def test_the_index_after_any_operations_is_a_fresh_index_of_the_hidden_tools(eng
             got = snapshot.discoverable.search(query, 10)
             want = fresh.search(query, 10)
             assert [(m.tool.name, m.score) for m in got] == [(m.tool.name, m.score) for m in want]
+
+
+def test_prepare_updates_the_index_before_the_next_search(engine):
+    s = DiscoverySession(builtins(), mode="all", engine=engine)
+    s.connect_server("slack", slack_tools())
+    s.connect_server("github", github_tools(6))
+    assert s.prepare() is True  # the first build
+    assert s.prepare() is False  # already current
+    activated = s.search("slack message", limit=2).activated
+    assert activated
+    builds = s._builds
+    assert s.prepare() is True and s._builds == builds + 1
+    snapshot, _ = s._current_snapshot()
+    assert not set(activated) & set(names(snapshot.discoverable.tools))
+    s.search("github issue")  # searches the prepared index: no build of its own
+    assert s._builds == builds + 1
+    s.set_mode("off")
+    assert s.prepare() is False
+
+
+def test_prepare_from_another_thread_while_searching(engine):
+    s = DiscoverySession(builtins(), mode="all", engine=engine)
+    s.connect_server("github", github_tools(40))
+    queries = [f"github {w}" for w in ["issue", "release", "branch", "commit", "workflow"]] * 4
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        preparing = [pool.submit(s.prepare) for _ in range(10)]
+        results = [s.search(q, limit=2) for q in queries]
+        for future in preparing:
+            future.result()
+    activated = [n for r in results for n in r.activated]
+    assert len(activated) == len(set(activated))  # each tool activated once
+    assert set(activated) <= set(s.selected)
