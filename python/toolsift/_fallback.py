@@ -270,7 +270,7 @@ class Index(_Search, _Store):
         out._profile = self._profile
         out._params = self._params
         out._weights = self._weights
-        out._names = [*_without(self._names, drop), *added._names]
+        out._names = [*without(self._names, drop), *added._names]
         idf: dict[int, float] = {}  # by document frequency: a few hundred distinct ones
         out._postings = {
             term: (docs, tfs, idf[len(docs)] if len(docs) in idf else
@@ -279,7 +279,7 @@ class Index(_Search, _Store):
         }  # fmt: skip
         out._presence = presence
         out._sorted_terms = _sorted_after_update(self._sorted_terms, out._postings)
-        out._set_lengths([*_without(self._lengths, drop), *added._lengths], n)
+        out._set_lengths([*without(self._lengths, drop), *added._lengths], n)
         return out
 
 
@@ -296,13 +296,7 @@ class _Moves:
         self._drop = drop
         self._first = drop[0] if drop else n_old
         self._removed = set(drop)
-        new_id = [-1] * n_old
-        start = 0
-        for shift, d in enumerate(drop):
-            new_id[start:d] = range(start - shift, d - shift)
-            start = d + 1
-        new_id[start:] = range(start - len(drop), n_old - len(drop))
-        self._new_id = new_id
+        self._new_id = new_ids(n_old, drop)
 
     def apply(self, docs: array, tfs: array | None) -> tuple[array, array]:
         """``docs`` (ascending) without the removed ids and with the new ids of the others, and
@@ -337,14 +331,27 @@ class _Moves:
         return new_docs, tfs[:cut] + tail_tfs  # type: ignore[operator]
 
 
-def _without(items: list[Any], drop: list[int]) -> list[Any]:
-    """``items`` without the positions ``drop`` (ascending)."""
-    out = []
+def without(items: Sequence[Any], drop: Sequence[int]) -> list[Any]:
+    """``items`` without the positions ``drop`` (ascending), copied slice by slice (C-level
+    copies: an update of a few items of a long sequence does no per-item Python work)."""
+    out: list[Any] = []
     start = 0
     for d in drop:
         out += items[start:d]
         start = d + 1
     out += items[start:]
+    return out
+
+
+def new_ids(n: int, drop: Sequence[int]) -> list[int]:
+    """For each of ``n`` positions, its position once ``drop`` (ascending) is removed, or -1 for
+    a removed one (runs of kept positions are written as ranges)."""
+    out = [-1] * n
+    start = 0
+    for shift, d in enumerate(drop):
+        out[start:d] = range(start - shift, d - shift)
+        start = d + 1
+    out[start:] = range(start - len(drop), n - len(drop))
     return out
 
 

@@ -15,7 +15,6 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import os
 import threading
 from collections.abc import Iterable, Sequence
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._documents import FieldWeights, documents
 from ._engines import EngineName, select_engine
+from ._fallback import new_ids, without
 from ._lazytools import LazyTools, decode_tool_section, encode_tool_section
 from .errors import DuplicateToolError, SnapshotError
 from .names import NameTable
@@ -209,18 +209,18 @@ class SnapshotsAndUpdates:
         old_tools = self._tools
         tools: tuple[Tool, ...] | LazyTools
         if isinstance(old_tools, LazyTools):  # a loaded index stays lazy: decode no kept tool
-            tools = old_tools.subset(_kept_positions(len(old_tools), drop), add)
+            tools = old_tools.subset(without(range(len(old_tools)), drop), add)
             names: list[str] | None = None
         else:
-            tools = _without(old_tools, drop) + add
-            names = [*_without(self._names(), drop), *(t.name for t in add)]
+            tools = (*without(old_tools, drop), *add)
+            names = [*without(self._names(), drop), *(t.name for t in add)]
         updated = type(self)._from_parts(
             tools, self.engine, index, self.field_weights, self.params, names=names
         )
         table = self._name_table
         if table is not None:  # carry the name table over instead of re-reading every tool
             updated._name_table = table.remapped(
-                _name_source(tools), _new_ids(len(old_tools), drop), len(tools) - len(add)
+                _name_source(tools), new_ids(len(old_tools), drop), len(tools) - len(add)
             )
         return updated
 
@@ -252,36 +252,6 @@ _SNAPSHOT_KIND = "toolsift.ToolIndex"
 # load() decodes a tool only when it is read (toolsift._lazytools). 1 (one JSON document) is
 # refused with a "rebuild" message.
 _TOOL_SECTION_VERSION = 2
-
-
-def _without(items: Sequence[Any], drop: Sequence[int]) -> tuple[Any, ...]:
-    """``items`` without the positions ``drop`` (ascending), as a tuple."""
-    if not drop:
-        return tuple(items)
-    parts = []
-    start = 0
-    for d in drop:
-        parts.append(items[start:d])
-        start = d + 1
-    parts.append(items[start:])
-    return tuple(itertools.chain.from_iterable(parts))
-
-
-def _kept_positions(n: int, drop: Sequence[int]) -> list[int]:
-    """``range(n)`` without ``drop`` (ascending)."""
-    return list(_without(range(n), drop))
-
-
-def _new_ids(n: int, drop: Sequence[int]) -> list[int]:
-    """For each of ``n`` old positions, its position once ``drop`` (ascending) is removed, or
-    -1 for a removed one (runs of kept positions are written as ranges)."""
-    out = [-1] * n
-    start = 0
-    for shift, d in enumerate(drop):
-        out[start:d] = range(start - shift, d - shift)
-        start = d + 1
-    out[start:] = range(start - len(drop), n - len(drop))
-    return out
 
 
 def _name_source(tools: Sequence[Tool] | LazyTools) -> Sequence[Any]:
