@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from ._corpora import VOCAB, WEIGHTS
+from .conftest import HAVE_RUST
 
 N = 5000  # spans several 2,048-document chunks
 
@@ -23,6 +26,24 @@ def test_large_builds_agree_across_engines(engine_index):
     assert idx.to_bytes() == ref.to_bytes()
     for q in ["read file", "send message user", "data of the"]:
         assert idx.search(q, 20) == ref.search(q, 20)
+
+
+@pytest.mark.skipif(not HAVE_RUST, reason="toolsift._core is not built")
+def test_builds_past_the_bound_on_chunks_in_flight_agree_and_fail_alike():
+    """The pipelined build holds at most 4 chunks per pool thread converted and not yet
+    tokenized, and merges tokenized chunks while it waits: with more chunks than that, the index
+    is the pure-Python engine's, and an error in a late chunk is still the one reported."""
+    from toolsift._core import Index
+    from toolsift._fallback import Index as PyIndex
+
+    n = min(2048 * (4 * (os.cpu_count() or 1) + 3), 150_000)
+    names = [f"t{i % 97}" for i in range(n)]
+    built = Index(names, docs(n), WEIGHTS)
+    assert built.to_bytes() == PyIndex(names, docs(n), WEIGHTS).to_bytes()
+    bad = docs(n)
+    bad[n - 5] = [(len(WEIGHTS), "text")]
+    with pytest.raises(ValueError, match=f"document {n - 5}"):
+        Index(names, bad, WEIGHTS)
 
 
 def test_errors_in_later_chunks(engine_index):

@@ -111,6 +111,89 @@ pub fn release_free_memory() {
     }
 }
 
+/// The tokenized chunks of a pipelined build, merged in document order as they come in.
+#[derive(Default)]
+struct Merging {
+    /// Chunks in, not merged yet (a chunk waits for every chunk before it).
+    pending: Vec<Option<crate::error::Result<Chunk>>>,
+    next: usize,
+    received: usize,
+    merge: Merge,
+    failed: Option<crate::error::Error>,
+}
+
+impl Merging {
+    /// Chunk `c` is tokenized: merges it and every chunk after it that is in.
+    fn put(&mut self, c: usize, out: crate::error::Result<Chunk>) {
+        self.received += 1;
+        if c >= self.pending.len() {
+            self.pending.resize_with(c + 1, || None);
+        }
+        self.pending[c] = Some(out);
+        while let Some(out) = self.pending.get_mut(self.next).and_then(Option::take) {
+            self.next += 1;
+            match out {
+                Ok(chunk) if self.failed.is_none() => self.merge.add(chunk),
+                Ok(_) => {}
+                Err(e) => {
+                    self.failed.get_or_insert(e);
+                }
+            }
+        }
+    }
+
+    /// The merge of `expected` chunks, and the first error in document order (a chunk that
+    /// never came is one).
+    fn finish(mut self, expected: usize) -> (Merge, Option<crate::error::Error>) {
+        if self.next < expected {
+            self.failed
+                .get_or_insert(crate::error::Error::InvalidDocument(
+                    "a document chunk was lost while tokenizing".into(),
+                ));
+        }
+        (self.merge, self.failed)
+    }
+}
+
+/// A bound on the chunks converted but not yet tokenized (a counting semaphore).
+struct InFlight {
+    count: std::sync::Mutex<usize>,
+    freed: std::sync::Condvar,
+    limit: usize,
+}
+
+impl InFlight {
+    fn new(limit: usize) -> Self {
+        InFlight {
+            count: std::sync::Mutex::new(0),
+            freed: std::sync::Condvar::new(),
+            limit: limit.max(1),
+        }
+    }
+
+    /// Waits until fewer than `limit` chunks are in flight, then counts one more until the
+    /// permit is dropped (also when a task unwinds, so the reader can never wait forever).
+    fn acquire(this: &Arc<InFlight>) -> Permit {
+        let mut count = this.count.lock().unwrap_or_else(|e| e.into_inner());
+        while *count >= this.limit {
+            count = this.freed.wait(count).unwrap_or_else(|e| e.into_inner());
+        }
+        *count += 1;
+        Permit(Arc::clone(this))
+    }
+}
+
+/// One chunk in flight (see [`InFlight`]).
+struct Permit(Arc<InFlight>);
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        let mut count = self.0.count.lock().unwrap_or_else(|e| e.into_inner());
+        *count = count.saturating_sub(1);
+        self.0.freed.notify_one();
+    }
+}
+
 /// Builds an index while the documents are still being converted: every `CHUNK_DOCS` documents
 /// taken from Python (which needs the GIL) go to the process's pool (`crate::pool`) to be
 /// tokenized (which does not), so conversion and tokenizing overlap and a chunk's strings are
@@ -131,15 +214,33 @@ pub fn build_pipelined(
     let tokenize = check_weights(&weights).is_ok();
     let stems = Arc::new(Stems::default());
     let (tx, rx) = mpsc::channel::<(usize, crate::error::Result<Chunk>)>();
+    // Behind a mutex only to be shared with the GIL-free waits below (a `Receiver` is not `Sync`).
+    let rx = std::sync::Mutex::new(rx);
+    let mut merging = Merging::default();
     let mut spawned = 0usize;
+    // Conversion outruns tokenizing: without a bound, most of the catalogue's text would wait
+    // converted at once (~400 MB at 1M english tools: a fifth of the build's peak memory).
+    // While the reader waits for a chunk's text to be freed, it merges the chunks tokenized so
+    // far, which it would otherwise do only once every document is read.
+    let in_flight = Arc::new(InFlight::new(4 * crate::pool::pool().current_num_threads()));
     let send = |chunk: FlatChunk| {
         if tokenize {
+            let permit = py.detach(|| {
+                let rx = rx.lock().unwrap_or_else(|e| e.into_inner());
+                while let Ok((c, out)) = rx.try_recv() {
+                    merging.put(c, out);
+                }
+                InFlight::acquire(&in_flight)
+            });
             let (tx, weights, stems) = (tx.clone(), Arc::clone(&weights), Arc::clone(&stems));
             let c = spawned;
             crate::pool::pool().spawn(move || {
                 let docs = chunk.documents();
                 let out = tokenize_chunk_with(c * CHUNK_DOCS, &docs, &weights, profile, &stems);
-                // The receiver outlives every task (it drains the channel); ignore a closed one.
+                drop(docs);
+                drop(chunk);
+                drop(permit); // the text is freed: the next chunk may be converted
+                              // The receiver outlives every task (it drains the channel); ignore a closed one.
                 let _ = tx.send((c, out));
             });
         }
@@ -154,32 +255,11 @@ pub fn build_pipelined(
     // are still being tokenized; the first failed or missing chunk in document order stops the
     // merge and is the error reported (after the conversion and parameter errors).
     let (merge, failed) = py.detach(move || {
-        let mut pending: Vec<Option<crate::error::Result<Chunk>>> =
-            (0..expected).map(|_| None).collect();
-        let mut merge = Merge::default();
-        let mut next = 0;
-        let mut failed = None;
-        for (c, out) in rx.iter().take(expected) {
-            if let Some(slot) = pending.get_mut(c) {
-                *slot = Some(out);
-            }
-            while let Some(out) = pending.get_mut(next).and_then(Option::take) {
-                next += 1;
-                match out {
-                    Ok(chunk) if failed.is_none() => merge.add(chunk),
-                    Ok(_) => {}
-                    Err(e) => {
-                        failed.get_or_insert(e);
-                    }
-                }
-            }
+        let rx = rx.into_inner().unwrap_or_else(|e| e.into_inner());
+        for (c, out) in rx.iter().take(expected.saturating_sub(merging.received)) {
+            merging.put(c, out);
         }
-        if next < expected {
-            failed.get_or_insert(crate::error::Error::InvalidDocument(
-                "a document chunk was lost while tokenizing".into(),
-            ));
-        }
-        (merge, failed)
+        merging.finish(expected)
     });
     // Every task is done: free the shared stemmed copies before the heap is trimmed below.
     drop(stems);
