@@ -223,12 +223,12 @@ impl Index {
         all_names.extend(names);
         for (c, (chunk, m)) in chunks.into_iter().zip(&chunk_remaps).enumerate() {
             let base = n_kept + (c * CHUNK_DOCS) as u32;
-            for (local, doc, tf) in chunk.entries {
+            chunk.for_each_posting(|local, doc, tf| {
                 let slot = &mut cursor[final_id[m[local as usize] as usize] as usize];
                 docs[*slot as usize] = base + doc;
                 tfs[*slot as usize] = tf;
                 *slot += 1;
-            }
+            });
             for (local, doc) in chunk.presence {
                 let slot = &mut presence_cursor[final_id[m[local as usize] as usize] as usize];
                 presence_docs[*slot as usize] = base + doc;

@@ -13,8 +13,11 @@ use crate::tokenize::Tokenizer;
 pub(crate) struct Chunk {
     pub(crate) terms: TermList,
     pub(crate) df: Vec<u32>,
-    /// `(local term, doc offset within the chunk, tf)` in document order.
-    pub(crate) entries: Vec<(u32, u32, f32)>,
+    /// `(local term, tf)` of each scored posting, in document order: document `d`'s are
+    /// `entries[entry_ends[d - 1]..entry_ends[d]]` (8 bytes a posting; the document is implied).
+    pub(crate) entries: Vec<(u32, f32)>,
+    /// Per document of the chunk, the end of its postings in `entries`.
+    pub(crate) entry_ends: Vec<u32>,
     /// `(local term, doc offset)` of the terms a document holds only in weight-0 fields (its
     /// presence postings), in document order.
     pub(crate) presence: Vec<(u32, u32)>,
@@ -50,6 +53,7 @@ pub(crate) fn tokenize_chunk_with<D: Document>(
         terms: TermList::default(),
         df: Vec::new(),
         entries: Vec::new(),
+        entry_ends: Vec::with_capacity(documents.len()),
         presence: Vec::new(),
         lengths: Vec::with_capacity(documents.len()),
     };
@@ -146,8 +150,9 @@ pub(crate) fn tokenize_chunk_with<D: Document>(
         for &id in &order {
             let slot = &mut tf[id as usize];
             chunk.df[id as usize] += 1;
-            chunk.entries.push((id, offset as u32, *slot as f32));
+            chunk.entries.push((id, *slot as f32));
         }
+        chunk.entry_ends.push(chunk.entries.len() as u32);
         for &id in &present_order {
             present[id as usize] = false;
             if tf[id as usize] == 0.0 {
@@ -162,6 +167,21 @@ pub(crate) fn tokenize_chunk_with<D: Document>(
         chunk.lengths.push(length);
     }
     Ok(chunk)
+}
+
+impl Chunk {
+    /// Calls `f(local term, doc offset within the chunk, tf)` for each scored posting, in
+    /// document order.
+    #[inline]
+    pub(crate) fn for_each_posting(&self, mut f: impl FnMut(u32, u32, f32)) {
+        let mut start = 0usize;
+        for (doc, &end) in self.entry_ends.iter().enumerate() {
+            for &(local, tf) in &self.entries[start..end as usize] {
+                f(local, doc as u32, tf);
+            }
+            start = end as usize;
+        }
+    }
 }
 
 /// Adds `w` to term `id`'s frequency in the document (noting the id when it is new to the

@@ -79,83 +79,82 @@ impl Merge {
         // The chunks' term lists (the duplicates not moved) are freed on another core while the
         // postings are scattered (a build of mcp_mixed frees ~100k of them); `join` returns once
         // both are done, so the memory is free before the caller trims the heap.
-        let scatter =
-            move || -> Result<Index> {
-                super::check_postings(postings, presence)?;
-                let offsets = super::prefix_offsets(&df);
-                // Presence postings: count per term, then scatter chunk by chunk (ascending docs).
-                let mut presence_offsets = vec![0u32; terms.len() + 1];
-                for (chunk, remap) in chunks.iter().zip(&remaps) {
-                    for &(local, _) in &chunk.presence {
-                        presence_offsets[remap[local as usize] as usize + 1] += 1;
-                    }
+        let scatter = move || -> Result<Index> {
+            super::check_postings(postings, presence)?;
+            let offsets = super::prefix_offsets(&df);
+            // Presence postings: count per term, then scatter chunk by chunk (ascending docs).
+            let mut presence_offsets = vec![0u32; terms.len() + 1];
+            for (chunk, remap) in chunks.iter().zip(&remaps) {
+                for &(local, _) in &chunk.presence {
+                    presence_offsets[remap[local as usize] as usize + 1] += 1;
                 }
-                for t in 0..terms.len() {
-                    presence_offsets[t + 1] += presence_offsets[t];
+            }
+            for t in 0..terms.len() {
+                presence_offsets[t + 1] += presence_offsets[t];
+            }
+            let mut presence_cursor: Vec<u32> = presence_offsets[..terms.len()].to_vec();
+            let mut presence_docs = vec![0u32; presence];
+            let mut lengths = Vec::with_capacity(n_docs);
+            // Each chunk's first slot per local term: a term's documents from a chunk follow
+            // those of every earlier chunk, so its list stays ascending.
+            let mut cursor: Vec<u32> = offsets[..terms.len()].to_vec();
+            let mut starts = Vec::with_capacity(chunks.len());
+            for (c, (chunk, remap)) in chunks.iter().zip(&remaps).enumerate() {
+                let base = (c * CHUNK_DOCS) as u32;
+                for &(local, doc) in &chunk.presence {
+                    let slot = &mut presence_cursor[remap[local as usize] as usize];
+                    presence_docs[*slot as usize] = base + doc;
+                    *slot += 1;
                 }
-                let mut presence_cursor: Vec<u32> = presence_offsets[..terms.len()].to_vec();
-                let mut presence_docs = vec![0u32; presence];
-                let mut lengths = Vec::with_capacity(n_docs);
-                // Each chunk's first slot per local term: a term's documents from a chunk follow
-                // those of every earlier chunk, so its list stays ascending.
-                let mut cursor: Vec<u32> = offsets[..terms.len()].to_vec();
-                let mut starts = Vec::with_capacity(chunks.len());
-                for (c, (chunk, remap)) in chunks.iter().zip(&remaps).enumerate() {
+                lengths.extend_from_slice(&chunk.lengths);
+                let start: Vec<u32> = remap
+                    .iter()
+                    .zip(&chunk.df)
+                    .map(|(&t, &count)| {
+                        let first = cursor[t as usize];
+                        cursor[t as usize] += count;
+                        first
+                    })
+                    .collect();
+                starts.push(start);
+            }
+            // The scored postings, every chunk at once: their slots are disjoint.
+            let mut docs = vec![0u32; postings];
+            let mut tfs = vec![0f32; postings];
+            let slots = Slots::new(&mut docs, &mut tfs);
+            chunks.into_par_iter().zip(starts).enumerate().for_each(
+                |(c, (mut chunk, mut next))| {
                     let base = (c * CHUNK_DOCS) as u32;
-                    for &(local, doc) in &chunk.presence {
-                        let slot = &mut presence_cursor[remap[local as usize] as usize];
-                        presence_docs[*slot as usize] = base + doc;
-                        *slot += 1;
-                    }
-                    lengths.extend_from_slice(&chunk.lengths);
-                    let start: Vec<u32> = remap
-                        .iter()
-                        .zip(&chunk.df)
-                        .map(|(&t, &count)| {
-                            let first = cursor[t as usize];
-                            cursor[t as usize] += count;
-                            first
-                        })
-                        .collect();
-                    starts.push(start);
-                }
-                // The scored postings, every chunk at once: their slots are disjoint.
-                let mut docs = vec![0u32; postings];
-                let mut tfs = vec![0f32; postings];
-                let slots = Slots::new(&mut docs, &mut tfs);
-                chunks.into_par_iter().zip(starts).enumerate().for_each(
-                    |(c, (chunk, mut next))| {
-                        let base = (c * CHUNK_DOCS) as u32;
-                        let mut left = chunk.df;
-                        for (local, doc, tf) in chunk.entries {
-                            let l = local as usize;
-                            // A chunk writes exactly `df[l]` postings from its start for term `l`:
-                            // never into another chunk's or term's slots.
-                            assert!(left[l] > 0, "a chunk's postings exceed its document counts");
-                            left[l] -= 1;
-                            slots.write(next[l] as usize, base + doc, tf);
-                            next[l] += 1;
-                        }
-                    },
-                );
-                Ok(assemble(
-                    params,
-                    profile,
-                    field_weights,
-                    names,
-                    terms,
-                    Some(term_ids),
-                    Postings {
-                        offsets,
-                        docs,
-                        tfs,
-                        presence_offsets,
-                        presence_docs,
-                    },
-                    None,
-                    lengths,
-                ))
-            };
+                    let mut left = std::mem::take(&mut chunk.df);
+                    chunk.for_each_posting(|local, doc, tf| {
+                        let l = local as usize;
+                        // A chunk writes exactly `df[l]` postings from its start for term `l`:
+                        // never into another chunk's or term's slots.
+                        assert!(left[l] > 0, "a chunk's postings exceed its document counts");
+                        left[l] -= 1;
+                        slots.write(next[l] as usize, base + doc, tf);
+                        next[l] += 1;
+                    });
+                },
+            );
+            Ok(assemble(
+                params,
+                profile,
+                field_weights,
+                names,
+                terms,
+                Some(term_ids),
+                Postings {
+                    offsets,
+                    docs,
+                    tfs,
+                    presence_offsets,
+                    presence_docs,
+                },
+                None,
+                lengths,
+            ))
+        };
         rayon::join(move || drop(spent), scatter).1
     }
 }
