@@ -16,7 +16,9 @@ mode change between them can hide a tool the first one showed.
 Index lifetime: a snapshot is rebuilt only when the corpus it indexes changes, by the first
 search that needs it (one build at a time, outside the state lock), never per query. By default
 (``rebuild_on_activation=True``) it indexes the hidden tools, exactly seed 000's corpus, so every
-score is the seed's; an activating search changes that corpus, and the next search rebuilds. With
+score is the seed's; an activating search changes that corpus, and the next search (or
+:meth:`DiscoverySession.prepare`, called off the search path) updates the index: the previous one
+less the tools activated since, a copy-on-write update rather than a rebuild. With
 ``rebuild_on_activation=False`` it indexes every discoverable tool, active or not, is rebuilt only
 when the catalogue or the mode changes (:attr:`catalog_generation`), and active tools are left
 out of the results instead: cheaper on very large catalogues, but once tools are active BM25's
