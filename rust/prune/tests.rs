@@ -170,12 +170,17 @@ fn pruned_search_equals_exhaustive_search_on_random_corpora() {
         }
     }
     assert!(nonempty > 1000, "only {nonempty} non-empty results");
-    // Both loops answered: the candidate bitmaps (few lists) and the per-document loop.
-    let [bitmaps, per_document] = &super::candidates::PATHS;
-    let (bitmaps, per_document) = (bitmaps.load(Relaxed), per_document.load(Relaxed));
+    // Every loop answered: the candidate bitmaps (few lists) without and with seeds, and the
+    // per-document loop.
+    let [bitmaps, per_document, seeded] = &super::candidates::PATHS;
+    let (bitmaps, per_document, seeded) = (
+        bitmaps.load(Relaxed),
+        per_document.load(Relaxed),
+        seeded.load(Relaxed),
+    );
     assert!(
-        bitmaps > 1000 && per_document > 1000,
-        "{bitmaps} / {per_document}"
+        bitmaps > 1000 && per_document > 1000 && seeded > 1000,
+        "{bitmaps} / {per_document} / {seeded}"
     );
 }
 
