@@ -18,11 +18,13 @@
 //! **Seeds.** θ starts at the threshold and only rises as the heap fills, so the first words of
 //! a range let nearly every document through. Before the walk, the documents holding all of the
 //! few largest-bound lists (as many lists as would still hold about twice `limit` documents,
-//! were the lists independent: `seed_lists`) are scored first; they are the likeliest to rank,
-//! so θ starts near its final value, and the walk then skips them. On 100k synthetic tools this
-//! halves the documents scored (english profile: 458 to 224 a query; knowing the final θ in
-//! advance gives ~200) and the search time (Python, median: seed 38 to 33 µs, english 48 to
-//! 36 µs).
+//! were the lists independent: `seed_lists`) are scored first, word by word until
+//! `SEED_BUDGET` × `limit` of them are met; they are the likeliest to rank, so θ starts near its
+//! final value, and the walk then skips them. On 100k synthetic tools this halves the documents
+//! scored (english profile: 458 to 224 a query; knowing the final θ in advance gives ~200) and
+//! saves a fifth of the search (Python, median: seed 35.7 to 28.8 µs, english 42.5 to 32.6 µs).
+//! Ranges of more than `SEED_MAX_SPAN` documents get none (there the seed walk costs what it
+//! saves).
 //!
 //! Only candidates are scored, each from the lists that hold it (its posting found by rank in the
 //! list's bitmap), with the contributions added in query order from 0.0 as everywhere else, and
@@ -211,28 +213,33 @@ impl Index {
         // Seeds: the documents holding all of the `j` largest-bound lists, scored first so that
         // θ starts near its final value (found in a block of words, it starts at the threshold
         // and rises only as the heap fills, and every document met meanwhile is a candidate).
-        let seeds = seed_lists(scan.lists, &order, limit, hi - lo).map(|j| {
-            let mut seeds: Vec<u64> = (0..words).map(range_mask).collect();
-            for &i in &order[..j] {
-                for (s, &m) in seeds.iter_mut().zip(maps[i]) {
-                    *s &= m;
-                }
-            }
-            seeds
-        });
         let mut stale = false;
-        if let Some(seeds) = &seeds {
+        // The seed words met (a prefix of the range's words): the walk skips their documents.
+        let mut seeds: Vec<u64> = Vec::new();
+        if let Some(j) = seed_lists(scan.lists, &order, limit, hi - lo) {
             let mut cursor = Cursor::new(&scan, lo);
-            for (w, &word) in seeds.iter().enumerate() {
+            // The estimate can be far off (correlated terms): the walk stops after a budget of
+            // seeds, so that a range rich in them costs no more than a few words' worth.
+            let mut budget = SEED_BUDGET * limit;
+            #[allow(clippy::needless_range_loop)] // `w` indexes every list's bitmap
+            for w in 0..words {
+                let word = order[..j]
+                    .iter()
+                    .fold(range_mask(w), |word, &i| word & maps[i][w]);
+                seeds.push(word);
                 if word != 0 {
                     stale |= scan.score_word(self, w, (w0 + w) as u32 * 64, word, &mut cursor);
+                    budget = budget.saturating_sub(word.count_ones() as usize);
+                    if budget == 0 {
+                        break;
+                    }
                 }
             }
         }
         // Candidates are found a block of words at a time (AND and OR over whole slices), with
         // the sets of the block's start: the first block is one word, a block after the sets
         // change is `RESTART_BLOCK` words, and blocks double while the sets do not change.
-        let mut block = if seeds.is_some() { RESTART_BLOCK } else { 1 };
+        let mut block = if seeds.is_empty() { 1 } else { RESTART_BLOCK };
         let mut found = [0u64; MAX_BLOCK];
         let mut all = [0u64; MAX_BLOCK];
         let mut cursor = Cursor::new(&scan, lo);
@@ -272,10 +279,9 @@ impl Index {
                     *f |= a;
                 }
             }
-            if let Some(seeds) = &seeds {
-                for (f, &s) in found.iter_mut().zip(&seeds[start..end]) {
-                    *f &= !s;
-                }
+            let met = seeds.len();
+            for (f, &s) in found.iter_mut().zip(&seeds[start.min(met)..end.min(met)]) {
+                *f &= !s;
             }
             for (w, &word_found) in (start..end).zip(&*found) {
                 // Only this range's documents (a dense bitmap covers the whole index).
@@ -288,7 +294,7 @@ impl Index {
             start = end;
         }
         let top = scan.top;
-        count_path(if seeds.is_some() { 2 } else { 0 });
+        count_path(if seeds.is_empty() { 0 } else { 2 });
         Some(top.into_sorted())
     }
 }
@@ -413,6 +419,9 @@ impl<'a, F: Fn(u32, f64) -> bool + Sync> Scan<'a, '_, F> {
 /// times `limit` over the range's `span` documents (at least two lists: one list's documents
 /// are most of a range's candidates anyway).
 fn seed_lists(lists: &[List], order: &[usize], limit: usize, span: u32) -> Option<usize> {
+    if span > SEED_MAX_SPAN {
+        return None;
+    }
     let span = f64::from(span.max(1));
     let mut expected = span;
     let mut best = None;
@@ -427,6 +436,18 @@ fn seed_lists(lists: &[List], order: &[usize], limit: usize, span: u32) -> Optio
 
 /// See [`seed_lists`].
 const SEEDS_PER_HIT: f64 = 2.0;
+
+/// Ranges of more documents get no seeds. A wider range's bitmaps outgrow the core's cache, and
+/// the seed walk (a second pass over the words, ranks included) then costs about what the seeds
+/// save: 1M synthetic tools in 2 ranges of 500k (seed profile), per range, with seeds 40 µs of
+/// seed walk for 37 seeds, then 102 µs for 458 candidates; without, 140 µs for 618 candidates;
+/// from Python, the median search 146 µs with seeds against 126 µs without. At 100k (one
+/// range) seeds save 18-23 % (seed 35.5 to 28.9 µs, english 43.1 to 33.5 µs).
+pub(super) const SEED_MAX_SPAN: u32 = 1 << 17;
+
+/// The seeds scored at most, times `limit`: the seed walk stops at the word where it passes
+/// that many.
+const SEED_BUDGET: usize = 4;
 
 /// The number of set bits in `words`.
 #[inline(always)]
