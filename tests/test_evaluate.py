@@ -21,6 +21,7 @@ from toolsift._variants import (  # noqa: E402
     cjk_split,
     parse_variant,
     property_descriptions,
+    word_pairs,
 )
 from toolsift.hybrid import lexical_search  # noqa: E402
 
@@ -204,8 +205,30 @@ def test_extra_fields_change_the_ranking() -> None:
     assert VariantIndex(tools, Variant(weights=params)).search("giraffe", 2) == [1]
 
 
+def test_word_pairs_join_neighbours_and_the_word_after() -> None:
+    tokens = str.split
+    assert word_pairs("word cloud chart", tokens) == ["wordcloud", "cloudchart", "wordchart"]
+    # Stop words go first, so the words around one pair up; repeats and non-ASCII never pair.
+    assert word_pairs("read the config file", tokens) == ["readconfig", "configfile", "readfile"]
+    assert word_pairs("go go 天气 now", tokens) == ["gonow"]
+
+
+def test_word_pairs_variant_rewards_the_words_side_by_side() -> None:
+    backups = "Cloud drive sync. Word processor backups, kept on a cloud drive, as word documents."
+    tools = [
+        Tool(name="make_chart", description="Draws a word cloud."),
+        Tool(name="backups", description=backups),  # both words twice, never side by side
+    ]
+    assert VariantIndex(tools, Variant()).search("word cloud", 2) == [1, 0]
+    # The pair "wordcloud" is in tool 0's summary only, and the query asks for it; the other
+    # order asks for "cloudword", which tool 1 holds (a window of two: "cloud drive word").
+    assert VariantIndex(tools, Variant(word_pairs=0.5)).search("word cloud", 2) == [0, 1]
+    assert VariantIndex(tools, Variant(word_pairs=0.5)).search("cloud word", 2) == [1, 0]
+
+
 def test_parse_variant_round_trips_its_label() -> None:
-    for spec in ("base", "stem+stop+cjk", "bm25f+desc=1+propdesc=0.5", "k1=1.5+summary=3"):
+    specs = ("base", "stem+stop+cjk", "bm25f+desc=1+propdesc=0.5", "k1=1.5+summary=3", "pairs=0.1")
+    for spec in specs:
         v = parse_variant(spec)
         assert parse_variant(v.label) == v
     with pytest.raises(ValueError, match="unknown variant option"):

@@ -46,6 +46,7 @@ __all__ = [
     "property_descriptions",
     "STOPWORDS_EN",
     "parse_variant",
+    "word_pairs",
 ]
 
 # Field ids of toolsift._documents.document, by name (the order of FieldWeights).
@@ -69,6 +70,28 @@ def cjk_split(text: str, tokenize: Callable[[str], list[str]]) -> list[str]:
         ['获取', '取天', '天气', 'weather']
     """
     return split_cjk(tokenize(text))
+
+
+def word_pairs(text: str, tokenize: Callable[[str], list[str]]) -> list[str]:
+    """The word pairs of ``text`` for the ``pairs=`` variant: its tokens with the query stop
+    words dropped, each ASCII token joined to the next and to the one after it (a window of two,
+    so that one word in between, "read the config file" -> ``configfile`` and ``readconfig``,
+    still pairs), as one token: the engine's tokenizer keeps a joined pair of lowercase ASCII
+    tokens whole, and it also meets the same words written as one name ("wordcloud").
+
+    Example:
+        >>> word_pairs("Generate a word cloud chart", lambda t: t.lower().split())
+        ['generateword', 'wordcloud', 'cloudchart', 'generatecloud', 'wordchart']
+    """
+    tokens = [t for t in tokenize(text) if t not in STOPWORDS_EN]
+    out: list[str] = []
+    for gap in (1, 2):
+        out.extend(
+            a + b
+            for a, b in zip(tokens, tokens[gap:])
+            if a != b and a.isascii() and b.isascii() and a.isalnum() and b.isalnum()
+        )
+    return out
 
 
 def _default_tokenize() -> Callable[[str], list[str]]:
@@ -112,6 +135,9 @@ class Variant:
             ``distinct_query_terms`` (the engine's english profile: 2).
         idf: ``"lucene"`` ``ln(1 + (N - df + 0.5)/(df + 0.5))`` (the engine's) or ``"plus"``
             ``ln((N + 1)/df)`` (rank_bm25's and bm25s' BM25+).
+        word_pairs: index the summary's :func:`word_pairs` as one more field at this weight
+            (counted in the length, analysed like every field), and add the query's pairs to
+            its terms (``pairs=``; 0 = off).
 
     Example:
         >>> Variant(stem=True).label
@@ -130,6 +156,7 @@ class Variant:
     stem_expansion: float = 0.0
     stem_query_weight: float = 1.0
     idf: Literal["lucene", "plus"] = "lucene"
+    word_pairs: float = 0.0
 
     @property
     def label(self) -> str:
@@ -148,6 +175,8 @@ class Variant:
             parts.append(f"stemx={self.stem_expansion:g}")
         if self.stem_query_weight != base.stem_query_weight:
             parts.append(f"stemq={self.stem_query_weight:g}")
+        if self.word_pairs:
+            parts.append(f"pairs={self.word_pairs:g}")
         for opt in ("k1", "b", "delta"):
             if getattr(self, opt) != getattr(base, opt):
                 parts.append(f"{opt}={getattr(self, opt):g}")
@@ -190,6 +219,8 @@ def parse_variant(spec: str) -> Variant:
             kwargs["stem_query_weight"] = float(value or 2)
         elif key == "idf":
             kwargs["idf"] = value
+        elif key == "pairs":
+            kwargs["word_pairs"] = float(value or 0.1)
         elif key in ("k1", "b", "delta"):
             kwargs[key] = float(value)
         elif key in _FIELD_NAMES:
@@ -252,6 +283,11 @@ class VariantIndex:
         base_tokenize = tokenize or _default_tokenize()
         self._query_split = (lambda t: cjk_split(t, base_tokenize)) if v.cjk else base_tokenize
         weights = v.weights.as_list()
+        # The word pairs' field, after the engine's fields (and before the stemmed copies').
+        pairs_field = len(weights) if v.word_pairs else None
+        if pairs_field is not None:
+            weights.append(v.word_pairs)
+        self._pairs_tokenize = base_tokenize
         n_plain = len(weights)
         self._expand = _stem_copies if v.stem_expansion else None
         if self._expand is not None:
@@ -263,6 +299,10 @@ class VariantIndex:
             fields: dict[int, list[str]] = {}
             for fid, text in _fields(tool, v):
                 fields.setdefault(fid, []).extend(self.analyze(text))
+            if pairs_field is not None:
+                pairs = self.analyze(" ".join(word_pairs(tool.display_summary, base_tokenize)))
+                if pairs:
+                    fields[pairs_field] = pairs
             if self._expand is not None:
                 for fid, toks in list(fields.items()):
                     fields[fid + n_plain] = self._expand(toks)
@@ -316,6 +356,8 @@ class VariantIndex:
     def query_tokens(self, query: str) -> list[str]:
         """The query's tokens: split, stop words dropped (if on, unless all are), stemmed."""
         tokens = self._query_split(query)
+        if self.variant.word_pairs:
+            tokens += self._query_split(" ".join(word_pairs(query, self._pairs_tokenize)))
         if self.variant.stopwords:
             kept = [t for t in tokens if t not in STOPWORDS_EN]
             tokens = kept or tokens
