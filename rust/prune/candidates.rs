@@ -221,17 +221,30 @@ impl Index {
             // The estimate can be far off (correlated terms): the walk stops after a budget of
             // seeds, so that a range rich in them costs no more than a few words' worth.
             let mut budget = SEED_BUDGET * limit;
-            #[allow(clippy::needless_range_loop)] // `w` indexes every list's bitmap
-            for w in 0..words {
-                let word = order[..j]
-                    .iter()
-                    .fold(range_mask(w), |word, &i| word & maps[i][w]);
-                seeds.push(word);
-                if word != 0 {
+            // The seed words are found `MAX_BLOCK` words at a time (ANDs over whole slices).
+            seeds.reserve(words);
+            'walk: for start in (0..words).step_by(MAX_BLOCK) {
+                let end = words.min(start + MAX_BLOCK);
+                seeds.extend(maps[order[0]][start..end].iter().copied());
+                let block = &mut seeds[start..end];
+                for &i in &order[1..j] {
+                    for (s, &m) in block.iter_mut().zip(&maps[i][start..end]) {
+                        *s &= m;
+                    }
+                }
+                block[0] &= range_mask(start);
+                block[end - start - 1] &= range_mask(end - 1);
+                for w in start..end {
+                    let word = seeds[w];
+                    if word == 0 {
+                        continue;
+                    }
                     stale |= scan.score_word(self, w, (w0 + w) as u32 * 64, word, &mut cursor);
                     budget = budget.saturating_sub(word.count_ones() as usize);
                     if budget == 0 {
-                        break;
+                        // The walk skips the seeds of the words met, and only those.
+                        seeds.truncate(w + 1);
+                        break 'walk;
                     }
                 }
             }
