@@ -88,17 +88,18 @@ def _tools(n=N):
     ]
 
 
-@pytest.mark.parametrize("weights", ["seed", "english", "titled"])
+@pytest.mark.parametrize("weights", ["seed", "english", "titled", "paired"])
 def test_document_columns_read_back_as_pairs_and_build_the_same_index(engine_index, weights):
     """`documents()` hands the Rust engine flat columns; read as a sequence they are exactly the
     `(field id, text)` pairs of `document()`, and either form builds the same index."""
     from toolsift._documents import FieldWeights, document, documents
 
-    w = (
-        FieldWeights(title=1.5).as_list()
-        if weights == "titled"
-        else FieldWeights.for_profile(weights).as_list()
-    )
+    if weights == "titled":
+        w = FieldWeights(title=1.5).as_list()
+    elif weights == "paired":
+        w = FieldWeights(summary=1.0, description=0.25, word_pairs=0.1).as_list()
+    else:
+        w = FieldWeights.for_profile(weights).as_list()
     tools = _tools()
     columns = documents(tools, w)
     pairs = [document(t, w) for t in tools]

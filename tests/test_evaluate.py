@@ -264,7 +264,16 @@ def test_weighted_tokens_repeat_each_field_by_its_weight() -> None:
 
 
 @pytest.mark.parametrize(
-    "spec", ["toolsift", "toolsift-plain", "toolsift-python", "v:stop+cjk", "bm25s-bm25+"]
+    "spec",
+    [
+        "toolsift",
+        "toolsift-plain",
+        "toolsift-python",
+        "toolsift+pairs",
+        "toolsift+pairs=0.2@seed",
+        "v:stop+cjk",
+        "bm25s-bm25+",
+    ],
 )
 def test_rankers_run(spec: str) -> None:
     if spec.startswith("bm25s"):
@@ -273,6 +282,19 @@ def test_rankers_run(spec: str) -> None:
     ranked = ev.make_ranker(spec, tools)("open a pull request", 5)
     assert 0 < len(ranked) <= 5
     assert "pull" in tools[ranked[0]].name
+
+
+def test_pairs_ranker_indexes_the_pairs() -> None:
+    tools = [
+        Tool(name="make_chart", description="Draws a word cloud."),
+        Tool(
+            name="backups",
+            description="Cloud drive sync. Word processor backups, kept on a cloud drive, as "
+            "word documents.",
+        ),
+    ]
+    assert ev.make_ranker("toolsift", tools)("word cloud", 2) == [1, 0]
+    assert ev.make_ranker("toolsift+pairs=0.5", tools)("word cloud", 2) == [0, 1]
 
 
 def test_unknown_ranker() -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ._analysis import STEM_WEIGHT, ProfileName, stem_copy
 from ._analysis import terms as analysed_terms
-from ._documents import FieldWeights
+from ._documents import FieldWeights, scored_text
 from ._documents import document as _document
 from ._lazytools import LazyTools
 from ._named import DEFAULT_PREFIX_FRACTION
@@ -73,7 +73,7 @@ class Explaining:
         if parsed.kind == "select":
             return Explanation(target, parsed.query, 0.0)
         raw = self._index.explain(
-            parsed.text,
+            scored_text(parsed.text, self.field_weights),
             doc,
             prefix_fraction=prefix_fraction,
             prefix_min_len=prefix_min_len,

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _keyword
+from ._documents import FieldWeights, scored_text
 from ._lazytools import LazyTools
 from ._persist import _name_source
 from .errors import LimitError
@@ -67,6 +68,7 @@ class NamedLookups:
     _name_lock: threading.Lock
     _index: EngineIndex
     engine: str
+    field_weights: FieldWeights
 
     @property
     def names(self) -> NameTable:
@@ -150,7 +152,9 @@ class NamedLookups:
         matches: list[Match] = []
         if tier:
             scores = dict(
-                self._index.score_documents(parsed.text, tier, sorted(excluded), **filters)
+                self._index.score_documents(
+                    scored_text(parsed.text, self.field_weights), tier, sorted(excluded), **filters
+                )
             )
             matches = [new_match(self._tools[d], scores.get(d, 0.0), "exact_name") for d in tier]
         rest = (

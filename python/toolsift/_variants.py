@@ -34,7 +34,7 @@ from typing import Any, Callable, Literal
 import numpy as np
 
 from ._analysis import STOPWORDS_EN, is_marked, split_cjk, stem_copy
-from ._documents import FieldWeights, document
+from ._documents import FieldWeights, document, word_pairs
 from ._documents import parameter_descriptions as property_descriptions
 from .tools import Tool
 
@@ -70,28 +70,6 @@ def cjk_split(text: str, tokenize: Callable[[str], list[str]]) -> list[str]:
         ['获取', '取天', '天气', 'weather']
     """
     return split_cjk(tokenize(text))
-
-
-def word_pairs(text: str, tokenize: Callable[[str], list[str]]) -> list[str]:
-    """The word pairs of ``text`` for the ``pairs=`` variant: its tokens with the query stop
-    words dropped, each ASCII token joined to the next and to the one after it (a window of two,
-    so that one word in between, "read the config file" -> ``configfile`` and ``readconfig``,
-    still pairs), as one token: the engine's tokenizer keeps a joined pair of lowercase ASCII
-    tokens whole, and it also meets the same words written as one name ("wordcloud").
-
-    Example:
-        >>> word_pairs("Generate a word cloud chart", lambda t: t.lower().split())
-        ['generateword', 'wordcloud', 'cloudchart', 'generatecloud', 'wordchart']
-    """
-    tokens = [t for t in tokenize(text) if t not in STOPWORDS_EN]
-    out: list[str] = []
-    for gap in (1, 2):
-        out.extend(
-            a + b
-            for a, b in zip(tokens, tokens[gap:])
-            if a != b and a.isascii() and b.isascii() and a.isalnum() and b.isalnum()
-        )
-    return out
 
 
 def _default_tokenize() -> Callable[[str], list[str]]:

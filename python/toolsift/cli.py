@@ -13,6 +13,8 @@ Example:
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import math
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -21,6 +23,7 @@ from typing import Any, NoReturn
 from . import __version__
 from . import evaluate as _evaluate
 from ._analysis import DEFAULT_PROFILE, PROFILES
+from ._documents import FieldWeights
 from .catalog import default_server_summaries, default_tools
 from .contract import (
     anthropic_tool_result,
@@ -85,6 +88,14 @@ def _parser() -> argparse.ArgumentParser:
         default=DEFAULT_PROFILE,
         help="analysis profile: english (default: CJK bigrams, stemming, query stop words) or "
         "seed (seed 000's exact ranking)",
+    )
+    catalog.add_argument(
+        "--word-pairs",
+        type=float,
+        default=0.0,
+        metavar="WEIGHT",
+        help="also index each summary's word pairs at this field weight and ask for the query's "
+        "(0.1 lifts quality on the labeled sets at about 2x the build and memory; default off)",
     )
 
     search = sub.add_parser(
@@ -191,8 +202,19 @@ def _session(args: argparse.Namespace) -> tuple[DiscoverySession, str]:
         summaries=summaries,
         engine=args.engine,
         profile=args.profile,
+        field_weights=_field_weights(args),
     )
     return session, source
+
+
+def _field_weights(args: argparse.Namespace) -> FieldWeights | None:
+    """The profile's field weights with ``--word-pairs`` on, or ``None`` (the profile's own)."""
+    if not args.word_pairs:
+        return None
+    if not (args.word_pairs > 0 and math.isfinite(args.word_pairs)):
+        raise _Failure(f"--word-pairs must be a positive number, got {args.word_pairs}")
+    weights = FieldWeights.for_profile(args.profile)
+    return dataclasses.replace(weights, word_pairs=args.word_pairs)
 
 
 def _search(args: argparse.Namespace) -> int:

@@ -32,6 +32,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import json
 import math
@@ -44,6 +45,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ._analysis import DEFAULT_PROFILE, check_profile
+from ._documents import FieldWeights
 from ._eval_peers import Ranker, _bm25s_ranker, _rank_bm25_ranker, _ratel_ranker
 from .errors import ToolsiftError
 from .index import ToolIndex
@@ -246,9 +248,16 @@ TOOLSIFT_RANKERS: dict[str, dict[str, Any]] = {
 
 
 def _toolsift_ranker(
-    tools: Sequence[Tool], engine: str, options: dict[str, Any], profile: str = DEFAULT_PROFILE
+    tools: Sequence[Tool],
+    engine: str,
+    options: dict[str, Any],
+    profile: str = DEFAULT_PROFILE,
+    word_pairs: float = 0.0,
 ) -> Ranker:
-    index = ToolIndex(tools, engine=engine, profile=profile)  # type: ignore[arg-type]
+    weights = FieldWeights.for_profile(profile)
+    if word_pairs:
+        weights = dataclasses.replace(weights, word_pairs=word_pairs)
+    index = ToolIndex(tools, engine=engine, profile=profile, field_weights=weights)  # type: ignore[arg-type]
     pos = {t.name: i for i, t in enumerate(tools)}
 
     from .hybrid import lexical_search
@@ -269,6 +278,8 @@ def make_ranker(spec: str, tools: Sequence[Tool], **options: Any) -> Ranker:
     exact-name tier or prefix matching), ``toolsift-coverage``, ``toolsift-keyword`` (see
     :data:`TOOLSIFT_RANKERS`), ``toolsift-python`` (the pure-Python twin), each with an optional
     ``@PROFILE`` suffix for another analysis profile (``toolsift@seed``: seed 000's ranking),
+    ``toolsift+pairs[=w]`` (``toolsift`` with :attr:`~toolsift.FieldWeights.word_pairs` at ``w``,
+    0.1 by default),
     ``rank_bm25-okapi``, ``rank_bm25-plus``, ``bm25s`` (Lucene), ``bm25s-bm25+``, ``ratel``
     (ratel-ai's own analysis and BM25, an end-to-end peer), ``v:<variant>``
     (:func:`toolsift._variants.parse_variant`), and with an ``embedder`` option ``dense``,
@@ -280,6 +291,9 @@ def make_ranker(spec: str, tools: Sequence[Tool], **options: Any) -> Ranker:
     profile = profile or DEFAULT_PROFILE
     if base in TOOLSIFT_RANKERS:
         return _toolsift_ranker(tools, "auto", TOOLSIFT_RANKERS[base], profile)
+    if base == "toolsift+pairs" or base.startswith("toolsift+pairs="):
+        weight = float(base.partition("=")[2] or 0.1)
+        return _toolsift_ranker(tools, "auto", {}, profile, word_pairs=weight)
     if base == "toolsift-python":
         return _toolsift_ranker(tools, "python", {}, profile)
     if spec.startswith("rank_bm25-"):

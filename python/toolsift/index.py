@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import _fallback, _keyword
 from ._analysis import DEFAULT_PROFILE, ProfileName, check_profile
-from ._documents import FieldWeights, default_delta, documents
+from ._documents import FieldWeights, default_delta, documents, scored_text
 from ._engines import EngineName, available_engines
 from ._engines import select_engine as _select_engine
 from ._index_explain import Explaining
@@ -299,7 +299,9 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         if defaults:
             request = _DEFAULT_REQUESTS.get(limit)
             if request is not None:
-                keys = self.names.keys if self.engine == "rust" else None
+                # The Rust engine's one call searches the query as written: not with pairs.
+                plain_ok = self.engine == "rust" and not self.field_weights.word_pairs
+                keys = self.names.keys if plain_ok else None
                 if keys is not None:
                     # The Rust engine answers a plain query (no name in it, nothing for the
                     # parser to do but trim it) in one call, parse to SearchResult; None: the
@@ -427,7 +429,7 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
             matches += self._index.search_matches(
                 self._tools,
                 "bm25",
-                parsed.text,
+                scored_text(parsed.text, self.field_weights),
                 room,
                 exclude,
                 request.include,
@@ -461,6 +463,7 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         keys = self.names.keys if self.engine == "rust" else None
         if (
             keys is None
+            or self.field_weights.word_pairs  # the engine's call searches the text as written
             or request.plain_fields is None  # a gate acts on the whole result
             or not request.exact_names
             or request.allowed is not None
@@ -519,7 +522,7 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
                 "coverage": request.coverage,
                 "relative_floor": floor,
             }
-            texts = [queries[i].text for i in members]
+            texts = [scored_text(queries[i].text, self.field_weights) for i in members]
             if len(texts) == 1:
                 lists = [self._index.search(texts[0], room, exclude, **kwargs)]
             else:

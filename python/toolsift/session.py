@@ -49,6 +49,7 @@ from typing import Any, Literal
 
 from . import _fallback
 from ._analysis import DEFAULT_PROFILE, ProfileName, check_profile
+from ._documents import FieldWeights
 from ._session_state import AUTO_MAX_TOKENS as AUTO_MAX_TOKENS
 from ._session_state import AUTO_MAX_TOOLS as AUTO_MAX_TOOLS
 from ._session_state import (
@@ -159,6 +160,8 @@ class DiscoverySession(_SessionState):
         engine: the ranking engine of the indexes (see :class:`~toolsift.ToolIndex`).
         profile: the analysis profile of the indexes (see :class:`~toolsift.ToolIndex`):
             ``"english"`` (default) or ``"seed"``, seed 000's exact ranking.
+        field_weights: the indexes' field weights (see :class:`~toolsift.ToolIndex`; default:
+            the profile's), e.g. with :attr:`~toolsift.FieldWeights.word_pairs` on.
         meta_tool_name: the name of the search meta-tool, used in error messages.
         rebuild_on_activation: index the hidden tools only and rebuild after activations, so
             scores are exactly seed 000's (default); ``False`` indexes active tools too and
@@ -189,9 +192,11 @@ class DiscoverySession(_SessionState):
         meta_tool_name: str = META_TOOL_NAME,
         rebuild_on_activation: bool = True,
         profile: ProfileName = DEFAULT_PROFILE,
+        field_weights: FieldWeights | None = None,
     ) -> None:
         _check_mode(mode)
         self._profile: ProfileName = check_profile(profile)
+        self._field_weights = field_weights
         self._build_lock = threading.Lock()  # one snapshot build at a time
         self._engine: EngineName = engine
         self.meta_tool_name = meta_tool_name
@@ -461,10 +466,13 @@ class DiscoverySession(_SessionState):
                         previous.discoverable if previous else None,
                         discoverable,
                         self._engine,
-                        self._profile,
+                        (self._profile, self._field_weights),
                     ),
                     fixed=_derive(
-                        previous.fixed if previous else None, fixed, self._engine, self._profile
+                        previous.fixed if previous else None,
+                        fixed,
+                        self._engine,
+                        (self._profile, self._field_weights),
                     ),
                     catalog=catalog,
                     selected=n_selected,
@@ -505,7 +513,10 @@ class DiscoverySession(_SessionState):
 
 
 def _derive(
-    previous: ToolIndex | None, tools: list[Tool], engine: EngineName, profile: ProfileName
+    previous: ToolIndex | None,
+    tools: list[Tool],
+    engine: EngineName,
+    analysis: tuple[ProfileName, FieldWeights | None],
 ) -> ToolIndex:
     """An index over ``tools``: the previous snapshot's index updated in place of a rebuild when
     few tools changed (an activation moves one or a few tools out of the hidden corpus).
@@ -515,13 +526,13 @@ def _derive(
     names are unique, so no ranking depends on it.
     """
     if previous is None or previous.engine != _resolved(engine, previous):
-        return ToolIndex(tools, engine=engine, profile=profile)
+        return ToolIndex(tools, engine=engine, profile=analysis[0], field_weights=analysis[1])
     old = {t.name: t for t in previous.tools}
     new = {t.name for t in tools}
     remove = [name for name in old if name not in new]
     add = [t for t in tools if old.get(t.name) is not t]
     if len(remove) + len(add) > max(_UPDATE_AT_MOST, len(tools) // 4):
-        return ToolIndex(tools, engine=engine, profile=profile)
+        return ToolIndex(tools, engine=engine, profile=analysis[0], field_weights=analysis[1])
     if not remove and not add:
         return previous
     return previous.with_tools(add=add, remove=remove)
