@@ -118,6 +118,14 @@ def test_sessions_index_with_the_weights_given(engine: str) -> None:
     assert plain.search("word cloud", limit=2).activated[0] == "backups"
 
 
+def test_field_weights_of_another_type_are_a_type_error() -> None:
+    weights = {"word_pairs": 0.1}
+    with pytest.raises(TypeError, match="field_weights must be a toolsift.FieldWeights"):
+        ToolIndex(CLOUD, field_weights=weights)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="got dict"):
+        DiscoverySession(CLOUD, field_weights=weights)  # type: ignore[arg-type]
+
+
 def test_cli_word_pairs(tmp_path) -> None:
     catalog = tmp_path / "tools.json"
     catalog.write_text(json.dumps([{"name": t.name, "description": t.description} for t in CLOUD]))

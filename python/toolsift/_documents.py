@@ -170,6 +170,22 @@ def word_pairs(text: str, tokenize: Callable[[str], list[str]] = _tokenize) -> l
     return out
 
 
+def check_field_weights(weights: object) -> FieldWeights | None:
+    """``weights`` if it is ``None`` or a :class:`FieldWeights`; else a ``TypeError`` that says
+    what to pass (a dict of weights would otherwise fail later, as an ``AttributeError``).
+
+    Example:
+        >>> check_field_weights(None) is None
+        True
+    """
+    if weights is None or isinstance(weights, FieldWeights):
+        return weights
+    raise TypeError(
+        f"field_weights must be a toolsift.FieldWeights (e.g. FieldWeights(summary=3.0)), "
+        f"got {type(weights).__name__}"
+    )
+
+
 def scored_text(text: str, weights: FieldWeights) -> str:
     """The text a search under ``weights`` scores: ``text``, followed by its :func:`word_pairs`
     when the index has them (``weights.word_pairs``).

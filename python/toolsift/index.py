@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import _fallback, _keyword
 from ._analysis import DEFAULT_PROFILE, ProfileName, check_profile
-from ._documents import FieldWeights, default_delta, documents, scored_text
+from ._documents import (
+    FieldWeights,
+    check_field_weights,
+    default_delta,
+    documents,
+    scored_text,
+)
 from ._engines import EngineName, available_engines
 from ._engines import select_engine as _select_engine
 from ._index_explain import Explaining
@@ -142,6 +148,7 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         profile: ProfileName = DEFAULT_PROFILE,
     ) -> None:
         profile = check_profile(profile)
+        field_weights = check_field_weights(field_weights)
         if delta is None:
             delta = default_delta(profile)
         self._tools: tuple[Tool, ...] | LazyTools = tuple(tools)

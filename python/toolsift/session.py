@@ -49,7 +49,7 @@ from typing import Any, Literal
 
 from . import _fallback
 from ._analysis import DEFAULT_PROFILE, ProfileName, check_profile
-from ._documents import FieldWeights
+from ._documents import FieldWeights, check_field_weights
 from ._session_state import AUTO_MAX_TOKENS as AUTO_MAX_TOKENS
 from ._session_state import AUTO_MAX_TOOLS as AUTO_MAX_TOOLS
 from ._session_state import (
@@ -196,7 +196,7 @@ class DiscoverySession(_SessionState):
     ) -> None:
         _check_mode(mode)
         self._profile: ProfileName = check_profile(profile)
-        self._field_weights = field_weights
+        self._field_weights = check_field_weights(field_weights)
         self._build_lock = threading.Lock()  # one snapshot build at a time
         self._engine: EngineName = engine
         self.meta_tool_name = meta_tool_name
