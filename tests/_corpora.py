@@ -4,6 +4,7 @@ that terms overlap and most queries match something."""
 from __future__ import annotations
 
 from hypothesis import strategies as st
+from toolsift import Tool
 
 VOCAB = (
     "read write file issue pull request get list user channel send message calendar event "
@@ -86,3 +87,16 @@ def _engine_params():
 
 #: For Hypothesis tests, which cannot take function-scoped fixtures: the engine classes and names.
 ENGINE_CLASSES, ENGINE_NAMES = _engine_params()
+
+
+#: Two tools for word pairs: both hold "word" and "cloud", the second twice each and never side
+#: by side, so it wins without pairs; only the first's summary holds the pair ``wordcloud``, and
+#: only the second's ``cloudword`` (a window of two: "cloud drive word").
+WORD_CLOUD_TOOLS = [
+    Tool(name="make_chart", description="Draws a word cloud."),
+    Tool(
+        name="backups",
+        description="Cloud drive sync. Word processor backups, kept on a cloud drive, as word "
+        "documents.",
+    ),
+]

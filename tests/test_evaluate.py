@@ -11,6 +11,7 @@ from toolsift import FieldWeights, ProfileError, Tool, ToolIndex, default_tools
 from toolsift import _eval_peers as peers
 from toolsift import evaluate as ev
 
+from ._corpora import WORD_CLOUD_TOOLS
 from .conftest import require_shared
 
 np = pytest.importorskip("numpy")
@@ -214,11 +215,7 @@ def test_word_pairs_join_neighbours_and_the_word_after() -> None:
 
 
 def test_word_pairs_variant_rewards_the_words_side_by_side() -> None:
-    backups = "Cloud drive sync. Word processor backups, kept on a cloud drive, as word documents."
-    tools = [
-        Tool(name="make_chart", description="Draws a word cloud."),
-        Tool(name="backups", description=backups),  # both words twice, never side by side
-    ]
+    tools = WORD_CLOUD_TOOLS  # both words in each; side by side in tool 0's summary only
     assert VariantIndex(tools, Variant()).search("word cloud", 2) == [1, 0]
     # The pair "wordcloud" is in tool 0's summary only, and the query asks for it; the other
     # order asks for "cloudword", which tool 1 holds (a window of two: "cloud drive word").
@@ -285,14 +282,7 @@ def test_rankers_run(spec: str) -> None:
 
 
 def test_pairs_ranker_indexes_the_pairs() -> None:
-    tools = [
-        Tool(name="make_chart", description="Draws a word cloud."),
-        Tool(
-            name="backups",
-            description="Cloud drive sync. Word processor backups, kept on a cloud drive, as "
-            "word documents.",
-        ),
-    ]
+    tools = WORD_CLOUD_TOOLS
     assert ev.make_ranker("toolsift", tools)("word cloud", 2) == [1, 0]
     assert ev.make_ranker("toolsift+pairs=0.5", tools)("word cloud", 2) == [0, 1]
 

@@ -15,19 +15,13 @@ from hypothesis import strategies as st
 from toolsift import DiscoverySession, FieldWeights, Tool, ToolIndex
 from toolsift._documents import document, scored_text, word_pairs
 
+from ._corpora import WORD_CLOUD_TOOLS
 from .conftest import HAVE_RUST
 
 PAIRS = dataclasses.replace(FieldWeights.for_profile("english"), word_pairs=0.5)
 WORDS = "word cloud chart file read the a drive sync backup issue pull request".split()
 
-CLOUD = [
-    Tool(name="make_chart", description="Draws a word cloud."),
-    Tool(
-        name="backups",
-        description="Cloud drive sync. Word processor backups, kept on a cloud drive, as word "
-        "documents.",
-    ),
-]
+CLOUD = WORD_CLOUD_TOOLS
 
 
 def test_pairs_are_neighbours_and_the_word_after_without_stop_words() -> None:
