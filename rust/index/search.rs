@@ -353,9 +353,8 @@ impl Index {
             for group in &mut groups {
                 let scores: [f64; WALK_GROUP] =
                     std::array::from_fn(|i| std::mem::replace(&mut acc[group[i] as usize], 0.0));
-                let best = scores.iter().fold(f64::NEG_INFINITY, |m, &s| m.max(s));
-                if best < top.floor() {
-                    continue; // every score is below it (a NaN, never offered, is skipped too)
+                if all_below(&scores, top.floor()) {
+                    continue; // every score is below it
                 }
                 for (&doc, &score) in group.iter().zip(&scores) {
                     top.offer(self, doc, score, |doc, score| keep(doc, score, 0));
@@ -391,6 +390,15 @@ pub(crate) fn id_of(term_ref: u32) -> Option<u32> {
 
 /// How many touched documents the top-k walk reads before one comparison with the floor.
 const WALK_GROUP: usize = 8;
+
+/// Whether every score of a walk group is below `floor`: eight independent comparisons and'ed
+/// together (two-lane compares and one mask), where a running `f64::max` chained eight NaN-aware
+/// steps, most of the walk's time. A NaN is not below the floor, so its group is not skipped and
+/// each score is offered alone (`TopK::offer` never keeps a NaN), as before.
+#[inline(always)]
+fn all_below(scores: &[f64; WALK_GROUP], floor: f64) -> bool {
+    scores.iter().fold(true, |all, &s| all & (s < floor))
+}
 
 /// Where a posting's impact comes from: the parenthesis of `Params::term_score`,
 /// `tf·(k1+1)/(tf+norm) + δ`, for the posting at `i` of a list, of document `d`.
