@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from toolsift import QueryError, Tool, ToolIndex, default_tools
+from toolsift import FieldWeights, QueryError, Tool, ToolIndex, default_tools
 
 np = pytest.importorskip("numpy")
 
@@ -223,6 +223,28 @@ def test_eval_ranker_with_a_variant_lexical_list() -> None:
     assert ranker("list open issues", 5) == expected
     with pytest.raises(ImportError, match="needs an embedder"):
         make_eval_ranker("dense", tools)
+
+
+def test_eval_ranker_with_word_pairs() -> None:
+    """``+pairs`` fuses the lexical list of an index with word pairs: at dense weight 0 the
+    ranking is that index's own."""
+    from toolsift.hybrid import make_eval_ranker
+
+    tools = default_tools()
+
+    def embed(texts: list[str]) -> np.ndarray:
+        return np.ones((len(texts), 3), dtype=np.float32)
+
+    weights = dataclasses.replace(FieldWeights.for_profile("english"), word_pairs=0.5)
+    paired = ToolIndex(tools, field_weights=weights)
+    pos = {t.name: i for i, t in enumerate(tools)}
+    query = "open a pull request"
+    expected = [pos[m.name] for m in paired.search(query, 5)]
+    ranker = make_eval_ranker("hybrid-minmax=0+pairs=0.5", tools, embedder=embed)
+    assert ranker(query, 5) == expected
+    assert make_eval_ranker("hybrid-minmax=0+pairs", tools, embedder=embed)(query, 5)
+    with pytest.raises(ValueError, match="unknown ranker"):
+        make_eval_ranker("hybrid-minmax+pairsx", tools, embedder=embed)
 
 
 def test_blocked_matvec_equals_the_plain_product() -> None:

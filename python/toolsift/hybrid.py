@@ -41,6 +41,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -48,6 +49,8 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
 
 import numpy as np
 
+from ._analysis import DEFAULT_PROFILE
+from ._documents import FieldWeights
 from .errors import QueryError
 from .index import DEFAULT_LIMIT, Match, ToolIndex
 from .tools import Tool
@@ -410,16 +413,21 @@ def _search_parameters(index: ToolIndex) -> frozenset[str]:
 def make_eval_ranker(
     spec: str, tools: Sequence[Tool], *, embedder: Any = None, **_ignored: Any
 ) -> Callable[[str, int], list[int]]:
-    """A ranker for :mod:`toolsift.evaluate`: ``dense``, ``hybrid-minmax[=w][@variant]``,
-    ``hybrid-rrf[=w][@variant]``.
+    """A ranker for :mod:`toolsift.evaluate`: ``dense``,
+    ``hybrid-minmax[=w][+pairs[=p]][@variant]`` or ``hybrid-rrf[=w][+pairs[=p]][@variant]``.
 
-    ``w`` is the dense weight (default :data:`DEFAULT_DENSE_WEIGHT`). ``@variant`` takes the
-    lexical list from a :mod:`toolsift._variants` variant (e.g.
+    ``w`` is the dense weight (default :data:`DEFAULT_DENSE_WEIGHT`). ``+pairs`` fuses the
+    lexical list of an index with :attr:`~toolsift.FieldWeights.word_pairs` at ``p`` (0.1 by
+    default). ``@variant`` takes the lexical list from a :mod:`toolsift._variants` variant (e.g.
     ``@qdistinct+stop+stemx=0.5+cjk``) instead of the engine. Needs ``embedder`` (``--embed``).
     """
     if embedder is None:
         raise ImportError(f"ranker {spec!r} needs an embedder (--embed minilm|wordllama)")
     head, _, variant_spec = spec.partition("@")
+    head, plus, pairs_spec = head.partition("+pairs")
+    if plus and pairs_spec and not pairs_spec.startswith("="):
+        raise ValueError(f"unknown ranker {spec!r}")
+    pairs = float(pairs_spec[1:] or 0.1) if plus else 0.0
     name, _, value = head.partition("=")
     w = float(value) if value else DEFAULT_DENSE_WEIGHT
     fusion: Fusion = "rrf" if name == "hybrid-rrf" else "minmax"
@@ -427,7 +435,10 @@ def make_eval_ranker(
         w = 1.0
     elif name not in ("hybrid-minmax", "hybrid-rrf"):
         raise ValueError(f"unknown ranker {spec!r}")
-    index = ToolIndex(tools)
+    weights = FieldWeights.for_profile(DEFAULT_PROFILE)
+    if pairs:
+        weights = dataclasses.replace(weights, word_pairs=pairs)
+    index = ToolIndex(tools, field_weights=weights)
     hybrid = HybridIndex(index, embed=embedder, fusion=fusion, dense_weight=w)
     pos = {t.name: i for i, t in enumerate(tools)}
     lexical_of: Callable[[str], list[Match]] | None = None
