@@ -280,7 +280,10 @@ class NameTable:
             return self._names_none_py(text)
         if ("`" in text or '"' in text) and (not text.isascii() or self._quoted_name(text)):
             return False
-        squashed = keys.names_none(text)
+        try:
+            squashed = keys.names_none(text)
+        except UnicodeEncodeError:  # lone surrogates, which UTF-8 cannot hold: the specification
+            return self._names_none_py(text)
         if squashed is None:
             return False
         return not any(map(self._is_squashable, squashed))
