@@ -27,8 +27,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ._analysis import STEM_WEIGHT, ProfileName, check_profile, stem_copy, terms
+from ._fallback_search import MAX_COUNT_OPTION as MAX_COUNT_OPTION
+from ._fallback_search import MAX_FIELD_WEIGHT as MAX_FIELD_WEIGHT
 from ._fallback_search import _check_text as _check_text
-from ._fallback_search import _idf, _Search
+from ._fallback_search import _idf, _Search, as_real
 from ._fallback_search import _Options as _Options
 from ._fallback_search import check_limit as check_limit
 from ._fallback_store import _Store
@@ -47,7 +49,7 @@ def _lossy(text: str) -> str:
 
 
 def _validated_params(k1: float, b: float, delta: float) -> tuple[float, float, float]:
-    k1, b, delta = float(k1), float(b), float(delta)
+    k1, b, delta = as_real(k1, "k1"), as_real(b, "b"), as_real(delta, "delta")
     if not (math.isfinite(k1) and k1 >= 0.0):
         raise ValueError(f"Invalid k1: must be a finite number >= 0, got {k1}")
     if not (math.isfinite(b) and 0.0 <= b <= 1.0):
@@ -93,12 +95,12 @@ class Index(_Search, _Store):
         documents = list(documents)
         if len(names) != len(documents):
             raise ValueError(f"got {len(names)} names for {len(documents)} documents")
-        weights = [float(w) for w in field_weights]
+        weights = [as_real(w, "a field weight") for w in field_weights]
         for field_id, w in enumerate(weights):
-            if not (math.isfinite(w) and w >= 0.0):
+            if not (math.isfinite(w) and 0.0 <= w <= MAX_FIELD_WEIGHT):
                 raise ValueError(
                     f"Invalid field weight: field {field_id} has weight {w}; "
-                    "weights must be finite and >= 0"
+                    "weights must be finite, >= 0 and at most 1e30"
                 )
         self._params = _validated_params(k1, b, delta)
         self._weights = tuple(weights)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import operator
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
@@ -33,6 +34,49 @@ def _check_text(value: object, what: str) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{what} must be a str, got {type(value).__name__}")
     return value
+
+
+#: The largest field weight (``build::MAX_FIELD_WEIGHT``): term frequencies are float32 sums of
+#: weights, which a larger weight could overflow to infinity (a NaN score).
+MAX_FIELD_WEIGHT = 1e30
+
+#: The largest count option passed on (``prefix_min_len``, ``max_expansions``): a larger value
+#: acts as this one (no term is that long, no term has that many expansions), and it fits the
+#: Rust engine's ``usize`` on every platform.
+MAX_COUNT_OPTION = 2**31 - 1
+
+
+def as_real(value: object, what: str) -> float:
+    """``value`` as a float, for an option that must be a real number (an int, a float, a numpy
+    scalar): a ``str`` is a ``TypeError`` here, as in the Rust engine, where ``float()`` would
+    parse it.
+
+    Example:
+        >>> as_real(1, "threshold")
+        1.0
+    """
+    if isinstance(value, (str, bytes, bytearray)) or not (
+        hasattr(type(value), "__float__") or hasattr(type(value), "__index__")
+    ):
+        raise TypeError(f"{what} must be a number, got {type(value).__name__}")
+    return float(value)  # type: ignore[arg-type]  # it has __float__ or __index__
+
+
+def as_count(value: object, what: str) -> int:
+    """``value`` as an int >= 0 (``TypeError`` for a float or str, ``ValueError`` below 0),
+    capped at :data:`MAX_COUNT_OPTION`, which means the same.
+
+    Example:
+        >>> as_count(10**20, "max_expansions") == MAX_COUNT_OPTION
+        True
+    """
+    try:
+        count = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"{what} must be an int, got {type(value).__name__}") from None
+    if count < 0:
+        raise ValueError(f"{what} must be >= 0, got {count}")
+    return min(count, MAX_COUNT_OPTION)
 
 
 def check_limit(limit: object) -> int:
@@ -415,12 +459,14 @@ class _Options:
         self.exclude = set(exclude) if exclude is not None else frozenset()
         self.include = set(include) if include is not None else None
         self.required = [_check_text(t, "required term") for t in required or ()]
-        self.prefix_fraction = float(prefix_fraction)
-        self.prefix_min_len = int(prefix_min_len)
-        self.max_expansions = int(max_expansions)
-        self.threshold = float(threshold)
-        self.relative_floor = float(relative_floor)
-        self.coverage = bool(coverage)
+        self.prefix_fraction = as_real(prefix_fraction, "prefix_fraction")
+        self.prefix_min_len = as_count(prefix_min_len, "prefix_min_len")
+        self.max_expansions = as_count(max_expansions, "max_expansions")
+        self.threshold = as_real(threshold, "threshold")
+        self.relative_floor = as_real(relative_floor, "relative_floor")
+        if not isinstance(coverage, bool):
+            raise TypeError(f"coverage must be a bool, got {type(coverage).__name__}")
+        self.coverage = coverage
         if not (math.isfinite(self.prefix_fraction) and self.prefix_fraction >= 0.0):
             raise ValueError(
                 f"Invalid prefix fraction: must be a finite number >= 0, got {self.prefix_fraction}"

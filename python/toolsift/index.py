@@ -68,6 +68,8 @@ def _checked_limit(limit: int | None, ranker: str, max_limit: int, max_query_len
         raise ValueError(f"ranker must be 'bm25' or 'keyword', got {ranker!r}")
     if isinstance(max_query_length, bool) or not isinstance(max_query_length, int):
         raise TypeError("max_query_length must be an int")
+    if max_query_length < 1:
+        raise ValueError(f"max_query_length must be a positive int, got {max_query_length}")
     return limit
 
 
@@ -151,6 +153,8 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         field_weights = check_field_weights(field_weights)
         if delta is None:
             delta = default_delta(profile)
+        # Checked here for both engines (a str is a TypeError in each), and passed on as floats.
+        k1, b, delta = _fallback._validated_params(k1, b, delta)
         self._tools: tuple[Tool, ...] | LazyTools = tuple(tools)
         self._by_name: dict[str, int] = {}
         servers: dict[str, list[int]] = {}
@@ -185,7 +189,7 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
             delta=delta,
             profile=profile,
         )
-        self.params = (float(k1), float(b), float(delta))
+        self.params = (k1, b, delta)
 
     @property
     def tools(self) -> tuple[Tool, ...]:
@@ -377,13 +381,21 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         max_query_length: int,
     ) -> _Request:
         """The options of :meth:`search`, validated and resolved to tool ids once per call."""
-        # Same checks and messages as the engines, whichever ranker runs.
-        _fallback._Options(
+        # Same checks and messages for both engines, whichever ranker runs; the engines get the
+        # checked values (floats, capped counts, a bool), never what the caller passed.
+        checked = _fallback._Options(
             None, None, None, prefix_fraction, prefix_min_len, max_expansions,
             threshold, relative_floor, coverage,
         )  # fmt: skip
+        prefix_fraction = checked.prefix_fraction
+        prefix_min_len = checked.prefix_min_len
+        max_expansions = checked.max_expansions
+        threshold = checked.threshold
+        relative_floor = checked.relative_floor
         clamped = limit > max_limit
         allowed = self._allowed(servers)
+        if isinstance(exclude, str):  # one name, as ``servers="slack"`` is one server
+            exclude = (exclude,)
         excluded = frozenset(self._by_name[n] for n in exclude if n in self._by_name)
         notices = (f"limit {limit} clamped to {max_limit}",) if clamped else ()
         plain = ranker == "bm25" and not relative_floor and not normalize
@@ -481,8 +493,11 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
             return None
         prefix = request.prefix
         # (Only the Rust engine's index has search_plain_many: not in EngineIndex.)
+        # The engine takes sizes as usize: a larger limit or length means the same as the cap.
+        cap = _fallback.MAX_COUNT_OPTION
         results: list[SearchResult | None] = self._index.search_plain_many(  # type: ignore[attr-defined]
-            self._tools, keys, request.plain_fields, queries, request.limit, max_length,
+            self._tools, keys, request.plain_fields, queries, min(request.limit, cap),
+            min(max_length, cap),
             prefix["prefix_fraction"], prefix["prefix_min_len"], prefix["max_expansions"],
         )  # fmt: skip
         declined = [i for i, result in enumerate(results) if result is None]
@@ -627,7 +642,7 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         queries = list(queries)
         if not queries:
             return []
-        exclude = tuple(exclude)
+        exclude = (exclude,) if isinstance(exclude, str) else tuple(exclude)
         if servers is not None and not isinstance(servers, str):
             servers = tuple(servers)
         options: dict[str, Any] = {

@@ -582,9 +582,12 @@ pub fn extract_limit(limit: &Bound<'_, PyAny>) -> PyResult<usize> {
     {
         return Err(bad());
     }
-    let n: i64 = limit.extract().map_err(|_| bad())?;
-    if n < 1 {
-        return Err(bad());
+    match limit.extract::<i64>() {
+        Ok(n) if n >= 1 => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+        Ok(_) => Err(bad()),
+        // Past i64: a positive one asks for every match, as `usize::MAX` does (the pure-Python
+        // engine takes any int).
+        Err(_) if limit.gt(0).unwrap_or(false) => Ok(usize::MAX),
+        Err(_) => Err(bad()),
     }
-    Ok(usize::try_from(n).unwrap_or(usize::MAX))
 }
