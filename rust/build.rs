@@ -81,13 +81,18 @@ pub(crate) fn check_build_inputs(
     check_weights(field_weights)
 }
 
-/// Field weights must be finite and >= 0.
+/// The largest field weight: term frequencies are stored as `f32` sums of weights (3.4e38 at
+/// most), so a weight above this could overflow to infinity and score NaN; it leaves room for
+/// 10^8 occurrences of a term.
+pub const MAX_FIELD_WEIGHT: f64 = 1e30;
+
+/// Field weights must be finite, >= 0 and at most [`MAX_FIELD_WEIGHT`].
 pub(crate) fn check_weights(field_weights: &[f64]) -> Result<()> {
     for (f, w) in field_weights.iter().enumerate() {
-        if !(w.is_finite() && *w >= 0.0) {
+        if !(w.is_finite() && (0.0..=MAX_FIELD_WEIGHT).contains(w)) {
             return Err(Error::InvalidParameter(
                 "field weight",
-                format!("field {f} has weight {w}; weights must be finite and >= 0"),
+                format!("field {f} has weight {w}; weights must be finite, >= 0 and at most 1e30"),
             ));
         }
     }

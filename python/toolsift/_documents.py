@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, overload
 
 from ._analysis import STOPWORDS_EN
+from ._fallback_search import MAX_FIELD_WEIGHT, as_real
 from ._tokenize import tokenize as _py_tokenize
 
 try:  # the Rust tokenizer splits identically (a Hypothesis test holds it), ~3x faster
@@ -66,6 +68,16 @@ class FieldWeights:
     title: float = 0.0
     parameter_descriptions: float = 0.0
     word_pairs: float = 0.0
+
+    def __post_init__(self) -> None:
+        # Checked when made, naming the field: each engine would only name the field's id.
+        for f in dataclasses.fields(self):
+            weight = as_real(getattr(self, f.name), f"FieldWeights.{f.name}")
+            if not (math.isfinite(weight) and 0.0 <= weight <= MAX_FIELD_WEIGHT):
+                raise ValueError(
+                    f"FieldWeights.{f.name} must be a finite number >= 0 and at most 1e30, "
+                    f"got {weight!r}"
+                )
 
     def as_list(self) -> list[float]:
         """The weights in field-id order (the order of the attributes above)."""

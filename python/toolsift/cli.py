@@ -211,8 +211,8 @@ def _field_weights(args: argparse.Namespace) -> FieldWeights | None:
     """The profile's field weights with ``--word-pairs`` on, or ``None`` (the profile's own)."""
     if not args.word_pairs:
         return None
-    if not (args.word_pairs > 0 and math.isfinite(args.word_pairs)):
-        raise _Failure(f"--word-pairs must be a positive number, got {args.word_pairs}")
+    if not (0 < args.word_pairs <= 1e30 and math.isfinite(args.word_pairs)):
+        raise _Failure(f"--word-pairs must be a positive number up to 1e30, got {args.word_pairs}")
     weights = FieldWeights.for_profile(args.profile)
     return dataclasses.replace(weights, word_pairs=args.word_pairs)
 
