@@ -54,6 +54,22 @@ _OPTIONAL_STRING_FIELDS = (
 )
 # Optional fields that are names: when given they must not be empty.
 _NON_EMPTY_FIELDS = ("server", "mcp_tool_name", "label")
+# Text fields, in which a lone surrogate becomes U+FFFD (see Tool); in the other string fields
+# (names) it is an error.
+_TEXT_FIELDS = ("description", "label", "title", "summary", "search_hint", "source")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (UTF-8 cannot encode one). O(1) for ASCII."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
 
 # ``slots=True`` needs Python 3.10; on 3.9 the class is frozen but keeps a ``__dict__``.
 _SLOTS: dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
@@ -126,12 +142,52 @@ def _utf16_prefix(text: str, units: int) -> str:
 
 
 def _thaw(value: Any) -> Any:
-    """A deep copy of a JSON value as plain ``dict`` / ``list`` objects."""
+    """A deep copy of a JSON value as plain ``dict`` / ``list`` objects.
+
+    Recursive (the fast way for the schemas tools have); a schema nested deeper than Python's
+    recursion limit allows (a few hundred levels) is copied by :func:`_thaw_deep` instead.
+    """
+    try:
+        return _thaw_nested(value)
+    except RecursionError:
+        return _thaw_deep(value)
+
+
+def _thaw_nested(value: Any) -> Any:
     if isinstance(value, Mapping):
-        return {key: _thaw(item) for key, item in value.items()}
+        return {key: _thaw_nested(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_thaw(item) for item in value]
+        return [_thaw_nested(item) for item in value]
     return value
+
+
+def _thaw_deep(value: Any) -> Any:
+    """:func:`_thaw` with an explicit stack: any depth, same result.
+
+    Example:
+        >>> _thaw_deep({"a": ({"b": [1]},)})
+        {'a': [{'b': [1]}]}
+    """
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+    while stack:
+        source, parent, key = stack.pop()
+        if isinstance(source, Mapping):
+            out: Any = dict.fromkeys(source)  # the keys in order; values filled below
+            items = source.items()
+        elif isinstance(source, (list, tuple)):
+            out = [None] * len(source)
+            items = enumerate(source)
+        else:
+            parent[key] = source
+            continue
+        parent[key] = out
+        for k, item in items:
+            if isinstance(item, (Mapping, list, tuple)):
+                stack.append((item, out, k))
+            else:
+                out[k] = item
+    return root[0]
 
 
 @lru_cache(maxsize=8192)
@@ -189,10 +245,15 @@ class Tool:
     ``display_label``, ``display_summary`` and ``schema_keys`` are computed on construction and
     are not constructor arguments, so ``dataclasses.replace`` recomputes them.
 
+    A lone surrogate (U+D800..U+DFFF, which UTF-8 cannot encode: half of an emoji from a broken
+    ``"\\ud83d"`` JSON escape) in ``description``, ``label``, ``title``, ``summary``,
+    ``search_hint`` or ``source`` is replaced with U+FFFD.
+
     Raises:
         ToolDefinitionError: A field has the wrong type, ``name`` is empty, ``server``,
-            ``mcp_tool_name`` or ``label`` is an empty string, or ``input_schema`` or its
-            ``properties`` is not a JSON object.
+            ``mcp_tool_name`` or ``label`` is an empty string, ``input_schema`` or its
+            ``properties`` is not a JSON object, or ``name``, ``server``, ``mcp_tool_name`` or a
+            property name holds a lone surrogate.
     """
 
     name: str
@@ -224,6 +285,19 @@ class Tool:
         for field_name in _NON_EMPTY_FIELDS:
             if getattr(self, field_name) == "":
                 raise _invalid(name, field_name, "must not be empty (use None)")
+        # A lone surrogate (half of an emoji from a broken "\ud83d" JSON escape, or a description
+        # cut between the two halves) cannot be written as UTF-8: in text it becomes U+FFFD, so
+        # the tool stays searchable, savable and printable; in a name it is an error.
+        for field_name in ("name", "server", "mcp_tool_name"):
+            value = getattr(self, field_name)
+            if value is not None and _has_lone_surrogate(value):
+                raise _invalid(
+                    name, field_name, "contains a lone surrogate (U+D800..U+DFFF), not valid text"
+                )
+        for field_name in _TEXT_FIELDS:
+            value = getattr(self, field_name)
+            if value is not None and _has_lone_surrogate(value):
+                object.__setattr__(self, field_name, _LONE_SURROGATE.sub("\ufffd", value))
 
         schema = self.input_schema
         if type(schema) is not dict and not isinstance(schema, Mapping):
@@ -242,6 +316,10 @@ class Tool:
                 if not isinstance(key, str):
                     raise _invalid(
                         name, "input_schema.properties", f"has a key that is not a string: {key!r}"
+                    )
+                if _has_lone_surrogate(key):
+                    raise _invalid(
+                        name, "input_schema.properties", f"has a key with a lone surrogate: {key!r}"
                     )
             keys = tuple(sorted(properties))
 
