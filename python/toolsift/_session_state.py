@@ -27,7 +27,7 @@ from typing import Any, Literal
 from .errors import DuplicateToolError
 from .loaders import from_mcp
 from .tokens import tool_tokens
-from .tools import Tool
+from .tools import Tool, _kind
 
 DiscoveryMode = Literal["off", "all", "mcp-only", "auto"]
 ToolSource = Literal["builtin", "mcp", "extension", "custom"]
@@ -54,15 +54,139 @@ def _as_tools(tools: Any, server: str) -> list[Tool]:
     """``tools`` as MCP tools of ``server``: Tool objects, or raw ``tools/list`` items."""
     if isinstance(tools, Mapping):
         return from_mcp(tools, server)
-    items = list(tools)
-    if not all(isinstance(t, Tool) for t in items):
+    items = _listed(
+        tools,
+        "connect_server() tools",
+        "a list of toolsift.Tool objects of this server or an MCP tools/list result "
+        "({'tools': [...]}) or its list",
+    )
+    is_tool = [isinstance(t, Tool) for t in items]
+    if not any(is_tool):
         return from_mcp(items, server)
+    if not all(is_tool):
+        i = is_tool.index(False)
+        raise TypeError(
+            f"connect_server() tools[{i}] is {_kind(items[i])} but tools[{is_tool.index(True)}] "
+            "is a toolsift.Tool: pass either toolsift.Tool objects or raw MCP tool definitions, "
+            "not both."
+        )
     for tool in items:
+        if tool.server is None:
+            raise ValueError(
+                f"Tool {tool.name!r} is not an MCP tool (server=None): connect_server() takes "
+                f"tools of server {server!r}; add built-in tools with add_tools()."
+            )
         if tool.server != server:
             raise ValueError(
                 f"Tool {tool.name!r} belongs to server {tool.server!r}, not {server!r}."
             )
     return items
+
+
+# What to tell a caller who passed something else than Tool objects.
+_MAKE_TOOLS = (
+    "build them with toolsift.Tool(...), or convert MCP, OpenAI or Anthropic definitions with "
+    "toolsift.load_tools(...) (or toolsift.loaders.from_mcp / from_openai / from_anthropic), "
+    "or read a catalogue file with toolsift.load_catalog(path)"
+)
+
+
+def _listed(items: object, what: str, expected: str, hint: str = "") -> list[Any]:
+    """``items`` as a list; a string, a mapping, ``None`` or a non-iterable is a TypeError."""
+    iterator = None
+    if not isinstance(items, (str, bytes, Mapping)) and items is not None:
+        try:
+            iterator = iter(items)  # type: ignore[call-overload]
+        except TypeError:
+            pass
+    if iterator is None:
+        raise TypeError(f"{what} must be {expected}, got {_kind(items)}{hint}.")
+    return list(iterator)  # a generator's own errors propagate as they are
+
+
+def _check_tools(tools: object, what: str) -> list[Tool]:
+    """``tools`` as a list of :class:`Tool` objects, or a TypeError saying how to make them."""
+    items = _listed(tools, what, "a list of toolsift.Tool objects", f": {_MAKE_TOOLS}")
+    for i, tool in enumerate(items):
+        if not isinstance(tool, Tool):
+            raise TypeError(
+                f"{what}[{i}] must be a toolsift.Tool, got {_kind(tool)}: {_MAKE_TOOLS}."
+            )
+    return items
+
+
+def _check_names(names: object, what: str) -> list[str]:
+    """``names`` as a list of strings (a single string is an error, not a list of letters)."""
+    if isinstance(names, str):
+        raise TypeError(f"{what} must be a list of tool names, got a str: pass [{names!r}].")
+    items = _listed(names, what, "a list of tool names")
+    for i, name in enumerate(items):
+        if not isinstance(name, str):
+            raise TypeError(f"{what}[{i}] must be a tool name (str), got {_kind(name)}.")
+    return items
+
+
+def _check_server_name(name: object, caller: str) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f"{caller}() name must be a server name (str), got {_kind(name)}.")
+    if not name:
+        raise ValueError(f"{caller}() name must not be empty: pass the server name as configured.")
+    return name
+
+
+def _check_summary(summary: object, what: str) -> str:
+    if not isinstance(summary, str):
+        raise TypeError(f"{what} must be a one-line summary (str), got {_kind(summary)}.")
+    return summary
+
+
+def _check_summaries(summaries: object) -> dict[str, str]:
+    if summaries is None:
+        return {}
+    if not isinstance(summaries, Mapping):
+        raise TypeError(
+            "summaries must be a mapping of server name to one-line summary, "
+            f"got {_kind(summaries)}."
+        )
+    checked: dict[str, str] = {}
+    for server, summary in summaries.items():
+        if not isinstance(server, str):
+            raise TypeError(f"summaries keys must be server names (str), got {_kind(server)}.")
+        checked[server] = _check_summary(summary, f"summaries[{server!r}]")
+    return checked
+
+
+def _check_always(always_available: object) -> frozenset[str]:
+    if isinstance(always_available, str):  # one name
+        always_available = (always_available,)
+    names = _listed(
+        always_available,
+        "always_available",
+        "a list of tool or server names (pass () for none)",
+    )
+    for i, name in enumerate(names):
+        if not isinstance(name, str):
+            raise TypeError(
+                f"always_available[{i}] must be a tool or server name (str), got {_kind(name)}."
+            )
+        if not name:
+            raise ValueError(f"always_available[{i}] must not be empty.")
+    return frozenset(names)
+
+
+def _check_budget(value: object, what: str) -> int:
+    """An auto-mode threshold: an int (not a bool) >= 0."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, got {_kind(value)}.")
+    if value < 0:
+        raise ValueError(f"{what} must be >= 0, got {value}.")
+    return value
+
+
+def _check_flag(value: object, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{what} must be True or False, got {_kind(value)}.")
+    return value
 
 
 def _check_mode(mode: object) -> None:
@@ -74,7 +198,8 @@ class _SessionState:
     """The catalogue, mode and activations of a session; :class:`~toolsift.DiscoverySession`
     adds configuration and search on top.
 
-    The arguments are :class:`~toolsift.DiscoverySession`'s (which checks ``mode``).
+    The arguments are :class:`~toolsift.DiscoverySession`'s (which checks ``mode``); every one
+    is checked before the session changes.
     """
 
     def __init__(
@@ -88,17 +213,16 @@ class _SessionState:
         auto_max_tools: int,
         auto_max_tokens: int,
     ) -> None:
+        tools = _check_tools(tools, "tools")
         self._lock = threading.RLock()  # guards every field of the session
         self._mode: DiscoveryMode = mode
-        self._mcp_discovery = bool(mcp_discovery)
-        self._always = frozenset(
-            (always_available,) if isinstance(always_available, str) else always_available
-        )
-        self._auto_max_tools = auto_max_tools
-        self._auto_max_tokens = auto_max_tokens
+        self._mcp_discovery = _check_flag(mcp_discovery, "mcp_discovery")
+        self._always = _check_always(always_available)
+        self._auto_max_tools = _check_budget(auto_max_tools, "auto_max_tools")
+        self._auto_max_tokens = _check_budget(auto_max_tokens, "auto_max_tokens")
         self._entries: dict[str, _Entry] = {}
         self._servers: dict[str, tuple[str, ...]] = {}
-        self._summaries: dict[str, str] = dict(summaries or {})
+        self._summaries: dict[str, str] = _check_summaries(summaries)
         self._selected: dict[str, None] = {}  # every name discovery activated, in order
         self._generation = 0
         self._catalog_generation = 0
@@ -121,7 +245,9 @@ class _SessionState:
 
         Raises:
             DuplicateToolError: a tool name is already in the session.
-            ValueError: ``source`` is ``"mcp"`` (use :meth:`connect_server`).
+            TypeError: ``tools`` is not a list of :class:`Tool` objects.
+            ValueError: ``source`` is ``"mcp"``, or a tool has a ``server`` (MCP tools join
+                through :meth:`connect_server`).
 
         Example: ``session.add_tools([Tool(name="deploy")], source="extension")``.
         """
@@ -130,7 +256,14 @@ class _SessionState:
                 f"source must be 'builtin', 'extension' or 'custom', got {source!r} "
                 "(MCP tools join through connect_server)"
             )
-        entries = [self._entry(t, source) for t in tools]
+        checked = _check_tools(tools, "add_tools() tools")
+        for tool in checked:
+            if tool.server is not None:
+                raise ValueError(
+                    f"Tool {tool.name!r} is a tool of MCP server {tool.server!r}: MCP tools join "
+                    f"through connect_server({tool.server!r}, tools), not add_tools."
+                )
+        entries = [self._entry(t, source) for t in checked]
         if not entries:
             return
         with self._lock:
@@ -140,10 +273,15 @@ class _SessionState:
             self._changed(catalog=True)
 
     def remove_tools(self, names: Iterable[str]) -> None:
-        """Remove non-MCP tools by canonical name; unknown names are ignored."""
+        """Remove non-MCP tools by canonical name; unknown names are ignored.
+
+        Raises:
+            TypeError: ``names`` is not a list of strings (a single name is ``[name]``).
+        """
+        checked = _check_names(names, "remove_tools() names")
         with self._lock:
             removed = False
-            for name in names:
+            for name in checked:
                 entry = self._entries.get(name)
                 if entry is not None and entry.source != "mcp":
                     del self._entries[name]
@@ -167,9 +305,15 @@ class _SessionState:
 
         Raises:
             DuplicateToolError: a tool's canonical name belongs to another source.
+            ToolDefinitionError: a raw tool definition is invalid.
+            TypeError: ``name`` or ``summary`` is not a string, or ``tools`` is neither.
+            ValueError: ``name`` is empty, or a :class:`Tool` belongs to another server.
 
         Example: ``session.connect_server("github", {"tools": [...]}, summary="GitHub")``.
         """
+        _check_server_name(name, "connect_server")
+        if summary is not None:
+            _check_summary(summary, "connect_server() summary")
         server_tools = _as_tools(tools, name)
         entries = [self._entry(t, "mcp") for t in server_tools]
         with self._lock:
@@ -185,7 +329,13 @@ class _SessionState:
             self._changed(catalog=True)
 
     def disconnect_server(self, name: str) -> None:
-        """Remove an MCP server and its tools; an unknown server is ignored."""
+        """Remove an MCP server and its tools; an unknown server is ignored.
+
+        Raises:
+            TypeError: ``name`` is not a string.
+            ValueError: ``name`` is empty.
+        """
+        _check_server_name(name, "disconnect_server")
         with self._lock:
             names = self._servers.pop(name, None)
             if names is None:
@@ -242,7 +392,13 @@ class _SessionState:
             return self.discoverable_tools(), self.server_summaries()
 
     def schema_tokens(self, tools: Iterable[Tool] | None = None) -> int:
-        """Heuristic tokens (:mod:`toolsift.tokens`) of the schemas of ``tools`` (default: all)."""
+        """Heuristic tokens (:mod:`toolsift.tokens`) of the schemas of ``tools`` (default: all).
+
+        Raises:
+            TypeError: ``tools`` is not ``None`` or a list of :class:`Tool` objects.
+        """
+        if tools is not None:
+            tools = _check_tools(tools, "schema_tokens() tools")
         with self._lock:
             if tools is None:
                 return sum(e.tokens for e in self._entries.values())
@@ -261,11 +417,15 @@ class _SessionState:
         Returns:
             The names this call activated, in the order given.
 
+        Raises:
+            TypeError: ``names`` is not a list of strings (a single name is ``[name]``).
+
         Example: ``session.activate(["mcp__github__create_issue"])``.
         """
+        checked = _check_names(names, "activate() names")
         with self._lock:
             hidden = self._hidden_names()
-            new = tuple(dict.fromkeys(n for n in names if n in hidden))
+            new = tuple(dict.fromkeys(n for n in checked if n in hidden))
             for name in new:
                 self._selected[name] = None
             if new:

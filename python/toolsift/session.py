@@ -50,12 +50,14 @@ from typing import Any, Literal
 from . import _fallback
 from ._analysis import DEFAULT_PROFILE, ProfileName, check_profile
 from ._documents import FieldWeights, check_field_weights
+from ._engines import select_engine
 from ._session_state import AUTO_MAX_TOKENS as AUTO_MAX_TOKENS
 from ._session_state import AUTO_MAX_TOOLS as AUTO_MAX_TOOLS
 from ._session_state import (
     DEFAULT_ALWAYS_AVAILABLE,
     DiscoveryMode,
     ToolSource,
+    _check_flag,
     _check_mode,
     _Entry,
     _SessionState,
@@ -169,7 +171,11 @@ class DiscoverySession(_SessionState):
 
     Raises:
         DuplicateToolError: two tools share a canonical name.
-        ValueError: an unknown mode.
+        EngineUnavailableError: ``engine="rust"`` without the compiled extension.
+        ProfileError: ``profile`` names no profile.
+        TypeError: an argument of the wrong type, e.g. ``tools`` that are not :class:`Tool`
+            objects (convert raw definitions with :func:`toolsift.load_tools`).
+        ValueError: an unknown mode or engine, a negative auto threshold, or an empty name.
 
     Example:
         >>> from toolsift import DiscoverySession, default_tools
@@ -197,10 +203,15 @@ class DiscoverySession(_SessionState):
         _check_mode(mode)
         self._profile: ProfileName = check_profile(profile)
         self._field_weights = check_field_weights(field_weights)
+        select_engine(engine)  # ToolIndex's check and message, now rather than at the 1st search
+        if not isinstance(meta_tool_name, str):
+            raise TypeError(f"meta_tool_name must be a str, got {type(meta_tool_name).__name__}.")
+        if not meta_tool_name:
+            raise ValueError("meta_tool_name must not be empty.")
         self._build_lock = threading.Lock()  # one snapshot build at a time
         self._engine: EngineName = engine
         self.meta_tool_name = meta_tool_name
-        self._rebuild_on_activation = bool(rebuild_on_activation)
+        self._rebuild_on_activation = _check_flag(rebuild_on_activation, "rebuild_on_activation")
         self._snapshot: _Snapshot | None = None
         self._builds = 0
         super().__init__(
@@ -237,12 +248,18 @@ class DiscoverySession(_SessionState):
         """Change the discovery mode (and the legacy MCP flag) while the session runs.
 
         Activations are kept. Example: ``session.set_mode("mcp-only")``.
+
+        Raises:
+            ValueError: an unknown mode.
+            TypeError: ``mcp_discovery`` is not ``True``, ``False`` or ``None`` (keep it).
         """
         _check_mode(mode)
+        if mcp_discovery is not None:
+            _check_flag(mcp_discovery, "mcp_discovery")
         with self._lock:
             self._mode = mode
             if mcp_discovery is not None:
-                self._mcp_discovery = bool(mcp_discovery)
+                self._mcp_discovery = mcp_discovery
             self._changed(catalog=True)
 
     @property
