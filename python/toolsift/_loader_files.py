@@ -37,7 +37,34 @@ def _parse_jsonl(file: str, text: str) -> list[tuple[int, Any]]:
                 path=file,
                 line=number,
             ) from None
+        except RecursionError:
+            raise _too_deep(file, number) from None
     return rows
+
+
+def _too_deep(file: str, line: int | None) -> CatalogError:
+    """The error of a JSON value nested deeper than Python's parser can recurse."""
+    where = file if line is None else f"{file}:{line}"
+    return CatalogError(
+        f"{where}: invalid JSON: the nesting of arrays and objects is too deep to read.",
+        path=file,
+        line=line,
+    )
+
+
+def _deep_line(text: str) -> int | None:
+    """The first line that is too deeply nested to parse on its own, if any (the error path of a
+    document that exceeded the recursion limit: it may be JSON Lines with one deep row)."""
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line or line.isspace():
+            continue
+        try:
+            json.loads(line)
+        except ValueError:
+            continue
+        except RecursionError:
+            return number
+    return None
 
 
 def _parse(file: str, text: str) -> tuple[bool, Any]:
@@ -48,10 +75,12 @@ def _parse(file: str, text: str) -> tuple[bool, Any]:
         except CatalogError as jsonl_error:
             try:
                 return False, json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise jsonl_error from None
     try:
         return False, json.loads(text)
+    except RecursionError:
+        raise _too_deep(file, _deep_line(text)) from None
     except json.JSONDecodeError as error:
         if error.msg == "Extra data":  # several JSON values: JSON Lines
             return True, _parse_jsonl(file, text)

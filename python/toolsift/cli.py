@@ -24,6 +24,7 @@ from . import __version__
 from . import evaluate as _evaluate
 from ._analysis import DEFAULT_PROFILE, PROFILES
 from ._documents import FieldWeights
+from ._fallback_search import check_limit
 from .catalog import default_server_summaries, default_tools
 from .contract import (
     anthropic_tool_result,
@@ -232,6 +233,7 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
+    check_limit(args.limit)  # as search does: a LimitError for --limit 0 or -5
     try:
         count = counter(args.tokenizer)
     except ImportError as exc:
@@ -303,6 +305,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _stats(args)
     except (ToolsiftError, _Failure) as exc:
         print(f"toolsift: error: {exc}", file=sys.stderr)
+        return 2
+    except RecursionError:  # a schema the loader parsed but that is too deep to convert
+        where = ", ".join(getattr(args, "catalog", None) or []) or "a catalogue"
+        print(
+            f"toolsift: error: {where}: a tool definition is nested too deeply to process.",
+            file=sys.stderr,
+        )
         return 2
     except BrokenPipeError:  # `toolsift search ... | head`: the reader left, which is fine
         devnull = os.open(os.devnull, os.O_WRONLY)

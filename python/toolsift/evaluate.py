@@ -47,10 +47,10 @@ from typing import Any, Callable
 from ._analysis import DEFAULT_PROFILE, check_profile
 from ._documents import FieldWeights
 from ._eval_peers import Ranker, _bm25s_ranker, _rank_bm25_ranker, _ratel_ranker
-from .errors import ToolsiftError
+from .errors import CatalogError, ToolsiftError
 from .index import ToolIndex
 from .loaders import load_catalog
-from .tools import Tool
+from .tools import Tool, _kind
 
 __all__ = [
     "Dataset",
@@ -166,9 +166,92 @@ def find_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path | None
     return None
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+def _query_error(file: str, line: int, message: str, field: str | None = None) -> CatalogError:
+    return CatalogError(f"{file}:{line}: {message}", path=file, line=line, field=field)
+
+
+def _check_query_row(file: str, line: int, row: Any, strict: bool) -> None:
+    """A labeled query is ``{"query": str, "relevant": [str, ...]}``; with ``strict``, a row with
+    ``"relevant_tools": [{"server", "name"}, ...]`` is scored by those instead of ``relevant``."""
+    if not isinstance(row, dict):
+        raise _query_error(file, line, f"a labeled query must be a JSON object, got {_kind(row)}.")
+    if "query" not in row:
+        raise _query_error(file, line, "field 'query' (the query text) is missing.", "query")
+    if not isinstance(row["query"], str):
+        got = _kind(row["query"])
+        raise _query_error(file, line, f"field 'query' must be a string, got {got}.", "query")
+    if strict and "relevant_tools" in row:
+        pairs = row["relevant_tools"]
+        if not isinstance(pairs, list) or not all(
+            isinstance(p, dict)
+            and isinstance(p.get("name"), str)
+            and (p.get("server") is None or isinstance(p["server"], str))
+            for p in pairs
+        ):
+            raise _query_error(
+                file,
+                line,
+                'field \'relevant_tools\' must be a list of {"server": ..., "name": ...} '
+                "objects with string names.",
+                "relevant_tools",
+            )
+        return
+    if "relevant" not in row:
+        raise _query_error(
+            file,
+            line,
+            "field 'relevant' (the names of the relevant tools) is missing.",
+            "relevant",
+        )
+    relevant = row["relevant"]
+    if not isinstance(relevant, list) or not all(isinstance(name, str) for name in relevant):
+        raise _query_error(
+            file,
+            line,
+            f"field 'relevant' must be a list of tool names (strings), got {_kind(relevant)}.",
+            "relevant",
+        )
+
+
+def _read_queries(path: Path, strict: bool) -> list[tuple[int, dict[str, Any]]]:
+    """The labeled queries of a ``<name>.queries.jsonl`` file with their line numbers; a row that
+    is not JSON or not a labeled query is a :class:`~toolsift.CatalogError` naming ``file:line``."""
+    file = os.fspath(path)
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad_line = data.count(b"\n", 0, error.start) + 1
+        raise _query_error(
+            file, bad_line, f"not valid UTF-8 ({error.reason} at byte {error.start})."
+        ) from None
+    rows: list[tuple[int, dict[str, Any]]] = []
+    for number, line in enumerate(text.removeprefix("\ufeff").split("\n"), 1):
+        if not line or line.isspace():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise _query_error(
+                file, number, f"invalid JSON: {error.msg} (column {error.colno})."
+            ) from None
+        except RecursionError:
+            raise _query_error(
+                file, number, "invalid JSON: the nesting of arrays and objects is too deep to read."
+            ) from None
+        _check_query_row(file, number, row, strict)
+        rows.append((number, row))
+    return rows
+
+
+def _check_limit(limit: int | None) -> int | None:
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise TypeError(f"limit must be an int or None, got {type(limit).__name__}")
+    if limit < 1:
+        raise ValueError(f"limit must be a positive number of queries, got {limit}")
+    return limit
 
 
 def load_dataset(
@@ -184,14 +267,21 @@ def load_dataset(
             when ``False`` any tool with a relevant raw name counts.
         limit: keep a deterministic sample of at most this many queries: every ``n``-th query of
             the file, ``n = ceil(total / limit)``.
+
+    Raises:
+        ValueError: ``limit`` is below 1 (``TypeError`` when it is not an int).
+        CatalogError: a file is malformed: the message names the file, the line and, for a
+            labeled query, the missing or wrong field (``query``, ``relevant``).
+        OSError: a file cannot be read.
     """
+    _check_limit(limit)
     data = Path(data_dir)
     tools = tuple(load_catalog(data / f"{name}.tools.jsonl"))
     by_pair = {(t.server, t.mcp_tool_name or t.name): i for i, t in enumerate(tools)}
     by_raw: dict[str, list[int]] = {}
     for i, t in enumerate(tools):
         by_raw.setdefault(t.mcp_tool_name or t.name, []).append(i)
-    rows = _read_jsonl(data / f"{name}.queries.jsonl")
+    rows = _read_queries(data / f"{name}.queries.jsonl", strict)
     note = f"all {len(rows)} queries"
     if limit is not None and len(rows) > limit:
         step = math.ceil(len(rows) / limit)
@@ -199,7 +289,7 @@ def load_dataset(
         rows = rows[::step]
     queries = []
     pairs = False
-    for row in rows:
+    for _, row in rows:
         if strict and "relevant_tools" in row:
             pairs = True
             rel = {by_pair.get((p["server"], p["name"])) for p in row["relevant_tools"]}
@@ -292,7 +382,12 @@ def make_ranker(spec: str, tools: Sequence[Tool], **options: Any) -> Ranker:
     if base in TOOLSIFT_RANKERS:
         return _toolsift_ranker(tools, "auto", TOOLSIFT_RANKERS[base], profile)
     if base == "toolsift+pairs" or base.startswith("toolsift+pairs="):
-        weight = float(base.partition("=")[2] or 0.1)
+        try:
+            weight = float(base.partition("=")[2] or 0.1)
+        except ValueError:
+            raise ValueError(
+                f"ranker {spec!r}: the word-pairs weight must be a number (toolsift+pairs=0.1)"
+            ) from None
         return _toolsift_ranker(tools, "auto", {}, profile, word_pairs=weight)
     if base == "toolsift-python":
         return _toolsift_ranker(tools, "python", {}, profile)
@@ -335,6 +430,17 @@ def evaluate(dataset: Dataset, ranker: Ranker) -> dict[str, float]:
     return out
 
 
+def _positive_int(text: str) -> int:
+    """An argparse ``type``: an int >= 1 (a usage error, exit code 2, otherwise)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``toolsift eval``'s options to ``parser``."""
     parser.add_argument(
@@ -354,7 +460,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--limit-queries",
-        type=int,
+        type=_positive_int,
         metavar="N",
         help="evaluate a deterministic sample of at most N queries per set (every n-th)",
     )
@@ -484,11 +590,16 @@ def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
 
 
 def main(args: argparse.Namespace) -> int:
-    """``toolsift eval``: print the quality table (or JSON); 2 when the data is missing."""
+    """``toolsift eval``: print the quality table (or JSON); 2 when the data is missing or wrong.
+
+    Errors are printed as ``toolsift: error: ...``, except a :class:`~toolsift.ToolsiftError` (a
+    malformed labeled set: :class:`~toolsift.CatalogError`), which is raised for the caller to
+    report (``toolsift`` prints it the same way, with exit code 2).
+    """
     data_dir = find_data_dir(getattr(args, "data", None))
     if data_dir is None:
         print(
-            "toolsift eval: the labeled sets were not found. Pass --data DIR, set "
+            "toolsift: error: the labeled sets were not found. Pass --data DIR, set "
             "TOOLSIFT_SHARED_DIR, or run beside ../shared/data (they are not shipped with "
             "toolsift).",
             file=sys.stderr,
@@ -496,8 +607,14 @@ def main(args: argparse.Namespace) -> int:
         return 2
     try:
         results = run(args, data_dir)
-    except (FileNotFoundError, ValueError, ImportError) as exc:
-        print(f"toolsift eval: error: {exc}", file=sys.stderr)
+    except ToolsiftError:
+        raise
+    except OSError as exc:
+        where = exc.filename if exc.filename is not None else "the labeled sets"
+        print(f"toolsift: error: cannot read {where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except (ValueError, ImportError) as exc:
+        print(f"toolsift: error: {exc}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(results, indent=2))
