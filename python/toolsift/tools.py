@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
@@ -172,6 +172,7 @@ def _thaw_deep(value: Any) -> Any:
     stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
     while stack:
         source, parent, key = stack.pop()
+        items: Iterable[tuple[Any, Any]]
         if isinstance(source, Mapping):
             out: Any = dict.fromkeys(source)  # the keys in order; values filled below
             items = source.items()
