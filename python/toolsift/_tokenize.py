@@ -54,7 +54,12 @@ def tokenize(text: str) -> list[str]:
 
     Returns:
         The lowercased tokens, in order.
+
+    Raises:
+        TypeError: ``text`` is not a str (the Rust tokenizer's message).
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
     if text.isascii():
         return [t.lower() for t in _ASCII_TOKEN.findall(text)]
     tables = _TABLES or _load_tables()
