@@ -151,7 +151,19 @@ class LazyTools(Sequence[Tool]):
 
 
 def encode_tool_section(tools: Sequence[Tool], header: Mapping[str, Any]) -> bytes:
-    """The tool section: ``header`` plus the tools' servers and MCP names, then the records."""
+    """The tool section: ``header`` plus the tools' servers and MCP names, then the records.
+
+    Raises:
+        SnapshotError: a tool holds what JSON in UTF-8 cannot store (a lone surrogate in a
+            string, or a schema value such as ``bytes``); the message names the tool and field.
+    """
+    try:
+        return _encode_tool_section(tools, header)
+    except (UnicodeEncodeError, TypeError, ValueError, RecursionError) as exc:
+        raise _unsavable(tools, header, exc) from exc
+
+
+def _encode_tool_section(tools: Sequence[Tool], header: Mapping[str, Any]) -> bytes:
     if isinstance(tools, LazyTools):
         servers, mcp = tools.servers, tools.mcp_tool_names
         records: Iterable[bytes] = tools.records()
@@ -163,6 +175,58 @@ def encode_tool_section(tools: Sequence[Tool], header: Mapping[str, Any]) -> byt
     lines = [json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode("utf-8")]
     lines.extend(records)
     return b"\n".join(lines)
+
+
+def _unsavable(tools: Sequence[Tool], header: Mapping[str, Any], exc: Exception) -> SnapshotError:
+    """The error of a tool section that cannot be written: the first tool (or header value)
+    that JSON in UTF-8 cannot hold, found by walking the values again (only after a failure)."""
+    # A loaded index's tools still in their record are stored JSON: only decoded ones can fail.
+    items = tools._items if isinstance(tools, LazyTools) else tools
+    for i, tool in enumerate(items):
+        if isinstance(tool, Tool):
+            try:
+                found = _unstorable(tool.to_dict(), "")
+            except RecursionError:  # nested deeper than Python recurses
+                found = ("input_schema", "is nested too deeply")
+            if found is not None:
+                field, why = found
+                return SnapshotError(
+                    f"Cannot save the index: tool {tool.name!r} (tools[{i}]) cannot be stored, "
+                    f"its field {field!r} {why}. Fix or remove that value, then save again."
+                )
+    found = _unstorable(dict(header), "")
+    detail = f"header value {found[0]!r} {found[1]}" if found else f"{type(exc).__name__}: {exc}"
+    return SnapshotError(f"Cannot save the index: its tool section cannot be written ({detail}).")
+
+
+def _unstorable(value: Any, path: str) -> tuple[str, str] | None:
+    """``(path, why)`` of the first part of ``value`` that ``_record`` cannot write, or None."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return path, (
+                f"holds a lone surrogate ({value[exc.start]!r}), which UTF-8 cannot encode"
+            )
+        return None
+    if value is None or isinstance(value, (bool, int, float)):
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            if not (key is None or isinstance(key, (str, int, float, bool))):
+                return path or "(top level)", f"has a key of type {type(key).__name__}, not JSON"
+            found = _unstorable(key, where) or _unstorable(item, where)
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            found = _unstorable(item, f"{path}[{i}]")
+            if found is not None:
+                return found
+        return None
+    return path or "(top level)", f"holds a {type(value).__name__} value, which is not JSON"
 
 
 def decode_tool_section(

@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import threading
 from collections.abc import Iterable, Sequence
@@ -24,6 +25,7 @@ from ._documents import FieldWeights, documents
 from ._engines import EngineName, select_engine
 from ._fallback import new_ids, without
 from ._lazytools import LazyTools, decode_tool_section, encode_tool_section
+from ._snapshot import stored_field_weights
 from .errors import DuplicateToolError, SnapshotError
 from .names import NameTable
 from .tools import Tool
@@ -102,7 +104,8 @@ class SnapshotsAndUpdates:
         header = {
             "format": _SNAPSHOT_KIND,
             "version": _TOOL_SECTION_VERSION,
-            "field_weights": dataclasses.asdict(self.field_weights),
+            # as floats: a weight given as an int (or a numpy number) is stored as the engine's
+            "field_weights": dict(zip(_WEIGHT_NAMES, self.field_weights.as_list())),
         }
         return self._index.to_bytes(encode_tool_section(self._tools, header))
 
@@ -112,7 +115,8 @@ class SnapshotsAndUpdates:
 
         Raises:
             SnapshotError: the data is truncated, corrupted, of a newer format version, or not a
-                ToolIndex snapshot.
+                ToolIndex snapshot; or its parts disagree (two tools with one name, field weights
+                that are not numbers or differ from the index's own).
         """
         name, engine_cls = select_engine(engine)
         loader: Any = engine_cls  # from_bytes is static (Rust) or a class method (Python)
@@ -120,14 +124,11 @@ class SnapshotsAndUpdates:
         meta, tools = decode_tool_section(
             bytes(blob), list(index.names), _SNAPSHOT_KIND, _TOOL_SECTION_VERSION
         )
-        try:
-            weights = FieldWeights(**meta["field_weights"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise SnapshotError(
-                f"The ToolIndex snapshot's tool section is invalid ({exc}). Rebuild the index "
-                "and save it again."
-            ) from None
-        return cls._from_parts(tools, name, index, weights, tuple(index.params))
+        weights = _checked_weights(meta.get("field_weights"), stored_field_weights(data))
+        loaded = cls._from_parts(tools, name, index, weights, tuple(index.params))
+        if len(loaded._by_name) != len(tools):  # the name -> id dict kept one id per name
+            raise _invalid(f"the tool name {_first_duplicate(tools.names)!r} appears twice")
+        return loaded
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Writes :meth:`to_bytes` to ``path`` atomically (a temporary file, then a rename), so a
@@ -171,9 +172,13 @@ class SnapshotsAndUpdates:
         exactly like ``ToolIndex(kept + add)`` (same IDF, average length and scores); only the
         added tools are tokenized.
 
+        ``remove`` is an iterable of tool names; a single ``str`` is one name.
+
         Raises:
             KeyError: a name in ``remove`` is not indexed.
             DuplicateToolError: two tools in ``add`` share a name.
+            TypeError: ``add`` is not an iterable of :class:`~toolsift.Tool`, or ``remove`` is not
+                a name or an iterable of names.
 
         Example:
             >>> from toolsift import Tool, ToolIndex
@@ -181,11 +186,9 @@ class SnapshotsAndUpdates:
             >>> [t.name for t in index.with_tools(add=[Tool(name="b", description="beta")])]
             ['a', 'b']
         """
-        add = tuple(add)
+        add = _tool_tuple(add, "add")
         seen: dict[str, int] = {}
         for i, tool in enumerate(add):
-            if not isinstance(tool, Tool):
-                raise TypeError(f"add[{i}] must be a toolsift.Tool, got {type(tool).__name__}")
             if tool.name in seen:
                 raise DuplicateToolError(
                     f"Duplicate tool name {tool.name!r} (add[{seen[tool.name]}] and add[{i}]); "
@@ -196,7 +199,9 @@ class SnapshotsAndUpdates:
             seen[tool.name] = i
         by_name = self._by_name
         drop_set = set()
-        for name in remove:
+        for name in _name_iter(remove, "remove"):
+            if not isinstance(name, str):
+                raise TypeError(f"remove must hold tool names (str), got {type(name).__name__}")
             if name not in by_name:
                 raise KeyError(name)
             drop_set.add(by_name[name])
@@ -230,15 +235,22 @@ class SnapshotsAndUpdates:
 
         Equivalent to ``with_tools(add=tools, remove=[names of server's current tools])``.
 
+        Raises:
+            TypeError: ``server`` is not a str, or ``tools`` is not an iterable of
+                :class:`~toolsift.Tool`.
+            ValueError: a tool in ``tools`` belongs to another server.
+
         Example:
             >>> from toolsift import Tool, ToolIndex
             >>> index = ToolIndex([Tool(name="mcp__s__a", server="s", mcp_tool_name="a")])
             >>> [t.name for t in index.replace_server("s", [])]
             []
         """
-        tools = tuple(tools)
+        if not isinstance(server, str):
+            raise TypeError(f"server must be a str, got {type(server).__name__}")
+        tools = _tool_tuple(tools, "tools")
         for i, tool in enumerate(tools):
-            if isinstance(tool, Tool) and tool.server != server:
+            if tool.server != server:
                 raise ValueError(
                     f"tools[{i}] ({tool.name!r}) belongs to server {tool.server!r}, not {server!r}"
                 )
@@ -252,6 +264,89 @@ _SNAPSHOT_KIND = "toolsift.ToolIndex"
 # load() decodes a tool only when it is read (toolsift._lazytools). 1 (one JSON document) is
 # refused with a "rebuild" message.
 _TOOL_SECTION_VERSION = 2
+
+
+_WEIGHT_NAMES = tuple(f.name for f in dataclasses.fields(FieldWeights))
+
+
+def _invalid(detail: str) -> SnapshotError:
+    return SnapshotError(
+        f"The ToolIndex snapshot is invalid: {detail}. Rebuild the index and save it again."
+    )
+
+
+def _checked_weights(raw: object, stored: list[float]) -> FieldWeights:
+    """The index's field weights: the ``stored`` weights the engine was built with, which the
+    tool section's must match (an object of known names and finite numbers >= 0).
+
+    A weight the tool section leaves out is the stored one. A snapshot written before a field
+    existed stores fewer weights: the missing fields were not indexed, so their weight is 0.
+    """
+    if not isinstance(raw, dict):
+        raise _invalid("its tool section has no field weights object")
+    for key, value in raw.items():
+        if key not in _WEIGHT_NAMES:
+            raise _invalid(f"its tool section names an unknown field weight {key!r}")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not (math.isfinite(value) and value >= 0)
+        ):
+            raise _invalid(f"the field weight {key!r} is {value!r}, not a finite number >= 0")
+    if len(stored) > len(_WEIGHT_NAMES):
+        raise _invalid(
+            f"the index stores {len(stored)} field weights, more than the {len(_WEIGHT_NAMES)} "
+            "fields this toolsift knows"
+        )
+    weights: dict[str, float] = {}
+    for i, field in enumerate(_WEIGHT_NAMES):
+        engine = stored[i] if i < len(stored) else 0.0
+        value = float(raw.get(field, engine))
+        if value != engine:
+            where = (
+                f"{engine!r} in the index"
+                if i < len(stored)
+                else f"the index stores only {len(stored)} field weights"
+            )
+            raise _invalid(
+                f"the field weight {field!r} is {value!r} in its tool section but {where}"
+            )
+        weights[field] = value
+    return FieldWeights(**weights)
+
+
+def _first_duplicate(names: Sequence[str]) -> str:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            return name
+        seen.add(name)
+    raise AssertionError("no duplicate name")  # pragma: no cover - called only with one
+
+
+def _tool_tuple(tools: Any, what: str) -> tuple[Tool, ...]:
+    """``tools`` as a tuple, each item a :class:`Tool` (``TypeError`` naming ``what`` if not)."""
+    if isinstance(tools, (str, bytes, Tool)) or not isinstance(tools, Iterable):
+        hint = " (wrap a single tool in a list)" if isinstance(tools, Tool) else ""
+        raise TypeError(
+            f"{what} must be an iterable of toolsift.Tool, got {type(tools).__name__}{hint}"
+        )
+    out = tuple(tools)
+    for i, tool in enumerate(out):
+        if not isinstance(tool, Tool):
+            raise TypeError(f"{what}[{i}] must be a toolsift.Tool, got {type(tool).__name__}")
+    return out
+
+
+def _name_iter(names: Any, what: str) -> Iterable[Any]:
+    """The tool names of a ``what`` argument: one ``str`` is one name."""
+    if isinstance(names, str):
+        return (names,)
+    if isinstance(names, bytes) or not isinstance(names, Iterable):
+        raise TypeError(
+            f"{what} must be a tool name or an iterable of tool names, got {type(names).__name__}"
+        )
+    return names
 
 
 def _name_source(tools: Sequence[Tool] | LazyTools) -> Sequence[Any]:

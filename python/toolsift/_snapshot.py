@@ -123,6 +123,20 @@ def dumps(cols: Columns, metadata: bytes = b"") -> bytes:
     return header + payload
 
 
+def stored_field_weights(data: bytes | bytearray | memoryview) -> list[float]:
+    """The field weights stored in snapshot ``data`` that :func:`loads` (or the Rust reader) has
+    already accepted: read from their fixed place after the header, in O(fields).
+
+    Example:
+        >>> cols = Columns((1.2, 0.75, 1.0), [6.0, 2.0], [], [], [0], [], [], [0], [], [])
+        >>> stored_field_weights(dumps(cols))
+        [6.0, 2.0]
+    """
+    start = HEADER_LEN + 24 + 4  # after k1, b, delta and the profile id
+    (n_fields,) = struct.unpack_from("<I", data, start)
+    return list(struct.unpack_from(f"<{n_fields}d", data, start + 4))
+
+
 class _Reader:
     __slots__ = ("buf", "pos")
 
