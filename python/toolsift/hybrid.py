@@ -42,6 +42,9 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import math
+import numbers
+import operator
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -51,6 +54,7 @@ import numpy as np
 
 from ._analysis import DEFAULT_PROFILE
 from ._documents import FieldWeights
+from ._fallback import check_limit
 from .errors import QueryError
 from .index import DEFAULT_LIMIT, Match, ToolIndex
 from .tools import Tool
@@ -90,12 +94,112 @@ def rrf_fuse(
         >>> rrf_fuse([[7, 8], [8]], k=60) == {7: 1 / 61, 8: 1 / 62 + 1 / 61}
         True
     """
-    weights = weights if weights is not None else [1.0] * len(rankings)
+    k = _check_real(k, "k", low=0.0)
+    weights = _check_weights(weights, len(rankings))
     fused: dict[int, float] = {}
     for ranking, w in zip(rankings, weights):
         for rank, doc in enumerate(ranking, 1):
             fused[doc] = fused.get(doc, 0.0) + w / (k + rank)
     return fused
+
+
+def _check_real(
+    value: object, what: str, *, low: float = -math.inf, high: float = math.inf
+) -> float:
+    """``value`` as a float: a real number (not a bool), finite, within ``low..high``.
+
+    Raises:
+        TypeError: ``value`` is not a real number.
+        ValueError: it is not finite or out of range (the message names ``what``).
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what} must be a number, got {type(value).__name__}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{what} must be a finite number, got {value!r}")
+    if not low <= number <= high:
+        bounds = f"between {low:g} and {high:g}" if high < math.inf else f">= {low:g}"
+        raise ValueError(f"{what} must be {bounds}, got {value!r}")
+    return number
+
+
+def _check_weights(weights: Sequence[float] | None, n: int) -> list[float]:
+    """The fusion weights: one finite number per list (``None``: 1.0 each)."""
+    if weights is None:
+        return [1.0] * n
+    checked = [_check_real(w, f"weights[{i}]") for i, w in enumerate(weights)]
+    if len(checked) != n:
+        raise ValueError(f"weights must hold one weight per list ({n}), got {len(checked)}")
+    return checked
+
+
+def _float_array(value: Any, what: str) -> np.ndarray:
+    """``value`` as a float32 array of finite numbers.
+
+    Raises:
+        ValueError: ``value`` is not numeric (strings, complex numbers, ragged nesting), or holds a
+            NaN, an infinity, or a number beyond float32's range.
+    """
+    try:
+        if value is None:
+            raise TypeError("None")
+        array = np.asarray(value)
+        if array.dtype.kind not in "biufO":  # strings, bytes, complex numbers, dates...
+            raise TypeError(f"dtype {array.dtype}")
+        with np.errstate(over="ignore", invalid="ignore"):
+            array = array.astype(np.float32)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"{what} must be an array of real numbers, got {type(value).__name__} ({exc})"
+        ) from None
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{what} must be finite (no NaN, no infinity, each within float32 range)")
+    return array
+
+
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    """Each row of ``matrix`` scaled to length 1 (a zero row stays zero). Rows are first scaled
+    by their largest magnitude, so that no squared norm overflows or underflows float32."""
+    scale = np.max(np.abs(matrix), axis=-1, keepdims=True) if matrix.size else None
+    if scale is not None:
+        scale[scale == 0] = 1.0
+        matrix = matrix / scale
+    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+def _embedded(embed: Callable[[list[str]], Any], texts: list[str]) -> np.ndarray:
+    """``embed(texts)`` checked: a finite ``(len(texts), dim)`` float32 matrix, ``dim >= 1``.
+
+    Raises:
+        ValueError: the callable returned something else (the message says what it returned).
+    """
+    out = embed(texts)
+    matrix = _float_array(out, "the embed callable's result")
+    if matrix.ndim != 2 or matrix.shape[0] != len(texts) or matrix.shape[1] < 1:
+        raise ValueError(
+            f"the embed callable must return one vector per text, a ({len(texts)}, dim) matrix, "
+            f"got shape {matrix.shape} for {len(texts)} text(s)"
+        )
+    return _unit_rows(matrix)
+
+
+def _exclude_names(exclude: Any) -> set[str]:
+    """The tool names of an ``exclude`` argument: one ``str`` is one name."""
+    if isinstance(exclude, str):
+        return {exclude}
+    try:
+        names = set(exclude)
+    except TypeError:
+        raise TypeError(
+            "exclude must be a tool name or an iterable of tool names, "
+            f"got {type(exclude).__name__}"
+        ) from None
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"exclude must hold tool names (str), got {type(name).__name__}")
+    return names
 
 
 def _minmax(scored: Sequence[tuple[int, float]]) -> dict[int, float]:
@@ -119,6 +223,7 @@ def minmax_fuse(
         >>> minmax_fuse([[(1, 9.0), (2, 3.0)], [(2, 0.8), (3, 0.4)]], [0.5, 0.5])
         {1: 0.5, 2: 0.5, 3: 0.0}
     """
+    weights = _check_weights(weights, len(lists))
     fused: dict[int, float] = {}
     for scored, w in zip(lists, weights):
         for doc, s in _minmax(scored).items():
@@ -196,7 +301,11 @@ class HybridIndex:
         model_id: names the model in the cache key when ``embed`` has no ``model_id``.
 
     Raises:
-        ValueError: the embeddings do not have one finite row per tool, or an option is invalid.
+        ValueError: the embeddings (or what ``embed`` returns) do not have one finite row per
+            tool, or an option is out of range (``dense_weight`` outside 0..1, ``rrf_k`` < 0 or
+            not finite, ``candidates`` < 1, an unknown ``fusion``).
+        TypeError: an argument of the wrong type (``index`` not a ToolIndex, ``embed`` not
+            callable, an option that is not a number).
 
     Example:
         >>> from toolsift import Tool, ToolIndex
@@ -217,17 +326,34 @@ class HybridIndex:
         cache_dir: str | os.PathLike[str] | Literal[False] | None = None,
         model_id: str | None = None,
     ) -> None:
-        if fusion not in ("minmax", "rrf"):
+        if not isinstance(index, ToolIndex):
+            raise TypeError(f"index must be a toolsift.ToolIndex, got {type(index).__name__}")
+        if not isinstance(fusion, str) or fusion not in ("minmax", "rrf"):
             raise ValueError(f"fusion must be 'minmax' or 'rrf', got {fusion!r}")
-        if not 0.0 <= dense_weight <= 1.0:
-            raise ValueError(f"dense_weight must be between 0 and 1, got {dense_weight}")
-        if candidates < 1:
-            raise ValueError(f"candidates must be >= 1, got {candidates}")
+        self.dense_weight = _check_real(dense_weight, "dense_weight", low=0.0, high=1.0)
+        self.rrf_k = _check_real(rrf_k, "rrf_k", low=0.0)
+        if isinstance(candidates, bool):
+            raise TypeError("candidates must be an int, got bool")
+        try:
+            self.candidates = operator.index(candidates)
+        except TypeError:
+            raise TypeError(f"candidates must be an int, got {type(candidates).__name__}") from None
+        if self.candidates < 1:
+            raise ValueError(f"candidates must be >= 1, got {candidates!r}")
+        if embed is not None and not callable(embed):
+            raise TypeError(
+                f"embed must be a callable that embeds a list of texts, got {type(embed).__name__}"
+            )
+        if model_id is not None and not isinstance(model_id, str):
+            raise TypeError(f"model_id must be a str, got {type(model_id).__name__}")
+        if not (
+            cache_dir is None or cache_dir is False or isinstance(cache_dir, (str, os.PathLike))
+        ):
+            raise TypeError(
+                f"cache_dir must be a path, False or None, got {type(cache_dir).__name__}"
+            )
         self.index = index
         self.fusion: Fusion = fusion
-        self.dense_weight = float(dense_weight)
-        self.rrf_k = float(rrf_k)
-        self.candidates = int(candidates)
         self.embed = embed
         self._pos = {t.name: i for i, t in enumerate(index.tools)}
         if embeddings is None and embed is not None:
@@ -235,9 +361,16 @@ class HybridIndex:
 
             texts = [tool_text(t) for t in index.tools]
             mid = model_id or getattr(embed, "model_id", None)
+            if mid is not None and not isinstance(mid, str):
+                raise TypeError(f"embed.model_id must be a str, got {type(mid).__name__}")
             if cache_dir is False:
                 mid = None
-            embeddings = cached_embeddings(embed, texts, mid, cache_dir or None)
+            checked = embed
+
+            def checked_embed(texts: Sequence[str]) -> np.ndarray:
+                return _embedded(checked, list(texts))
+
+            embeddings = cached_embeddings(checked_embed, texts, mid, cache_dir or None)
         self.embeddings: np.ndarray | None = (
             None if embeddings is None else self._check(embeddings, len(index))
         )
@@ -255,16 +388,13 @@ class HybridIndex:
 
     @staticmethod
     def _check(embeddings: Any, n: int) -> np.ndarray:
-        matrix = np.asarray(embeddings, dtype=np.float32)
-        if matrix.ndim != 2 or matrix.shape[0] != n:
+        matrix = _float_array(embeddings, "embeddings")
+        if matrix.ndim != 2 or matrix.shape[0] != n or matrix.shape[1] < 1:
             raise ValueError(
-                f"embeddings must be a (tools, dim) matrix with {n} rows, got shape {matrix.shape}"
+                f"embeddings must be a (tools, dim) matrix with {n} rows and dim >= 1, got "
+                f"shape {matrix.shape}"
             )
-        if not np.all(np.isfinite(matrix)):
-            raise ValueError("embeddings must be finite")
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        return matrix / norms
+        return _unit_rows(matrix)
 
     def _query_vector(self, query: str, query_vector: Any) -> tuple[np.ndarray | None, str | None]:
         if self.embeddings is None:
@@ -272,24 +402,41 @@ class HybridIndex:
         if query_vector is None:
             if self.embed is None:
                 return None, "no query embedding and no embedder: keyword-only search"
-            query_vector = self.embed([query[:MAX_QUERY_CHARS]])[0]
-        vector = np.asarray(query_vector, dtype=np.float32).reshape(-1)
-        if vector.shape[0] != self.embeddings.shape[1] or not np.all(np.isfinite(vector)):
+            query_vector = _embedded(self.embed, [query[:MAX_QUERY_CHARS]])[0]
+        dim = self.embeddings.shape[1]
+        try:
+            vector = _float_array(query_vector, "query vector")
+        except ValueError as exc:
+            raise ValueError(f"{exc} (the tool embeddings have {dim} dimensions)") from None
+        if vector.ndim == 2 and vector.shape[0] == 1:  # one row, as an embed callable returns
+            vector = vector[0]
+        if vector.shape != (dim,):
             raise ValueError(
-                f"query vector must have {self.embeddings.shape[1]} finite values, "
-                f"got shape {vector.shape}"
+                f"query vector must have {dim} finite values, got shape {vector.shape}"
             )
-        norm = float(np.linalg.norm(vector))
-        if norm == 0.0:
+        vector = _unit_rows(vector)
+        if not vector.any():
             return None, "zero query embedding: keyword-only search"
-        return vector / norm, None
+        return vector, None
 
     def dense_search(
         self, vector: np.ndarray, limit: int, exclude: Iterable[int] = ()
     ) -> list[tuple[int, float]]:
-        """The ``limit`` most similar tools to a unit ``vector`` as ``(position, cosine)``."""
-        assert self.embeddings is not None
-        sims = _matvec(self.embeddings, vector.astype(np.float32, copy=False))
+        """The ``limit`` most similar tools to a unit ``vector`` as ``(position, cosine)``.
+
+        Raises:
+            ValueError: this index has no tool embeddings, or ``vector`` has the wrong length.
+            LimitError: ``limit`` is not a positive integer.
+        """
+        if self.embeddings is None:
+            raise ValueError("dense_search needs tool embeddings (embeddings= or embed=)")
+        check_limit(limit)
+        vector = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if vector.shape[0] != self.embeddings.shape[1]:
+            raise ValueError(
+                f"vector must have {self.embeddings.shape[1]} values, got shape {vector.shape}"
+            )
+        sims = _matvec(self.embeddings, vector)
         for i in exclude:
             sims[i] = -np.inf
         n = min(limit, len(sims))
@@ -301,7 +448,7 @@ class HybridIndex:
     def search(
         self,
         query: str,
-        limit: int = DEFAULT_LIMIT,
+        limit: int | None = DEFAULT_LIMIT,
         *,
         lexical: Sequence[Match] | None = None,
         query_vector: Any = None,
@@ -311,19 +458,35 @@ class HybridIndex:
 
         Arguments:
             query: the query text.
-            limit: how many matches at most.
+            limit: how many matches at most, a positive int (``None``: the default, 8).
             lexical: the lexical engine's result for this query (e.g. from the query language's
                 search, with ``select``/``exact_name`` matches); by default
                 ``index.search(query, candidates, exclude=exclude)``.
             query_vector: the query's embedding; by default ``embed([query])``.
-            exclude: tool names to leave out.
+            exclude: tool names to leave out; a single ``str`` is one name.
 
         Raises:
-            QueryError: the query is empty, or has no token and no embedding is available.
+            QueryError: the query is not a string, is empty, or has no token and no embedding is
+                available.
+            LimitError: ``limit`` is not a positive integer (as in :meth:`ToolIndex.search`).
+            TypeError: ``exclude`` is not a name or an iterable of names, or ``lexical`` holds
+                something other than :class:`~toolsift.Match` objects.
+            ValueError: the query vector (or the embed callable's output) is not a finite vector
+                of the embeddings' dimension.
         """
-        if not isinstance(query, str) or not query.strip():
+        if not isinstance(query, str):
+            raise QueryError(f"Query must be a string, got {type(query).__name__}.")
+        if not query.strip():
             raise QueryError("Query must not be empty.")
-        excluded = set(exclude)
+        limit = DEFAULT_LIMIT if limit is None else check_limit(limit)
+        excluded = _exclude_names(exclude)
+        if lexical is not None:
+            lexical = list(lexical)
+            for i, m in enumerate(lexical):
+                if not isinstance(m, Match):
+                    raise TypeError(
+                        f"lexical[{i}] must be a toolsift.Match, got {type(m).__name__}"
+                    )
         vector, note = self._query_vector(query, query_vector)
         if lexical is None:
             try:
@@ -359,7 +522,7 @@ class HybridIndex:
         lex_score, dense_score = dict(bm25), dict(dense)
         ranked = sorted(fused.items(), key=lambda item: (-item[1], tools[item[0]].name))
         best = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0
-        for d, s in ranked[: max(room, 0)]:
+        for d, s in ranked[:room]:
             in_lex, in_dense = d in lex_score, d in dense_score
             reason: HybridReason = (
                 "hybrid" if in_lex and in_dense else "bm25" if in_lex else "dense"
