@@ -88,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
         choices=sorted(PROFILES),
         default=DEFAULT_PROFILE,
         help="analysis profile: english (default: CJK bigrams, stemming, query stop words) or "
-        "seed (seed 000's exact ranking)",
+        "seed (seed 000's analysis, weights and BM25+ scores)",
     )
     catalog.add_argument(
         "--word-pairs",

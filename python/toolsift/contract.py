@@ -207,7 +207,12 @@ def tool_search_response(result: DiscoveryResult) -> dict[str, Any]:
     "matches": [{name, score?, description, parameters}], "missing"?}``.
 
     ``score`` (rounded to 6 decimals) is left out of ``select`` responses, and ``missing`` is
-    present in ``select`` responses only. ``parameters`` is the full JSON Schema.
+    present in ``select`` responses only. ``parameters`` is the full JSON Schema. A ``select``
+    response lists every requested tool the session has: the ones it activated, then those
+    already active (``already_active_matches``), whose schemas the model asked for too; a
+    keyword response lists the fresh matches only. ``total_deferred_tools`` is the number of
+    hidden tools the search ran over (seed 000's ``total_tools``), so it falls as tools are
+    activated.
 
     Example:
         >>> from toolsift import DiscoverySession
@@ -218,7 +223,8 @@ def tool_search_response(result: DiscoveryResult) -> dict[str, Any]:
     """
     select = result.query_kind == "select"
     matches = []
-    for match in result.matches:
+    listed = (*result.matches, *result.already_active_matches) if select else result.matches
+    for match in listed:
         entry: dict[str, Any] = {"name": match.tool.name}
         if not select:
             entry["score"] = round_score(match.score)

@@ -26,6 +26,7 @@ from typing import Any
 from .contract import search_tool_bm25_content, search_tool_bm25_details
 from .errors import DiscoveryError, LimitError, QueryError
 from .index import DEFAULT_LIMIT
+from .query import TRIMMED
 from .session import UNAVAILABLE_MESSAGE, DiscoveryResult, DiscoverySession
 from .tools import Tool
 
@@ -225,7 +226,7 @@ def call_meta_tool(session: DiscoverySession | None, arguments: Mapping[str, Any
         raise QueryError("Query must not be empty.")
     if not isinstance(query, str):
         raise QueryError(f"Query must be a string, got {type(query).__name__}.")
-    if not query.strip():  # the query is checked before the limit, as the seed does
+    if not query.strip(TRIMMED):  # the query is checked before the limit, as the seed does
         raise QueryError("Query must not be empty.")
     result = session.search(query, _limit(arguments.get("limit")))
     return MetaToolCall(

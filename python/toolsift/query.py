@@ -92,6 +92,10 @@ class ParsedQuery:
 
 
 _new = object.__new__
+
+#: What a query is trimmed of: Python's whitespace (``str.strip()``) and U+FEFF, the byte-order
+#: mark, which JavaScript's ``trim()`` (seed 000) also removes and ``str.strip()`` keeps.
+TRIMMED = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"  # noqa: E501
 # The common-query shortcut of parse_query (tests turn it off to compare with the general path).
 _FAST_PARSE = True
 
@@ -109,7 +113,7 @@ def parse_query(query: object, *, max_length: int = DEFAULT_MAX_QUERY_LENGTH) ->
     """
     if not isinstance(query, str):
         raise QueryError(f"Query must be a string, got {type(query).__name__}.")
-    query = query.strip()
+    query = query.strip(TRIMMED)
     if not query:
         raise QueryError("Query must not be empty.")
     truncated = len(query) > max_length

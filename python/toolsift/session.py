@@ -64,6 +64,7 @@ from ._session_state import (
 )
 from .errors import DiscoveryError
 from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, EngineName, ToolIndex
+from .query import parse_query
 from .result import Match, QueryKind
 from .tools import Tool
 
@@ -110,6 +111,9 @@ class DiscoveryResult:
         query_kind: ``"select"`` for a ``select:A,B`` lookup, else ``"keyword"``.
         missing: for ``select``, the requested names that match no tool of the session.
         generation: the session generation right after the search.
+        already_active_matches: the matches of ``already_active``, in the same order (seed
+            001's ``select:`` response lists them with the fresh ones: the model asked for their
+            schemas).
 
     Example:
         >>> session = DiscoverySession([Tool(name="send_email", description="Send an email")])
@@ -128,6 +132,7 @@ class DiscoveryResult:
     query_kind: QueryKind = "keyword"
     missing: tuple[str, ...] = ()
     generation: int = 0
+    already_active_matches: tuple[Match, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -161,7 +166,7 @@ class DiscoverySession(_SessionState):
         auto_max_tools, auto_max_tokens: the thresholds of ``mode="auto"`` (40 and 16,000).
         engine: the ranking engine of the indexes (see :class:`~toolsift.ToolIndex`).
         profile: the analysis profile of the indexes (see :class:`~toolsift.ToolIndex`):
-            ``"english"`` (default) or ``"seed"``, seed 000's exact ranking.
+            ``"english"`` (default) or ``"seed"``, seed 000's analysis and scores.
         field_weights: the indexes' field weights (see :class:`~toolsift.ToolIndex`; default:
             the profile's), e.g. with :attr:`~toolsift.FieldWeights.word_pairs` on.
         meta_tool_name: the name of the search meta-tool, used in error messages.
@@ -347,6 +352,7 @@ class DiscoverySession(_SessionState):
             ('mcp__calendar__create_event',)
         """
         self.ensure_enabled()  # before the query and limit checks, as the seed does
+        parse_query(query)  # the query's QueryError before the limit's LimitError, as the seed
         _fallback.check_limit(limit)
         attempt = 1
         while True:
@@ -395,8 +401,12 @@ class DiscoverySession(_SessionState):
             # Without retries left, report the tools as they are now: a redefined tool as
             # loaded, and nothing hidden or gone as active.
             fresh = [_current(m, entries) for m in fresh]
-            already = [m.tool.name for m in ranked if m.tool.name in entries] + fixed
-            already = [n for n in already if self._is_active(n, mode)]
+            fixed_matches = [m for m in fixed_result or () if m.tool.name in entries]
+            already_matches: dict[str, Match] = {}
+            for m in [*(m for m in ranked if m.tool.name in entries), *fixed_matches]:
+                if m.tool.name not in already_matches and self._is_active(m.tool.name, mode):
+                    already_matches[m.tool.name] = _current(m, entries)
+            already = list(already_matches)
             for match in fresh:
                 selected[match.tool.name] = None
             if fresh:
@@ -413,12 +423,13 @@ class DiscoverySession(_SessionState):
             limit=limit,
             matches=tuple(fresh),
             activated=tuple(m.tool.name for m in fresh),
-            already_active=tuple(dict.fromkeys(already))[:limit],
+            already_active=tuple(already)[:limit],
             selected=active_selected,
             total_tools=len(snapshot.discoverable) - len(active),
             query_kind=result.query_kind,
             missing=missing,
             generation=generation,
+            already_active_matches=tuple(already_matches.values())[:limit],
         )
 
     def __repr__(self) -> str:
