@@ -165,6 +165,30 @@ class NamedLookups:
         )
         return matches, request.limit - len(matches), rest
 
+    def _keyword_tier(
+        self, parsed: ParsedQuery, request: _Request
+    ) -> tuple[list[Match], list[int]]:
+        """The exact-name tier for ``ranker="keyword"``: its matches and their tool ids.
+
+        The same tools, in the same order, as :meth:`_tier` puts first for the BM25+ ranker (the
+        same names found, query order, exclude / servers / ``+required`` applied, at most
+        :data:`EXACT_NAME_MAX_TOOLS` tools a name, cut to the limit). Each is scored with its
+        keyword points for the query (seed 001's scorer, as the rest of the list), 0.0 when it
+        has none (``searchgraph`` names ``search_graph`` but matches none of its parts): the
+        keyword index's own search, restricted to these tools, in either engine.
+        """
+        named = self.names.find_names(parsed.text) if request.exact_names else None
+        if not named:
+            return [], []
+        filters = {"include": request.include, "required": parsed.required, **request.prefix}
+        tier = self._exact_name_tier(named, request.excluded, filters)
+        del tier[request.limit :]
+        if not tier:
+            return [], []
+        points = dict(self._keyword_index().search(parsed.text, len(tier), include=tier))
+        tools = self._tools
+        return [new_match(tools[d], points.get(d, 0.0), "exact_name") for d in tier], tier
+
     def _exact_name_tier(
         self,
         named: list[tuple[tuple[int, ...], str]],

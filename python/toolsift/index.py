@@ -264,9 +264,13 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
                 ``select:`` ignores it (an explicit lookup).
             servers: only tools of these MCP servers (exact server names), applied inside the
                 engine before the cut; a ``select:`` name outside them is ``missing``.
-            ranker: ``"bm25"`` (BM25+ with the exact-name tier) or ``"keyword"`` (seed 001's
-                name-part scorer).
-            exact_names: put the tools whose exact name the query contains first (seed 004).
+            ranker: ``"bm25"`` (BM25+) or ``"keyword"`` (seed 001's name-part scorer); both
+                rank after the exact-name tier (``exact_names``).
+            exact_names: put the tools whose exact name the query contains first (seed 004),
+                ``reason="exact_name"``, in query order, before the ranked matches and the cut
+                to ``limit``; for either ranker, with the same tools. Their score is the
+                ranker's own: BM25+ score, or keyword points (0.0 when the name matches none of
+                the tool's name parts, as ``searchgraph``). ``False`` turns the tier off.
             prefix_fraction: a query term that is not in the index matches the terms that start
                 with it, scored at this fraction of an exact match (0.0 turns it off).
             prefix_min_len: the shortest query term that is expanded (characters).
@@ -463,14 +467,22 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         return self._finish(parsed, matches, notices, request)
 
     def _keyword_matches(self, parsed: ParsedQuery, request: _Request) -> list[Match]:
+        """``ranker="keyword"``'s list before the gates: the exact-name tier (as for BM25+,
+        scored in keyword points), then the keyword matches without the named tools, cut to the
+        limit."""
+        matches, tier = self._keyword_tier(parsed, request)
+        room = request.limit - len(matches)
+        if room <= 0:
+            return matches
+        excluded = request.excluded.union(tier) if tier else request.excluded
         hits = self._keyword_index().search(
             parsed.text,
-            request.limit,
-            sorted(request.excluded),
+            room,
+            sorted(excluded),
             include=request.include,
             required=parsed.required,
         )
-        return _NEW_MATCHES[self.engine](self._tools, hits, "keyword")
+        return matches + _NEW_MATCHES[self.engine](self._tools, hits, "keyword")
 
     def _search_plain_many(
         self, queries: list[str], request: _Request, max_length: int
@@ -567,7 +579,10 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         if fields is not None and not parsed.truncated:  # no gate, no notice to add
             return SearchResult._from_fields(fields, parsed.query, tuple(matches), len(self._tools))
         if request.ranker == "keyword" and request.threshold:
-            matches = [m for m in matches if m.score >= request.threshold]
+            # Named (exact_name) tools stay, as the BM25+ engine keeps them.
+            matches = [
+                m for m in matches if m.reason == "exact_name" or m.score >= request.threshold
+            ]
         if request.relative_floor and matches:
             # Relative to the best score of the whole result; named (exact_name) tools stay.
             best = max(m.score for m in matches)
