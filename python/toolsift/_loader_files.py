@@ -22,6 +22,24 @@ from .errors import CatalogError
 StrPath = Union[str, "os.PathLike[str]"]
 
 
+def utf8_text(data: bytes, file: str) -> str:
+    """``data`` decoded as UTF-8, or a :class:`CatalogError` naming ``file:line`` and the byte.
+
+    Example:
+        >>> utf8_text(b"ok", "tools.jsonl")
+        'ok'
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise CatalogError(
+            f"{file}:{line}: not valid UTF-8 ({error.reason} at byte {error.start}).",
+            path=file,
+            line=line,
+        ) from None
+
+
 def _parse_jsonl(file: str, text: str) -> list[tuple[int, Any]]:
     rows: list[tuple[int, Any]] = []
     loads = json.loads
@@ -98,16 +116,7 @@ def _file_entries(
     its structure errors as :class:`~toolsift._loader_walk._Located`)."""
     file = os.fspath(path)
     with open(path, "rb") as handle:
-        data = handle.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise CatalogError(
-            f"{file}:{line}: not valid UTF-8 ({error.reason} at byte {error.start}).",
-            path=file,
-            line=line,
-        ) from None
+        text = utf8_text(handle.read(), file)
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text or text.isspace():

@@ -47,6 +47,7 @@ from typing import Any, Callable
 from ._analysis import DEFAULT_PROFILE, check_profile
 from ._documents import FieldWeights
 from ._eval_peers import Ranker, _bm25s_ranker, _rank_bm25_ranker, _ratel_ranker
+from ._loader_files import utf8_text
 from .errors import CatalogError, ToolsiftError
 from .index import ToolIndex
 from .loaders import load_catalog
@@ -217,14 +218,7 @@ def _read_queries(path: Path, strict: bool) -> list[tuple[int, dict[str, Any]]]:
     """The labeled queries of a ``<name>.queries.jsonl`` file with their line numbers; a row that
     is not JSON or not a labeled query is a :class:`~toolsift.CatalogError` naming ``file:line``."""
     file = os.fspath(path)
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        bad_line = data.count(b"\n", 0, error.start) + 1
-        raise _query_error(
-            file, bad_line, f"not valid UTF-8 ({error.reason} at byte {error.start})."
-        ) from None
+    text = utf8_text(path.read_bytes(), file)
     rows: list[tuple[int, dict[str, Any]]] = []
     for number, line in enumerate(text.removeprefix("\ufeff").split("\n"), 1):
         if not line or line.isspace():
