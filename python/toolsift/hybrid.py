@@ -18,10 +18,20 @@ paraphrase-style sets but fall below lexical search on mcp_mixed (w = 0.4: 0.640
 the lexical side, the smaller the weight (it was 0.4 before the english profile's ranking
 defaults). Equal-weight RRF falls below lexical search on mcp_mixed (0.587).
 
-Scores are normalised so that the best fused tool has 1.0. Matches the lexical engine placed for
-another reason than BM25 (``Match.reason`` ``"select"`` or ``"exact_name"``) stay in front, in
-their order, with score 1.0. Without an embedding for the query (no embedder, or no vectors) the
-search is keyword-only and the result says so (``mode="keyword"`` and a ``note``).
+Scores are normalised so that the best fused tool has 1.0, at full precision (seed 002 rounds
+``score / max_score`` to 4 decimals; toolsift does not: the scores are for ranking and fusion,
+round them for display). Matches the lexical engine placed for another reason than BM25
+(``Match.reason`` ``"select"`` or ``"exact_name"``) stay in front, in their order, with score 1.0.
+Without an embedding for the query (no embedder, or no vectors) the search is keyword-only and
+the result says so (``mode="keyword"`` and a ``note``).
+
+``servers=`` restricts a search to tools of these MCP servers (seed 002's ``directory`` filter),
+as in :meth:`ToolIndex.search`: both lists are restricted before their top ``candidates`` are
+taken, so the limit is still filled. :meth:`HybridIndex.search` has ``ToolIndex.search``'s caps
+against abuse: a ``limit`` above ``max_limit`` (25) is clamped, a query longer than
+``max_query_length`` (500 characters) is cut before it is embedded and searched, and the result
+says so (``notices``, ``clamped``, ``truncated``). A ``limit`` below 1 is a ``LimitError``, not
+seed 002's silent ``max(1, k)``.
 
 Example:
     >>> import numpy as np
@@ -56,7 +66,8 @@ from ._analysis import DEFAULT_PROFILE
 from ._documents import FieldWeights
 from ._fallback import check_limit
 from .errors import QueryError
-from .index import DEFAULT_LIMIT, Match, ToolIndex
+from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, Match, ToolIndex
+from .query import DEFAULT_MAX_QUERY_LENGTH
 from .tools import Tool
 
 if TYPE_CHECKING:
@@ -74,8 +85,11 @@ __all__ = [
 Fusion = Literal["minmax", "rrf"]
 HybridReason = Literal["select", "exact_name", "bm25", "keyword", "dense", "hybrid"]
 
-#: Longest query text embedded (seed 002 caps query length against abuse).
+#: Longest query text embedded, whatever ``max_query_length`` allows (seed 002 caps query
+#: length against abuse); :meth:`HybridIndex.search` first cuts the query to ``max_query_length``.
 MAX_QUERY_CHARS = 2000
+#: ``max_query_length`` of the uncapped searches (fusion candidates, the evaluation).
+_NO_QUERY_CAP = 1 << 20
 #: ``Match.reason`` values of ranked lexical matches; any other reason (``select``,
 #: ``exact_name``) is a tier that stays in front of the fused list.
 RANKED_REASONS = frozenset({"bm25", "keyword"})
@@ -185,21 +199,52 @@ def _embedded(embed: Callable[[list[str]], Any], texts: list[str]) -> np.ndarray
     return _unit_rows(matrix)
 
 
-def _exclude_names(exclude: Any) -> set[str]:
-    """The tool names of an ``exclude`` argument: one ``str`` is one name."""
-    if isinstance(exclude, str):
-        return {exclude}
+def _names(value: Any, argument: str, what: str) -> frozenset[str]:
+    """The names of an ``exclude`` / ``servers`` argument: one ``str`` is one name, else an
+    iterable of ``str`` (a ``TypeError`` naming ``argument`` otherwise)."""
+    if isinstance(value, str):
+        return frozenset((value,))
     try:
-        names = set(exclude)
+        names = frozenset(value)
     except TypeError:
         raise TypeError(
-            "exclude must be a tool name or an iterable of tool names, "
-            f"got {type(exclude).__name__}"
+            f"{argument} must be a {what} name or an iterable of {what} names, "
+            f"got {type(value).__name__}"
         ) from None
     for name in names:
         if not isinstance(name, str):
-            raise TypeError(f"exclude must hold tool names (str), got {type(name).__name__}")
+            raise TypeError(f"{argument} must hold {what} names (str), got {type(name).__name__}")
     return names
+
+
+def _exclude_names(exclude: Any) -> frozenset[str]:
+    """The tool names of an ``exclude`` argument: one ``str`` is one name."""
+    return _names(exclude, "exclude", "tool")
+
+
+def _server_names(servers: Any) -> frozenset[str] | None:
+    """The server names of a ``servers`` argument (``None``: no filter); one ``str`` is one
+    server."""
+    return None if servers is None else _names(servers, "servers", "server")
+
+
+def _check_query_length(max_query_length: Any) -> int:
+    """``max_query_length`` checked as :meth:`ToolIndex.search` checks it (same messages)."""
+    if isinstance(max_query_length, bool) or not isinstance(max_query_length, int):
+        raise TypeError("max_query_length must be an int")
+    if max_query_length < 1:
+        raise ValueError(f"max_query_length must be a positive int, got {max_query_length}")
+    return max_query_length
+
+
+def _cut_query(query: str, max_query_length: int) -> tuple[str, bool]:
+    """``query`` cut as :func:`toolsift.query.parse_query` cuts it: trimmed, longer than
+    ``max_query_length`` -> its first ``max_query_length`` characters (trailing space dropped).
+    A query within the cap is returned as given. Returns ``(query, truncated)``."""
+    text = query.strip()
+    if len(text) <= max_query_length:
+        return query, False
+    return text[:max_query_length].rstrip(), True
 
 
 def _minmax(scored: Sequence[tuple[int, float]]) -> dict[int, float]:
@@ -266,11 +311,20 @@ class HybridResult:
         matches: the ranked tools.
         mode: ``"hybrid"``, or ``"keyword"`` when no query embedding was available.
         note: why the search fell back to keywords (``None`` in hybrid mode).
+        notices: remarks on the request, as :attr:`SearchResult.notices
+            <toolsift.SearchResult.notices>`: ``"limit 100 clamped to 25"``, ``"query cut to 500
+            characters"``.
+        clamped: the requested limit was above ``max_limit`` and was lowered to it.
+        truncated: the query was longer than ``max_query_length`` and was cut (before it was
+            embedded and searched).
     """
 
     matches: list[HybridMatch]
     mode: Literal["hybrid", "keyword"]
     note: Optional[str] = None
+    notices: tuple[str, ...] = ()
+    clamped: bool = False
+    truncated: bool = False
 
     def __iter__(self) -> Iterator[HybridMatch]:
         return iter(self.matches)
@@ -356,6 +410,7 @@ class HybridIndex:
         self.fusion: Fusion = fusion
         self.embed = embed
         self._pos = {t.name: i for i, t in enumerate(index.tools)}
+        self._by_server: dict[str, list[int]] | None = None  # made on the first servers= search
         if embeddings is None and embed is not None:
             from .embed import cached_embeddings, tool_text
 
@@ -419,24 +474,54 @@ class HybridIndex:
             return None, "zero query embedding: keyword-only search"
         return vector, None
 
+    def _server_positions(self, names: frozenset[str]) -> np.ndarray:
+        """The positions of the tools of these servers (exact names), ascending."""
+        table = self._by_server
+        if table is None:
+            table = {}
+            for i, tool in enumerate(self.index.tools):
+                if tool.server is not None:
+                    table.setdefault(tool.server, []).append(i)
+            self._by_server = table  # a race makes the same dict twice: harmless
+        ids = sorted({i for name in names for i in table.get(name, ())})
+        return np.asarray(ids, dtype=np.intp)
+
     def dense_search(
-        self, vector: np.ndarray, limit: int, exclude: Iterable[int] = ()
+        self,
+        vector: np.ndarray,
+        limit: int,
+        exclude: Iterable[int] = (),
+        *,
+        servers: Iterable[str] | str | None = None,
     ) -> list[tuple[int, float]]:
         """The ``limit`` most similar tools to a unit ``vector`` as ``(position, cosine)``.
+
+        ``exclude`` holds positions to leave out; ``servers`` restricts the search to the tools
+        of these MCP servers (exact names, a ``str`` is one server, unknown servers match
+        nothing) before the top ``limit`` is taken. ``limit`` is not capped (``max_limit`` is
+        :meth:`search`'s): the list holds at most one entry per tool.
 
         Raises:
             ValueError: this index has no tool embeddings, or ``vector`` has the wrong length.
             LimitError: ``limit`` is not a positive integer.
+            TypeError: ``servers`` is not a server name or an iterable of server names.
         """
         if self.embeddings is None:
             raise ValueError("dense_search needs tool embeddings (embeddings= or embed=)")
         check_limit(limit)
+        names = _server_names(servers)
         vector = np.asarray(vector, dtype=np.float32).reshape(-1)
         if vector.shape[0] != self.embeddings.shape[1]:
             raise ValueError(
                 f"vector must have {self.embeddings.shape[1]} values, got shape {vector.shape}"
             )
-        sims = _matvec(self.embeddings, vector)
+        if names is None:
+            sims = _matvec(self.embeddings, vector)
+        else:  # only the servers' rows are scored; the others cannot be taken
+            ids = self._server_positions(names)
+            sims = np.full(len(self.embeddings), -np.inf, dtype=np.float32)
+            if len(ids):
+                sims[ids] = _matvec(self.embeddings[ids], vector)
         for i in exclude:
             sims[i] = -np.inf
         n = min(limit, len(sims))
@@ -453,33 +538,58 @@ class HybridIndex:
         lexical: Sequence[Match] | None = None,
         query_vector: Any = None,
         exclude: Iterable[str] = (),
+        servers: Iterable[str] | str | None = None,
+        max_limit: int = DEFAULT_MAX_LIMIT,
+        max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
     ) -> HybridResult:
         """The best ``limit`` tools for ``query`` by fused lexical and dense ranking.
 
         Arguments:
-            query: the query text.
-            limit: how many matches at most, a positive int (``None``: the default, 8).
+            query: the query text; longer than ``max_query_length`` characters (after trimming),
+                it is cut to that length before it is embedded and searched.
+            limit: how many matches at most, a positive int (``None``: the default, 8). Above
+                ``max_limit`` it is clamped, and the result says so (``notices``, ``clamped``).
             lexical: the lexical engine's result for this query (e.g. from the query language's
                 search, with ``select``/``exact_name`` matches); by default
-                ``index.search(query, candidates, exclude=exclude)``.
+                ``index.search(query, candidates, exclude=exclude, servers=servers)`` without
+                its caps. With ``servers``, its matches of other servers are dropped.
             query_vector: the query's embedding; by default ``embed([query])``.
             exclude: tool names to leave out; a single ``str`` is one name.
+            servers: only tools of these MCP servers (exact server names, as in
+                :meth:`ToolIndex.search`; a single ``str`` is one server, unknown servers match
+                nothing). Both lists are restricted before their top ``candidates`` are taken,
+                so the limit is still filled.
+            max_limit: the hard cap on ``limit`` (default 25, as :meth:`ToolIndex.search`).
+            max_query_length: the query length cap in characters (default 500). The embedder
+                never sees more than :data:`MAX_QUERY_CHARS` (2000) characters either way.
 
         Raises:
             QueryError: the query is not a string, is empty, or has no token and no embedding is
                 available.
-            LimitError: ``limit`` is not a positive integer (as in :meth:`ToolIndex.search`).
-            TypeError: ``exclude`` is not a name or an iterable of names, or ``lexical`` holds
-                something other than :class:`~toolsift.Match` objects.
-            ValueError: the query vector (or the embed callable's output) is not a finite vector
-                of the embeddings' dimension.
+            LimitError: ``limit`` or ``max_limit`` is not a positive integer (as in
+                :meth:`ToolIndex.search`; seed 002 would clamp ``k < 1`` to 1).
+            TypeError: ``exclude`` is not a name or an iterable of names, ``servers`` not a
+                server name or an iterable of server names, ``lexical`` holds something other
+                than :class:`~toolsift.Match` objects, or ``max_query_length`` is not an int.
+            ValueError: ``max_query_length`` is below 1, or the query vector (or the embed
+                callable's output) is not a finite vector of the embeddings' dimension.
         """
         if not isinstance(query, str):
             raise QueryError(f"Query must be a string, got {type(query).__name__}.")
         if not query.strip():
             raise QueryError("Query must not be empty.")
         limit = DEFAULT_LIMIT if limit is None else check_limit(limit)
+        check_limit(max_limit)
+        max_query_length = _check_query_length(max_query_length)
+        clamped = limit > max_limit
+        notices: tuple[str, ...] = (f"limit {limit} clamped to {max_limit}",) if clamped else ()
+        if clamped:
+            limit = max_limit
+        query, truncated = _cut_query(query, max_query_length)
+        if truncated:
+            notices = (*notices, f"query cut to {max_query_length} characters")
         excluded = _exclude_names(exclude)
+        names = _server_names(servers)
         if lexical is not None:
             lexical = list(lexical)
             for i, m in enumerate(lexical):
@@ -489,12 +599,15 @@ class HybridIndex:
                     )
         vector, note = self._query_vector(query, query_vector)
         if lexical is None:
+            options = {} if names is None else {"servers": tuple(sorted(names))}
             try:
-                lexical = lexical_search(self.index, query, self.candidates, excluded)
+                lexical = lexical_search(self.index, query, self.candidates, excluded, **options)
             except QueryError:
                 if vector is None:  # nothing to rank with
                     raise
                 lexical = []  # e.g. only punctuation or an unsupported script: dense alone
+        if names is not None:  # a caller's list (or an index without servers=) is filtered here
+            lexical = [m for m in lexical if m.tool.server in names]
         front = [m for m in lexical if m.reason not in RANKED_REASONS and m.name not in excluded]
         taken = {m.tool.name for m in front} | excluded
         bm25 = [
@@ -511,9 +624,9 @@ class HybridIndex:
                 HybridMatch(tools[d], s / top if top > 0 else 0.0, "bm25", s)
                 for d, s in bm25[:room]
             ]
-            return HybridResult(out, "keyword", note)
+            return HybridResult(out, "keyword", note, notices, clamped, truncated)
         skip = [self._pos[n] for n in taken if n in self._pos]
-        dense = self.dense_search(vector, self.candidates, skip)
+        dense = self.dense_search(vector, self.candidates, skip, servers=names)
         w = self.dense_weight
         if self.fusion == "rrf":
             fused = rrf_fuse([[d for d, _ in bm25], [d for d, _ in dense]], [1 - w, w], self.rrf_k)
@@ -530,7 +643,7 @@ class HybridIndex:
             out.append(
                 HybridMatch(tools[d], s / best, reason, lex_score.get(d), dense_score.get(d))
             )
-        return HybridResult(out, "hybrid")
+        return HybridResult(out, "hybrid", None, notices, clamped, truncated)
 
 
 #: Rows per matrix-vector product. OpenBLAS spreads a larger gemv over its threads, which on a
@@ -563,7 +676,7 @@ def lexical_search(
     params = _search_parameters(index)
     kwargs = {k: v for k, v in options.items() if k in params}
     if "max_limit" in params and "max_query_length" in params:
-        kwargs.update(max_limit=max(limit, 1), max_query_length=1 << 20)
+        kwargs.update(max_limit=max(limit, 1), max_query_length=_NO_QUERY_CAP)
     return index.search(query, limit, exclude=exclude, **kwargs)
 
 
@@ -624,7 +737,11 @@ def make_eval_ranker(
                 vector, _ = hybrid._query_vector(query, None)
                 return [d for d, _ in hybrid.dense_search(vector, k)] if vector is not None else []
             lexical = lexical_of(query) if lexical_of is not None else None
-            return [pos[m.tool.name] for m in hybrid.search(query, k, lexical=lexical)]
+            # Uncapped, as the lexical list: the evaluation ranks k tools for the whole query.
+            found = hybrid.search(
+                query, k, lexical=lexical, max_limit=k, max_query_length=_NO_QUERY_CAP
+            )
+            return [pos[m.tool.name] for m in found]
         except QueryError:
             return []
 
