@@ -223,3 +223,20 @@ def test_a_lone_surrogate_in_a_tools_text_becomes_u_fffd() -> None:
 def test_a_lone_surrogate_in_a_name_is_a_tool_definition_error(kwargs, field) -> None:
     with pytest.raises(ToolDefinitionError, match=f"field '{field}.*lone surrogate"):
         Tool(**kwargs)
+
+
+def test_a_schema_too_deep_to_serialise_is_a_tool_definition_error() -> None:
+    """A hostile server's schema nested 2,000 levels deep: the session names the tool and the
+    field instead of raising a bare RecursionError, and nothing joins."""
+    from toolsift import DiscoverySession
+
+    schema: dict = {"type": "string"}
+    for _ in range(2000):
+        schema = {"type": "object", "properties": {"a": schema}}
+    deep = Tool(name="mcp__evil__deep", server="evil", mcp_tool_name="deep", input_schema=schema)
+    assert deep.to_mcp()["inputSchema"]["type"] == "object"  # copied without recursion
+    session = DiscoverySession(TOOLS)
+    with pytest.raises(ToolDefinitionError, match="mcp__evil__deep.*input_schema.*too deeply"):
+        session.connect_server("evil", [deep])
+    assert "mcp__evil__deep" not in {t.name for t in session.tools}
+    assert session.search("read a file").matches  # still searches

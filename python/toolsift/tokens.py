@@ -20,7 +20,7 @@ import json
 import math
 from typing import Callable, Literal
 
-from .tools import Tool
+from .tools import Tool, _invalid
 
 __all__ = ["CHARS_PER_TOKEN", "estimate_tokens", "tool_tokens", "counter", "TokenizerName"]
 
@@ -78,7 +78,12 @@ def tool_json(tool: Tool) -> str:
         >>> tool_json(Tool(name="ping"))[:40]
         '{"type":"function","function":{"name":"p'
     """
-    return json.dumps(tool.to_openai_chat(), separators=(",", ":"), ensure_ascii=False)
+    try:
+        return json.dumps(tool.to_openai_chat(), separators=(",", ":"), ensure_ascii=False)
+    except RecursionError:  # a schema nested hundreds of levels deep (a hostile server's)
+        raise _invalid(
+            tool.name, "input_schema", "is nested too deeply to serialise as JSON"
+        ) from None
 
 
 def tool_tokens(tool: Tool, count: Callable[[str], int] = estimate_tokens) -> int:
