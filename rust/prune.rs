@@ -120,8 +120,29 @@ pub const MIN_PRUNE_DOCS: usize = 65_536;
 /// (it has a bitmap: the candidates are then found by bitmaps alone): on 175 queries of 2k-12k
 /// postings at 100k tools, those with two or more dense lists took 27.4 µs exhaustive and
 /// 22.9 µs pruned (52 of 59 faster), the others 18.7 vs 26.8 µs.
-fn worth_pruning(lists: &[List], postings: usize) -> bool {
-    lists.len() >= 2 && (postings >= MIN_POSTINGS || lists.iter().all(|l| l.bits != usize::MAX))
+///
+/// Nor past [`max_pruned_lists`] lists: the pruned loop's work per candidate grows with the
+/// number of lists, and so does the number of candidates whose bound reaches θ, so a long agent
+/// query (15-45 analysed terms) over a catalogue of many near-identical tools was pruned at 2-10×
+/// the exhaustive loop's time (see `max_pruned_lists`).
+fn worth_pruning(lists: &[List], postings: usize, docs: usize) -> bool {
+    lists.len() >= 2
+        && lists.len() <= max_pruned_lists(docs)
+        && (postings >= MIN_POSTINGS || lists.iter().all(|l| l.bits != usize::MAX))
+}
+
+/// The most lists `Auto` prunes in an index of `docs` documents: 12 at [`MIN_PRUNE_DOCS`], 3 more
+/// each time the index doubles (the exhaustive loop's cost grows with the index, the pruned
+/// loop's with the lists). Measured with mcp_mixed's 300 first agent queries (english profile,
+/// µs a query, exhaustive / pruned) over mcp_mixed plus renamed copies of its servers (forks and
+/// mirrors, the hard case: many exact ties at θ): at 92k tools, 10-14 lists 120 / 116, 15-19
+/// lists 151 / 273, 20-24 lists 161 / 436, 40-44 lists 260 / 2,417; at 1M, 20-24 lists 3,016 /
+/// 1,660, 25-29 lists 2,408 / 3,337, 40-44 lists 4,978 / 11,051. Over all 300 queries this cap
+/// takes the mean from 309 to ~120 µs at 92k and from 1,423 to ~1,150 µs at 1M; on the synthetic
+/// 100k catalogue (its queries hold fewer than 15 lists) nothing changes.
+fn max_pruned_lists(docs: usize) -> usize {
+    let doublings = (docs.max(MIN_PRUNE_DOCS) / MIN_PRUNE_DOCS).ilog2() as usize;
+    12 + 3 * doublings
 }
 
 /// The process-wide mode (`ScoringMode as u8`), set from Python through `_set_scoring_mode`.
@@ -405,7 +426,7 @@ impl Index {
         }
         let (lists, m) = self.pruning_lists(query, refs, options);
         let postings: usize = lists.iter().map(|l| l.end - l.pos).sum();
-        if mode == ScoringMode::Auto && !worth_pruning(&lists, postings) {
+        if mode == ScoringMode::Auto && !worth_pruning(&lists, postings, self.len()) {
             return None;
         }
         let min_matched = min_matched(m);

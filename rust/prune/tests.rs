@@ -370,7 +370,7 @@ fn the_mode_switches_pick_the_path() {
 
 #[test]
 fn auto_prunes_several_large_or_all_dense_lists_never_one() {
-    use super::{worth_pruning, List, MIN_POSTINGS};
+    use super::{max_pruned_lists, worth_pruning, List, MIN_POSTINGS, MIN_PRUNE_DOCS};
     let mut rng = Rng(11);
     let idx = corpus_in(&mut rng, 3000, WORDS.len(), Some(Profile::Seed));
     let opts = SearchOptions::default();
@@ -384,17 +384,24 @@ fn auto_prunes_several_large_or_all_dense_lists_never_one() {
     assert_eq!(dense.len(), 2);
     assert!(dense.iter().all(|l| l.bits != usize::MAX));
     assert!(postings(&dense) < MIN_POSTINGS);
-    assert!(worth_pruning(&dense, postings(&dense)));
+    assert!(worth_pruning(&dense, postings(&dense), MIN_PRUNE_DOCS));
     // One list: never, however large.
     let one = lists(&["read"]);
-    assert!(!worth_pruning(&one, postings(&one)));
-    assert!(!worth_pruning(&one, 10 * MIN_POSTINGS));
+    assert!(!worth_pruning(&one, postings(&one), MIN_PRUNE_DOCS));
+    assert!(!worth_pruning(&one, 10 * MIN_POSTINGS, MIN_PRUNE_DOCS));
     // A rare term among them: only from MIN_POSTINGS.
     let mixed = lists(&["read", "x"]);
     assert_eq!(mixed.len(), 2);
     assert!(mixed.iter().any(|l| l.bits == usize::MAX));
-    assert!(!worth_pruning(&mixed, postings(&mixed)));
-    assert!(worth_pruning(&mixed, MIN_POSTINGS));
+    assert!(!worth_pruning(&mixed, postings(&mixed), MIN_PRUNE_DOCS));
+    assert!(worth_pruning(&mixed, MIN_POSTINGS, MIN_PRUNE_DOCS));
+    // Too many lists for the index's size: the exhaustive loop.
+    let many: Vec<List> = (0..13).map(|_| dense[0].clone()).collect();
+    assert!(!worth_pruning(&many, MIN_POSTINGS, MIN_PRUNE_DOCS));
+    assert!(worth_pruning(&many, MIN_POSTINGS, 2 * MIN_PRUNE_DOCS));
+    assert_eq!(max_pruned_lists(MIN_PRUNE_DOCS), 12);
+    assert_eq!(max_pruned_lists(1_000_000), 12 + 3 * 3);
+    assert_eq!(max_pruned_lists(10), 12);
 }
 
 #[test]
