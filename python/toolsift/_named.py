@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import heapq
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,7 @@ from ._lazytools import LazyTools
 from ._persist import _name_source
 from .errors import LimitError
 from .names import NameTable
-from .query import ParsedQuery
+from .query import ParsedQuery, without
 from .result import Match, SearchResult, new_match, new_matches
 from .tools import Tool
 
@@ -32,10 +33,13 @@ if TYPE_CHECKING:
     from ._engine import EngineIndex, EngineKeywordIndex, EngineKeywordIndexClass
     from .index import _Request
 
-__all__ = ["NamedLookups", "EXACT_NAME_MAX_TOOLS"]
+__all__ = ["NamedLookups", "EXACT_NAME_MAX_TOOLS", "SUGGESTED_NAMES_MAX"]
 
 #: The most tools one name of the query brings into the exact-name tier.
 EXACT_NAME_MAX_TOOLS = 3
+#: Only the first this many missing names of a ``select:`` get "did you mean" suggestions (each
+#: costs an engine search and a look at the close name forms); later ones get ``()``.
+SUGGESTED_NAMES_MAX = 5
 #: A query term missing from the index matches the terms it begins, at this fraction (seed 003).
 DEFAULT_PREFIX_FRACTION = 0.5
 
@@ -139,16 +143,16 @@ class NamedLookups:
         terms; relative floor).
 
         Every work item here is proportional to the query or to the named tools, never to the
-        corpus: one dict lookup per candidate span, one engine call per ambiguous name.
+        corpus: one dict lookup per candidate span, and engine calls only for the names read
+        before the tier is full (:meth:`_exact_name_tier`).
         """
         excluded = request.excluded
         floor = request.relative_floor
-        named = self.names.find_names(parsed.text) if request.exact_names else None
+        named = self.names.find_names(parsed.text, spans=True) if request.exact_names else None
         if not named:  # the common case: no name in the query, nothing to score here
             return [], request.limit, (request.excluded_sorted, parsed.required, floor)
         filters = {"include": request.include, "required": parsed.required, **request.prefix}
-        tier = self._exact_name_tier(named, excluded, filters)
-        del tier[request.limit :]
+        tier = self._exact_name_tier(named, parsed.text, excluded, filters, request.limit)
         matches: list[Match] = []
         if tier:
             scores = dict(
@@ -177,12 +181,11 @@ class NamedLookups:
         has none (``searchgraph`` names ``search_graph`` but matches none of its parts): the
         keyword index's own search, restricted to these tools, in either engine.
         """
-        named = self.names.find_names(parsed.text) if request.exact_names else None
+        named = self.names.find_names(parsed.text, spans=True) if request.exact_names else None
         if not named:
             return [], []
         filters = {"include": request.include, "required": parsed.required, **request.prefix}
-        tier = self._exact_name_tier(named, request.excluded, filters)
-        del tier[request.limit :]
+        tier = self._exact_name_tier(named, parsed.text, request.excluded, filters, request.limit)
         if not tier:
             return [], []
         points = dict(self._keyword_index().search(parsed.text, len(tier), include=tier))
@@ -191,37 +194,63 @@ class NamedLookups:
 
     def _exact_name_tier(
         self,
-        named: list[tuple[tuple[int, ...], str]],
+        named: list[tuple[tuple[int, ...], int, int]],
+        text: str,
         excluded: frozenset[int],
         filters: dict[str, Any],
+        limit: int,
     ) -> list[int]:
-        """The tools the query names exactly (seed 004), in query order, deduplicated, from the
-        names :meth:`NameTable.find_names` found in its text.
+        """The first ``limit`` tools the query names exactly (seed 004), in query order,
+        deduplicated, from the names :meth:`NameTable.find_names` found in ``text`` (as spans).
 
         A name held by several tools (``read_file`` on many servers) lists them by their score
         for the rest of the query (the query without that name), then by name; the names then
         take turns, so that every name gets its best tool before any name gets a second one. A
         name brings at most :data:`EXACT_NAME_MAX_TOOLS` tools, so that a name held by dozens of
         servers (``hello``, ``search``) cannot fill the whole list.
+
+        The names are read in query order, and reading stops once their first tools fill the
+        tier (what later names would add comes after). The engine scores the rest of the query
+        only for a name with at least two tools left by exclude / servers / ``+required``. So a
+        long query of shared names costs about ``limit`` scorings of its text, not one per name.
         """
-        tools = self._tools
+        names = self.names.sources  # each tool's name, without decoding a loaded index's tools
+        index = self._index
+        excluded_sorted = sorted(excluded)
+        filtered = bool(excluded) or filters["include"] is not None or bool(filters["required"])
         queues: list[list[int]] = []
-        for ids, rest in named:
-            # The engine applies exclude / servers / required and scores the rest of the query.
-            # A name held by one tool needs no order: an empty query only applies the filters.
-            scored = self._index.score_documents(
-                rest if len(ids) > 1 else "", list(ids), sorted(excluded), **filters
-            )
-            scored.sort(key=lambda hit: (-hit[1], tools[hit[0]].name))
-            if scored:
-                queues.append([d for d, _ in scored[:EXACT_NAME_MAX_TOOLS]])
         order: list[int] = []
         seen: set[int] = set()
-        for turn in range(max((len(q) for q in queues), default=0)):
+        for ids, start, end in named:
+            kept = list(ids)
+            if filtered:  # the engine applies exclude / servers / required (an empty query)
+                kept = [d for d, _ in index.score_documents("", kept, excluded_sorted, **filters)]
+            if len(kept) > 1:  # several tools: by their score for the rest of the query
+                scored = index.score_documents(
+                    without(text, start, end), kept, excluded_sorted, **filters
+                )
+                if len(scored) > EXACT_NAME_MAX_TOOLS:  # only those at the third score or above
+                    cut = heapq.nlargest(EXACT_NAME_MAX_TOOLS, [s for _, s in scored])[-1]
+                    scored = [hit for hit in scored if hit[1] >= cut]
+                kept = [
+                    d
+                    for d, _ in heapq.nsmallest(
+                        EXACT_NAME_MAX_TOOLS, scored, key=lambda hit: (-hit[1], names[hit[0]].name)
+                    )
+                ]
+            if kept:
+                queues.append(kept)
+                if kept[0] not in seen:  # the first turn, as the names come
+                    seen.add(kept[0])
+                    order.append(kept[0])
+                    if len(order) >= limit:
+                        return order
+        for turn in range(1, max((len(q) for q in queues), default=0)):
             for queue in queues:
                 if turn < len(queue) and queue[turn] not in seen:
                     seen.add(queue[turn])
                     order.append(queue[turn])
+        del order[limit:]
         return order
 
     def _select(
@@ -238,13 +267,21 @@ class NamedLookups:
         found: dict[int, None] = {}  # tool ids in the order asked, each once
         missing: list[str] = []
         suggestions: dict[str, tuple[str, ...]] = {}
-        for name in parsed.names:
-            ids = [i for i in table.lookup(name) if allowed is None or i in allowed]
-            if not ids:
+        # id() of a looked-up tuple -> whether it had allowed tools (names of one normalised
+        # form mostly share one tuple: it is filtered and added once).
+        done: dict[int, bool] = {}
+        names = parsed.names
+        for name, ids in zip(names, table.lookup_names(names)):
+            known = done.get(id(ids))
+            if known is None:
+                kept = ids if allowed is None else [i for i in ids if i in allowed]
+                found.update(dict.fromkeys(kept))
+                known = done[id(ids)] = bool(kept)
+            if not known:
                 missing.append(name)
-                suggestions[name] = self._suggest(name, allowed)
-                continue
-            found.update(dict.fromkeys(ids))
+                suggestions[name] = (
+                    self._suggest(name, allowed) if len(missing) <= SUGGESTED_NAMES_MAX else ()
+                )
         order = list(found)
         if len(order) > max_limit:
             notices.append(f"select: {len(order)} tools found, returned the first {max_limit}")
@@ -264,7 +301,8 @@ class NamedLookups:
         )
 
     def _suggest(self, name: str, allowed: set[int] | None) -> tuple[str, ...]:
-        """Up to three "did you mean" names for a ``select:`` name that matched nothing."""
+        """Up to three "did you mean" names for a ``select:`` name that matched nothing (only the
+        first :data:`SUGGESTED_NAMES_MAX` missing names of a query get any)."""
         try:
             hits = self._index.search(name, 20, prefix_fraction=DEFAULT_PREFIX_FRACTION)
         except LimitError:  # pragma: no cover - 20 is a valid limit

@@ -96,7 +96,8 @@ class SearchResult(Sequence[Match]):
         limit: the effective limit, after clamping to the hard cap.
         matches: the ranked matches.
         missing: for a ``select:`` query, the asked names that match no tool, in the order asked.
-        suggestions: for each missing name, up to three close tool names (may be empty).
+        suggestions: for each missing name, up to three close tool names (may be empty; only
+            the first five missing names of a query get any, the others ``()``).
         notices: human-readable remarks, e.g. ``"limit 100 clamped to 25"``.
         clamped: the requested limit was above the hard cap and was lowered.
         truncated: the query was longer than the query length cap and was cut.
