@@ -144,6 +144,12 @@ def _index_tool(
                 _add(plain, key, i, copy)
 
 
+#: Up to this many tools holding one normalised name, :meth:`NameTable.lookup_names` reads their
+#: cached aliases per asked name; above it, one pass per name form that builds no alias (a name
+#: held by thousands of servers would churn the alias cache and cost holders x names).
+_FEW_HOLDERS = 64
+
+
 class NameTable:
     """Normalised name forms → tool ids (ids in index order).
 
@@ -292,10 +298,19 @@ class NameTable:
         for name in names:
             groups.setdefault(name_key(name), {})[name] = None
         answers: dict[str, tuple[int, ...]] = {}
+        tools = self._tools
         for key, group in groups.items():
             found = self.lookup_key(key)
-            if len(found) > 1:
+            if len(found) > _FEW_HOLDERS:
                 answers.update(self._exact_holders(found, group))
+            elif len(found) > 1:
+                # A few holders (the common case: a raw name on a handful of servers): their
+                # cached aliases, ~3x faster than the pass below at this size.
+                for name in group:
+                    exact = tuple(i for i in found if tools[i].name == name)
+                    if not exact:
+                        exact = tuple(i for i in found if name in tools[i].aliases())
+                    answers[name] = exact or found
             else:
                 answers.update(dict.fromkeys(group, found))
         return [answers[name] for name in names]
