@@ -240,3 +240,18 @@ def test_a_schema_too_deep_to_serialise_is_a_tool_definition_error() -> None:
         session.connect_server("evil", [deep])
     assert "mcp__evil__deep" not in {t.name for t in session.tools}
     assert session.search("read a file").matches  # still searches
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_server_filters_are_remembered_per_list_without_mixing_them(engine) -> None:
+    """The ids of a ``servers`` list are cached on the index: a list asked again gets the same
+    answer, another list its own, and an unhashable name matches nothing (as before)."""
+    index = ToolIndex(TOOLS, engine=engine)
+    fresh = ToolIndex(TOOLS, engine=engine)
+    for servers in (["github"], ["filesystem", "github"], "github", ("github",), ["github"]):
+        assert ranked(index.search("read a file", servers=servers)) == ranked(
+            fresh.search("read a file", servers=list(servers) if servers != "github" else "github")
+        )
+        fresh = ToolIndex(TOOLS, engine=engine)  # never cached
+    assert index.search("read a file", servers=[["github"]]).matches == ()
+    assert {m.tool.server for m in index.search("file", servers=["github"])} == {"github"}

@@ -124,16 +124,37 @@ class NamedLookups:
             self._servers = servers  # a race makes the same dict twice: harmless
         return servers.get(server, ())
 
-    def _allowed(self, servers: Iterable[str] | None) -> set[int] | None:
-        """Tool ids on the given servers (``None``: no filter). Unknown servers match nothing."""
+    def _allowed(
+        self, servers: Iterable[str] | None
+    ) -> tuple[frozenset[int], tuple[int, ...]] | tuple[None, None]:
+        """Tool ids on the given servers (``None``: no filter), as a set and ascending. Unknown
+        servers match nothing.
+
+        Remembered per server list (the last 64): a gateway that filters every call by a
+        tenant's servers would otherwise build and sort the same ids each time (~1 ms for every
+        server of an 11.6k-tool catalogue). The index never changes, so neither do the ids.
+        """
         if servers is None:
-            return None
-        if isinstance(servers, str):
-            servers = (servers,)
+            return None, None
+        names: tuple[Any, ...] = (servers,) if isinstance(servers, str) else tuple(servers)
+        cache = self.__dict__.setdefault("_allowed_cache", {})
+        try:
+            known = cache.get(names)
+            hashable = True
+        except TypeError:  # an unhashable server name: no server has it, nothing is cached
+            known, hashable = None, False
+        if known is not None:
+            return known  # type: ignore[no-any-return]
         allowed: set[int] = set()
-        for server in servers:
-            allowed.update(self._server_ids(server))
-        return allowed
+        for server in names:
+            if isinstance(server, str):
+                allowed.update(self._server_ids(server))
+        answer = (frozenset(allowed), tuple(sorted(allowed)))
+        if hashable:
+            if len(cache) >= 64:
+                cache.clear()
+            cache[names] = answer
+        return answer
 
     def _tier(
         self, parsed: ParsedQuery, request: _Request
@@ -258,7 +279,7 @@ class NamedLookups:
         parsed: ParsedQuery,
         limit: int,
         max_limit: int,
-        allowed: set[int] | None,
+        allowed: frozenset[int] | None,
         notices: list[str],
         clamped: bool,
     ) -> SearchResult:
@@ -300,7 +321,7 @@ class NamedLookups:
             total_tools=len(tools),
         )
 
-    def _suggest(self, name: str, allowed: set[int] | None) -> tuple[str, ...]:
+    def _suggest(self, name: str, allowed: frozenset[int] | None) -> tuple[str, ...]:
         """Up to three "did you mean" names for a ``select:`` name that matched nothing (only the
         first :data:`SUGGESTED_NAMES_MAX` missing names of a query get any)."""
         try:

@@ -82,14 +82,14 @@ class _Request:
     notices: tuple[str, ...]
     clamped: bool
     max_query_length: int
-    allowed: set[int] | None
+    allowed: frozenset[int] | None
     excluded: frozenset[int]
     #: ``excluded`` sorted, as the engines take it (None when empty: nothing to convert).
     excluded_sorted: tuple[int, ...] | None
     ranker: str
     exact_names: bool
     prefix: dict[str, Any]
-    include: list[int] | None
+    include: tuple[int, ...] | None
     threshold: float
     relative_floor: float
     coverage: bool
@@ -397,7 +397,7 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         threshold = checked.threshold
         relative_floor = checked.relative_floor
         clamped = limit > max_limit
-        allowed = self._allowed(servers)
+        allowed, include = self._allowed(servers)
         if isinstance(exclude, str):  # one name, as ``servers="slack"`` is one server
             exclude = (exclude,)
         excluded = frozenset(self._by_name[n] for n in exclude if n in self._by_name)
@@ -419,7 +419,7 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
                 "prefix_min_len": prefix_min_len,
                 "max_expansions": max_expansions,
             },
-            include=None if allowed is None else sorted(allowed),
+            include=include,
             threshold=threshold,
             relative_floor=relative_floor,
             coverage=coverage,
