@@ -100,3 +100,11 @@ WORD_CLOUD_TOOLS = [
         "documents.",
     ),
 ]
+
+#: Four unrelated tools, one per axis of ``np.eye(4)`` in the hybrid tests (each tool's "meaning").
+FOUR_TOOLS = [
+    Tool(name="get_weather", description="Current weather conditions for a city"),
+    Tool(name="create_issue", description="Open a new issue in a repository"),
+    Tool(name="send_email", description="Send an email message"),
+    Tool(name="read_file", description="Read a file from disk"),
+]

@@ -12,12 +12,9 @@ np = pytest.importorskip("numpy")
 from toolsift.embed import cached_embeddings, tool_text  # noqa: E402
 from toolsift.hybrid import HybridIndex, minmax_fuse, rrf_fuse  # noqa: E402
 
-TOOLS = [
-    Tool(name="get_weather", description="Current weather conditions for a city"),
-    Tool(name="create_issue", description="Open a new issue in a repository"),
-    Tool(name="send_email", description="Send an email message"),
-    Tool(name="read_file", description="Read a file from disk"),
-]
+from ._corpora import FOUR_TOOLS  # noqa: E402
+
+TOOLS = FOUR_TOOLS
 # one axis per tool: the "meaning" of each
 VECTORS = np.eye(4, dtype=np.float32)
 

@@ -17,12 +17,9 @@ np = pytest.importorskip("numpy")
 
 from toolsift.hybrid import HybridIndex, minmax_fuse, rrf_fuse  # noqa: E402
 
-TOOLS = [
-    Tool(name="get_weather", description="Current weather conditions for a city"),
-    Tool(name="create_issue", description="Open a new issue in a repository"),
-    Tool(name="send_email", description="Send an email message"),
-    Tool(name="read_file", description="Read a file from disk"),
-]
+from ._corpora import FOUR_TOOLS  # noqa: E402
+
+TOOLS = FOUR_TOOLS
 VECTORS = np.eye(4, dtype=np.float32)
 QV = [0.1, 0.2, 0.9, 0.3]
 
