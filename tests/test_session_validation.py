@@ -400,3 +400,33 @@ def test_schema_tokens_takes_tool_objects(session, tools, match):
     with pytest.raises(TypeError, match=match):
         session.schema_tokens(tools)
     assert session.schema_tokens(list(session.tools)) == session.schema_tokens()
+
+
+def test_activations_of_gone_tools_are_remembered_up_to_a_bound(monkeypatch) -> None:
+    """Activation survives a reconnect, but a server that keeps coming back with new tool names
+    cannot grow the activation list without end (every search reads it)."""
+    from toolsift import _session_state
+
+    monkeypatch.setattr(_session_state, "KEEP_GONE_ACTIVATIONS", 50)
+    session = DiscoverySession([Tool(name="read", description="read a file")], mode="all")
+
+    def churn(generation: int) -> list[str]:
+        tools = [
+            Tool(name=f"mcp__churn__t{generation}_{j}", server="churn", mcp_tool_name=f"t{j}")
+            for j in range(20)
+        ]
+        session.connect_server("churn", tools)
+        session.activate([t.name for t in tools])
+        return [t.name for t in tools]
+
+    first = churn(0)
+    session.disconnect_server("churn")
+    session.connect_server(
+        "churn", [Tool(name=first[0], server="churn", mcp_tool_name="t0", description="back")]
+    )
+    assert first[0] in session.selected  # a reconnect keeps the activation
+    for generation in range(1, 30):
+        churn(generation)
+    assert len(session._selected) <= 50 + 20 + 1  # gone ones bounded, live ones all kept
+    assert set(session.selected) == {f"mcp__churn__t29_{j}" for j in range(20)}
+    assert session.search("read a file").already_active == ("read",)  # still searches

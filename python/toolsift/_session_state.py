@@ -37,6 +37,9 @@ DEFAULT_ALWAYS_AVAILABLE = ("read", "bash", "edit")
 #: Auto mode's default thresholds: discovery turns on above 40 tools or 16,000 schema tokens.
 AUTO_MAX_TOOLS = 40
 AUTO_MAX_TOKENS = 16_000
+#: How many activations of tools the session no longer has are remembered (at least; the
+#: catalogue's size if larger), so that they survive a reconnect; older ones are forgotten.
+KEEP_GONE_ACTIVATIONS = 10_000
 
 _MODES = ("off", "all", "mcp-only", "auto")
 _SOURCES = ("builtin", "mcp", "extension", "custom")
@@ -453,11 +456,30 @@ class _SessionState:
         self._generation += 1
         if catalog:
             self._catalog_generation += 1
+            self._forget_old_activations()
             # What "auto" resolves to depends on the catalogue only: decide it once per change.
             candidates = [e for e in self._entries.values() if not e.always]
             self._auto_over = len(candidates) > self._auto_max_tools or (
                 sum(e.tokens for e in candidates) > self._auto_max_tokens
             )
+
+    def _forget_old_activations(self) -> None:
+        """Drop the oldest activations of tools the session no longer has, past
+        ``max(KEEP_GONE_ACTIVATIONS, catalogue size)`` of them.
+
+        Activation lasts across reconnects, so the names of gone tools are kept; but a server
+        that comes back with new tool names every time would grow the list without end, and
+        every search reads it (320k names: 39 ms a search). Called on catalogue changes only,
+        with the lock held: the snapshots' count of activations (``_activated_since``) is then
+        void anyway.
+        """
+        selected, entries = self._selected, self._entries
+        gone = len(selected) - sum(1 for name in selected if name in entries)
+        extra = gone - max(KEEP_GONE_ACTIVATIONS, len(entries))
+        if extra <= 0:
+            return
+        for name in [n for n in selected if n not in entries][:extra]:
+            del selected[name]
 
     def _entry(self, tool: Tool, source: ToolSource) -> _Entry:
         always = self._always
