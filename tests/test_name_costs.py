@@ -23,7 +23,7 @@ import toolsift
 import toolsift.names as names_module
 from toolsift import Tool, ToolIndex
 from toolsift._named import DEFAULT_PREFIX_FRACTION, SUGGESTED_NAMES_MAX, NamedLookups
-from toolsift.names import NameTable, _close_matches
+from toolsift.names import NameTable
 from toolsift.query import name_key, parse_query
 from toolsift.tools import mcp_name
 
@@ -221,16 +221,6 @@ def test_suggestions_equal_the_reference_on_a_small_table(engine):
         want = reference_suggest(index.names, name, engine_candidates(index, name, allowed))
         want = tuple(s for s in want if any(i in allowed for i in index.names.lookup(s)))
         assert result.suggestions.get(name, ()) == want, name
-
-
-def test_close_matches_equal_difflib():
-    rng = random.Random(5)
-    words = ["".join(rng.choice("abcde") for _ in range(rng.randint(1, 9))) for _ in range(400)]
-    words += words[:50]  # listed twice, as a key in both dicts of a table
-    for _ in range(300):
-        key = "".join(rng.choice("abcde") for _ in range(rng.randint(1, 9)))
-        for n in (1, 3, 5):
-            assert _close_matches(key, words, n) == difflib.get_close_matches(key, words, n=n)
 
 
 def large_catalogue(tools: int = 3000) -> list[Tool]:

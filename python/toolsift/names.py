@@ -578,7 +578,7 @@ class NameTable:
 
         ids: list[int] = []
         if len(self._plain) + len(self._qualified) < _SCAN_KEYS_BELOW:
-            for match in _close_matches(key, self._close.candidates(key), n):
+            for match in difflib.get_close_matches(key, self._close.candidates(key), n=n):
                 ids.extend(self.lookup_key(match)[:_SUGGEST_HOLDERS])
         ids.extend(candidates)
         # Each tool's aliases that may reach the cutoff, best bound first; the tools by it.
@@ -622,32 +622,6 @@ class NameTable:
         ranked = sorted(scored.items(), key=lambda item: (-item[1], len(item[0]), item[0]))
         out = [alias for alias, _ in ranked[:n]]
         return tuple(out)
-
-
-def _close_matches(key: str, possibilities: Iterable[str], n: int) -> list[str]:
-    """``difflib.get_close_matches(key, possibilities, n)``, the same list, computing a ratio
-    only for a possibility whose ``quick_ratio`` can reach the n-th best ratio found so far."""
-    matcher = difflib.SequenceMatcher(None, "", key)
-    bounded: list[tuple[float, str]] = []
-    for x in possibilities:
-        matcher.set_seq1(x)
-        if matcher.real_quick_ratio() >= _CUTOFF:
-            upper = matcher.quick_ratio()
-            if upper >= _CUTOFF:
-                bounded.append((upper, x))
-    bounded.sort(key=lambda item: item[0], reverse=True)
-    best: list[tuple[float, str]] = []  # a min-heap of the n best (ratio, x), as nlargest ranks
-    for upper, x in bounded:
-        if len(best) >= n and upper < best[0][0]:
-            break  # this one and the rest are below the n-th best
-        matcher.set_seq1(x)
-        got = matcher.ratio()
-        if got >= _CUTOFF:
-            if len(best) < n:
-                heapq.heappush(best, (got, x))
-            elif (got, x) > best[0]:
-                heapq.heapreplace(best, (got, x))
-    return [x for _, x in sorted(best, reverse=True)]
 
 
 _uncached_aliases = tool_aliases.__wrapped__
