@@ -66,8 +66,8 @@ from ._analysis import DEFAULT_PROFILE
 from ._documents import FieldWeights
 from ._fallback import check_limit
 from .errors import QueryError
-from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, Match, ToolIndex
-from .query import DEFAULT_MAX_QUERY_LENGTH
+from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, Match, ToolIndex, check_query_length
+from .query import DEFAULT_MAX_QUERY_LENGTH, TRIMMED
 from .tools import Tool
 
 if TYPE_CHECKING:
@@ -228,20 +228,11 @@ def _server_names(servers: Any) -> frozenset[str] | None:
     return None if servers is None else _names(servers, "servers", "server")
 
 
-def _check_query_length(max_query_length: Any) -> int:
-    """``max_query_length`` checked as :meth:`ToolIndex.search` checks it (same messages)."""
-    if isinstance(max_query_length, bool) or not isinstance(max_query_length, int):
-        raise TypeError("max_query_length must be an int")
-    if max_query_length < 1:
-        raise ValueError(f"max_query_length must be a positive int, got {max_query_length}")
-    return max_query_length
-
-
 def _cut_query(query: str, max_query_length: int) -> tuple[str, bool]:
     """``query`` cut as :func:`toolsift.query.parse_query` cuts it: trimmed, longer than
     ``max_query_length`` -> its first ``max_query_length`` characters (trailing space dropped).
     A query within the cap is returned as given. Returns ``(query, truncated)``."""
-    text = query.strip()
+    text = query.strip(TRIMMED)
     if len(text) <= max_query_length:
         return query, False
     return text[:max_query_length].rstrip(), True
@@ -580,7 +571,7 @@ class HybridIndex:
             raise QueryError("Query must not be empty.")
         limit = DEFAULT_LIMIT if limit is None else check_limit(limit)
         check_limit(max_limit)
-        max_query_length = _check_query_length(max_query_length)
+        max_query_length = check_query_length(max_query_length)
         clamped = limit > max_limit
         notices: tuple[str, ...] = (f"limit {limit} clamped to {max_limit}",) if clamped else ()
         if clamped:

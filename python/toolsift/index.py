@@ -66,11 +66,23 @@ def _checked_limit(limit: int | None, ranker: str, max_limit: int, max_query_len
     _fallback.check_limit(max_limit)
     if ranker not in ("bm25", "keyword"):
         raise ValueError(f"ranker must be 'bm25' or 'keyword', got {ranker!r}")
+    check_query_length(max_query_length)
+    return limit
+
+
+def check_query_length(max_query_length: object) -> int:
+    """``max_query_length`` if it is an int (not a bool) >= 1, else a ``TypeError`` /
+    ``ValueError`` (the search calls of :class:`ToolIndex` and ``HybridIndex`` share it).
+
+    Example:
+        >>> check_query_length(500)
+        500
+    """
     if isinstance(max_query_length, bool) or not isinstance(max_query_length, int):
         raise TypeError("max_query_length must be an int")
     if max_query_length < 1:
         raise ValueError(f"max_query_length must be a positive int, got {max_query_length}")
-    return limit
+    return max_query_length
 
 
 @dataclass
