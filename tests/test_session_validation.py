@@ -218,10 +218,6 @@ def test_add_tools_bad_source_and_duplicates_change_nothing(session):
 @pytest.mark.parametrize(
     ("names", "match"),
     [
-        (
-            "read",
-            r"^remove_tools\(\) names must be a list of tool names, got a str: pass \['read'\]",
-        ),
         (None, r"^remove_tools\(\) names must be a list of tool names, got None\.$"),
         (["todo_write", 5], r"^remove_tools\(\) names\[1\] must be a tool name \(str\), got int"),
         ([["read"]], r"^remove_tools\(\) names\[0\] must be a tool name \(str\), got list"),
@@ -334,11 +330,6 @@ def test_disconnecting_an_unknown_server_is_still_ignored(session):
 @pytest.mark.parametrize(
     ("names", "match"),
     [
-        (
-            "mcp__slack__send_message",
-            r"^activate\(\) names must be a list of tool names, got a str: "
-            r"pass \['mcp__slack__send_message'\]\.$",
-        ),
         (None, r"^activate\(\) names must be a list of tool names, got None\.$"),
         (5, r"^activate\(\) names must be a list of tool names, got int\.$"),
         (["mcp__slack__send_message", 5], r"^activate\(\) names\[1\] must be a tool name"),
@@ -349,6 +340,15 @@ def test_activate_takes_a_list_of_names(session, names, match):
     with pytest.raises(TypeError, match=match):
         session.activate(names)
     assert_unchanged_and_working(session, before)
+
+
+def test_one_name_as_a_str_is_one_name(session):
+    """As ``exclude``, ``servers`` and ``always_available`` take it: one tool, not its letters."""
+    assert session.activate("mcp__slack__send_message") == ("mcp__slack__send_message",)
+    assert "mcp__slack__send_message" in session.selected
+    session.add_tools([Tool(name="deploy", description="Deploy the app")])
+    session.remove_tools("deploy")
+    assert "deploy" not in {t.name for t in session.tools}
 
 
 def test_activate_with_a_generator_of_names_still_works(session):

@@ -119,9 +119,10 @@ def _check_tools(tools: object, what: str) -> list[Tool]:
 
 
 def _check_names(names: object, what: str) -> list[str]:
-    """``names`` as a list of strings (a single string is an error, not a list of letters)."""
+    """``names`` as a list of strings; a single ``str`` is one name (as ``exclude``, ``servers``
+    and ``always_available`` take it), never a list of letters."""
     if isinstance(names, str):
-        raise TypeError(f"{what} must be a list of tool names, got a str: pass [{names!r}].")
+        return [names]
     items = _listed(names, what, "a list of tool names")
     for i, name in enumerate(items):
         if not isinstance(name, str):
@@ -279,7 +280,7 @@ class _SessionState:
         """Remove non-MCP tools by canonical name; unknown names are ignored.
 
         Raises:
-            TypeError: ``names`` is not a list of strings (a single name is ``[name]``).
+            TypeError: ``names`` is not a name or a list of names.
         """
         checked = _check_names(names, "remove_tools() names")
         with self._lock:
@@ -421,7 +422,7 @@ class _SessionState:
             The names this call activated, in the order given.
 
         Raises:
-            TypeError: ``names`` is not a list of strings (a single name is ``[name]``).
+            TypeError: ``names`` is not a name or a list of names.
 
         Example: ``session.activate(["mcp__github__create_issue"])``.
         """
