@@ -172,6 +172,19 @@ def test_minilm_embeds_offline(monkeypatch) -> None:
     np.testing.assert_allclose(model(["merge a branch"])[0], vecs[2], atol=1e-5)
 
 
+def test_minilm_query_threads_give_the_same_vector_and_are_checked() -> None:
+    _minilm()
+    from toolsift.embed import MiniLMEmbedder
+
+    text = "send a message to a slack channel"
+    one, two = MiniLMEmbedder(query_threads=1)([text]), MiniLMEmbedder(query_threads=2)([text])
+    np.testing.assert_allclose(one, two, atol=1e-5)
+    with pytest.raises(ValueError, match="query_threads must be a positive int, got 0"):
+        MiniLMEmbedder(query_threads=0)
+    with pytest.raises(TypeError, match="query_threads must be an int, got bool"):
+        MiniLMEmbedder(query_threads=True)
+
+
 def test_minilm_hybrid_on_the_default_catalogue(tmp_path) -> None:
     model = _minilm()
     tools = default_tools()
