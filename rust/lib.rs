@@ -7,6 +7,7 @@ pub mod batch;
 pub mod blocked;
 pub mod bm25;
 pub mod build;
+pub mod dense;
 pub mod error;
 pub mod index;
 pub mod keyword;

@@ -255,13 +255,3 @@ def test_eval_ranker_with_word_pairs() -> None:
     assert make_eval_ranker("hybrid-minmax=0+pairs", tools, embedder=embed)(query, 5)
     with pytest.raises(ValueError, match="unknown ranker"):
         make_eval_ranker("hybrid-minmax+pairsx", tools, embedder=embed)
-
-
-def test_blocked_matvec_equals_the_plain_product() -> None:
-    from toolsift.hybrid import _matvec
-
-    rng = np.random.default_rng(7)
-    matrix = rng.normal(size=(2500, 16)).astype(np.float32)
-    vector = rng.normal(size=16).astype(np.float32)
-    np.testing.assert_allclose(_matvec(matrix, vector), matrix @ vector, rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(_matvec(matrix[:10], vector), matrix[:10] @ vector, rtol=1e-6)

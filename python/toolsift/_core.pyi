@@ -14,6 +14,7 @@ from .tools import Tool
 _Match = TypeVar("_Match")
 
 __all__ = [
+    "DenseMatrix",
     "Index",
     "KeywordIndex",
     "NameKeys",
@@ -453,6 +454,35 @@ class KeywordIndex:
     ) -> list[tuple[int, float]]:
         """The top ``limit`` ``(tool id, points)`` pairs; filters apply before the cut."""
     def __len__(self) -> int: ...
+
+@final
+class DenseMatrix:
+    """Tool vectors for ``toolsift.hybrid``'s dense search, stored by column: each similarity is
+    summed in float32 in dimension order (``toolsift.hybrid._DenseColumns`` is the numpy twin,
+    bit for bit). Vectors cross as the bytes of native float32 arrays, ids as uint32 bytes.
+
+    Example:
+        >>> import numpy as np
+        >>> m = DenseMatrix(np.eye(3, dtype=np.float32).tobytes(), 3, 3)
+        >>> m.top_k(np.array([0.0, 1.0, 0.0], dtype=np.float32).tobytes(), 2)
+        [(1, 1.0), (0, 0.0)]
+    """
+
+    def __new__(cls, data: bytes, rows: int, dim: int) -> DenseMatrix:
+        """``data``: a C-ordered float32 ``rows x dim`` array's bytes, every value finite."""
+    @property
+    def rows(self) -> int: ...
+    @property
+    def dim(self) -> int: ...
+    @property
+    def memory_bytes(self) -> int: ...
+    def similarities(self, vector: bytes) -> bytes:
+        """The float32 similarities of ``vector`` with every row, as bytes."""
+    def top_k(
+        self, vector: bytes, k: int, exclude: bytes | None = None, only: bytes | None = None
+    ) -> list[tuple[int, float]]:
+        """The ``k`` most similar rows as ``(row, similarity)``, best first, then by row;
+        ``exclude`` and ``only`` (``None``: every row) are uint32 bytes."""
 
 @final
 class NameKeys:

@@ -402,6 +402,7 @@ class HybridIndex:
         self.embed = embed
         self._pos = {t.name: i for i, t in enumerate(index.tools)}
         self._by_server: dict[str, list[int]] | None = None  # made on the first servers= search
+        self._kernel: tuple[np.ndarray, _DenseColumns | _DenseRust] | None = None
         if embeddings is None and embed is not None:
             from .embed import cached_embeddings, tool_text
 
@@ -490,10 +491,14 @@ class HybridIndex:
         ``exclude`` holds positions to leave out; ``servers`` restricts the search to the tools
         of these MCP servers (exact names, a ``str`` is one server, unknown servers match
         nothing) before the top ``limit`` is taken. ``limit`` is not capped (``max_limit`` is
-        :meth:`search`'s): the list holds at most one entry per tool.
+        :meth:`search`'s): the list holds at most one entry per tool. Equal cosines are
+        ordered by position. The cosines are summed in float32 in dimension order, by the Rust
+        engine (one thread, the GIL released) or, for an index on the pure-Python engine, by
+        numpy in the same order: both give the same lists and the same bits.
 
         Raises:
             ValueError: this index has no tool embeddings, or ``vector`` has the wrong length.
+            IndexError: ``exclude`` holds a position that is not a tool's.
             LimitError: ``limit`` is not a positive integer.
             TypeError: ``servers`` is not a server name or an iterable of server names.
         """
@@ -506,20 +511,24 @@ class HybridIndex:
             raise ValueError(
                 f"vector must have {self.embeddings.shape[1]} values, got shape {vector.shape}"
             )
-        if names is None:
-            sims = _matvec(self.embeddings, vector)
-        else:  # only the servers' rows are scored; the others cannot be taken
-            ids = self._server_positions(names)
-            sims = np.full(len(self.embeddings), -np.inf, dtype=np.float32)
-            if len(ids):
-                sims[ids] = _matvec(self.embeddings[ids], vector)
-        for i in exclude:
-            sims[i] = -np.inf
-        n = min(limit, len(sims))
-        top = np.argpartition(-sims, n - 1)[:n] if n < len(sims) else np.arange(len(sims))
-        top = top[np.isfinite(sims[top])]
-        order = top[np.lexsort((top, -sims[top]))]
-        return [(int(i), float(sims[i])) for i in order]
+        if not np.all(np.isfinite(vector)):
+            raise ValueError("vector must be finite (no NaN, no infinity)")
+        # Only the servers' rows are scored when servers= is given; the others cannot be taken.
+        only = None if names is None else self._server_positions(names)
+        skip = np.asarray([operator.index(i) for i in exclude], dtype=np.intp)
+        if len(skip) and (skip.min() < 0 or skip.max() >= len(self.embeddings)):
+            raise IndexError(f"exclude holds a position outside 0..{len(self.embeddings) - 1}")
+        return self._dense_kernel().top_k(vector, limit, skip, only)
+
+    def _dense_kernel(self) -> _DenseColumns | _DenseRust:
+        """The kernel over :attr:`embeddings`, made on the first dense search (and again if the
+        attribute is replaced)."""
+        kernel = self._kernel
+        if kernel is None or kernel[0] is not self.embeddings:
+            assert self.embeddings is not None
+            kernel = (self.embeddings, _dense_kernel(self.embeddings, self.index.engine))
+            self._kernel = kernel
+        return kernel[1]
 
     def search(
         self,
@@ -637,21 +646,81 @@ class HybridIndex:
         return HybridResult(out, "hybrid", None, notices, clamped, truncated)
 
 
-#: Rows per matrix-vector product. OpenBLAS spreads a larger gemv over its threads, which on a
-#: small, busy machine stalls now and then (11,578 x 384: median 0.32 ms but p90 12 ms); blocks
-#: of 1,024 rows stay on one thread (median 0.62 ms, p90 0.76 ms).
-_MATVEC_ROWS = 1024
+class _DenseColumns:
+    """The pure-Python twin of ``toolsift._core.DenseMatrix``: the tool vectors stored by column,
+    each similarity summed in dimension order from 0.0 in float32 (``out += v[j] * column_j``,
+    the product rounded before it is added), so both give the same bits; the top ``k`` by
+    similarity, highest first, then by row, lowest first, finite similarities only."""
+
+    def __init__(self, matrix: np.ndarray) -> None:
+        self.rows = len(matrix)
+        self._columns = np.ascontiguousarray(matrix.T, dtype=np.float32)
+
+    def similarities(self, vector: np.ndarray, ids: np.ndarray | None = None) -> np.ndarray:
+        columns = self._columns if ids is None else self._columns[:, ids]
+        out = np.zeros(columns.shape[1], dtype=np.float32)
+        product = np.empty_like(out)
+        # Overflow gives infinities (and inf - inf NaN), as in Rust: such rows are not taken.
+        with np.errstate(over="ignore", invalid="ignore"):
+            for value, column in zip(vector.astype(np.float32), columns):
+                np.multiply(column, value, out=product)
+                out += product
+        return out
+
+    def top_k(
+        self, vector: np.ndarray, k: int, exclude: np.ndarray, only: np.ndarray | None
+    ) -> list[tuple[int, float]]:
+        if only is None:
+            ids = np.arange(self.rows)
+            sims = self.similarities(vector)
+            sims[exclude] = -np.inf
+        else:
+            ids = np.unique(only)
+            ids = ids[~np.isin(ids, exclude)]
+            sims = self.similarities(vector, ids)
+        keep = np.isfinite(sims)
+        ids, sims = ids[keep], sims[keep]
+        if len(ids) > k:
+            # The k-th best similarity; of the rows that tie with it, the lowest rows are taken.
+            kth = -np.partition(-sims, k - 1)[k - 1]
+            above = np.flatnonzero(sims > kth)
+            ties = np.flatnonzero(sims == kth)[: k - len(above)]
+            chosen = np.concatenate([above, ties])
+            ids, sims = ids[chosen], sims[chosen]
+        order = np.lexsort((ids, -sims))
+        return [(int(ids[i]), float(sims[i])) for i in order]
 
 
-def _matvec(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
-    """``matrix @ vector`` in row blocks of :data:`_MATVEC_ROWS`, for steady latency."""
-    if len(matrix) <= _MATVEC_ROWS:
-        return matrix @ vector
-    out = np.empty(len(matrix), dtype=np.result_type(matrix, vector))
-    for start in range(0, len(matrix), _MATVEC_ROWS):
-        stop = start + _MATVEC_ROWS
-        np.dot(matrix[start:stop], vector, out=out[start:stop])
-    return out
+class _DenseRust:
+    """``toolsift._core.DenseMatrix`` behind :class:`_DenseColumns`' interface: one pass over
+    the vectors in Rust, on one thread, without the GIL."""
+
+    def __init__(self, matrix: np.ndarray, dense_matrix: Any) -> None:
+        self.rows = len(matrix)
+        data = np.ascontiguousarray(matrix, dtype=np.float32)
+        self._matrix = dense_matrix(data.tobytes(), data.shape[0], data.shape[1])
+
+    def similarities(self, vector: np.ndarray) -> np.ndarray:
+        vector = np.ascontiguousarray(vector, dtype=np.float32)
+        return np.frombuffer(self._matrix.similarities(vector.tobytes()), dtype=np.float32)
+
+    def top_k(
+        self, vector: np.ndarray, k: int, exclude: np.ndarray, only: np.ndarray | None
+    ) -> list[tuple[int, float]]:
+        vector = np.ascontiguousarray(vector, dtype=np.float32)
+        excluded = np.asarray(exclude, dtype=np.uint32).tobytes()
+        allowed = None if only is None else np.asarray(only, dtype=np.uint32).tobytes()
+        hits: list[tuple[int, float]] = self._matrix.top_k(vector.tobytes(), k, excluded, allowed)
+        return hits
+
+
+def _dense_kernel(matrix: np.ndarray, engine: str) -> _DenseColumns | _DenseRust:
+    """The dense kernel of an index on ``engine``: Rust's for ``"rust"``, else the twin."""
+    if engine == "rust":
+        from . import _core  # the Rust engine is loaded: its index was built with it
+
+        return _DenseRust(matrix, _core.DenseMatrix)
+    return _DenseColumns(matrix)
 
 
 def lexical_search(

@@ -1,6 +1,7 @@
 //! The only code that uses pyo3: converts Python data in, detaches from the interpreter for the
 //! work, and converts plain results out.
 
+mod dense;
 mod documents;
 mod errors;
 mod index;
@@ -80,6 +81,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<index::PyIndex>()?;
     m.add_class::<keyword::PyKeywordIndex>()?;
     m.add_class::<names::PyNameKeys>()?;
+    m.add_class::<dense::PyDenseMatrix>()?;
     m.add_function(wrap_pyfunction!(tokenize, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add(
