@@ -7,6 +7,7 @@ with exit code 2.
 Example:
     $ toolsift search "open a pull request" --limit 3
     $ toolsift search "send a slack message" --format toolsearch --catalog tools.jsonl
+    $ toolsift search "open a pull request" --embed minilm --format json
     $ toolsift stats --query "create a calendar event"
 """
 
@@ -33,7 +34,7 @@ from .contract import (
     tool_search_response,
 )
 from .errors import ToolsiftError
-from .index import DEFAULT_LIMIT
+from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, ToolIndex
 from .loaders import load_catalogs
 from .metatool import meta_tool
 from .render import print_details
@@ -105,15 +106,38 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("query", help="natural-language or keyword query")
     search.add_argument(
         "--format",
-        choices=["text", "details", "toolsearch", "anthropic"],
+        choices=["text", "details", "toolsearch", "anthropic", "json"],
         default="text",
         help="text (the search view), details (seed 000's details JSON), toolsearch "
-        "(seed 001's ToolSearch JSON) or anthropic (a tool_result of tool_reference blocks)",
+        "(seed 001's ToolSearch JSON) or anthropic (a tool_result of tool_reference blocks); "
+        "with --embed: text or json (the hybrid ranking)",
     )
     search.add_argument(
         "--tool-use-id",
         default="toolu_toolsift",
         help="the tool_use_id of --format anthropic's tool_result",
+    )
+    search.add_argument(
+        "--embed",
+        choices=["minilm", "wordllama"],
+        default=None,
+        help="hybrid search: fuse BM25+ with dense retrieval by this embedder (pip install "
+        "'toolsift[embed]'); tool vectors are cached on disk ($TOOLSIFT_CACHE_DIR, else "
+        "~/.cache/toolsift)",
+    )
+    search.add_argument(
+        "--dense-weight",
+        type=float,
+        default=None,
+        metavar="W",
+        help="with --embed: the dense list's weight in the fusion, 0 to 1 (default 0.35)",
+    )
+    search.add_argument(
+        "--fusion",
+        choices=["minmax", "rrf"],
+        default=None,
+        help="with --embed: minmax (min-max normalised weighted sum, the default) or rrf "
+        "(weighted reciprocal rank fusion)",
     )
 
     stats = sub.add_parser(
@@ -219,6 +243,16 @@ def _field_weights(args: argparse.Namespace) -> FieldWeights | None:
 
 
 def _search(args: argparse.Namespace) -> int:
+    if args.embed is not None:
+        return _hybrid_search(args)
+    if args.dense_weight is not None or args.fusion is not None:
+        option = "--dense-weight" if args.dense_weight is not None else "--fusion"
+        raise _Failure(f"{option} needs --embed minilm|wordllama (hybrid search)")
+    if args.format == "json":
+        raise _Failure(
+            "--format json needs --embed (hybrid search); a keyword search prints details, "
+            "toolsearch or anthropic JSON"
+        )
     session, _ = _session(args)
     result = session.search(args.query, args.limit)
     if args.format == "text":
@@ -229,6 +263,88 @@ def _search(args: argparse.Namespace) -> int:
         print(dumps(tool_search_response(result)))
     else:
         print(dumps(anthropic_tool_result(result, args.tool_use_id)))
+    return 0
+
+
+def _hybrid_search(args: argparse.Namespace) -> int:
+    """``search --embed``: BM25+ over the session's catalogue fused with dense retrieval.
+
+    The lexical index is the one the keyword search would build (same tools, engine, profile
+    and field weights); :class:`~toolsift.hybrid.HybridIndex` embeds the tools through the on-disk
+    vector cache and fuses the two lists.
+    """
+    if args.format not in ("text", "json"):
+        raise _Failure(
+            f"--format {args.format} is a keyword-search contract; with --embed use --format "
+            "text or json"
+        )
+    check_limit(args.limit)  # before the embedding, as the keyword search checks it first
+    session, _ = _session(args)
+    tools = session.hidden_tools
+    try:
+        from .embed import get_embedder
+        from .hybrid import DEFAULT_DENSE_WEIGHT, Fusion, HybridIndex
+    except ImportError as exc:  # numpy, which toolsift itself does not need
+        raise _Failure(
+            f"--embed needs the optional dependencies: pip install 'toolsift[embed]' ({exc})"
+        ) from None
+    try:
+        embedder = get_embedder(args.embed)
+    except ImportError as exc:  # its message carries the install hint
+        raise _Failure(str(exc)) from None
+    index = ToolIndex(
+        tools, engine=args.engine, profile=args.profile, field_weights=_field_weights(args)
+    )
+    fusion: Fusion = "rrf" if args.fusion == "rrf" else "minmax"
+    weight = DEFAULT_DENSE_WEIGHT if args.dense_weight is None else args.dense_weight
+    try:
+        hybrid = HybridIndex(index, embed=embedder, fusion=fusion, dense_weight=weight)
+    except ValueError as exc:
+        message = str(exc)
+        if message.startswith("dense_weight "):
+            message = "--dense-weight " + message[len("dense_weight ") :]
+        raise _Failure(message) from None
+    # As the keyword search (seed 000 caps the limit only by the catalogue): no clamp at 25.
+    result = hybrid.search(args.query, args.limit, max_limit=max(args.limit, DEFAULT_MAX_LIMIT))
+    if args.format == "json":
+        report = {
+            "mode": result.mode,
+            "note": result.note,
+            "notices": list(result.notices),
+            "matches": [
+                {
+                    "name": m.name,
+                    "server": m.tool.server,
+                    "score": m.score,
+                    "reason": m.reason,
+                    "lexical": m.lexical,
+                    "dense": m.dense,
+                }
+                for m in result.matches
+            ],
+        }
+        print(dumps(report))
+        return 0
+    settings = f"{args.embed}, {fusion} fusion, dense weight {weight:g}"
+    print(f'Hybrid search of {len(tools)} tools for "{args.query}" ({settings})')
+    if not tools:
+        print("No discoverable tools are currently loaded.")
+    elif not result.matches:
+        print("No matching tools found.")
+    else:
+        width = max(len("tool"), *(len(m.name) for m in result.matches))
+        print(f"{'rank':>4}  {'tool':<{width}}  {'score':>5}  {'reason':<10}  lexical  cosine")
+        for rank, m in enumerate(result.matches, 1):
+            lexical = "-" if m.lexical is None else f"{m.lexical:.3f}"
+            cosine = "-" if m.dense is None else f"{m.dense:.3f}"
+            print(
+                f"{rank:>4}  {m.name:<{width}}  {m.score:5.3f}  {m.reason:<10}  "
+                f"{lexical:>7}  {cosine:>6}"
+            )
+    if result.note:
+        print(f"note: {result.note}")
+    for notice in result.notices:
+        print(f"notice: {notice}")
     return 0
 
 

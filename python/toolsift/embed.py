@@ -47,6 +47,8 @@ Embedder = Callable[[list[str]], np.ndarray]
 _MISSING = (
     "The {what} embedder needs the optional dependencies: pip install 'toolsift[embed]' ({why})."
 )
+# wordllama is in no extra (MiniLM is the measured default): it installs on its own.
+_MISSING_WORDLLAMA = "The wordllama embedder needs wordllama: pip install wordllama ({why})."
 
 
 def tool_text(tool: Any) -> str:
@@ -162,12 +164,12 @@ class WordLlamaEmbedder:
         try:
             import wordllama  # pyright: ignore[reportMissingImports]  # optional: not in any extra
         except ImportError as exc:
-            raise ImportError(_MISSING.format(what="wordllama", why=exc)) from exc
+            raise ImportError(_MISSING_WORDLLAMA.format(why=exc)) from exc
         # wordllama looks for its bundled tokenizer in "tokenizer/" but ships it in "tokenizers/";
         # naming the package folder as the cache finds both files and never downloads.
         package_file: str | None = wordllama.__file__
         if package_file is None:  # a namespace package: no installed wordllama
-            raise ImportError(_MISSING.format(what="wordllama", why="it has no package folder"))
+            raise ImportError(_MISSING_WORDLLAMA.format(why="it has no package folder"))
         self._model = wordllama.WordLlama.load(
             cache_dir=Path(package_file).parent, disable_download=True
         )
