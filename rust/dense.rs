@@ -167,8 +167,9 @@ impl DenseMatrix {
                 let mut ids = ids.to_vec();
                 ids.sort_unstable();
                 ids.dedup();
-                // Past an eighth of the rows, gathering them costs more than the full pass.
-                let sims = if ids.len() * 8 > self.rows {
+                // Gathering a row costs ~30 full-pass rows (scattered reads: 1,053 of 11,578
+                // rows took 1.3 ms against 0.5 ms for all of them): past 1/32, the full pass.
+                let sims = if ids.len() * 32 > self.rows {
                     self.check_ids(&ids, "row id")?;
                     let all = self.similarities(vector)?;
                     ids.iter().map(|&i| all[i as usize]).collect()
