@@ -12,22 +12,13 @@ from pathlib import Path
 import pytest
 from toolsift import CatalogError, load_catalog
 from toolsift import evaluate as ev
-from toolsift.cli import main
+
+from ._cli import cli
 
 TOOLS = [
     {"name": "read_file", "description": "Read a file from disk", "input_schema": {}},
     {"name": "send_email", "description": "Send an email message", "input_schema": {}},
 ]
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Run ``toolsift argv``; the exit code, stderr and stdout."""
-    try:
-        code = main(list(argv))
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 1
-    captured = capsys.readouterr()
-    return code, captured.err, captured.out
 
 
 def deep(depth: int) -> str:

@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 import toolsift.embed
 from toolsift import default_tools
-from toolsift.cli import main
 from toolsift.hybrid import DEFAULT_DENSE_WEIGHT
+
+from ._cli import cli
 
 QUERY = "open a pull request"
 PULL_REQUEST = "mcp__github__create_pull_request"
@@ -42,16 +43,6 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 @pytest.fixture(autouse=True)
 def no_home_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOOLSIFT_CACHE_DIR", str(cache_dir))  # never ~/.cache/toolsift
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Run ``toolsift argv``; the exit code, stderr and stdout."""
-    try:
-        code = main(list(argv))
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 1
-    captured = capsys.readouterr()
-    return code, captured.err, captured.out
 
 
 def hybrid_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
