@@ -124,3 +124,14 @@ def test_exclude_outside_the_tools_is_an_index_error() -> None:
         hybrid.dense_search(np.array([1.0, 0.0]), 2, [-1])
     with pytest.raises(ValueError, match="finite"):
         hybrid.dense_search(np.array([np.nan, 0.0]), 2)
+
+
+def test_a_searched_hybrid_index_still_pickles() -> None:
+    import pickle
+
+    tools = [Tool(name="a", description="x"), Tool(name="b", description="y")]
+    hybrid = HybridIndex(ToolIndex(tools), embeddings=np.eye(2))
+    first = hybrid.search("x", 2, query_vector=[0, 1])  # makes the Rust kernel
+    copy = pickle.loads(pickle.dumps(hybrid))
+    assert copy.search("x", 2, query_vector=[0, 1]) == first
+    assert hybrid._kernel is not None  # the original keeps its kernel

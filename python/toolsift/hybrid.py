@@ -520,6 +520,12 @@ class HybridIndex:
             raise IndexError(f"exclude holds a position outside 0..{len(self.embeddings) - 1}")
         return self._dense_kernel().top_k(vector, limit, skip, only)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickles without the dense kernel (a Rust object; made again on the first search)."""
+        state = dict(self.__dict__)
+        state["_kernel"] = None
+        return state
+
     def _dense_kernel(self) -> _DenseColumns | _DenseRust:
         """The kernel over :attr:`embeddings`, made on the first dense search (and again if the
         attribute is replaced)."""
