@@ -9,12 +9,14 @@ loaded once.
 from __future__ import annotations
 
 import functools
+import io
 import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import toolsift.embed
 from toolsift import default_tools
@@ -214,3 +216,35 @@ def test_help_names_the_default_dense_weight(capsys) -> None:
     assert code == 0
     assert "--embed" in out and "--fusion" in out
     assert f"(default {DEFAULT_DENSE_WEIGHT:g})" in " ".join(out.split())
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_embedding_a_catalogue_draws_progress_on_a_terminal_only() -> None:
+    from toolsift.cli import _ProgressEmbedder
+
+    calls: list[int] = []
+
+    def embed(texts: list[str]) -> Any:
+        calls.append(len(texts))
+        return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
+
+    embed.model_id = "fake"  # type: ignore[attr-defined]
+    texts = [f"tool {i}" * (i % 5 + 1) for i in range(600)]
+    terminal = _Terminal()
+    wrapped = _ProgressEmbedder(embed, "fake", stream=terminal)
+    assert wrapped.model_id == "fake"
+    vectors = wrapped(texts)
+    assert calls == [256, 256, 88]  # in chunks, in order
+    assert np.array_equal(vectors, embed(texts))
+    assert "embedding the tools with fake" in terminal.getvalue()
+    calls.clear()
+    piped = io.StringIO()  # not a terminal: one call, nothing drawn
+    assert np.array_equal(_ProgressEmbedder(embed, "fake", stream=piped)(texts), vectors)
+    assert calls == [600] and piped.getvalue() == ""
+    calls.clear()
+    wrapped(["one query"])  # a query goes straight through
+    assert calls == [1]
