@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use _core::analysis::Profile;
-use _core::bm25::Params;
+use _core::index::bm25::Params;
 use _core::index::Index;
 
 #[path = "shared/tsv.rs"]

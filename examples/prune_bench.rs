@@ -11,9 +11,10 @@
 use std::time::Instant;
 
 use _core::analysis::Profile;
-use _core::bm25::Params;
-use _core::index::{Index, SearchOptions};
-use _core::prune::ScoringMode;
+use _core::index::bm25::Params;
+use _core::index::Index;
+use _core::search::prune::ScoringMode;
+use _core::search::SearchOptions;
 
 #[path = "shared/tsv.rs"]
 mod tsv;
@@ -38,7 +39,7 @@ fn main() {
     let opts = SearchOptions::default();
     // PARTS=n forces every pruned search into n document ranges (0 or unset: automatic).
     if let Ok(parts) = std::env::var("PARTS") {
-        _core::prune::set_search_parts(parts.parse().unwrap());
+        _core::search::prune::set_search_parts(parts.parse().unwrap());
     }
     // The best round's mean: the machine is shared, and the best round is the least disturbed.
     let run = |mode: ScoringMode| {

@@ -3,7 +3,7 @@
 //!
 //!     cargo run --release --example tokenize_bench
 
-use _core::tokenize::{for_each_token, tokenize, Tokenizer};
+use _core::text::tokenize::{for_each_token, tokenize, Tokenizer};
 
 /// Tokens per second over `texts`, with one reused `Tokenizer` or a fresh one per call.
 fn bench(name: &str, texts: &[String], reuse: bool) {

@@ -1,25 +1,44 @@
-//! toolsift's engine: tokenizer, compact inverted index and BM25+ scoring.
+//! toolsift's engine: tokenizer, compact inverted index and BM25+ scoring, in layers. A module
+//! uses only the layers listed before its own (`rust/tests/layers.rs` checks it):
 //!
-//! The engine is plain Rust; `bindings` (behind the `python` feature) is the only code that uses pyo3.
+//! 1. `error`, `pool`: the engine's error type, and the thread pool (safe across `fork`).
+//! 2. `text`: the tokenizer, its Unicode tables, and packed string lists.
+//! 3. `analysis`: profiles that turn text into terms: stop words, stemming, CJK bigrams.
+//! 4. `index`: the index data: terms, term ids, postings, norms, BM25+ parameters, bounds.
+//! 5. `build`, `search`: building an index from documents; searching one (exhaustive and pruned
+//!    top-k, explain, batch, the plain-query fast path, the keyword and dense rankers).
+//! 6. `snapshot`, `update`: an index to bytes and back; a new index with documents added or removed.
+//! 7. `bindings`: the only pyo3 code (behind the `python` feature), one file per Python class.
 
 pub mod analysis;
-pub mod batch;
-pub mod blocked;
-pub mod bm25;
 pub mod build;
-pub mod dense;
 pub mod error;
 pub mod index;
-pub mod keyword;
-pub mod names;
-pub mod plain_query;
 pub mod pool;
-pub mod prune;
+pub mod search;
 pub mod snapshot;
-mod term_list;
-pub mod tokenize;
-mod unicode_tables;
+pub mod text;
 pub mod update;
 
 #[cfg(feature = "python")]
 mod bindings;
+
+#[cfg(feature = "python")]
+use pyo3::prelude::*;
+
+#[cfg(feature = "python")]
+#[pymodule(gil_used = false)]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<bindings::index::PyIndex>()?;
+    m.add_class::<bindings::keyword_index::PyKeywordIndex>()?;
+    m.add_class::<bindings::name_keys::PyNameKeys>()?;
+    m.add_class::<bindings::dense_matrix::PyDenseMatrix>()?;
+    m.add_function(wrap_pyfunction!(bindings::functions::tokenize, m)?)?;
+    m.add_function(wrap_pyfunction!(bindings::functions::analyze, m)?)?;
+    m.add("STOPWORDS_EN", analysis::stopwords().collect::<Vec<_>>())?;
+    m.add_function(wrap_pyfunction!(bindings::functions::_set_scoring_mode, m)?)?;
+    m.add_function(wrap_pyfunction!(bindings::functions::_set_search_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(bindings::matches::new_matches, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

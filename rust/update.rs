@@ -17,7 +17,8 @@ use rayon::prelude::*;
 
 use crate::build::{assemble, tokenize_chunk, Chunk, Postings, Slots};
 use crate::error::{Error, Result};
-use crate::index::{Index, TermList};
+use crate::index::Index;
+use crate::text::PackedStrings;
 
 const CHUNK_DOCS: usize = 2048;
 
@@ -97,7 +98,7 @@ impl Index {
             .collect();
         // Terms of the added documents: an old term's id, or a new id after the old ones.
         let n_old_terms = self.terms.len();
-        let mut new_terms = crate::index::TermList::default();
+        let mut new_terms = crate::index::PackedStrings::default();
         let mut new_ids = crate::index::TermIds::default();
         let mut added_df = vec![0u32; n_old_terms];
         let mut added_presence = vec![0u32; n_old_terms];
@@ -127,7 +128,7 @@ impl Index {
         }
         // Final term ids: terms with at least one scored or presence posting, old ones first.
         let mut final_id = vec![u32::MAX; added_df.len()];
-        let mut terms = crate::index::TermList::default();
+        let mut terms = crate::index::PackedStrings::default();
         let mut offsets = vec![0u32];
         let mut presence_offsets = vec![0u32];
         let mut total = 0u64;
@@ -260,7 +261,12 @@ impl Index {
     /// postings, in their order, merged with the few terms newly scored (sorted here).
     /// `final_id`: old or added term id -> new id (`u32::MAX`: dropped); `offsets` and `terms`:
     /// the new index's.
-    fn sorted_after_update(&self, final_id: &[u32], offsets: &[u32], terms: &TermList) -> Vec<u32> {
+    fn sorted_after_update(
+        &self,
+        final_id: &[u32],
+        offsets: &[u32],
+        terms: &PackedStrings,
+    ) -> Vec<u32> {
         let scored = |f: u32| f != u32::MAX && offsets[f as usize + 1] > offsets[f as usize];
         let mut was_scored = vec![false; final_id.len()];
         let kept: Vec<u32> = self
@@ -297,9 +303,10 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use crate::analysis::Profile;
-    use crate::bm25::Params;
     use crate::build::tests::{assert_equivalent, corpus, query_language};
-    use crate::index::{Index, SearchOptions};
+    use crate::index::bm25::Params;
+    use crate::index::Index;
+    use crate::search::SearchOptions;
 
     /// Field 2 has weight 0: its words are presence postings, which updates must carry over.
     const W: [f64; 3] = [6.0, 2.0, 0.0];
@@ -389,7 +396,7 @@ mod tests {
         assert_eq!(back.names()[hits[0].0 as usize], "c");
         // A prefix expands to a term that only an added document scores.
         let prefix = SearchOptions {
-            prefix: crate::index::PrefixOptions {
+            prefix: crate::search::PrefixOptions {
                 fraction: 0.5,
                 ..Default::default()
             },

@@ -2,7 +2,7 @@
 
 Usage (from the repository root): ``python scripts/gen_tokenize_cases.py``
 
-The Rust tests (``rust/tokenize/python_parity.rs``) read the file and check that the Rust
+The Rust tests (``rust/text/tokenize/python_parity.rs``) read the file and check that the Rust
 tokenizer gives the same tokens; ``tests/test_tokenize.py`` checks that the Python engine still
 does. Together they keep the two engines equal without building the extension. Each line is a
 JSON object, either

@@ -5,12 +5,12 @@ Usage (from the repository root, under Python 3.11):
     python scripts/gen_unicode_tables.py          # rewrite both files
     python scripts/gen_unicode_tables.py --check  # exit 1 if either file is stale
 
-Writes ``rust/unicode_tables.rs`` and ``python/toolsift/_unicode_data.py``. Both engines use
+Writes ``rust/text/unicode_tables.rs`` and ``python/toolsift/_unicode_data.py``. Both engines use
 only these tables for non-ASCII text, so they tokenize identically whatever the Python version
 or the Rust standard library's Unicode version. The pinned version is the one the reference
 tokenizer runs on (Python 3.11), which keeps the engines equal to it there.
 
-What is derived, per code point ``c`` (see ``rust/tokenize.rs`` for how it is used):
+What is derived, per code point ``c`` (see ``rust/text/tokenize.rs`` for how it is used):
 
 * class: the general category, bucketed into Lu, Ll, other letter (Lt, Lm, Lo), number (N*), mark
   (M*), or separator (everything else: P*, S*, Z*, C*, and every code point unassigned in 14.0);
@@ -32,7 +32,7 @@ import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-RUST_OUT = ROOT / "rust" / "unicode_tables.rs"
+RUST_OUT = ROOT / "rust" / "text" / "unicode_tables.rs"
 PY_OUT = ROOT / "python" / "toolsift" / "_unicode_data.py"
 UNIDATA_VERSION = "14.0.0"
 
@@ -203,7 +203,7 @@ def render_rust(values, decompositions, lowercase) -> str:
     lines = [
         f"//! {head}",
         "//!",
-        "//! The tokenizer's tables; `rust/tokenize.rs` documents how they are used.",
+        "//! The tokenizer's tables; `rust/text/tokenize.rs` documents how they are used.",
         "//! Regenerate with `python3.11 scripts/gen_unicode_tables.py`.",
         "//! Code points below U+0080 are handled in code.",
         "",

@@ -10,7 +10,7 @@
 //!   Python): the object's `_toolsift_parts()` returns an iterator of columns as above, each
 //!   holding the next documents (its own `ends` start from 0), or `None` when only
 //!   `_toolsift_columns` is to be read. Python makes each part as it is taken, so the pool
-//!   tokenizes one part while the next is made (see `scale::build_pipelined`).
+//!   tokenizes one part while the next is made (see `build_pipeline::build_pipelined`).
 //! * **Pairs**: any iterable of documents, each an iterable of `(field id, text)` tuples, as
 //!   `_core.Index` documents them. Columns that are not exactly as described are read this way,
 //!   through the object's own iteration, so they can never be read differently; from a part
@@ -24,7 +24,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyIterator, PyList, PyString, PyTuple};
 
-use super::text::extract_text;
+use super::convert::extract_text;
 use crate::build::{FlatChunk, CHUNK_DOCS};
 
 /// Appends `text` to `out`: the strict encoder's bytes when it has them, else `extract_text`'s
@@ -132,7 +132,7 @@ fn parts<'py>(documents: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyIte
 /// Document `i`'s `(field id, text)` pairs, appended to `chunk` (the checks and messages of
 /// `index::for_each_pair`).
 fn read_pairs(i: usize, doc: &Bound<'_, PyAny>, chunk: &mut FlatChunk) -> PyResult<()> {
-    super::index::for_each_pair(i, doc, |id, text| {
+    super::convert::for_each_pair(i, doc, |id, text| {
         let mut result = Ok(());
         chunk.push_field(id, |out| result = push_text(out, &text));
         result

@@ -1,17 +1,18 @@
 //! `toolsift._core.Index`: the Rust engine as a frozen Python class.
 
-use std::collections::HashSet;
-
-use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
+use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use std::path::PathBuf;
 
-use super::scale;
-use super::text::{extract_text, type_name};
+use super::build_pipeline;
+use super::convert::{
+    extract_bytes, extract_documents, extract_ids, extract_limit, extract_options, extract_queries,
+    extract_text,
+};
 use crate::analysis::Profile;
-use crate::index::{Index, PrefixOptions, SearchOptions};
+use crate::index::Index;
 
 /// One term of an explanation: (term, matched, prefix, qtf, idf, tf, norm, contribution).
 type Explained = (String, String, bool, f64, f64, f64, f64, f64);
@@ -19,103 +20,6 @@ type Explained = (String, String, bool, f64, f64, f64, f64, f64);
 #[pyclass(name = "Index", module = "toolsift._core", frozen)]
 pub struct PyIndex {
     inner: Index,
-}
-
-fn extract_documents(documents: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<(usize, String)>>> {
-    let mut out = Vec::new();
-    for (i, doc) in documents.try_iter()?.enumerate() {
-        out.push(extract_document(i, &doc?)?);
-    }
-    Ok(out)
-}
-
-/// Document `i`'s `(field id, text)` pairs.
-pub(super) fn extract_document(i: usize, doc: &Bound<'_, PyAny>) -> PyResult<Vec<(usize, String)>> {
-    let mut fields = Vec::new();
-    for_each_pair(i, doc, |id, text| {
-        fields.push((id, extract_text(&text, "field text")?.into_owned()));
-        Ok(())
-    })?;
-    Ok(fields)
-}
-
-/// Calls `f(field id, text)` for each `(field id, text)` pair of document `i`, with the checks
-/// and messages that every reader of documents shares (the text is `f`'s to convert).
-pub(super) fn for_each_pair<'py>(
-    i: usize,
-    doc: &Bound<'py, PyAny>,
-    mut f: impl FnMut(usize, Bound<'py, PyAny>) -> PyResult<()>,
-) -> PyResult<()> {
-    for field in doc.try_iter().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "document {i} must be a sequence of (field, text) pairs"
-        ))
-    })? {
-        let field = field?;
-        let pair = field.cast::<PyTuple>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "document {i}: each field must be a (field id, text) tuple, got {}",
-                type_name(&field)
-            ))
-        })?;
-        if pair.len() != 2 {
-            return Err(PyValueError::new_err(format!(
-                "document {i}: each field must be a (field id, text) pair"
-            )));
-        }
-        let id: usize = pair.get_item(0)?.extract().map_err(|_| {
-            PyTypeError::new_err(format!("document {i}: field id must be a non-negative int"))
-        })?;
-        f(id, pair.get_item(1)?)?;
-    }
-    Ok(())
-}
-
-/// A set of document ids from any iterable of ints; `None` stays `None`.
-fn extract_id_set(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<HashSet<u32>>> {
-    let Some(obj) = obj else { return Ok(None) };
-    let mut set = HashSet::new();
-    for item in obj.try_iter()? {
-        set.insert(item?.extract::<u32>()?);
-    }
-    Ok(Some(set))
-}
-
-/// The keyword-only search options shared by `search`, `search_many`, `score_documents` and
-/// `explain`.
-#[allow(clippy::too_many_arguments)]
-fn extract_options(
-    exclude: Option<&Bound<'_, PyAny>>,
-    include: Option<&Bound<'_, PyAny>>,
-    required: Option<&Bound<'_, PyAny>>,
-    prefix_fraction: f64,
-    prefix_min_len: usize,
-    max_expansions: usize,
-    threshold: f64,
-    relative_floor: f64,
-    coverage: bool,
-) -> PyResult<SearchOptions> {
-    let mut req = Vec::new();
-    if let Some(required) = required {
-        for item in required.try_iter()? {
-            req.push(extract_text(&item?, "required term")?.into_owned());
-        }
-    }
-    let options = SearchOptions {
-        exclude: extract_id_set(exclude)?.unwrap_or_default(),
-        include: extract_id_set(include)?,
-        required: req,
-        prefix: PrefixOptions {
-            fraction: prefix_fraction,
-            min_len: prefix_min_len,
-            max_expansions,
-        },
-        threshold,
-        relative_floor,
-        coverage,
-    };
-    options.validate()?;
-    Ok(options)
 }
 
 #[pymethods]
@@ -140,8 +44,14 @@ impl PyIndex {
             .try_iter()?
             .map(|n| n.and_then(|n| super::documents::extract_owned_text(&n, "name")))
             .collect::<PyResult<_>>()?;
-        let inner =
-            scale::build_pipelined(py, names, documents, field_weights, (k1, b, delta), profile)?;
+        let inner = build_pipeline::build_pipelined(
+            py,
+            names,
+            documents,
+            field_weights,
+            (k1, b, delta),
+            profile,
+        )?;
         Ok(PyIndex { inner })
     }
 
@@ -236,7 +146,7 @@ impl PyIndex {
     }
 
     /// `ToolIndex.search` with every option at its default, in one call: the plain query's
-    /// parse (`crate::plain_query`), the exact-name tier's proof that it names no tool
+    /// parse (`crate::search::fast_path`), the exact-name tier's proof that it names no tool
     /// (`keys`, a `NameKeys`), the BM25+ search with the prefix options given, and the
     /// `SearchResult` (`fields`: its fields as `SearchResult._keyword_fields` gives them).
     /// `None` when the query needs the Python layer (see `parse_plain`; or it may name a tool):
@@ -251,7 +161,7 @@ impl PyIndex {
         &self,
         py: Python<'py>,
         tools: &Bound<'py, PyAny>,
-        keys: PyRef<'py, super::names::PyNameKeys>,
+        keys: PyRef<'py, super::name_keys::PyNameKeys>,
         fields: &Bound<'py, PyDict>,
         query: &Bound<'py, PyString>,
         limit: usize,
@@ -260,7 +170,7 @@ impl PyIndex {
         prefix_min_len: usize,
         max_expansions: usize,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let plain = super::plain::Plain::new(
+        let plain = super::fast_path::Plain::new(
             &self.inner,
             keys.keys(),
             limit,
@@ -282,7 +192,7 @@ impl PyIndex {
         &self,
         py: Python<'py>,
         tools: &Bound<'py, PyAny>,
-        keys: PyRef<'py, super::names::PyNameKeys>,
+        keys: PyRef<'py, super::name_keys::PyNameKeys>,
         fields: &Bound<'py, PyDict>,
         queries: &Bound<'py, PyList>,
         limit: usize,
@@ -291,7 +201,7 @@ impl PyIndex {
         prefix_min_len: usize,
         max_expansions: usize,
     ) -> PyResult<Bound<'py, PyList>> {
-        let plain = super::plain::Plain::new(
+        let plain = super::fast_path::Plain::new(
             &self.inner,
             keys.keys(),
             limit,
@@ -437,7 +347,7 @@ impl PyIndex {
         relative_floor: f64,
         coverage: bool,
     ) -> PyResult<Vec<Vec<(u32, f64)>>> {
-        let queries = scale::extract_queries(queries)?;
+        let queries = extract_queries(queries)?;
         let limit = extract_limit(limit)?;
         let options = extract_options(
             exclude,
@@ -478,19 +388,21 @@ impl PyIndex {
             let bytes = b.as_bytes();
             let (inner, meta) =
                 py.detach(|| crate::pool::install(|| Index::from_bytes_borrowed(bytes)))?;
-            return scale::loaded(py, PyIndex { inner }, meta, with_metadata);
+            return loaded(py, PyIndex { inner }, meta, with_metadata);
         }
-        let data = scale::extract_bytes(data)?;
+        let data = extract_bytes(data)?;
         let (inner, meta) =
             py.detach(|| crate::pool::install(|| Index::from_bytes_borrowed(&data)))?;
-        scale::loaded(py, PyIndex { inner }, meta, with_metadata)
+        loaded(py, PyIndex { inner }, meta, with_metadata)
     }
 
     #[pyo3(signature = (path, metadata = None))]
     fn save(&self, py: Python<'_>, path: PathBuf, metadata: Option<&[u8]>) -> PyResult<()> {
         let inner = &self.inner;
         let meta = metadata.unwrap_or_default();
-        py.detach(|| scale::write_atomic(&path, &crate::pool::install(|| inner.to_bytes(meta))))?;
+        py.detach(|| {
+            crate::snapshot::write_atomic(&path, &crate::pool::install(|| inner.to_bytes(meta)))
+        })?;
         Ok(())
     }
 
@@ -506,7 +418,7 @@ impl PyIndex {
             Ok((inner, data, start, len))
         })?;
         let meta = &data[start..start + len];
-        scale::loaded(py, PyIndex { inner }, meta, with_metadata)
+        loaded(py, PyIndex { inner }, meta, with_metadata)
     }
 
     #[pyo3(signature = (names = None, documents = None, *, remove = None))]
@@ -528,7 +440,7 @@ impl PyIndex {
             Some(docs) => extract_documents(docs)?,
             None => Vec::new(),
         };
-        let remove = scale::extract_ids(remove)?;
+        let remove = extract_ids(remove)?;
         let inner = &self.inner;
         // An update that tokenizes a few documents frees little scratch; trimming the heap
         // after it would only hand back pages that the next update faults in again (a session
@@ -538,7 +450,7 @@ impl PyIndex {
             let index = crate::pool::install(|| inner.updated(&remove, names, &documents));
             drop(documents);
             if trim {
-                scale::release_free_memory();
+                build_pipeline::release_free_memory();
             }
             index
         })?;
@@ -566,28 +478,18 @@ impl PyIndex {
     }
 }
 
-/// `limit` must be an int (not a bool) >= 1; the message is the same as the pure-Python engine's.
-pub fn extract_limit(limit: &Bound<'_, PyAny>) -> PyResult<usize> {
-    let bad = || -> PyErr {
-        super::errors::LimitError::new_err(format!(
-            "Limit must be a positive integer, got {}.",
-            limit
-                .repr()
-                .map(|r| r.to_string())
-                .unwrap_or_else(|_| "?".into())
-        ))
-    };
-    if limit.is_instance_of::<pyo3::types::PyBool>()
-        || !limit.is_instance_of::<pyo3::types::PyInt>()
-    {
-        return Err(bad());
-    }
-    match limit.extract::<i64>() {
-        Ok(n) if n >= 1 => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
-        Ok(_) => Err(bad()),
-        // Past i64: a positive one asks for every match, as `usize::MAX` does (the pure-Python
-        // engine takes any int).
-        Err(_) if limit.gt(0).unwrap_or(false) => Ok(usize::MAX),
-        Err(_) => Err(bad()),
+/// The index, or `(index, metadata)` when asked for.
+fn loaded(
+    py: Python<'_>,
+    index: PyIndex,
+    metadata: &[u8],
+    with_metadata: bool,
+) -> PyResult<Py<PyAny>> {
+    let index = Bound::new(py, index)?.into_any();
+    if with_metadata {
+        let meta = PyBytes::new(py, metadata).into_any();
+        Ok(PyTuple::new(py, [index, meta])?.into_any().unbind())
+    } else {
+        Ok(index.unbind())
     }
 }

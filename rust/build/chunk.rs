@@ -6,12 +6,12 @@ use super::memo::{self, Memo};
 use super::{Document, Stems};
 use crate::analysis::{self, Profile};
 use crate::error::{Error, Result};
-use crate::term_list::TermList;
-use crate::tokenize::Tokenizer;
+use crate::text::tokenize::Tokenizer;
+use crate::text::PackedStrings;
 
 /// One chunk's tokenized documents, with chunk-local term ids in first-seen order.
 pub(crate) struct Chunk {
-    pub(crate) terms: TermList,
+    pub(crate) terms: PackedStrings,
     pub(crate) df: Vec<u32>,
     /// `(local term, tf)` of each scored posting, in document order: document `d`'s are
     /// `entries[entry_ends[d - 1]..entry_ends[d]]` (8 bytes a posting; the document is implied).
@@ -50,7 +50,7 @@ pub(crate) fn tokenize_chunk_with<D: Document>(
 ) -> Result<Chunk> {
     let mut ids = Interner::default();
     let mut chunk = Chunk {
-        terms: TermList::default(),
+        terms: PackedStrings::default(),
         df: Vec::new(),
         entries: Vec::new(),
         entry_ends: Vec::with_capacity(documents.len()),

@@ -1,15 +1,15 @@
 //! Chunk-local term ids for [`super::tokenize_chunk`]: an open-addressing hash table that holds
 //! ids into the chunk's own term list, so each distinct term is stored once (a
 //! `HashMap<Box<str>, u32>` beside the list stored every term twice), hashed by a hash made for
-//! short keys. The list (a [`TermList`]) keeps the terms back to back in one buffer: a chunk of an
+//! short keys. The list (a [`PackedStrings`]) keeps the terms back to back in one buffer: a chunk of an
 //! english build holds ~10k terms.
 //!
 //! Ids are handed out in first-seen order, as the index build requires; the hash function only
 //! decides where an id sits in the table, never which id a term gets.
 
-use crate::term_list::TermList;
+use crate::text::PackedStrings;
 
-/// Term -> id over [`TermList`] that the caller owns and that only this interner appends to.
+/// Term -> id over [`PackedStrings`] that the caller owns and that only this interner appends to.
 ///
 /// A slot holds the term's first 8 bytes (zero-padded) beside its length, 24 bits of its hash
 /// and its id, so a term of up to 8 bytes (most words) is matched without reading the term
@@ -56,7 +56,7 @@ const KEY_MASK: u64 = !0xFFFF_FFFF;
 impl Interner {
     /// The id of `term` in `terms`, appending it if it is new; `true` when it was new.
     #[inline]
-    pub(crate) fn intern(&mut self, term: &str, terms: &mut TermList) -> (u32, bool) {
+    pub(crate) fn intern(&mut self, term: &str, terms: &mut PackedStrings) -> (u32, bool) {
         if self.hashes.len() * 2 >= self.slots.len() {
             self.grow();
         }
@@ -157,7 +157,7 @@ mod tests {
     #[test]
     fn ids_are_first_seen_order_through_growth() {
         let mut interner = Interner::default();
-        let mut terms = TermList::default();
+        let mut terms = PackedStrings::default();
         let words: Vec<String> = (0..5000).map(|i| format!("w{}", i * 7919 % 3001)).collect();
         let mut expected: Vec<&str> = Vec::new();
         for w in &words {
@@ -172,7 +172,7 @@ mod tests {
         assert_eq!(terms.iter().collect::<Vec<_>>(), expected);
         // Prefixes, the empty string and lengths around the 8-byte words stay distinct.
         let mut interner = Interner::default();
-        let mut terms = TermList::default();
+        let mut terms = PackedStrings::default();
         let keys = [
             "",
             "a",

@@ -10,14 +10,15 @@ use rayon::prelude::*;
 
 use super::{assemble, Chunk, Postings, CHUNK_DOCS};
 use crate::analysis::Profile;
-use crate::bm25::Params;
 use crate::error::{Error, Result};
-use crate::index::{Index, TermIds, TermList};
+use crate::index::bm25::Params;
+use crate::index::{Index, TermIds};
+use crate::text::PackedStrings;
 
 /// Chunks merged so far (chunk `c` holds documents `c·CHUNK_DOCS ..`).
 #[derive(Default)]
 pub(crate) struct Merge {
-    terms: TermList,
+    terms: PackedStrings,
     term_ids: TermIds,
     df: Vec<u32>,
     /// Per chunk, the global id of each of its local terms.
@@ -26,7 +27,7 @@ pub(crate) struct Merge {
     presence: usize,
     chunks: Vec<Chunk>,
     /// The chunks' remapped term lists, freed on another core in `finish`.
-    spent: Vec<TermList>,
+    spent: Vec<PackedStrings>,
 }
 
 impl Merge {

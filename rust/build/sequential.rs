@@ -5,10 +5,11 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::analysis::{self, Profile};
-use crate::bm25::Params;
 use crate::error::{Error, Result};
-use crate::index::{Index, TermIds, TermList};
-use crate::tokenize::Tokenizer;
+use crate::index::bm25::Params;
+use crate::index::{Index, TermIds};
+use crate::text::tokenize::Tokenizer;
+use crate::text::PackedStrings;
 
 /// CSR arrays of `(term, doc)` pairs given in ascending document order: `offsets[t]..offsets[t+1]`
 /// indexes term `t`'s documents, still ascending.
@@ -52,7 +53,7 @@ impl Index {
     ) -> Result<Index> {
         crate::build::check_build_inputs(names.len(), documents.len(), &field_weights)?;
         let mut term_ids = TermIds::default();
-        let mut terms = TermList::default();
+        let mut terms = PackedStrings::default();
         // (term, doc, tf) triples in document order; bucketed by term below.
         let mut entries: Vec<(u32, u32, f32)> = Vec::new();
         // (term, doc) pairs of terms found only in weight-0 fields of the document.

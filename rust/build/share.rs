@@ -19,10 +19,11 @@
 use rayon::prelude::*;
 
 use crate::analysis::STEM_MARK;
-use crate::index::{TermIds, TermList, OWN_POSTINGS, SHARED_TF_SCALE};
+use crate::index::{TermIds, OWN_POSTINGS, SHARED_TF_SCALE};
+use crate::text::PackedStrings;
 
 /// From this many documents an index shares its twin lists (see the module docs).
-pub(crate) const SHARE_MIN_DOCS: usize = crate::prune::MIN_PRUNE_DOCS;
+pub(crate) const SHARE_MIN_DOCS: usize = crate::index::MIN_PRUNE_DOCS;
 
 /// Scored postings after sharing: CSR columns in which shared terms have empty ranges, and the
 /// per-term source (`OWN_POSTINGS` for a term with its own list; empty when no term shares).
@@ -36,7 +37,7 @@ pub(crate) struct SharedPostings {
 /// The scored postings with every copy that can share its word's list shared (see the module
 /// docs); the columns as given when none can.
 pub(crate) fn share_twins(
-    terms: &TermList,
+    terms: &PackedStrings,
     term_ids: &TermIds,
     offsets: Vec<u32>,
     mut docs: Vec<u32>,

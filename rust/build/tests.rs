@@ -2,7 +2,7 @@
 //! equivalence with the sequential one.
 
 use super::*;
-use crate::index::SearchOptions;
+use crate::search::SearchOptions;
 use std::collections::HashMap;
 
 const W: [f64; 3] = [6.0, 2.0, 0.0];
@@ -42,7 +42,7 @@ pub(crate) fn corpus(n: usize, seed: u64) -> (Vec<String>, Vec<Vec<(usize, Strin
 pub(crate) fn query_language() -> SearchOptions {
     SearchOptions {
         required: vec!["data".into()],
-        prefix: crate::index::PrefixOptions {
+        prefix: crate::search::PrefixOptions {
             fraction: 0.5,
             ..Default::default()
         },
@@ -189,7 +189,7 @@ fn english_profile_indexes_half_weight_stemmed_copies() {
     assert_eq!(idx.search("天气", 5, &opts).unwrap().len(), 1);
     // Stemmed copies never expand as prefixes.
     let prefix = SearchOptions {
-        prefix: crate::index::PrefixOptions {
+        prefix: crate::search::PrefixOptions {
             fraction: 0.5,
             ..Default::default()
         },

@@ -1,5 +1,5 @@
 //! The term dictionary's lookup side ([`TermIds`], term string -> term id) over its term list
-//! (a [`TermList`], every term back to back in one buffer).
+//! (a [`PackedStrings`], every term back to back in one buffer).
 //!
 //! The table holds only ids (4 bytes a slot); a term's text lives once, in the term list, where
 //! lookups compare it. A `HashMap<Box<str>, u32>` beside a `Vec<Box<str>>` stored every term
@@ -7,7 +7,7 @@
 //! 100k-tool english index's 201k terms. Keyed `ahash` resists hash flooding from hostile
 //! catalogues.
 
-use crate::term_list::TermList;
+use crate::text::PackedStrings;
 use hashbrown::hash_table::{Entry, HashTable};
 
 /// Term -> id over a term list that the caller owns (see the module docs).
@@ -19,7 +19,7 @@ pub(crate) struct TermIds {
 
 impl TermIds {
     /// The ids of `terms` (distinct), term `i` with id `i`.
-    pub(crate) fn of(terms: &TermList) -> Self {
+    pub(crate) fn of(terms: &PackedStrings) -> Self {
         let mut ids = TermIds::default();
         ids.table.reserve(terms.len(), |_| 0);
         for (id, term) in terms.iter().enumerate() {
@@ -33,7 +33,7 @@ impl TermIds {
 
     /// The id of `term`, whose text is `terms[id]`.
     #[inline]
-    pub(crate) fn get(&self, terms: &TermList, term: &str) -> Option<u32> {
+    pub(crate) fn get(&self, terms: &PackedStrings, term: &str) -> Option<u32> {
         let hash = self.hasher.hash_one(term);
         self.table
             .find(hash, |&id| terms.get(id as usize) == Some(term))
@@ -41,10 +41,10 @@ impl TermIds {
     }
 
     /// The id of `term`, appending it to `terms` with the next id if it is new; `true` when new.
-    pub(crate) fn get_or_insert(&mut self, terms: &mut TermList, term: &str) -> (u32, bool) {
+    pub(crate) fn get_or_insert(&mut self, terms: &mut PackedStrings, term: &str) -> (u32, bool) {
         let hash = self.hasher.hash_one(term);
         let hasher = &self.hasher;
-        let list: &TermList = terms;
+        let list: &PackedStrings = terms;
         let entry = self.table.entry(
             hash,
             |&id| list.get(id as usize) == Some(term),
@@ -74,7 +74,10 @@ impl TermIds {
 
     /// The `(id, term)` pairs (for tests).
     #[cfg(test)]
-    pub(crate) fn iter<'a>(&'a self, terms: &'a TermList) -> impl Iterator<Item = (u32, &'a str)> {
+    pub(crate) fn iter<'a>(
+        &'a self,
+        terms: &'a PackedStrings,
+    ) -> impl Iterator<Item = (u32, &'a str)> {
         self.table.iter().map(|&id| (id, &terms[id as usize]))
     }
 }
@@ -92,7 +95,7 @@ mod tests {
     #[test]
     fn ids_in_first_seen_order_and_lookups() {
         let mut ids = TermIds::default();
-        let mut terms = TermList::default();
+        let mut terms = PackedStrings::default();
         let words: Vec<String> = (0..3000).map(|i| format!("w{}", i * 7919 % 1001)).collect();
         let mut expected: Vec<&str> = Vec::new();
         for w in &words {

@@ -35,8 +35,8 @@
 use hashbrown::hash_table::HashTable;
 
 use crate::error::{Error, Result};
-use crate::term_list::TermList;
-use crate::tokenize::Tokenizer;
+use crate::text::tokenize::Tokenizer;
+use crate::text::PackedStrings;
 
 /// The prefix of stemmed copies: `§`, which the tokenizer never emits (it is punctuation).
 pub const STEM_MARK: char = '\u{a7}';
@@ -290,10 +290,10 @@ impl Profile {
     }
 }
 
-/// A query's analysed terms, in order, in one buffer (a [`TermList`]).
+/// A query's analysed terms, in order, in one buffer (a [`PackedStrings`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct QueryTerms {
-    terms: TermList,
+    terms: PackedStrings,
     /// Whether no term repeats (the English analysis dedupes; the seed's tokens may repeat).
     distinct: bool,
     /// Each term's resolved value, when the analysis had a resolver (else empty).
@@ -303,7 +303,7 @@ pub struct QueryTerms {
 impl QueryTerms {
     fn with_capacity(bytes: usize, terms: usize) -> Self {
         QueryTerms {
-            terms: TermList::with_capacity(bytes, terms),
+            terms: PackedStrings::with_capacity(bytes, terms),
             distinct: false,
             refs: Vec::new(),
         }

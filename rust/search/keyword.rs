@@ -22,7 +22,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
-use crate::tokenize::for_each_token;
+use crate::text::tokenize::for_each_token;
 
 type Map = HashMap<Box<str>, u32, ahash::RandomState>;
 
@@ -368,7 +368,7 @@ impl KeywordIndex {
         limit: usize,
         options: &KeywordOptions,
     ) -> Result<Vec<(u32, f64)>> {
-        let tokens = crate::tokenize::tokenize(query);
+        let tokens = crate::text::tokenize::tokenize(query);
         self.search_tokens(&tokens, limit, options)
     }
 }

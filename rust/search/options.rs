@@ -3,8 +3,8 @@
 
 use std::collections::HashSet;
 
-use super::Index;
 use crate::error::{Error, Result};
+use crate::index::Index;
 
 /// What a search leaves out or adds beyond plain BM25+ ranking. Every option is applied inside
 /// the engine, before the top-k cut, so the limit is still filled. `Default` is plain BM25+.
@@ -130,7 +130,7 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bm25::Params;
+    use crate::index::bm25::Params;
     use crate::index::fixtures::{build, ids, none};
 
     #[test]

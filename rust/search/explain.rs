@@ -1,9 +1,9 @@
 //! Per-document scores outside the top-k path: `score_documents` (the scores of given documents)
 //! and `explain` (each query term's part of one document's score).
 
-use super::search::{distinct_terms, SCRATCH};
-use super::{Index, SearchOptions};
+use super::{distinct_terms, SearchOptions, SCRATCH};
 use crate::error::Result;
+use crate::index::Index;
 
 /// One query term's part of a document's score, as `Index::explain` reports it.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,8 +4,9 @@
 use std::collections::HashSet;
 use std::sync::atomic::Ordering::Relaxed;
 
-use crate::bm25::Params;
-use crate::index::{Index, PrefixOptions, SearchOptions};
+use crate::index::bm25::Params;
+use crate::index::Index;
+use crate::search::{PrefixOptions, SearchOptions};
 
 use super::ScoringMode;
 use crate::analysis::Profile;
@@ -419,7 +420,7 @@ fn bounds_are_upper_bounds_and_bitmaps_hold_the_dense_terms() {
                 .term_score(1.0, idx.idf[t], idx.tfs[i] as f64, idx.norms[d]);
             assert!(score <= idx.idf[t] * b.term_max[t] as f64);
         }
-        let dense = (end - start) * super::bounds::DENSE >= idx.len();
+        let dense = (end - start) * crate::index::bounds::DENSE >= idx.len();
         assert_eq!(b.bitmap(t as u32).is_some(), dense);
         if let Some(w) = b.bitmap(t as u32) {
             let held: Vec<u32> = (0..idx.len() as u32)
@@ -440,7 +441,7 @@ fn loaded_and_updated_indexes_derive_their_bounds_and_prune_exactly() {
     let remove: Vec<u32> = (0..1500).step_by(7).collect();
     let updated = idx.updated(&remove, names, &docs).unwrap();
     for other in [&loaded, &updated] {
-        let fresh = super::Bounds::compute(
+        let fresh = crate::index::Bounds::compute(
             other.params,
             &other.offsets,
             &other.docs,
@@ -477,7 +478,7 @@ fn only_a_large_search_running_alone_off_the_pool_is_split() {
         .map(|i| vec![(1, format!("read file data w{}", i % 97))])
         .collect();
     let idx = Index::build_parallel(names, &docs, vec![6.0, 2.0], Params::default()).unwrap();
-    assert!(n >= super::bounds::IMPACT_MAX_DOCS && idx.bounds.impacts.is_empty());
+    assert!(n >= crate::index::bounds::IMPACT_MAX_DOCS && idx.bounds.impacts.is_empty());
     let threads = crate::pool::pool().current_num_threads();
     let big = PARALLEL_MIN_POSTINGS;
     let want = if threads > 1 { threads.min(8) } else { 1 };

@@ -3,12 +3,27 @@
 //! the top k of the touched documents. Pruned search (`prune.rs`) and the blocked accumulator
 //! (`blocked.rs`, past `blocked::MIN_DOCS` documents) give the same results.
 
+pub mod batch;
+pub mod cache_blocked;
+pub mod dense;
+mod explain;
+pub mod fast_path;
+pub mod keyword;
+pub mod name_keys;
+mod options;
+pub mod prune;
+mod top_k;
+
+pub use explain::TermExplanation;
+pub use options::{PrefixOptions, SearchOptions};
+pub(crate) use top_k::TopK;
+
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use super::{Index, SearchOptions, TopK};
 use crate::analysis;
 use crate::error::{Error, Result};
+use crate::index::Index;
 
 /// Per-thread accumulators of one search (see `SCRATCH`).
 pub(crate) struct Scratch {
@@ -51,6 +66,30 @@ thread_local! {
 }
 
 impl Index {
+    /// The scored terms that `tok` expands to (see [`PrefixOptions`]); empty when prefix
+    /// matching is off or `tok` is too short.
+    pub(crate) fn expansions<'a>(
+        &'a self,
+        tok: &'a str,
+        prefix: &PrefixOptions,
+    ) -> impl Iterator<Item = u32> + 'a {
+        // Stemmed copies never expand (see `crate::analysis`).
+        let on = prefix.fraction > 0.0
+            && !analysis::is_marked(tok)
+            && tok.chars().count() >= prefix.min_len;
+        let start = if on {
+            self.sorted_terms
+                .partition_point(|&t| &self.terms[t as usize] < tok)
+        } else {
+            self.sorted_terms.len()
+        };
+        self.sorted_terms[start..]
+            .iter()
+            .copied()
+            .take_while(move |&t| self.terms[t as usize].starts_with(tok))
+            .take(if on { prefix.max_expansions } else { 0 })
+    }
+
     /// Analyses `query` with the index's profile and searches it; see [`Index::search_tokens`].
     pub fn search(
         &self,
@@ -599,9 +638,9 @@ const DISTINCT_SCAN_MAX: usize = 16;
 mod tests {
     use super::*;
     use crate::analysis::Profile;
-    use crate::bm25::{self, Params};
+    use crate::index::bm25::{self, Params};
     use crate::index::fixtures::{build, ids, none};
-    use crate::index::PrefixOptions;
+    use crate::search::PrefixOptions;
 
     #[test]
     fn ranks_by_weighted_bm25_plus() {

@@ -10,7 +10,7 @@
 //!   `tf·(k1+1)/(tf+norm) + δ` over its postings, rounded *up* to `f32`. A list's contribution
 //!   `qtf · idf · (…)` (times the prefix fraction for a prefix expansion) is then bounded by the
 //!   same product with the stored maximum: multiplication rounds monotonically, so the bound holds
-//!   in floating point too. Each *dense* term (in at least 1/[`DENSE`](bounds::DENSE) of the
+//!   in floating point too. Each *dense* term (in at least 1/[`DENSE`](crate::index::bounds::DENSE) of the
 //!   documents) also gets a bitmap of its documents.
 //! * **MaxScore.** Lists are sorted by bound; the longest prefix whose bounds sum to less than θ
 //!   (the k-th best score so far, or the absolute threshold if larger) is *non-essential*: a
@@ -54,14 +54,12 @@
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering as AtomicOrdering};
 
-use crate::bm25::Params;
-use crate::index::{id_of, Index, SearchOptions, TopK, MAY_EXPAND, OWN_POSTINGS};
+use crate::index::bm25::Params;
+use crate::index::{Index, MIN_PRUNE_DOCS, OWN_POSTINGS};
+use crate::search::{id_of, SearchOptions, TopK, MAY_EXPAND};
 
-mod bounds;
 mod candidates;
 mod parallel;
-
-pub(crate) use bounds::Bounds;
 
 use parallel::publish;
 pub use parallel::set_search_parts;
@@ -102,15 +100,6 @@ impl ScoringMode {
 /// its accumulator is then in cache and it beats the pruned loop's per-document bookkeeping
 /// (measured on the synthetic catalogues and mcp_mixed; see BENCHMARKS.md).
 pub const MIN_POSTINGS: usize = 12_000;
-
-/// Below this many documents `Auto` keeps the exhaustive loop whatever the query: its
-/// accumulator (8 bytes a document) stays in the core's cache, and it beat the pruned loop on
-/// every query set measured there (`examples/prune_bench.rs`, exhaustive vs pruned, µs a query,
-/// seed / english profile): synthetic 10k 13.0 vs 22.9 / 17.7 vs ~30, 20k 24.7 vs 36.5 /
-/// 32.9 vs 47.7, 40k 47.8 vs 58.8 / 63.0 vs 74.3; mcp_mixed (11,578 tools, 33-word queries)
-/// 35.2 vs 86.7 / 46.7 vs 107.7. At 70k the two are even (seed 83.7 vs 83.1, english 111.4 vs
-/// 95.4), and from 100k pruning wins (seed 128 vs 95; mcp_mixed's long queries 552 vs 170).
-pub const MIN_PRUNE_DOCS: usize = 65_536;
 
 /// Whether `Auto` prunes a search of `lists` (holding `postings` postings) in an index of at
 /// least [`MIN_PRUNE_DOCS`] documents. A single list is never pruned: its bound is every
@@ -291,18 +280,6 @@ impl Index {
     /// Runs `f` with the exhaustive path forced on this thread (for tests and benches).
     pub fn with_exhaustive_scoring<T>(f: impl FnOnce() -> T) -> T {
         Index::with_scoring_mode(ScoringMode::Exhaustive, f)
-    }
-
-    /// Recomputes the pruning bounds from the postings and norms; every constructor calls it.
-    pub(crate) fn refresh_bounds(&mut self) {
-        self.bounds = Bounds::compute(
-            self.params,
-            &self.offsets,
-            &self.docs,
-            &self.tfs,
-            &self.shared,
-            &self.norms,
-        );
     }
 
     /// The posting lists of the known query terms (a scored term, or a term with at least one

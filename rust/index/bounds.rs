@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use rayon::prelude::*;
 
-use crate::bm25::Params;
-use crate::index::{OWN_POSTINGS, SHARED_TF_SCALE};
+use super::{Index, OWN_POSTINGS, SHARED_TF_SCALE};
+use crate::index::bm25::Params;
 
 /// Per-term and per-block upper bounds of the BM25+ term-frequency component, derived from the
 /// postings and norms (never stored in snapshots).
@@ -14,12 +14,12 @@ use crate::index::{OWN_POSTINGS, SHARED_TF_SCALE};
 pub(crate) struct Bounds {
     /// Per term: an upper bound of `tf·(k1+1)/(tf+norm) + δ` over its postings, rounded up to
     /// `f32` (0 for a term without scored postings).
-    pub(super) term_max: Vec<f32>,
+    pub(crate) term_max: Vec<f32>,
     /// The dense terms (in at least 1/[`DENSE`] of the documents), ascending, each with the
     /// first word of its document bitmap in `bitmaps`.
-    pub(super) dense: Vec<(u32, u32)>,
+    pub(crate) dense: Vec<(u32, u32)>,
     /// One bit per document for each dense term: whether the document holds the term.
-    pub(super) bitmaps: Vec<u64>,
+    pub(crate) bitmaps: Vec<u64>,
     /// Per term: whether the query term after it (its stemmed copy, in the English profile)
     /// holds the same documents, learnt on first use (see [`Twins`]).
     pub(crate) twins: Twins,
@@ -31,6 +31,15 @@ pub(crate) struct Bounds {
     pub(crate) impacts: Vec<f64>,
 }
 
+/// Below this many documents `Auto` keeps the exhaustive loop whatever the query: its
+/// accumulator (8 bytes a document) stays in the core's cache, and it beat the pruned loop on
+/// every query set measured there (`examples/prune_bench.rs`, exhaustive vs pruned, µs a query,
+/// seed / english profile): synthetic 10k 13.0 vs 22.9 / 17.7 vs ~30, 20k 24.7 vs 36.5 /
+/// 32.9 vs 47.7, 40k 47.8 vs 58.8 / 63.0 vs 74.3; mcp_mixed (11,578 tools, 33-word queries)
+/// 35.2 vs 86.7 / 46.7 vs 107.7. At 70k the two are even (seed 83.7 vs 83.1, english 111.4 vs
+/// 95.4), and from 100k pruning wins (seed 128 vs 95; mcp_mixed's long queries 552 vs 170).
+pub const MIN_PRUNE_DOCS: usize = 65_536;
+
 /// Below this many documents the index keeps every posting's impact (`Bounds::impacts`). It is
 /// the size under which `Auto` never prunes (`MIN_PRUNE_DOCS`): every search there walks whole
 /// posting lists, where the division per posting was the loop's bottleneck. Engine alone
@@ -38,7 +47,7 @@ pub(crate) struct Bounds {
 /// 12.8 -> 10.2, mcp_mixed 27.0 -> 22.2 / 33.3 -> 25.2, for +6.1 / +1.9 MB on mcp_mixed's
 /// 10.4 / 4.3 MB. Above it memory per tool counts more (100k-1M tools), and the pruned loop
 /// scores few postings.
-pub(crate) const IMPACT_MAX_DOCS: usize = crate::prune::MIN_PRUNE_DOCS;
+pub(crate) const IMPACT_MAX_DOCS: usize = MIN_PRUNE_DOCS;
 
 /// A per-term memo of the twin test of scoring (`Index::accumulate`, the pruned loop): does the
 /// next query term hold exactly the same documents as this one? Comparing two posting lists costs
@@ -103,7 +112,7 @@ impl std::fmt::Debug for Twins {
 /// the pruned loop took ~19 % less time relative to the exhaustive one (pruned/exhaustive ratio
 /// 1.57x -> 1.93x, means of 3-5 runs of benches/prune_report.py) for +11 bytes per tool
 /// (+2.7 %); mcp_mixed's engine memory +5 % (seed) / +9 % (english).
-pub(super) const DENSE: usize = 64;
+pub(crate) const DENSE: usize = 64;
 
 /// The smallest `f32` that is >= `x` (for finite, non-negative `x`).
 fn f32_up(x: f64) -> f32 {
@@ -192,7 +201,7 @@ impl Bounds {
 
     /// The first bitmap word of `term` if it is dense (a shared term: look up its source, whose
     /// documents it holds).
-    pub(super) fn bitmap(&self, term: u32) -> Option<usize> {
+    pub(crate) fn bitmap(&self, term: u32) -> Option<usize> {
         self.dense
             .binary_search_by_key(&term, |&(t, _)| t)
             .ok()
@@ -206,5 +215,19 @@ impl Bounds {
             + self.bitmaps.len() * 8
             + self.twins.memory_bytes()
             + self.impacts.len() * 8
+    }
+}
+
+impl Index {
+    /// Recomputes the pruning bounds from the postings and norms; every constructor calls it.
+    pub(crate) fn refresh_bounds(&mut self) {
+        self.bounds = Bounds::compute(
+            self.params,
+            &self.offsets,
+            &self.docs,
+            &self.tfs,
+            &self.shared,
+            &self.norms,
+        );
     }
 }

@@ -4,9 +4,9 @@ use std::collections::HashSet;
 
 use pyo3::prelude::*;
 
-use super::index::extract_limit;
-use super::text::extract_text;
-use crate::keyword::{KeywordIndex, KeywordOptions};
+use super::convert::extract_limit;
+use super::convert::extract_text;
+use crate::search::keyword::{KeywordIndex, KeywordOptions};
 
 #[pyclass(name = "KeywordIndex", module = "toolsift._core", frozen)]
 pub struct PyKeywordIndex {

@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::Index;
+use crate::index::Index;
 
 /// A scored candidate in the top-k heap, ordered so that the heap's maximum is the *worst* one:
 /// lower score is worse; at equal scores the greater name (then the greater doc id) is worse.

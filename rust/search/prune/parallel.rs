@@ -28,7 +28,8 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use super::{List, PrunedSearch};
-use crate::index::{Index, TopK};
+use crate::index::Index;
+use crate::search::TopK;
 
 /// Below this many documents a search stays on one thread: waking a pool thread (which sleeps
 /// between a Python caller's searches) and each range's own rise of θ cost more than half of

@@ -36,8 +36,9 @@
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 use super::{reaches, List, PrunedSearch};
-use crate::bm25::Params;
-use crate::index::{Index, TopK};
+use crate::index::bm25::Params;
+use crate::index::Index;
+use crate::search::TopK;
 
 /// The most lists this path takes (the 2^8 sets of lists are enumerated when θ rises). With a
 /// stemmed copy per word that its twin does not carry, an english query of 4 words can hold 8.

@@ -8,9 +8,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use rayon::prelude::*;
 
-use crate::index::{Index, PrefixOptions, SearchOptions};
-use crate::names::NameKeys;
-use crate::plain_query::{parse_plain, PlainQuery};
+use crate::index::Index;
+use crate::search::fast_path::{parse_plain, PlainQuery};
+use crate::search::name_keys::NameKeys;
+use crate::search::{PrefixOptions, SearchOptions};
 
 /// A batch query's parse and hits, when the call answers it.
 type Answer<'q> = Option<(PlainQuery<'q>, Vec<(u32, f64)>)>;

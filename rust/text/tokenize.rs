@@ -49,7 +49,7 @@
 //! Nothing here panics on any input: table reads are bounds-checked (`get`), and a lookup that
 //! fails means "separator" or "no mapping".
 
-use crate::unicode_tables::{
+use super::unicode_tables::{
     self as tables, CASED, CASE_IGNORABLE, CLASS_MASK, DECOMP, HANGUL, HAS_LOWER, LL, LO, LU, MARK,
     NUM, SEP,
 };

@@ -1,4 +1,4 @@
-//! `DenseMatrix`: the hybrid search's dense top-k (`crate::dense`). Vectors cross as the bytes of
+//! `DenseMatrix`: the hybrid search's dense top-k (`crate::search::dense`). Vectors cross as the bytes of
 //! native float32 arrays (numpy's `tobytes()`), ids as the bytes of uint32 arrays: the abi3
 //! wheel targets Python 3.9, whose limited API has no buffer protocol.
 
@@ -6,7 +6,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::dense::DenseMatrix;
+use crate::search::dense::DenseMatrix;
 
 /// Native-endian float32 values from `bytes` (`what` names the argument in the error).
 fn floats(bytes: &[u8], what: &str) -> PyResult<Vec<f32>> {
@@ -31,7 +31,7 @@ fn words(bytes: &[u8], what: &str, kind: &str) -> PyResult<Vec<[u8; 4]>> {
         .collect())
 }
 
-/// Tool vectors for `HybridIndex`'s dense search, stored by column (`crate::dense`).
+/// Tool vectors for `HybridIndex`'s dense search, stored by column (`crate::search::dense`).
 #[pyclass(name = "DenseMatrix", module = "toolsift._core", frozen)]
 pub(crate) struct PyDenseMatrix {
     inner: DenseMatrix,

@@ -17,7 +17,8 @@
 //! terms, threshold, relative floor) filter the accumulated scores afterwards and do not depend
 //! on how they were accumulated.
 
-use crate::index::{Index, Scratch, SearchOptions};
+use crate::index::Index;
+use crate::search::{Scratch, SearchOptions};
 
 /// Documents per range: 32k × (8-byte accumulator + 8-byte norm) = 512 KiB, well inside L2.
 const BLOCK_DOCS: usize = 1 << 15;
@@ -205,8 +206,9 @@ impl Index {
 
 #[cfg(test)]
 mod tests {
-    use crate::bm25::Params;
-    use crate::index::{Index, PrefixOptions, SearchOptions};
+    use crate::index::bm25::Params;
+    use crate::index::Index;
+    use crate::search::{PrefixOptions, SearchOptions};
 
     /// Every option, alone and together, on an index big enough for several ranges.
     fn option_sets(n: u32) -> Vec<(&'static str, SearchOptions)> {

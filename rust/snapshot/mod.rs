@@ -46,9 +46,9 @@
 use rayon::prelude::*;
 
 use crate::analysis::Profile;
-use crate::bm25::Params;
 use crate::build::{assemble, check_weights, Postings};
 use crate::error::{Error, Result};
+use crate::index::bm25::Params;
 use crate::index::Index;
 
 mod encoding;
@@ -267,7 +267,7 @@ impl Index {
                 "its term dictionary is not sorted or has an empty or repeated term",
             ));
         }
-        let terms: crate::index::TermList = term_strs.iter().map(|t| &**t).collect();
+        let terms: crate::index::PackedStrings = term_strs.iter().map(|t| &**t).collect();
         let offsets = r.u32s(n_terms + 1, "the posting offsets")?;
         let docs = r.u32s(n_postings, "the posting documents")?;
         let tfs = r.f32s(n_postings, "the term frequencies")?;
@@ -338,11 +338,28 @@ fn check_csr(offsets: &[u32], docs: &[u32], n_docs: usize, what: &str) -> Result
     Ok(())
 }
 
+/// Writes `bytes` next to `path` and renames it into place, so a reader never sees half a file.
+pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp-{}", std::process::id()));
+    let tmp = std::path::PathBuf::from(tmp);
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        std::io::Write::write_all(&mut file, bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::build::tests::{assert_equivalent, corpus, query_language};
-    use crate::index::SearchOptions;
+    use crate::search::SearchOptions;
 
     /// Field 2 has weight 0, so the sample has presence postings and presence-only terms.
     fn sample() -> Index {

@@ -22,21 +22,17 @@
 //! (`options`), the exhaustive scoring path (`search`), the top-k heap (`top_k`), and
 //! `score_documents` / `explain` (`explain`). The sequential build is in `crate::build`.
 
-use crate::analysis::{self, Profile};
-use crate::bm25::Params;
+use crate::analysis::Profile;
+use bm25::Params;
 
-mod explain;
-mod options;
-mod search;
+pub mod bm25;
+pub(crate) mod bounds;
 mod term_ids;
-mod top_k;
 
-pub(crate) use crate::term_list::TermList;
-pub use explain::TermExplanation;
-pub use options::{PrefixOptions, SearchOptions};
-pub(crate) use search::{id_of, Scratch, MAY_EXPAND};
+pub(crate) use crate::text::PackedStrings;
+pub(crate) use bounds::Bounds;
+pub use bounds::MIN_PRUNE_DOCS;
 pub(crate) use term_ids::TermIds;
-pub(crate) use top_k::TopK;
 
 /// `Index::shared`'s mark of a term that holds its own postings.
 pub(crate) const OWN_POSTINGS: u32 = u32::MAX;
@@ -51,7 +47,7 @@ pub struct Index {
     pub(crate) names: Vec<String>,
     /// Term string -> term id (over `terms`).
     pub(crate) term_ids: TermIds,
-    pub(crate) terms: TermList,
+    pub(crate) terms: PackedStrings,
     /// Ids of the scored terms (df > 0), sorted by term: prefix expansion binary-searches it.
     pub(crate) sorted_terms: Vec<u32>,
     pub(crate) offsets: Vec<u32>,
@@ -72,7 +68,7 @@ pub struct Index {
     /// How text became terms (see [`crate::analysis`]); queries are analysed the same way.
     pub(crate) profile: Profile,
     /// Derived upper bounds for pruned top-k search (`prune.rs`); not stored in snapshots.
-    pub(crate) bounds: crate::prune::Bounds,
+    pub(crate) bounds: Bounds,
     /// This index's own tag ([`new_tag`]): the query analysis caches term lookups under it
     /// (`analysis::Profile::analyse_query_for`). Every constructor takes a new one; a clone
     /// keeps it, as it has the same terms.
@@ -189,59 +185,35 @@ impl Index {
 
     /// `term`'s documents, their stored term frequencies, and the scale of those (see
     /// [`Index::list`]).
-    fn postings(&self, term: u32) -> (&[u32], &[f32], f64) {
+    pub(crate) fn postings(&self, term: u32) -> (&[u32], &[f32], f64) {
         let (start, end, scale) = self.list(term);
         (&self.docs[start..end], &self.tfs[start..end], scale)
     }
 
-    fn term_frequency(&self, term: u32, doc: u32) -> Option<f64> {
+    pub(crate) fn term_frequency(&self, term: u32, doc: u32) -> Option<f64> {
         let (docs, tfs, scale) = self.postings(term);
         docs.binary_search(&doc).ok().map(|i| tfs[i] as f64 * scale)
-    }
-
-    /// The scored terms that `tok` expands to (see [`PrefixOptions`]); empty when prefix
-    /// matching is off or `tok` is too short.
-    pub(crate) fn expansions<'a>(
-        &'a self,
-        tok: &'a str,
-        prefix: &PrefixOptions,
-    ) -> impl Iterator<Item = u32> + 'a {
-        // Stemmed copies never expand (see `crate::analysis`).
-        let on = prefix.fraction > 0.0
-            && !analysis::is_marked(tok)
-            && tok.chars().count() >= prefix.min_len;
-        let start = if on {
-            self.sorted_terms
-                .partition_point(|&t| &self.terms[t as usize] < tok)
-        } else {
-            self.sorted_terms.len()
-        };
-        self.sorted_terms[start..]
-            .iter()
-            .copied()
-            .take_while(move |&t| self.terms[t as usize].starts_with(tok))
-            .take(if on { prefix.max_expansions } else { 0 })
     }
 }
 
 /// Fixtures shared by the submodules' tests.
 #[cfg(test)]
-mod fixtures {
+pub(crate) mod fixtures {
     use super::*;
 
     const W: [f64; 3] = [6.0, 2.0, 1.0];
 
-    pub(super) fn build(docs: &[(&str, &[(usize, &str)])]) -> Index {
+    pub(crate) fn build(docs: &[(&str, &[(usize, &str)])]) -> Index {
         let names = docs.iter().map(|(n, _)| n.to_string()).collect();
         let documents: Vec<Vec<(usize, &str)>> = docs.iter().map(|(_, f)| f.to_vec()).collect();
         Index::build(names, &documents, W.to_vec(), Params::default()).unwrap()
     }
 
-    pub(super) fn none() -> SearchOptions {
-        SearchOptions::default()
+    pub(crate) fn none() -> crate::search::SearchOptions {
+        crate::search::SearchOptions::default()
     }
 
-    pub(super) fn ids(hits: &[(u32, f64)]) -> Vec<u32> {
+    pub(crate) fn ids(hits: &[(u32, f64)]) -> Vec<u32> {
         hits.iter().map(|h| h.0).collect()
     }
 }

@@ -15,9 +15,10 @@
 use rayon::prelude::*;
 
 use crate::analysis::Profile;
-use crate::bm25::{self, Params};
 use crate::error::{Error, Result};
-use crate::index::{Index, TermIds, TermList};
+use crate::index::bm25::{self, Params};
+use crate::index::{Index, TermIds};
+use crate::text::PackedStrings;
 
 mod chunk;
 mod flat;
@@ -197,7 +198,7 @@ impl Index {
 /// zeros, which only makes the tie-break decide), with most comparisons on integers in the
 /// sorted array instead of string reads through pointers. Terms are distinct, so the unstable
 /// sort has one result.
-pub(crate) fn sort_terms(terms: &TermList, offsets: &[u32]) -> Vec<u32> {
+pub(crate) fn sort_terms(terms: &PackedStrings, offsets: &[u32]) -> Vec<u32> {
     let prefix = |t: &str| {
         let mut b = [0u8; 8];
         let n = t.len().min(8);
@@ -235,7 +236,7 @@ pub(crate) fn assemble(
     profile: Profile,
     field_weights: Vec<f64>,
     names: Vec<String>,
-    mut terms: TermList,
+    mut terms: PackedStrings,
     term_ids: Option<TermIds>,
     postings: Postings,
     sorted_terms: Option<Vec<u32>>,

@@ -9,7 +9,7 @@
 //! declines may still be valid, and an invalid one (empty, no letter or digit) is always
 //! declined, so the Python path raises the error.
 
-use crate::names::{is_py_space, py_split};
+use crate::search::name_keys::{is_py_space, py_split};
 
 /// A query [`parse_plain`] accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,8 @@
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::index::{Index, SearchOptions};
+use crate::index::Index;
+use crate::search::SearchOptions;
 
 /// Below this many queries the batch runs on the calling thread: handing out tasks costs more.
 const MIN_PARALLEL: usize = 4;
@@ -38,9 +39,10 @@ impl Index {
 
 #[cfg(test)]
 mod tests {
-    use crate::bm25::Params;
     use crate::error::Error;
-    use crate::index::{Index, SearchOptions};
+    use crate::index::bm25::Params;
+    use crate::index::Index;
+    use crate::search::SearchOptions;
 
     #[test]
     fn batch_equals_single_calls_in_order() {

@@ -1,11 +1,11 @@
-//! `NameKeys`: the exact-name tier's key sets and its common-case proof (`crate::names`).
+//! `NameKeys`: the exact-name tier's key sets and its common-case proof (`crate::search::name_keys`).
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-use crate::names::{may_be_identifier, NameKeys, MIN_SQUASHED_LENGTH};
+use crate::search::name_keys::{may_be_identifier, NameKeys, MIN_SQUASHED_LENGTH};
 
 /// The normalised name forms of an index's tools, for `NameTable.find_names`'s fast path.
 #[pyclass(name = "NameKeys", module = "toolsift._core", frozen)]

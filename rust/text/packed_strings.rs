@@ -1,4 +1,4 @@
-//! Strings in order, back to back in one buffer ([`TermList`]): the index's term list, a build
+//! Strings in order, back to back in one buffer ([`PackedStrings`]): the index's term list, a build
 //! chunk's terms and a query's analysed terms. One allocation per list instead of one per
 //! string: a `Vec<Box<str>>` cost a 16-byte box and an allocation per term (2.2M terms at 1M
 //! english tools; 30-60 per agent query).
@@ -6,15 +6,15 @@
 /// The terms in id order, back to back in one buffer (term `id` is `text[ends[id-1]..ends[id]]`):
 /// no allocation per term.
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
-pub(crate) struct TermList {
+pub(crate) struct PackedStrings {
     text: String,
     ends: Vec<usize>,
 }
 
-impl TermList {
+impl PackedStrings {
     /// An empty list with room for `bytes` of text and `terms` terms.
     pub(crate) fn with_capacity(bytes: usize, terms: usize) -> Self {
-        TermList {
+        PackedStrings {
             text: String::with_capacity(bytes),
             ends: Vec::with_capacity(terms),
         }
@@ -39,7 +39,7 @@ impl TermList {
         self.text.get(start..*self.ends.get(id)?)
     }
 
-    /// Appends a term (its id is the previous [`TermList::len`]).
+    /// Appends a term (its id is the previous [`PackedStrings::len`]).
     pub(crate) fn push(&mut self, term: &str) {
         self.text.push_str(term);
         self.ends.push(self.text.len());
@@ -62,7 +62,7 @@ impl TermList {
     }
 }
 
-impl std::ops::Index<usize> for TermList {
+impl std::ops::Index<usize> for PackedStrings {
     type Output = str;
 
     /// Term `id` (panics past the end, as a slice does).
@@ -72,9 +72,9 @@ impl std::ops::Index<usize> for TermList {
     }
 }
 
-impl<'a> FromIterator<&'a str> for TermList {
+impl<'a> FromIterator<&'a str> for PackedStrings {
     fn from_iter<I: IntoIterator<Item = &'a str>>(terms: I) -> Self {
-        let mut list = TermList::default();
+        let mut list = PackedStrings::default();
         for term in terms {
             list.push(term);
         }
@@ -82,7 +82,7 @@ impl<'a> FromIterator<&'a str> for TermList {
     }
 }
 
-impl std::fmt::Debug for TermList {
+impl std::fmt::Debug for PackedStrings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.iter()).finish()
     }

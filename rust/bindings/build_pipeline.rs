@@ -1,105 +1,15 @@
-//! Conversions for batch search, snapshots and live updates (`search_many`, `to_bytes`,
-//! `from_bytes`, `save`, `load`, `updated` on `toolsift._core.Index`).
+//! The pipelined build of `Index(...)`: the documents are read from Python in parts on this
+//! thread while the pool tokenizes the parts already read, and the chunks are merged in order.
 
-use std::borrow::Cow;
-use std::io::Write;
-use std::path::Path;
 use std::sync::{mpsc, Arc};
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyTuple};
 
-use super::index::PyIndex;
-use super::text::{extract_text, type_name};
-use crate::bm25::Params;
 use crate::build::{
     check_weights, tokenize_chunk_with, Chunk, FlatChunk, Merge, Stems, CHUNK_DOCS,
 };
+use crate::index::bm25::Params;
 use crate::index::Index;
-
-/// A batch of queries: any iterable of `str` (a lone `str` is refused: it would be one query
-/// per character).
-pub fn extract_queries(queries: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-    if queries.is_instance_of::<pyo3::types::PyString>() {
-        return Err(PyTypeError::new_err(
-            "queries must be an iterable of str, not a single str",
-        ));
-    }
-    queries
-        .try_iter()?
-        .map(|q| q.and_then(|q| extract_text(&q, "query").map(Cow::into_owned)))
-        .collect()
-}
-
-/// Document ids to remove, from any iterable of ints.
-pub fn extract_ids(ids: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<u32>> {
-    let mut out = Vec::new();
-    if let Some(ids) = ids {
-        for item in ids.try_iter()? {
-            out.push(item?.extract::<u32>()?);
-        }
-    }
-    Ok(out)
-}
-
-/// `bytes`, `bytearray` or anything with the buffer protocol (`memoryview`, `mmap`).
-pub fn extract_bytes(data: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
-    if let Ok(b) = data.cast::<PyBytes>() {
-        return Ok(b.as_bytes().to_vec());
-    }
-    if let Ok(b) = data.cast::<PyByteArray>() {
-        return Ok(b.to_vec());
-    }
-    let bytes = data
-        .call_method0("__bytes__")
-        .or_else(|_| {
-            data.py()
-                .import("builtins")?
-                .getattr("bytes")?
-                .call1((data,))
-        })
-        .map_err(|_| {
-            PyTypeError::new_err(format!(
-                "snapshot data must be bytes-like, got {}",
-                type_name(data)
-            ))
-        })?;
-    Ok(bytes.cast::<PyBytes>()?.as_bytes().to_vec())
-}
-
-/// The index, or `(index, metadata)` when asked for.
-pub fn loaded(
-    py: Python<'_>,
-    index: PyIndex,
-    metadata: &[u8],
-    with_metadata: bool,
-) -> PyResult<Py<PyAny>> {
-    let index = Bound::new(py, index)?.into_any();
-    if with_metadata {
-        let meta = PyBytes::new(py, metadata).into_any();
-        Ok(PyTuple::new(py, [index, meta])?.into_any().unbind())
-    } else {
-        Ok(index.unbind())
-    }
-}
-
-/// Writes `bytes` next to `path` and renames it into place, so a reader never sees half a file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp-{}", std::process::id()));
-    let tmp = std::path::PathBuf::from(tmp);
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
 
 /// Returns the allocator's free memory to the OS after a build, load or update (glibc only),
 /// so that the process's RSS grows by about the index's size, not by the build's scratch.

@@ -1,0 +1,8 @@
+//! Text to tokens: the tokenizer (Python's `re.findall(r"[^\W_]+", text.lower())`, NFKD-folded),
+//! its generated Unicode tables, and the packed string lists that hold terms.
+
+pub mod packed_strings;
+pub mod tokenize;
+mod unicode_tables;
+
+pub(crate) use packed_strings::PackedStrings;
