@@ -371,7 +371,9 @@ fn the_mode_switches_pick_the_path() {
 
 #[test]
 fn auto_prunes_several_large_or_all_dense_lists_never_one() {
-    use super::{max_pruned_lists, worth_pruning, List, MIN_POSTINGS, MIN_PRUNE_DOCS};
+    use super::lists::List;
+    use super::mode::{max_pruned_lists, worth_pruning};
+    use super::{MIN_POSTINGS, MIN_PRUNE_DOCS};
     let mut rng = Rng(11);
     let idx = corpus_in(&mut rng, 3000, WORDS.len(), Some(Profile::Seed));
     let opts = SearchOptions::default();
