@@ -324,7 +324,7 @@ impl PyIndex {
         )
     }
 
-    // --- scale and concurrency (issue 6): helpers live in `bindings/scale.rs` ---
+    // Batch search, snapshots and updates; the pipelined build is in `build_pipeline.rs`.
 
     #[pyo3(signature = (
         queries, limit, exclude = None, *, include = None, required = None, prefix_fraction = 0.0,

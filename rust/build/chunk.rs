@@ -1,5 +1,5 @@
 //! One chunk of documents tokenized on one core: chunk-local term ids in first-seen order, term
-//! frequencies, presence postings and lengths (see the parallel build in `build.rs`).
+//! frequencies, presence postings and lengths (see the parallel build in `build/mod.rs`).
 
 use super::intern::Interner;
 use super::memo::{self, Memo};

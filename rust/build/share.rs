@@ -13,7 +13,7 @@
 //! growth went from 91 to 67 MB (`benches/scale_report.py 100000`).
 //!
 //! Sharing applies from [`SHARE_MIN_DOCS`] documents, where memory per tool is what counts and
-//! postings' impacts are not stored (`prune::bounds`). Snapshots store every list in full (the
+//! postings' impacts are not stored (`index::bounds`). Snapshots store every list in full (the
 //! format does not change) and a load shares again.
 
 use rayon::prelude::*;

@@ -13,14 +13,14 @@
 //!
 //! Postings are stored as CSR arrays: term `t`'s postings are `docs[offsets[t]..offsets[t+1]]`
 //! with their weighted term frequencies in `tfs`, in ascending document order. 8 bytes a posting,
-//! and 8 more below `prune::MIN_PRUNE_DOCS` documents, where the derived bounds keep each
-//! posting's BM25+ impact so that the exhaustive loop does not divide (`prune::bounds`). From
+//! and 8 more below [`MIN_PRUNE_DOCS`] documents, where the derived bounds keep each
+//! posting's BM25+ impact so that the exhaustive loop does not divide (`bounds`). From
 //! that size a stemmed copy with exactly its word's documents stores none: it reads the word's
 //! list at half the term frequency (`Index::shared`, `build::share`).
 //!
-//! The index's concepts live in submodules: [`SearchOptions`] and the filters that apply them
-//! (`options`), the exhaustive scoring path (`search`), the top-k heap (`top_k`), and
-//! `score_documents` / `explain` (`explain`). The sequential build is in `crate::build`.
+//! This module holds the data and its accessors only; beside it are the BM25+ formulas (`bm25`),
+//! the term dictionary (`term_ids`) and the pruning bounds derived from the postings (`bounds`).
+//! Building an index is `crate::build`'s, searching one `crate::search`'s.
 
 use crate::analysis::Profile;
 use bm25::Params;
@@ -67,7 +67,7 @@ pub struct Index {
     pub(crate) avg_len: f64,
     /// How text became terms (see [`crate::analysis`]); queries are analysed the same way.
     pub(crate) profile: Profile,
-    /// Derived upper bounds for pruned top-k search (`prune.rs`); not stored in snapshots.
+    /// Derived upper bounds for pruned top-k search (`bounds`, used by `search::prune`); not stored in snapshots.
     pub(crate) bounds: Bounds,
     /// This index's own tag ([`new_tag`]): the query analysis caches term lookups under it
     /// (`analysis::Profile::analyse_query_for`). Every constructor takes a new one; a clone

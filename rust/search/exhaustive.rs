@@ -26,7 +26,7 @@ impl Index {
         if count && scratch.matched.len() < n {
             scratch.matched.resize(n, 0);
         }
-        // Past `blocked::MIN_DOCS` the accumulator outgrows the cache: score range by range.
+        // Past `cache_blocked::MIN_DOCS` the accumulator outgrows the cache: score range by range.
         if self.use_blocked() {
             return self.accumulate_blocked(query, options, scratch);
         }

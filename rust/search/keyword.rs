@@ -104,7 +104,7 @@ fn token_postings<S: AsRef<str>>(texts: &[S]) -> Postings {
     Postings::build(map, pairs)
 }
 
-/// Per-thread accumulators, reused across queries (see `index/search.rs`).
+/// Per-thread accumulators, reused across queries (see `search::Scratch`).
 #[derive(Default)]
 struct Scratch {
     score: Vec<f64>,

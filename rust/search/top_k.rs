@@ -1,5 +1,5 @@
 //! The top-k heap: the best `limit` documents by score, then name, then doc id, kept without
-//! sorting the matches. The exhaustive path and pruned search (`prune.rs`) share it.
+//! sorting the matches. The exhaustive path and pruned search (`prune`) share it.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;

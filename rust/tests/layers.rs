@@ -306,6 +306,7 @@ fn top_level_modules_have_no_cycle() {
 fn files_of_a_folder_have_no_cycle() {
     let (_, folders) = graphs(&sources());
     assert!(folders.contains_key("bindings"), "{:?}", folders.keys());
+    println!("{folders:#?}");
     for (folder, graph) in &folders {
         if let Some(cycle) = find_cycle(graph) {
             panic!("cycle in rust/{folder}/: {}", cycle.join(" -> "));

@@ -1,6 +1,6 @@
 //! Per-character properties read from the generated Unicode tables: the class value of a
 //! character, its lowercase mapping, its NFKD decomposition, Hangul syllable decomposition and
-//! the final-sigma rule (see `tokenize.rs` for how the tokenizer uses them).
+//! the final-sigma rule (see `text::tokenize` for how the tokenizer uses them).
 
 use super::unicode_tables::{self as tables, CASED, CASE_IGNORABLE, HAS_LOWER, LL, LU, NUM, SEP};
 

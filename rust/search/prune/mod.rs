@@ -1,7 +1,7 @@
 //! Exact dynamic pruning for top-k search: MaxScore, document at a time, with term bounds and
 //! bitmaps of the dense terms.
 //!
-//! The exhaustive loop (`Index::accumulate`, or `blocked.rs` past 256k documents) adds every
+//! The exhaustive loop (`Index::accumulate` in `search::exhaustive`, or `search::cache_blocked` past 256k documents) adds every
 //! posting of every query term into an accumulator. Here the query's posting lists are instead
 //! walked together in document order, and a document is only scored when it *can* enter the top k:
 //!
