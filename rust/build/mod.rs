@@ -146,9 +146,7 @@ impl Index {
         }
         merge.finish(names, field_weights, params, profile)
     }
-}
 
-impl Index {
     /// This index with its twin lists shared whatever its size (for tests: sharing otherwise
     /// starts at `share::SHARE_MIN_DOCS` documents).
     #[cfg(test)]

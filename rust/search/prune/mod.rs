@@ -377,9 +377,7 @@ impl Index {
         }
         top.into_sorted()
     }
-}
 
-impl Index {
     /// Offers document `d` to `top` with its canonical score (the query terms' contributions in
     /// query order, from 0.0: the exhaustive loop's bits) when it holds at least `min_matched`
     /// of them. Returns the new θ when the document entered the top k and raised its k-th score
