@@ -1,14 +1,14 @@
-//! toolsift's engine: tokenizer, compact inverted index and BM25+ scoring, in layers. A module
-//! uses only the layers listed before its own (`rust/tests/layers.rs` checks it):
+//! toolsift's engine: tokenizer, compact inverted index and BM25+ scoring, in layers, lowest
+//! first. A module uses only modules of earlier layers: never a later layer, nor another module
+//! of its own layer (`rust/tests/layers.rs` checks this, and that no modules form a cycle).
 //!
-//! 1. `error`, `pool`: the engine's error type, and the thread pool (safe across `fork`).
-//! 2. `text`: the tokenizer, its Unicode tables, and packed string lists.
+//! 1. `error`, `pool`: the engine's error type; the thread pool, safe across `fork`.
+//! 2. `text`: the tokenizer, its generated Unicode tables, packed string lists.
 //! 3. `analysis`: profiles that turn text into terms: stop words, stemming, CJK bigrams.
-//! 4. `index`: the index data: terms, term ids, postings, norms, BM25+ parameters, bounds.
-//! 5. `build`, `search`: building an index from documents; searching one (exhaustive and pruned
-//!    top-k, explain, batch, the plain-query fast path, the keyword and dense rankers).
-//! 6. `snapshot`, `update`: an index to bytes and back; a new index with documents added or removed.
-//! 7. `bindings`: the only pyo3 code (behind the `python` feature), one file per Python class.
+//! 4. `index`: the index data: terms, term ids, postings, norms, BM25+ formulas, pruning bounds.
+//! 5. `build`, `search`: documents to an index; ranked search (exhaustive, pruned, fast path).
+//! 6. `snapshot`, `update`: an index to bytes and back; an index with documents added or removed.
+//! 7. `bindings`: the only pyo3 code (`python` feature): one file per Python-facing class.
 
 pub mod analysis;
 pub mod build;
