@@ -6,7 +6,7 @@
 //! 2. `text`: the tokenizer, its generated Unicode tables, packed string lists.
 //! 3. `analysis`: profiles that turn text into terms: stop words, stemming, CJK bigrams.
 //! 4. `index`: the index data: terms, term ids, postings, norms, BM25+ formulas, pruning bounds.
-//! 5. `build`, `search`: documents to an index; ranked search (exhaustive, pruned, fast path).
+//! 5. `build`, `search`: documents to an index; search (BM25+ exhaustive/pruned, keyword, dense).
 //! 6. `snapshot`, `update`: an index to bytes and back; an index with documents added or removed.
 //! 7. `bindings`: the only pyo3 code (`python` feature): one file per Python-facing class.
 
