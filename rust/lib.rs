@@ -15,6 +15,8 @@ pub mod names;
 pub mod plain_query;
 pub mod pool;
 pub mod prune;
+pub mod regex_fold;
+pub mod regex_search;
 pub mod snapshot;
 mod term_list;
 pub mod tokenize;

@@ -9,6 +9,7 @@ mod keyword;
 mod matches;
 mod names;
 mod plain;
+mod regex;
 mod scale;
 mod text;
 
@@ -80,6 +81,7 @@ fn _set_search_parts(parts: usize) {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<index::PyIndex>()?;
     m.add_class::<keyword::PyKeywordIndex>()?;
+    m.add_class::<regex::PyRegexIndex>()?;
     m.add_class::<names::PyNameKeys>()?;
     m.add_class::<dense::PyDenseMatrix>()?;
     m.add_function(wrap_pyfunction!(tokenize, m)?)?;
