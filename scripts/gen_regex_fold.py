@@ -60,7 +60,7 @@ def render(pairs: list[tuple[int, int]]) -> tuple[str, str]:
     py = [
         f'"""{head}',
         "",
-        "The regex search's lowercase table: code point -> its simple lowercase, for str.translate.",
+        "The regex search's lowercase table: code point -> simple lowercase (str.translate).",
         '"""',
         "",
         f'UNICODE_VERSION = "{version}"',

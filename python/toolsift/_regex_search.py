@@ -34,7 +34,16 @@ if TYPE_CHECKING:
     from ._engine import EngineRegexIndex
     from .index import _Request
 
-__all__ = ["RegexLookups"]
+__all__ = ["RegexLookups", "check_regex_query"]
+
+
+def check_regex_query(query: str) -> None:
+    """Raises the error a ``ranker="regex"`` search of ``query`` raises for the query itself
+    (a ``select:`` query's, or the pattern's :class:`~toolsift.PatternError`)."""
+    if _SELECT.match(query.strip(TRIMMED)):
+        parse_query(query)
+    else:
+        translate(query)
 
 
 class RegexLookups:
