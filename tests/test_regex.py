@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import warnings
 
 import pytest
@@ -217,6 +218,8 @@ def test_automaton_matches_python_re(pattern, text):
     case-insensitive matching and ours agree, the original pattern under re.IGNORECASE too."""
     checked = translate(pattern)
     folded = fold(text)
+    if not text and r"\B" in pattern and sys.version_info < (3, 14):
+        return  # re before 3.14 never matches \B in an empty text; 3.14, Rust and we do
     found = re.search(checked.python, folded, re.ASCII)
     assert Automaton(checked.tree).leftmost(folded) == (found.start() if found else None)
     if text.isascii() and pattern.isascii() and "\n" not in text:

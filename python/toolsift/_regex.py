@@ -16,7 +16,7 @@ Example:
     >>> from toolsift._regex_pattern import translate
     >>> idx = RegexIndex(["get_weather"], ["Weather for a city"], [["city"]], [["City name"]])
     >>> idx.search(translate("CITY"), 5)
-    [(0, 3.0714285714285716)]
+    [(0, 3.0625)]
 """
 
 from __future__ import annotations
@@ -181,6 +181,45 @@ class Automaton:
         return best
 
 
+def _required(node: Node) -> set[str] | None:
+    """Strings of which every match of ``node`` contains one (folded), or None if unknown: a
+    text holding none of them cannot match, so the automaton need not read it."""
+    kind = node[0]
+    if kind == "lit":
+        return {fold(node[1])}
+    if kind == "rep":
+        return _required(node[1]) if node[2] >= 1 else None
+    if kind != "group":
+        return None
+    out: set[str] = set()
+    for alt in node[1]:
+        best = _sequence_required(alt)
+        if best is None:
+            return None
+        out |= best
+    return out
+
+
+def _sequence_required(items: list[Node]) -> set[str] | None:
+    """:func:`_required` of a sequence: its best candidate (longest shortest string), a run of
+    plain characters counting as one string."""
+    candidates: list[set[str]] = []
+    run = ""
+    for item in [*items, ("at", "end-of-sequence")]:
+        if item[0] == "lit":
+            run += fold(item[1])
+            continue
+        if run:
+            candidates.append({run})
+            run = ""
+        found = _required(item)
+        if found:
+            candidates.append(found)
+    if not candidates:
+        return None
+    return max(candidates, key=lambda c: min(map(len, c)))
+
+
 class RegexIndex:
     """Regex search over tools given as names, descriptions and, per tool, parameter names and
     parameter descriptions (the twin of ``toolsift._core.RegexIndex``).
@@ -232,6 +271,22 @@ class RegexIndex:
             pattern = translate(pattern)
         limit = check_limit(limit)
         automaton = Automaton(pattern.tree)
+        needles = _required(pattern.tree)
+        alternatives = pattern.tree[1]
+        if len(alternatives) == 1 and all(n[0] == "lit" for n in alternatives[0]):
+            literal = "".join(fold(n[1]) for n in alternatives[0])
+
+            def leftmost(text: str) -> int | None:  # a plain string: str.find is the answer
+                at = text.find(literal)
+                return None if at < 0 else at
+        elif needles:
+
+            def leftmost(text: str) -> int | None:
+                if any(needle in text for needle in needles):
+                    return automaton.leftmost(text)
+                return None
+        else:
+            leftmost = automaton.leftmost
         excluded = set(exclude or ())
         included = set(include) if include is not None else None
         hits: list[tuple[int, float]] = []
@@ -239,7 +294,7 @@ class RegexIndex:
             if doc in excluded or (included is not None and doc not in included):
                 continue
             for column, points in zip(self._fields, FIELD_POINTS):
-                offsets = [o for o in map(automaton.leftmost, column[doc]) if o is not None]
+                offsets = [o for o in map(leftmost, column[doc]) if o is not None]
                 if offsets:
                     hits.append((doc, points + 1.0 / (2.0 + min(offsets))))
                     break

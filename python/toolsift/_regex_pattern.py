@@ -9,7 +9,8 @@ The accepted syntax is a subset of Python's ``re`` that means the same to both e
 * sets ``[...]`` and ``[^...]`` with ranges (``a-z``), escapes and ``\\w \\W \\d \\D \\s \\S``
   (``\\b`` in a set is a backspace, as in ``re``);
 * ``\\w \\W \\d \\D \\s \\S`` and the word boundaries ``\\b \\B``, in their ASCII meaning
-  (``re.ASCII``): ``\\w`` is ``[a-zA-Z0-9_]``, ``\\s`` ``[ \\t\\n\\r\\f\\v]``;
+  (``re.ASCII``): ``\\w`` is ``[a-zA-Z0-9_]``, ``\\s`` ``[ \\t\\n\\r\\f\\v]``; ``\\B`` matches in
+  an empty text, as in Python 3.14's ``re`` (earlier versions never match it there);
 * ``^`` and ``\\A`` (start of the field), ``$`` and ``\\Z`` (end of the field; unlike ``re``'s
   ``$``, not before a final newline);
 * groups ``(...)``, ``(?:...)``, ``(?P<name>...)``, ``(?i:...)``; alternation ``|``;
