@@ -150,14 +150,23 @@ def test_length_cap_and_empty_pattern(index):
         index.search("a", ranker="regexp")  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("pattern", ["(a+)+$", "(a|a)*b", "(a*)*c", "(?:a|aa)+!x", "(.*a){12}x"])
-def test_hostile_patterns_run_in_linear_time(engine, pattern):
+@pytest.mark.parametrize(
+    ("hostile", "matching"),
+    [
+        ("(a+)+$", "(a+)+!$"),
+        ("(a|a)*b", "(a|a)*!"),
+        ("(a*)*c", "(a*)*!"),
+        ("(?:a|aa)+!x", "(?:a|aa)+!"),
+        ("(.*a){12}x", "(.*a){12}!"),
+    ],
+)
+def test_hostile_patterns_run_in_linear_time(engine, hostile, matching):
     # Exponential for a backtracking engine (`re` would not finish); both engines here run an
     # automaton. No timing assertion: a regression would hang the suite instead.
     tools = [Tool(name="t", description="a" * 20_000 + "!"), Tool(name="u", description="x")]
-    result = ToolIndex(tools, engine=engine).search(pattern, ranker="regex")
-    expected = {"(a+)+$": [], "(a|a)*b": [], "(a*)*c": [], "(?:a|aa)+!x": []}
-    assert names(result) == expected.get(pattern, [])
+    index = ToolIndex(tools, engine=engine)
+    assert names(index.search(hostile, ranker="regex")) == []
+    assert names(index.search(matching, ranker="regex")) == ["t"]
 
 
 def test_session_and_cli(capsys, tmp_path):
