@@ -19,6 +19,8 @@ pub enum Error {
     Snapshot(String),
     /// No analysis profile has this name.
     UnknownProfile(String),
+    /// A regex pattern cannot be compiled, or would be too large.
+    Pattern(String),
 }
 
 impl fmt::Display for Error {
@@ -32,6 +34,7 @@ impl fmt::Display for Error {
             Error::InvalidParameter(name, msg) => write!(f, "Invalid {name}: {msg}"),
             Error::InvalidDocument(msg) => f.write_str(msg),
             Error::Snapshot(msg) => f.write_str(msg),
+            Error::Pattern(msg) => write!(f, "Invalid regex pattern: {msg}"),
             Error::UnknownProfile(name) => write!(
                 f,
                 "Unknown analysis profile \"{name}\": use \"english\" (the default) or \"seed\"."

@@ -17,6 +17,7 @@ __all__ = [
     "DenseMatrix",
     "Index",
     "KeywordIndex",
+    "RegexIndex",
     "NameKeys",
     "tokenize",
     "analyze",
@@ -453,6 +454,54 @@ class KeywordIndex:
         required: Iterable[str] | None = None,
     ) -> list[tuple[int, float]]:
         """The top ``limit`` ``(tool id, points)`` pairs; filters apply before the cut."""
+    def __len__(self) -> int: ...
+
+@final
+class RegexIndex:
+    """The regex ranker's index (Anthropic ``tool_search_tool_regex``-compatible): per tool its
+    name, description, parameter names and parameter descriptions, lowercased (Unicode simple
+    lowercase, ``toolsift._regex_fold``).
+
+    A search runs a pattern in the Rust ``regex`` crate's syntax over the lowercased texts
+    (``toolsift._regex_pattern.translate`` writes a checked pattern as ``Pattern.rust``), in time
+    linear in the text, with bounded memory. A tool scores the points of its first field with a
+    match (name 4, description 3, parameter names 2, parameter descriptions 1) plus
+    ``1 / (2 + c)``, ``c`` the character offset of the leftmost match there; tools with no match
+    are left out; score descending, then name.
+
+    Arguments:
+        names: one name per tool; ties in score break by name, ascending.
+        descriptions: per tool, its description.
+        parameter_names: per tool, its parameter names.
+        parameter_descriptions: per tool, its parameter descriptions.
+
+    Example:
+        >>> idx = RegexIndex(["get_weather"], ["Weather for a city"], [["city"]], [[]])
+        >>> idx.search("weather", 5)
+        [(0, 4.166666666666667)]
+    """
+
+    def __new__(
+        cls,
+        names: Iterable[str],
+        descriptions: Iterable[str],
+        parameter_names: Iterable[Sequence[str]],
+        parameter_descriptions: Iterable[Sequence[str]],
+    ) -> RegexIndex: ...
+    def search(
+        self,
+        pattern: str,
+        limit: int,
+        exclude: Iterable[int] | None = None,
+        *,
+        include: Iterable[int] | None = None,
+    ) -> list[tuple[int, float]]:
+        """The top ``limit`` ``(tool id, score)`` pairs; filters apply before the cut.
+
+        Raises:
+            PatternError: the pattern does not compile, or would exceed the size limits.
+            LimitError: ``limit`` is not a positive integer.
+        """
     def __len__(self) -> int: ...
 
 @final

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ._analysis import ProfileName
@@ -181,3 +181,32 @@ class EngineKeywordIndexClass(Protocol):
         hints: Iterable[str],
         descriptions: Iterable[str],
     ) -> EngineKeywordIndex: ...
+
+
+class EngineRegexIndex(Protocol):
+    """The regex ranker's index; ``_core.RegexIndex`` and ``_regex.RegexIndex``. ``pattern`` is
+    a checked pattern in the engine's form: ``Pattern.rust`` (a str) for Rust, the
+    ``_regex_pattern.Pattern`` itself (or a str it checks) for the twin."""
+
+    def search(
+        self,
+        pattern: Any,
+        limit: int,
+        exclude: Iterable[int] | None = None,
+        *,
+        include: Iterable[int] | None = None,
+    ) -> list[tuple[int, float]]: ...
+
+    def __len__(self) -> int: ...
+
+
+class EngineRegexIndexClass(Protocol):
+    """A regex index's class, called to build an :class:`EngineRegexIndex`."""
+
+    def __call__(
+        self,
+        names: Iterable[str],
+        descriptions: Iterable[str],
+        parameter_names: Iterable[Sequence[str]],
+        parameter_descriptions: Iterable[Sequence[str]],
+    ) -> EngineRegexIndex: ...

@@ -103,7 +103,18 @@ def _parser() -> argparse.ArgumentParser:
     search = sub.add_parser(
         "search", parents=[catalog], help="rank the tools of a catalogue for a query"
     )
-    search.add_argument("query", help="natural-language or keyword query")
+    search.add_argument(
+        "query", help="natural-language or keyword query (with --ranker regex: a pattern)"
+    )
+    search.add_argument(
+        "--ranker",
+        choices=["bm25", "keyword", "regex"],
+        default="bm25",
+        help="bm25 (BM25+, the default), keyword (Claude Code ToolSearch's name-part scorer) or "
+        "regex (the query is a Python re-style pattern, at most 200 characters, searched "
+        "case-insensitively in names, descriptions and parameters, as Anthropic's "
+        "tool_search_tool_regex)",
+    )
     search.add_argument(
         "--format",
         choices=["text", "details", "toolsearch", "anthropic", "json"],
@@ -286,6 +297,10 @@ def _field_weights(args: argparse.Namespace) -> FieldWeights | None:
 
 def _search(args: argparse.Namespace) -> int:
     if args.embed is not None:
+        if args.ranker != "bm25":
+            raise _Failure(
+                f"--ranker {args.ranker} cannot be combined with --embed (hybrid search)"
+            )
         return _hybrid_search(args)
     if args.dense_weight is not None or args.fusion is not None:
         option = "--dense-weight" if args.dense_weight is not None else "--fusion"
@@ -296,7 +311,7 @@ def _search(args: argparse.Namespace) -> int:
             "toolsearch or anthropic JSON"
         )
     session, _ = _session(args)
-    result = session.search(args.query, args.limit)
+    result = session.search(args.query, args.limit, ranker=args.ranker)
     if args.format == "text":
         print_details(search_tool_bm25_details(result), expanded=True, names=True)
     elif args.format == "details":

@@ -17,6 +17,7 @@ from __future__ import annotations
 __all__ = [
     "ToolsiftError",
     "QueryError",
+    "PatternError",
     "LimitError",
     "ToolDefinitionError",
     "DuplicateToolError",
@@ -34,6 +35,20 @@ class ToolsiftError(Exception):
 
 class QueryError(ToolsiftError, ValueError):
     """The query cannot be searched: empty after trimming, or without a letter or number."""
+
+
+class PatternError(QueryError):
+    """A regex search pattern (``ranker="regex"``) is outside the accepted syntax, or too long.
+
+    Attributes:
+        pattern: the pattern as given.
+        position: where the problem is: a 0-based character offset in ``pattern``.
+    """
+
+    def __init__(self, message: str, *, pattern: str | None = None, position: int | None = None):
+        super().__init__(message)
+        self.pattern = pattern
+        self.position = position
 
 
 class LimitError(ToolsiftError, ValueError):

@@ -33,6 +33,7 @@ from ._index_explain import Explaining
 from ._lazytools import LazyTools
 from ._named import _NEW_MATCHES, DEFAULT_PREFIX_FRACTION, NamedLookups
 from ._persist import SnapshotsAndUpdates
+from ._regex_search import RegexLookups
 from .errors import DuplicateToolError
 from .names import NameTable
 from .query import DEFAULT_MAX_QUERY_LENGTH, ParsedQuery, parse_query
@@ -51,7 +52,7 @@ __all__ = [
     "available_engines",
 ]
 
-Ranker = Literal["bm25", "keyword"]
+Ranker = Literal["bm25", "keyword", "regex"]
 
 DEFAULT_LIMIT = 8
 #: A larger ``limit`` is clamped to this (seed 001's hard cap), and the result says so.
@@ -64,8 +65,8 @@ def _checked_limit(limit: int | None, ranker: str, max_limit: int, max_query_len
         limit = _keyword.DEFAULT_KEYWORD_LIMIT if ranker == "keyword" else DEFAULT_LIMIT
     _fallback.check_limit(limit)
     _fallback.check_limit(max_limit)
-    if ranker not in ("bm25", "keyword"):
-        raise ValueError(f"ranker must be 'bm25' or 'keyword', got {ranker!r}")
+    if ranker not in ("bm25", "keyword", "regex"):
+        raise ValueError(f"ranker must be 'bm25', 'keyword' or 'regex', got {ranker!r}")
     check_query_length(max_query_length)
     return limit
 
@@ -123,7 +124,7 @@ _REQUEST_CACHE_SIZE = 64
 _DEFAULT_REQUESTS: dict[int | None, _Request] = {}
 
 
-class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
+class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates, RegexLookups):
     """A searchable, immutable index of tools.
 
     Arguments:
@@ -277,7 +278,12 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
             servers: only tools of these MCP servers (exact server names), applied inside the
                 engine before the cut; a ``select:`` name outside them is ``missing``.
             ranker: ``"bm25"`` (BM25+) or ``"keyword"`` (seed 001's name-part scorer); both
-                rank after the exact-name tier (``exact_names``).
+                rank after the exact-name tier (``exact_names``). ``"regex"``: the query is a
+                Python ``re``-style pattern (Anthropic ``tool_search_tool_regex``), searched
+                case-insensitively in names, descriptions and parameters (see
+                ``toolsift._regex_pattern`` for the syntax, ``_regex_search`` for the ranking);
+                ``exclude``, ``servers``, ``threshold``, ``relative_floor`` and ``normalize``
+                apply, the exact-name tier and the prefix options do not.
             exact_names: put the tools whose exact name the query contains first (seed 004),
                 ``reason="exact_name"``, in query order, before the ranked matches and the cut
                 to ``limit``; for either ranker, with the same tools. Their score is the
@@ -300,6 +306,8 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         Raises:
             QueryError: the query is empty after trimming, has no letter or number, or is
                 ``select:`` without a name.
+            PatternError: (``ranker="regex"``) the pattern is empty, longer than 200
+                characters, or outside the accepted syntax; ``position`` says where.
             LimitError: ``limit`` or ``max_limit`` is not a positive integer.
             ValueError: ``ranker`` is unknown, or a gate or prefix option is out of range.
         """
@@ -343,6 +351,16 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
                 return self._search_one(parse_query(query, max_length=max_query_length), request)
         if not isinstance(query, str):
             parse_query(query)  # raises the QueryError
+        if ranker == "regex":  # a pattern, not a keyword query (``_regex_search``)
+            limit = _checked_limit(limit, ranker, max_limit, max_query_length)
+            return self._regex_result(
+                query,
+                self._request(
+                    limit, exclude, servers, ranker, exact_names, prefix_fraction, prefix_min_len,
+                    max_expansions, threshold, relative_floor, coverage, normalize, max_limit,
+                    max_query_length,
+                ),
+            )  # fmt: skip
         key: tuple[Any, ...] | None = None
         if servers is None and type(exclude) is tuple and not exclude:
             options = (
@@ -590,7 +608,7 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         fields = request.plain_fields
         if fields is not None and not parsed.truncated:  # no gate, no notice to add
             return SearchResult._from_fields(fields, parsed.query, tuple(matches), len(self._tools))
-        if request.ranker == "keyword" and request.threshold:
+        if request.ranker != "bm25" and request.threshold:
             # Named (exact_name) tools stay, as the BM25+ engine keeps them.
             matches = [
                 m for m in matches if m.reason == "exact_name" or m.score >= request.threshold
@@ -694,6 +712,8 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
             checked = _checked_limit(limit, ranker, max_limit, max_query_length)
             length = max(1, max_query_length)
             request = self._request(checked, **options)
+            if ranker == "regex":
+                return self._regex_results(queries, request)
             plain = self._search_plain_many(queries, request, length)
             if plain is not None:
                 return plain

@@ -28,7 +28,7 @@ __all__ = ["Match", "MatchReason", "QueryKind", "SearchResult"]
 
 _new = object.__new__
 
-MatchReason = Literal["select", "exact_name", "bm25", "keyword"]
+MatchReason = Literal["select", "exact_name", "bm25", "keyword", "regex"]
 QueryKind = Literal["select", "keyword"]
 
 
@@ -39,9 +39,11 @@ class Match:
     Attributes:
         tool: the matched tool.
         score: its score for the whole query: BM25+ for ``bm25`` and ``exact_name`` matches, seed
-            001's keyword points for ``keyword`` matches, 0.0 for ``select`` matches.
+            001's keyword points for ``keyword`` matches, the regex ranker's field points plus
+            ``1 / (2 + offset)`` for ``regex`` matches, 0.0 for ``select`` matches.
         reason: why it is in the list: ``"select"`` (asked for by name in a ``select:`` query),
-            ``"exact_name"`` (the query names it exactly), ``"bm25"`` or ``"keyword"`` (ranked).
+            ``"exact_name"`` (the query names it exactly), ``"bm25"``, ``"keyword"`` or
+            ``"regex"`` (ranked).
         normalized_score: ``score`` divided by the best score of the result (the best is 1.0), when
             the search was made with ``normalize=True``; otherwise ``None``.
     """

@@ -51,6 +51,7 @@ from . import _fallback
 from ._analysis import DEFAULT_PROFILE, ProfileName, check_profile
 from ._documents import FieldWeights, check_field_weights
 from ._engines import select_engine
+from ._regex_search import check_regex_query
 from ._session_state import AUTO_MAX_TOKENS as AUTO_MAX_TOKENS
 from ._session_state import AUTO_MAX_TOOLS as AUTO_MAX_TOOLS
 from ._session_state import (
@@ -63,7 +64,7 @@ from ._session_state import (
     _SessionState,
 )
 from .errors import DiscoveryError
-from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, EngineName, ToolIndex
+from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, EngineName, Ranker, ToolIndex
 from .query import parse_query
 from .result import Match, QueryKind
 from .tools import Tool
@@ -333,18 +334,23 @@ class DiscoverySession(_SessionState):
         with self._lock:
             return self._builds != builds
 
-    def search(self, query: str, limit: int = DEFAULT_LIMIT) -> DiscoveryResult:
+    def search(
+        self, query: str, limit: int = DEFAULT_LIMIT, *, ranker: Ranker = "bm25"
+    ) -> DiscoveryResult:
         """Rank the hidden tools for ``query`` and activate the matches (seed 000's execute).
 
         The query language is :meth:`ToolIndex.search`'s: ``select:A,B`` fetches tools by name
         (``missing`` lists the names no tool of the session answers to), ``+word`` requires a
         word, and a tool named exactly is always among the matches. Already-active tools are
         never in ``matches``; those the query matches are listed in ``already_active``.
+        ``ranker`` is :meth:`ToolIndex.search`'s (``"regex"``: the query is a pattern).
 
         Raises:
             DiscoveryError: discovery is off (seed 000's message).
-            QueryError: the query is not a string, is empty, or has no letter or number.
+            QueryError: the query is not a string, is empty, or has no letter or number
+                (:class:`~toolsift.PatternError` for a bad ``ranker="regex"`` pattern).
             LimitError: ``limit`` is not a positive integer.
+            ValueError: ``ranker`` is unknown.
 
         Example:
             >>> s = DiscoverySession.from_default_catalog()
@@ -352,16 +358,21 @@ class DiscoverySession(_SessionState):
             ('mcp__calendar__create_event',)
         """
         self.ensure_enabled()  # before the query and limit checks, as the seed does
-        parse_query(query)  # the query's QueryError before the limit's LimitError, as the seed
+        if ranker == "regex" and isinstance(query, str):
+            check_regex_query(query)  # the pattern's error before the limit's
+        else:
+            parse_query(query)  # the query's QueryError before the limit's LimitError, as the seed
         _fallback.check_limit(limit)
         attempt = 1
         while True:
-            found = self._search_once(query, limit, retry=attempt < _SEARCH_ATTEMPTS)
+            found = self._search_once(query, limit, ranker, retry=attempt < _SEARCH_ATTEMPTS)
             if found is not None:
                 return found
             attempt += 1  # the state changed under some of the matches: search again
 
-    def _search_once(self, query: str, limit: int, *, retry: bool) -> DiscoveryResult | None:
+    def _search_once(
+        self, query: str, limit: int, ranker: Ranker = "bm25", *, retry: bool
+    ) -> DiscoveryResult | None:
         """One search and its activation; ``None`` (when ``retry``) if it lost a race.
 
         The search runs on a snapshot, outside the lock; what it reports about the state
@@ -376,13 +387,15 @@ class DiscoverySession(_SessionState):
         # else those activated since it was built) are excluded before the cut, so `limit`
         # fresh tools come back. `ranked` is the same search without the exclusion: the active
         # tools in it are reported as already active, as are the matches among `fixed`.
-        result = snapshot.discoverable.search(query, limit, exclude=active, max_limit=cap)
+        result = snapshot.discoverable.search(
+            query, limit, exclude=active, max_limit=cap, ranker=ranker
+        )
         ranked = result
         if active and result.query_kind == "keyword":
-            ranked = snapshot.discoverable.search(query, limit, max_limit=cap)
+            ranked = snapshot.discoverable.search(query, limit, max_limit=cap, ranker=ranker)
         fixed_result = None
         if len(snapshot.fixed):  # the always-visible tools the query matches are active too
-            fixed_result = snapshot.fixed.search(query, limit, max_limit=cap)
+            fixed_result = snapshot.fixed.search(query, limit, max_limit=cap, ranker=ranker)
         with self._lock:
             mode = self._effective_mode()
             entries, selected = self._entries, self._selected

@@ -9,6 +9,7 @@ pyo3::import_exception!(toolsift.errors, QueryError);
 pyo3::import_exception!(toolsift.errors, LimitError);
 pyo3::import_exception!(toolsift.errors, SnapshotError);
 pyo3::import_exception!(toolsift.errors, ProfileError);
+pyo3::import_exception!(toolsift.errors, PatternError);
 
 impl From<Error> for PyErr {
     fn from(err: Error) -> PyErr {
@@ -18,6 +19,7 @@ impl From<Error> for PyErr {
             Error::InvalidLimit(_) => LimitError::new_err(msg),
             Error::Snapshot(_) => SnapshotError::new_err(msg),
             Error::UnknownProfile(_) => ProfileError::new_err(msg),
+            Error::Pattern(_) => PatternError::new_err(msg),
             Error::InvalidParameter(..) | Error::InvalidDocument(_) => PyValueError::new_err(msg),
         }
     }

@@ -14,3 +14,4 @@ pub(crate) mod index;
 pub(crate) mod keyword_index;
 pub(crate) mod matches;
 pub(crate) mod name_keys;
+pub(crate) mod regex_index;

@@ -19,6 +19,7 @@ pub mod keyword;
 pub mod name_keys;
 mod options;
 pub mod prune;
+pub mod regex;
 mod top_k;
 
 pub use explain::TermExplanation;

@@ -1,6 +1,7 @@
 //! Text to tokens: the tokenizer (Python's `re.findall(r"[^\W_]+", text.lower())`, NFKD-folded),
 //! its generated Unicode tables, and the packed string lists that hold terms.
 
+pub mod case_fold;
 mod chars;
 pub mod packed_strings;
 pub mod tokenize;
