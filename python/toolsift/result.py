@@ -38,8 +38,9 @@ class Match:
 
     Attributes:
         tool: the matched tool.
-        score: its score for the whole query: BM25+ for ``bm25`` and ``exact_name`` matches, seed
-            001's keyword points for ``keyword`` matches, 0.0 for ``select`` matches.
+        score: its score for the whole query: BM25+ for ``bm25`` and ``exact_name`` matches,
+            Claude Code ``ToolSearch``'s keyword points for ``keyword`` matches, 0.0 for
+            ``select`` matches.
         reason: why it is in the list: ``"select"`` (asked for by name in a ``select:`` query),
             ``"exact_name"`` (the query names it exactly), ``"bm25"`` or ``"keyword"`` (ranked).
         normalized_score: ``score`` divided by the best score of the result (the best is 1.0), when
