@@ -164,3 +164,17 @@ def test_a_large_build_shows_a_spinner_on_a_terminal_only(monkeypatch) -> None:
     before = terminal.getvalue()
     toolsift.cli._build_index(small)
     assert terminal.getvalue() == before
+
+
+def test_search_and_stats_show_the_spinner_on_a_terminal(monkeypatch, capsys) -> None:
+    """The session's build, and the explanation index of ``--explain``, each say so."""
+    monkeypatch.setattr(toolsift.cli, "PROGRESS_TOOLS", 200)  # the built-in 221 tools
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    assert toolsift.cli.main(["search", QUERY, "--limit", "1", "--explain"]) == 0
+    assert terminal.getvalue().count("indexing 221 tools") >= 2
+    assert "mcp__github__create_pull_request" in capsys.readouterr().out
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    assert toolsift.cli.main(["stats", "--query", QUERY]) == 0
+    assert "indexing 221 tools" in terminal.getvalue()

@@ -20,7 +20,7 @@ import math
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any, Callable, NoReturn
+from typing import Any, Callable, NoReturn, TypeVar
 
 from . import __version__
 from . import evaluate as _evaluate
@@ -48,6 +48,8 @@ from .tools import Tool
 PROGRESS_BYTES = 4 * 1024 * 1024
 #: Show a spinner (on a terminal) while the index of this many tools or more is built.
 PROGRESS_TOOLS = 50_000
+
+_T = TypeVar("_T")
 
 
 class _Failure(Exception):
@@ -350,20 +352,23 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _build_index(session: DiscoverySession) -> None:
-    """Build the session's index now, with a spinner on a terminal when it is large.
+    """Build the session's index now, with a spinner on a terminal when it is large."""
+    _indexing(len(session.hidden_tools), session.prepare)
+
+
+def _indexing(count: int, build: Callable[[], _T]) -> _T:
+    """``build()``, with an "indexing N tools" spinner on a terminal when ``count`` is large.
 
     A catalogue of 100,000 tools takes about half a second to index, a million several seconds:
     the spinner says what is happening between the loading bar and the result.
     """
     stream = sys.stderr
-    count = len(session.hidden_tools)
     if count < PROGRESS_TOOLS or not (hasattr(stream, "isatty") and stream.isatty()):
-        session.prepare()
-        return
+        return build()
     from rich.console import Console
 
     with Console(file=stream).status(f"indexing {count:,} tools"):
-        session.prepare()
+        return build()
 
 
 Explainer = Callable[[str], Explanation]
@@ -375,8 +380,10 @@ def _explainer(args: argparse.Namespace, tools: Sequence[Tool]) -> Explainer:
     The CLI's session hides every tool, so its index holds exactly ``tools``: the explanation
     index is built the same way (engine, profile, field weights) and gives the same scores.
     """
-    index = ToolIndex(
-        tools, engine=args.engine, profile=args.profile, field_weights=_field_weights(args)
+    weights = _field_weights(args)
+    index = _indexing(
+        len(tools),
+        lambda: ToolIndex(tools, engine=args.engine, profile=args.profile, field_weights=weights),
     )
     return lambda name: index.explain(args.query, name)
 
@@ -494,8 +501,10 @@ def _hybrid_search(args: argparse.Namespace) -> int:
         embedder = get_embedder(args.embed)
     except ImportError as exc:  # its message carries the install hint
         raise _Failure(str(exc)) from None
-    index = ToolIndex(
-        tools, engine=args.engine, profile=args.profile, field_weights=_field_weights(args)
+    weights = _field_weights(args)
+    index = _indexing(
+        len(tools),
+        lambda: ToolIndex(tools, engine=args.engine, profile=args.profile, field_weights=weights),
     )
     fusion: Fusion = "rrf" if args.fusion == "rrf" else "minmax"
     weight = DEFAULT_DENSE_WEIGHT if args.dense_weight is None else args.dense_weight
@@ -564,6 +573,8 @@ def _stats(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise _Failure(str(exc)) from None
     session, source = _session(args)
+    if args.query:
+        _build_index(session)
     tools = session.tools
     sizes = {t.name: count(tool_json(t)) for t in tools}
     every = sum(sizes.values())
