@@ -440,7 +440,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data",
         metavar="DIR",
-        help="folder with the labeled sets, NAME.tools.json and NAME.queries.jsonl (default: "
+        help="folder with the labeled sets, NAME.tools.jsonl and NAME.queries.jsonl (default: "
         "$TOOLSIFT_SHARED_DIR/data, else shared/data in or beside the current folder)",
     )
     parser.add_argument(
@@ -598,7 +598,7 @@ def main(args: argparse.Namespace) -> int:
     if data_dir is None:
         print(
             "toolsift: error: the labeled sets were not found. Pass --data DIR (a folder with "
-            "NAME.tools.json and NAME.queries.jsonl) or set TOOLSIFT_SHARED_DIR; they are not "
+            "NAME.tools.jsonl and NAME.queries.jsonl) or set TOOLSIFT_SHARED_DIR; they are not "
             "shipped with toolsift.",
             file=sys.stderr,
         )
