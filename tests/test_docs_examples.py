@@ -167,9 +167,15 @@ def _examples(page: Path) -> list[Example]:
     return list(SYBIL.parse(page))
 
 
+# Pages made of directives only: mkdocstrings' ``::: toolsift.X`` (the docstrings' doctests run
+# in test_docstrings.py) and snippets ``--8<-- "README.md:agents"`` (run where they are written).
+DIRECTIVE_PAGES = {"reference.md", "agents.md"}
+INCLUDE = re.compile(r'^--8<-- "([^":]+):([^"]+)"$', re.MULTILINE)
+
+
 @pytest.mark.parametrize(
     "page",
-    [p for p in PAGES if p.name != "reference.md"],  # mkdocstrings directives only
+    [p for p in PAGES if p.name not in DIRECTIVE_PAGES],
     ids=lambda p: str(p.relative_to(ROOT)),
 )
 def test_every_block_of_the_page_runs(
@@ -189,10 +195,23 @@ def test_every_page_shows_runnable_examples() -> None:
     for page in PAGES:
         blocks = [e.parsed for e in _examples(page)]
         counts[page.name] = sum(b.language in ("python", "console") for b in blocks)
-    assert counts.pop("reference.md") == 0  # mkdocstrings' pages: the docstrings' doctests
+    for name in DIRECTIVE_PAGES:
+        assert counts.pop(name) == 0, name
     assert all(counts.values()), counts
     readme = [e.parsed.language for e in _examples(README)]
     assert "python" in readme and "console" in readme
+
+
+def test_included_sections_exist_and_hold_tested_blocks() -> None:
+    """Each ``--8<-- "FILE:SECTION"`` names a marked section of a page whose blocks run here."""
+    includes = INCLUDE.findall((ROOT / "docs" / "agents.md").read_text(encoding="utf-8"))
+    assert includes == [("README.md", "agents")]
+    for file, section in includes:
+        text = (ROOT / file).read_text(encoding="utf-8")
+        start = text.index(f"<!-- --8<-- [start:{section}] -->")
+        end = text.index(f"<!-- --8<-- [end:{section}] -->")
+        assert text[start:end].count("```python") >= 2
+        assert ROOT / file in PAGES
 
 
 def test_setup_blocks_hide_no_toolsift_command() -> None:
