@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import toolsift.cli
 from toolsift import DiscoverySession, Tool, ToolIndex, default_tools
-from toolsift.render import render_text
+from toolsift.render import print_details, render_text
 
 from ._cli import cli
 
@@ -56,6 +56,9 @@ def test_render_text_found_and_activated() -> None:
     details["activated_tools"] = ["a"]
     assert render_text(details).splitlines()[0] == 'Activated 1 of 4 discoverable tools for "q"'
     assert render_text(details, found=True).splitlines()[0] == 'Found 1 of 4 tools for "q"'
+    drawn = io.StringIO()
+    print_details(details, drawn, color=True, found=True)  # rich, as on a terminal
+    assert "Found 1 of 4 tools" in drawn.getvalue() and "ctivated" not in drawn.getvalue()
 
 
 def test_format_json_without_embed(capsys) -> None:

@@ -88,7 +88,8 @@ def _parser() -> argparse.ArgumentParser:
         "--limit",
         type=int,
         default=DEFAULT_LIMIT,
-        help=f"how many tools a search returns (default {DEFAULT_LIMIT})",
+        help=f"how many tools a search returns; in stats, how many it activates (default "
+        f"{DEFAULT_LIMIT})",
     )
     catalog.add_argument(
         "--engine",
