@@ -74,7 +74,7 @@ def test_search_the_builtin_catalogue():
     out = run("search", "open a pull request", "--limit", "3")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0] == 'Activated 3 of 221 discoverable tools for "open a pull request"'
+    assert lines[0] == 'Found 3 of 221 tools for "open a pull request"'
     assert sum(line.startswith("- github/") for line in lines) == 3
     assert lines[1].endswith("  mcp__github__create_pull_request")  # the name to call
     # seed 000's ranking (its tokens only) put merge_pull_request first

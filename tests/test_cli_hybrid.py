@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+import math
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -163,7 +164,6 @@ def test_a_catalogue_file_and_an_empty_one(capsys, tmp_path: Path) -> None:
         (["--embed", "minilm", "--dense-weight", "nan"], "--dense-weight must be a finite"),
         (["--fusion", "rrf"], "--fusion needs --embed"),
         (["--dense-weight", "0.5"], "--dense-weight needs --embed"),
-        (["--format", "json"], "--format json needs --embed"),
         (["--embed", "minilm", "--format", "details"], "--format details is a keyword-search"),
         (["--embed", "minilm", "--format", "toolsearch"], "with --embed use --format text or json"),
         (["--embed", "minilm", "--format", "anthropic"], "with --embed use --format text or json"),
@@ -248,3 +248,17 @@ def test_embedding_a_catalogue_draws_progress_on_a_terminal_only() -> None:
     calls.clear()
     wrapped(["one query"])  # a query goes straight through
     assert calls == [1]
+
+
+def test_explain_splits_the_lexical_part(capsys) -> None:
+    """``--explain`` with ``--embed``: each match's BM25+ part, term by term; cosines unsplit."""
+    report = hybrid_json(capsys, QUERY, "--limit", "3", "--explain")
+    for match in report["matches"]:
+        terms = match["explain"]["terms"]
+        if match["lexical"] is None:
+            continue
+        assert terms and math.isclose(sum(t["contribution"] for t in terms), match["lexical"])
+    code, err, out = cli(capsys, "search", QUERY, "--embed", "minilm", "--limit", "2", "--explain")
+    assert code == 0, err
+    assert "Why: the BM25+ part of each score" in out
+    assert f"1. {report['matches'][0]['name']}  BM25+ " in out

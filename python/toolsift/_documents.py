@@ -41,10 +41,11 @@ __all__ = [
 class FieldWeights:
     """How much one token of each field adds to a tool's term frequency.
 
-    ``FieldWeights()`` is seed 000's weighting. A weight of 0 leaves the field out of the index.
-    ``search_hint`` (seed 001's curated phrase), ``description`` (whose first 200 characters are
-    already the summary), ``title`` and ``parameter_descriptions`` (the ``description`` texts of the
-    input schema's properties, nested ones included) are toolsift's own. ``word_pairs`` (off at
+    ``FieldWeights()`` is OMP ``search_tool_bm25``'s weighting. A weight of 0 leaves the field
+    out of the index. ``search_hint`` (Claude Code's curated phrase), ``description`` (whose
+    first 200 characters are already the summary), ``title`` and ``parameter_descriptions`` (the
+    ``description`` texts of the input schema's properties, nested ones included) are toolsift's
+    own. ``word_pairs`` (off at
     0) indexes the summary's :func:`word_pairs`, and a search then also asks for the query's
     pairs, so that a tool whose summary has the query's words side by side ("word cloud") ranks
     above one that merely holds both: it lifts nDCG@10 on the labeled sets by +0.028 (mcp_mixed)
@@ -87,9 +88,9 @@ class FieldWeights:
     def for_profile(cls, profile: str) -> FieldWeights:
         """The default weights of an analysis profile.
 
-        ``"seed"``: seed 000's (``FieldWeights()``). ``"english"``: the summary at 1 instead of 2,
-        plus the full description and the parameters' descriptions at 0.25 each, which helped on
-        every labeled set (BENCHMARKS.md, "Retrieval quality": the default's ranking defaults).
+        ``"seed"``: OMP ``search_tool_bm25``'s (``FieldWeights()``). ``"english"``: the summary at
+        1 instead of 2, plus the full description and the parameters' descriptions at 0.25 each,
+        which helped on every labeled set (BENCHMARKS.md, "Retrieval quality").
 
         Example:
             >>> FieldWeights.for_profile("english").description
@@ -99,7 +100,7 @@ class FieldWeights:
 
 
 def default_delta(profile: str) -> float:
-    """BM25+'s δ for an index built without an explicit ``delta``: 1.0 for ``"seed"`` (seed 000),
+    """BM25+'s δ for an index built without an explicit ``delta``: 1.0 for ``"seed"`` (as OMP),
     0.5 for ``"english"``.
 
     Example:

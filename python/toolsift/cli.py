@@ -6,7 +6,8 @@ with exit code 2.
 
 Example:
     $ toolsift search "open a pull request" --limit 3
-    $ toolsift search "send a slack message" --format toolsearch --catalog tools.jsonl
+    $ toolsift search "open a pull request" --limit 1 --explain
+    $ toolsift search "send a slack message" --format json --catalog tools.jsonl
     $ toolsift search "open a pull request" --embed minilm --format json
     $ toolsift stats --query "create a calendar event"
 """
@@ -19,7 +20,7 @@ import math
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any, NoReturn
+from typing import Any, Callable, NoReturn, TypeVar
 
 from . import __version__
 from . import evaluate as _evaluate
@@ -34,16 +35,21 @@ from .contract import (
     tool_search_response,
 )
 from .errors import ToolsiftError
+from .explain import Explanation
 from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, ToolIndex
 from .loaders import load_catalogs
 from .metatool import meta_tool
 from .render import print_details
-from .session import DiscoverySession
+from .session import DiscoveryResult, DiscoverySession
 from .tokens import CHARS_PER_TOKEN, counter, tool_json
 from .tools import Tool
 
 #: Show a progress bar (on a terminal) when the catalogues add up to this many bytes.
 PROGRESS_BYTES = 4 * 1024 * 1024
+#: Show a spinner (on a terminal) while the index of this many tools or more is built.
+PROGRESS_TOOLS = 50_000
+
+_T = TypeVar("_T")
 
 
 class _Failure(Exception):
@@ -61,7 +67,10 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="toolsift",
-        description="Search tool catalogues with BM25+ (deferred-tool discovery).",
+        description="Search tool catalogues with BM25+ (deferred-tool discovery): rank the "
+        "tools of MCP, OpenAI or Anthropic catalogues for a query, or measure the context that "
+        "discovery saves.",
+        epilog="Run 'toolsift COMMAND --help' for a command's options.",
     )
     parser.add_argument("--version", action="version", version=f"toolsift {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -79,17 +88,22 @@ def _parser() -> argparse.ArgumentParser:
         "--limit",
         type=int,
         default=DEFAULT_LIMIT,
-        help=f"how many tools a search activates (default {DEFAULT_LIMIT})",
+        help=f"how many tools a search returns; in stats, how many it activates (default "
+        f"{DEFAULT_LIMIT})",
     )
     catalog.add_argument(
-        "--engine", choices=["auto", "rust", "python"], default="auto", help="ranking engine"
+        "--engine",
+        choices=["auto", "rust", "python"],
+        default="auto",
+        help="ranking engine: rust (compiled), python (the pure-Python engine: same rankings "
+        "and scores) or auto (rust when it is installed; the default)",
     )
     catalog.add_argument(
         "--profile",
         choices=sorted(PROFILES),
         default=DEFAULT_PROFILE,
         help="analysis profile: english (default: CJK bigrams, stemming, query stop words) or "
-        "seed (seed 000's analysis, weights and BM25+ scores)",
+        "seed (the plain tokens, weights and BM25+ scores of OMP search_tool_bm25)",
     )
     catalog.add_argument(
         "--word-pairs",
@@ -101,7 +115,12 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     search = sub.add_parser(
-        "search", parents=[catalog], help="rank the tools of a catalogue for a query"
+        "search",
+        parents=[catalog],
+        help="rank the tools of a catalogue for a query",
+        description="Rank the tools of a catalogue (default: the built-in one) for a query and "
+        "print the best matches. The query may be natural language, 'select:NAME,NAME' (fetch "
+        "tools by name) or hold '+word' (a word every match must contain).",
     )
     search.add_argument(
         "query", help="natural-language or keyword query (with --ranker regex: a pattern)"
@@ -117,11 +136,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     search.add_argument(
         "--format",
-        choices=["text", "details", "toolsearch", "anthropic", "json"],
+        choices=["text", "json", "details", "toolsearch", "anthropic"],
         default="text",
-        help="text (the search view), details (seed 000's details JSON), toolsearch "
-        "(seed 001's ToolSearch JSON) or anthropic (a tool_result of tool_reference blocks); "
-        "with --embed: text or json (the hybrid ranking)",
+        help="text (a readable list), json (the ranking: name, server, score, reason), details "
+        "(the OMP search_tool_bm25 details JSON), toolsearch (the Claude Code ToolSearch "
+        "response) or anthropic (a tool_result of tool_reference blocks); with --embed: text "
+        "or json",
+    )
+    search.add_argument(
+        "--explain",
+        action="store_true",
+        help="show why each tool ranked: every matching query term's BM25+ contribution and "
+        "the fields it was found in (with --format json: an 'explain' entry per match)",
     )
     search.add_argument(
         "--tool-use-id",
@@ -156,6 +182,9 @@ def _parser() -> argparse.ArgumentParser:
         parents=[catalog],
         help="print the context that discovery saves: every tool schema against the "
         "meta-tool plus the activated tools",
+        description="Count the tokens of every tool schema in a catalogue against what an agent "
+        "with discovery sends instead: the search meta-tool plus the tools its searches "
+        "activate.",
     )
     stats.add_argument(
         "--query",
@@ -173,12 +202,20 @@ def _parser() -> argparse.ArgumentParser:
         "JSON, within 10%% of o200k_base; o200k: exact, needs bpe-openai "
         "(pip install 'toolsift[tokens]')",
     )
-    stats.add_argument("--format", choices=["text", "json"], default="text")
+    stats.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="text (a table; the default) or json (the same figures as one object)",
+    )
 
     evaluate = sub.add_parser(
         "eval",
         help="measure retrieval quality (Recall@k, MRR, nDCG@10) on labeled query sets, "
         "beside rank_bm25 and bm25s",
+        description="Measure retrieval quality (Recall@1/5/10, MRR, nDCG@10) on labeled query "
+        "sets, toolsift's rankers beside rank_bm25, bm25s and ratel-ai. The sets are not "
+        "shipped with toolsift: point --data (or $TOOLSIFT_SHARED_DIR) at them.",
     )
     _evaluate.add_arguments(evaluate)
     return parser
@@ -305,15 +342,22 @@ def _search(args: argparse.Namespace) -> int:
     if args.dense_weight is not None or args.fusion is not None:
         option = "--dense-weight" if args.dense_weight is not None else "--fusion"
         raise _Failure(f"{option} needs --embed minilm|wordllama (hybrid search)")
-    if args.format == "json":
+    if args.explain and args.format not in ("text", "json"):
         raise _Failure(
-            "--format json needs --embed (hybrid search); a keyword search prints details, "
-            "toolsearch or anthropic JSON"
+            f"--explain prints a readable explanation or JSON: use it with --format text or "
+            f"json, not {args.format}"
         )
+    check_limit(args.limit)  # before the catalogue is loaded and indexed
     session, _ = _session(args)
+    _build_index(session)
     result = session.search(args.query, args.limit, ranker=args.ranker)
-    if args.format == "text":
-        print_details(search_tool_bm25_details(result), expanded=True, names=True)
+    explain = _explainer(args, session.tools) if args.explain else None
+    if args.format == "json":
+        print(dumps(_search_report(result, explain)))
+    elif args.format == "text":
+        print_details(search_tool_bm25_details(result), expanded=True, names=True, found=True)
+        if explain is not None:
+            _print_explanations(result.matches, explain)
     elif args.format == "details":
         print(dumps(search_tool_bm25_details(result)))
     elif args.format == "toolsearch":
@@ -321,6 +365,130 @@ def _search(args: argparse.Namespace) -> int:
     else:
         print(dumps(anthropic_tool_result(result, args.tool_use_id)))
     return 0
+
+
+def _build_index(session: DiscoverySession) -> None:
+    """Build the session's index now, with a spinner on a terminal when it is large."""
+    _indexing(len(session.hidden_tools), session.prepare)
+
+
+def _indexing(count: int, build: Callable[[], _T]) -> _T:
+    """``build()``, with an "indexing N tools" spinner on a terminal when ``count`` is large.
+
+    A catalogue of 100,000 tools takes about half a second to index, a million several seconds:
+    the spinner says what is happening between the loading bar and the result.
+    """
+    stream = sys.stderr
+    if count < PROGRESS_TOOLS or not (hasattr(stream, "isatty") and stream.isatty()):
+        return build()
+    from rich.console import Console
+
+    with Console(file=stream).status(f"indexing {count:,} tools"):
+        return build()
+
+
+Explainer = Callable[[str], Explanation]
+
+
+def _explainer(args: argparse.Namespace, tools: Sequence[Tool]) -> Explainer:
+    """``name -> Explanation`` of the query's BM25+ score, over the index a search ranks with.
+
+    The CLI's session hides every tool, so its index holds exactly ``tools``: the explanation
+    index is built the same way (engine, profile, field weights) and gives the same scores.
+    """
+    weights = _field_weights(args)
+    index = _indexing(
+        len(tools),
+        lambda: ToolIndex(tools, engine=args.engine, profile=args.profile, field_weights=weights),
+    )
+    return lambda name: index.explain(args.query, name)
+
+
+def _explanation_json(why: Explanation) -> dict[str, Any]:
+    return {
+        "score": why.score,
+        "terms": [
+            {
+                "term": t.display,
+                "matched": t.matched.lstrip("\u00a7"),
+                "prefix": t.prefix,
+                "idf": t.idf,
+                "tf": t.tf,
+                "contribution": t.contribution,
+                "fields": dict(t.fields),
+            }
+            for t in why.terms
+        ],
+    }
+
+
+def _search_report(result: DiscoveryResult, explain: Explainer | None) -> dict[str, Any]:
+    """``search --format json``: the ranking, and with ``--explain`` each match's explanation."""
+    matches = []
+    for m in result.matches:
+        entry: dict[str, Any] = {
+            "name": m.tool.name,
+            "server": m.tool.server,
+            "score": m.score,
+            "reason": m.reason,
+        }
+        if explain is not None:
+            entry["explain"] = _explanation_json(explain(m.tool.name))
+        matches.append(entry)
+    report: dict[str, Any] = {
+        "query": result.query,
+        "query_kind": result.query_kind,
+        "total_tools": result.total_tools,
+        "matches": matches,
+    }
+    if result.query_kind == "select":
+        report["missing"] = list(result.missing)
+    return report
+
+
+def _print_explanations(
+    matches: Sequence[Any], explain: Explainer, *, hybrid: bool = False
+) -> None:
+    """``search --explain``'s text: per match, each term's contribution and its fields.
+
+    ``matches`` are :class:`~toolsift.Match` objects, or with ``hybrid`` the hybrid matches,
+    whose lexical score is explained (the dense part is a cosine, which has no terms).
+    """
+    print()
+    if hybrid:
+        print("Why: the BM25+ part of each score, term by term (the cosine is not split)")
+    else:
+        print("Why: each score, term by term (contribution, idf, weighted tf, fields)")
+    for rank, m in enumerate(matches, 1):
+        reason = _REASONS.get(m.reason, m.reason)
+        if hybrid:
+            lexical = "-" if m.lexical is None else f"{m.lexical:.3f}"
+            print(f"{rank}. {m.tool.name}  BM25+ {lexical}  ({reason})")
+        else:
+            print(f"{rank}. {m.tool.name}  score {m.score:.3f}  ({reason})")
+        why = explain(m.tool.name)
+        if not why.terms:
+            print("   no query term matches this tool")
+            continue
+        width = max(len(t.display) for t in why.terms)
+        for t in why.terms:
+            fields = ", ".join(f"{field} {tf:g}" for field, tf in t.fields.items())
+            matched = f" (as {t.matched})" if t.prefix else ""
+            print(
+                f"   {t.display:<{width}}  +{t.contribution:.3f}  idf {t.idf:.2f}  "
+                f"tf {t.tf:g}{matched}  in {fields or '-'}"
+            )
+
+
+#: What each ``Match.reason`` means, for ``--explain``.
+_REASONS = {
+    "bm25": "ranked by BM25+",
+    "exact_name": "the query names it; listed first",
+    "select": "fetched by select:",
+    "keyword": "ranked by name parts",
+    "hybrid": "in the BM25+ and the dense list",
+    "dense": "in the dense list only",
+}
 
 
 def _hybrid_search(args: argparse.Namespace) -> int:
@@ -349,8 +517,10 @@ def _hybrid_search(args: argparse.Namespace) -> int:
         embedder = get_embedder(args.embed)
     except ImportError as exc:  # its message carries the install hint
         raise _Failure(str(exc)) from None
-    index = ToolIndex(
-        tools, engine=args.engine, profile=args.profile, field_weights=_field_weights(args)
+    weights = _field_weights(args)
+    index = _indexing(
+        len(tools),
+        lambda: ToolIndex(tools, engine=args.engine, profile=args.profile, field_weights=weights),
     )
     fusion: Fusion = "rrf" if args.fusion == "rrf" else "minmax"
     weight = DEFAULT_DENSE_WEIGHT if args.dense_weight is None else args.dense_weight
@@ -362,8 +532,11 @@ def _hybrid_search(args: argparse.Namespace) -> int:
         if message.startswith("dense_weight "):
             message = "--dense-weight " + message[len("dense_weight ") :]
         raise _Failure(message) from None
-    # As the keyword search (seed 000 caps the limit only by the catalogue): no clamp at 25.
+    # As the keyword search (OMP caps the limit only by the catalogue): no clamp at 25.
     result = hybrid.search(args.query, args.limit, max_limit=max(args.limit, DEFAULT_MAX_LIMIT))
+    explain: Explainer | None = None
+    if args.explain:
+        explain = lambda name: index.explain(args.query, name)  # noqa: E731
     if args.format == "json":
         report = {
             "mode": result.mode,
@@ -377,6 +550,7 @@ def _hybrid_search(args: argparse.Namespace) -> int:
                     "reason": m.reason,
                     "lexical": m.lexical,
                     "dense": m.dense,
+                    **({"explain": _explanation_json(explain(m.name))} if explain else {}),
                 }
                 for m in result.matches
             ],
@@ -399,6 +573,8 @@ def _hybrid_search(args: argparse.Namespace) -> int:
                 f"{rank:>4}  {m.name:<{width}}  {m.score:5.3f}  {m.reason:<10}  "
                 f"{lexical:>7}  {cosine:>6}"
             )
+    if explain is not None and result.matches:
+        _print_explanations(result.matches, explain, hybrid=True)
     if result.note:
         print(f"note: {result.note}")
     for notice in result.notices:
@@ -413,6 +589,8 @@ def _stats(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise _Failure(str(exc)) from None
     session, source = _session(args)
+    if args.query:
+        _build_index(session)
     tools = session.tools
     sizes = {t.name: count(tool_json(t)) for t in tools}
     every = sum(sizes.values())

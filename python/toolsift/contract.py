@@ -1,11 +1,11 @@
-"""The JSON contracts a search result is handed on in, byte-compatible with the seeds.
+"""The JSON contracts a search result is handed on in, byte-compatible with the originals.
 
 =================================  ===========================================================
 function                           contract
 =================================  ===========================================================
-:func:`search_tool_bm25_content`   seed 000's model-visible ``content`` text (compact JSON)
-:func:`search_tool_bm25_details`   seed 000's runtime ``details`` (the renderer's input)
-:func:`tool_search_response`       seed 001's ``ToolSearch`` response
+:func:`search_tool_bm25_content`   OMP ``search_tool_bm25``'s model-visible ``content`` text
+:func:`search_tool_bm25_details`   OMP ``search_tool_bm25``'s ``details`` (the renderer's input)
+:func:`tool_search_response`       Claude Code ``ToolSearch``'s response
 :func:`anthropic_tool_result`      an Anthropic ``tool_result`` of ``tool_reference`` blocks
 :func:`anthropic_deferred_tools`   Anthropic tool definitions with ``defer_loading: true``
 :func:`openai_deferred_tools`      OpenAI Responses function tools with ``defer_loading: true``
@@ -13,7 +13,7 @@ function                           contract
 
 :func:`dumps` writes JSON exactly as JavaScript's ``JSON.stringify(value)`` does (compact,
 non-ASCII kept, ``3`` rather than ``3.0``, ``1e-7`` rather than ``1e-07``), so the bytes match
-the seed's TypeScript.
+original TypeScript implementation.
 
 Example:
     >>> from toolsift import DiscoverySession
@@ -49,7 +49,7 @@ _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def round_score(score: float) -> float:
-    """A score rounded to 6 decimals as the seed's ``Math.round(score * 1e6) / 1e6`` does
+    """A score rounded to 6 decimals as OMP's ``Math.round(score * 1e6) / 1e6`` does
     (halves round up, not to even).
 
     Example:
@@ -131,12 +131,12 @@ def dumps(value: Any) -> str:
 
 
 def search_tool_bm25_content(result: DiscoveryResult, *, already_active: bool = True) -> str:
-    """Seed 000's model-visible ``content`` text:
+    """OMP ``search_tool_bm25``'s model-visible ``content`` text:
     ``{"query","activated_tools","match_count","total_tools"}`` as compact JSON.
 
     ``already_active_tools`` is appended (toolsift's one extension) only when the query matched
     tools that are already active, so that the model does not conclude they are missing;
-    otherwise the bytes are exactly the seed's. ``already_active=False`` never appends it.
+    otherwise the bytes are exactly the original's. ``already_active=False`` never appends it.
 
     Example:
         >>> from toolsift import DiscoverySession
@@ -173,11 +173,11 @@ def _match_details(tool: Tool, score: float) -> dict[str, Any]:
 def search_tool_bm25_details(
     result: DiscoveryResult, *, already_active: bool = True
 ) -> dict[str, Any]:
-    """Seed 000's runtime-only ``details``: ``{query, limit, total_tools, activated_tools,
-    active_selected_tools, tools: [{name, label, description, server_name?, mcp_tool_name?,
-    schema_keys, score}]}``, with ``description`` the tool's summary and ``score`` rounded to 6
-    decimals. ``already_active_tools`` is appended only when non-empty, as in the content,
-    and never with ``already_active=False``.
+    """OMP ``search_tool_bm25``'s runtime-only ``details``: ``{query, limit, total_tools,
+    activated_tools, active_selected_tools, tools: [{name, label, description, server_name?,
+    mcp_tool_name?, schema_keys, score}]}``, with ``description`` the tool's summary and
+    ``score`` rounded to 6 decimals. ``already_active_tools`` is appended only when non-empty,
+    as in the content, and never with ``already_active=False``.
 
     Example:
         >>> from toolsift import DiscoverySession
@@ -203,7 +203,7 @@ def search_tool_bm25_details(
 
 
 def tool_search_response(result: DiscoveryResult) -> dict[str, Any]:
-    """Seed 001's ``ToolSearch`` response: ``{"query", "query_kind", "total_deferred_tools",
+    """Claude Code ``ToolSearch``'s response: ``{"query", "query_kind", "total_deferred_tools",
     "matches": [{name, score?, description, parameters}], "missing"?}``.
 
     ``score`` (rounded to 6 decimals) is left out of ``select`` responses, and ``missing`` is
@@ -211,8 +211,8 @@ def tool_search_response(result: DiscoveryResult) -> dict[str, Any]:
     response lists every requested tool the session has: the ones it activated, then those
     already active (``already_active_matches``), whose schemas the model asked for too; a
     keyword response lists the fresh matches only. ``total_deferred_tools`` is the number of
-    hidden tools the search ran over (seed 000's ``total_tools``), so it falls as tools are
-    activated.
+    hidden tools the search ran over (``search_tool_bm25``'s ``total_tools``), so it falls as
+    tools are activated.
 
     Example:
         >>> from toolsift import DiscoverySession

@@ -1,10 +1,10 @@
 """Retrieval quality on labeled tool sets: Recall@1/5/10, MRR and nDCG@10, toolsift beside peers.
 
-The labeled sets live in ``../shared/data`` (not shipped; see its README): ``mcp_mixed`` (11,578
-MCP tools, 1,243 queries, scored strictly on server + name), ``metatool`` (199 tools, 21,041
-queries) and ``gorilla_hf`` (907 tools, 911 queries). Every ranker sees the same tools and the
-same tokens: the peers (``rank_bm25``, ``bm25s``) index toolsift's weighted-field documents with
-each field's tokens repeated by its weight.
+The labeled sets are not shipped with toolsift (``--data DIR``, or ``$TOOLSIFT_SHARED_DIR``):
+``mcp_mixed`` (11,578 MCP tools, 1,243 queries, scored strictly on server + name), ``metatool``
+(199 tools, 21,041 queries) and ``gorilla_hf`` (907 tools, 911 queries). Every ranker sees the
+same tools and the same tokens: the peers (``rank_bm25``, ``bm25s``) index toolsift's
+weighted-field documents with each field's tokens repeated by its weight.
 
 Metrics, per query, averaged over queries (``R`` = the relevant tools, binary gain):
 
@@ -83,7 +83,7 @@ DEFAULT_RANKERS = (
     "bm25s",
     "bm25s-bm25+",
 )
-#: The variants measured for issue 5 (see ``toolsift._variants.parse_variant``).
+#: The analysis variants that were measured (see ``toolsift._variants.parse_variant``).
 VARIANT_RANKERS = (
     # one change at a time from the engine's ranking
     "v:base",
@@ -146,7 +146,7 @@ class Dataset:
 
 
 def find_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path | None:
-    """``explicit``, else ``$TOOLSIFT_SHARED_DIR/data``, else ``../shared/data`` from the cwd.
+    """``explicit``, else ``$TOOLSIFT_SHARED_DIR/data``, else ``shared/data`` in or beside the cwd.
 
     Returns ``None`` when no candidate holds a labeled set. A folder given explicitly is the only
     candidate: a wrong ``--data`` is reported, never silently replaced by another folder.
@@ -361,7 +361,7 @@ def make_ranker(spec: str, tools: Sequence[Tool], **options: Any) -> Ranker:
     Names: ``toolsift`` (``ToolIndex.search`` as it ships), ``toolsift-plain`` (BM25+ alone, no
     exact-name tier or prefix matching), ``toolsift-coverage``, ``toolsift-keyword`` (see
     :data:`TOOLSIFT_RANKERS`), ``toolsift-python`` (the pure-Python twin), each with an optional
-    ``@PROFILE`` suffix for another analysis profile (``toolsift@seed``: seed 000's ranking),
+    ``@PROFILE`` suffix for another analysis profile (``toolsift@seed``: the plain profile),
     ``toolsift+pairs[=w]`` (``toolsift`` with :attr:`~toolsift.FieldWeights.word_pairs` at ``w``,
     0.1 by default),
     ``rank_bm25-okapi``, ``rank_bm25-plus``, ``bm25s`` (Lucene), ``bm25s-bm25+``, ``ratel``
@@ -438,7 +438,10 @@ def _positive_int(text: str) -> int:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``toolsift eval``'s options to ``parser``."""
     parser.add_argument(
-        "--data", metavar="DIR", help="folder with the labeled sets (default: ../shared/data)"
+        "--data",
+        metavar="DIR",
+        help="folder with the labeled sets, NAME.tools.jsonl and NAME.queries.jsonl (default: "
+        "$TOOLSIFT_SHARED_DIR/data, else shared/data in or beside the current folder)",
     )
     parser.add_argument(
         "--datasets",
@@ -448,8 +451,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rankers",
         default=",".join(DEFAULT_RANKERS),
-        help="comma-separated rankers; 'variants' adds the issue-5 variants, 'peers' the peers; "
-        "a toolsift ranker takes an analysis profile as a suffix (toolsift@seed) "
+        help="comma-separated rankers; 'variants' adds the analysis variants that were measured, "
+        "'peers' the peers; a toolsift ranker takes an analysis profile as a suffix "
+        "(toolsift@seed: the plain profile) "
         f"(default: {','.join(DEFAULT_RANKERS)})",
     )
     parser.add_argument(
@@ -593,9 +597,9 @@ def main(args: argparse.Namespace) -> int:
     data_dir = find_data_dir(getattr(args, "data", None))
     if data_dir is None:
         print(
-            "toolsift: error: the labeled sets were not found. Pass --data DIR, set "
-            "TOOLSIFT_SHARED_DIR, or run beside ../shared/data (they are not shipped with "
-            "toolsift).",
+            "toolsift: error: the labeled sets were not found. Pass --data DIR (a folder with "
+            "NAME.tools.jsonl and NAME.queries.jsonl) or set TOOLSIFT_SHARED_DIR; they are not "
+            "shipped with toolsift.",
             file=sys.stderr,
         )
         return 2

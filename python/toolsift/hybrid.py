@@ -1,4 +1,4 @@
-"""Hybrid search: BM25+ fused with dense retrieval over embeddings the user supplies (seed 002).
+"""Hybrid search: BM25+ fused with dense retrieval over embeddings the user supplies.
 
 :class:`HybridIndex` wraps a :class:`~toolsift.index.ToolIndex`. Per query it takes the lexical
 top ``candidates`` (100) and the dense top ``candidates`` (cosine similarity of unit vectors) and
@@ -18,20 +18,20 @@ paraphrase-style sets but fall below lexical search on mcp_mixed (w = 0.4: 0.640
 the lexical side, the smaller the weight (it was 0.4 before the english profile's ranking
 defaults). Equal-weight RRF falls below lexical search on mcp_mixed (0.587).
 
-Scores are normalised so that the best fused tool has 1.0, at full precision (seed 002 rounds
-``score / max_score`` to 4 decimals; toolsift does not: the scores are for ranking and fusion,
-round them for display). Matches the lexical engine placed for another reason than BM25
+Scores are normalised so that the best fused tool has 1.0, at full precision (a 4-decimal
+rounding of ``score / max_score`` is common; toolsift does not round: the scores are for ranking
+and fusion, round them for display). Matches the lexical engine placed for another reason than BM25
 (``Match.reason`` ``"select"`` or ``"exact_name"``) stay in front, in their order, with score 1.0.
 Without an embedding for the query (no embedder, or no vectors) the search is keyword-only and
 the result says so (``mode="keyword"`` and a ``note``).
 
-``servers=`` restricts a search to tools of these MCP servers (seed 002's ``directory`` filter),
+``servers=`` restricts a search to tools of these MCP servers (a namespace or ``directory`` filter),
 as in :meth:`ToolIndex.search`: both lists are restricted before their top ``candidates`` are
 taken, so the limit is still filled. :meth:`HybridIndex.search` has ``ToolIndex.search``'s caps
 against abuse: a ``limit`` above ``max_limit`` (25) is clamped, a query longer than
 ``max_query_length`` (500 characters) is cut before it is embedded and searched, and the result
 says so (``notices``, ``clamped``, ``truncated``). A ``limit`` below 1 is a ``LimitError``, not
-seed 002's silent ``max(1, k)``.
+silently raised to 1.
 
 Example:
     >>> import numpy as np
@@ -573,7 +573,7 @@ class HybridIndex:
             QueryError: the query is not a string, is empty, or has no token and no embedding is
                 available.
             LimitError: ``limit`` or ``max_limit`` is not a positive integer (as in
-                :meth:`ToolIndex.search`; seed 002 would clamp ``k < 1`` to 1).
+                :meth:`ToolIndex.search`; it is not silently raised to 1).
             TypeError: ``exclude`` is not a name or an iterable of names, ``servers`` not a
                 server name or an iterable of server names, ``lexical`` holds something other
                 than :class:`~toolsift.Match` objects, or ``max_query_length`` is not an int.

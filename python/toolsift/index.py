@@ -55,7 +55,8 @@ __all__ = [
 Ranker = Literal["bm25", "keyword", "regex"]
 
 DEFAULT_LIMIT = 8
-#: A larger ``limit`` is clamped to this (seed 001's hard cap), and the result says so.
+#: A larger ``limit`` is clamped to this (Claude Code ``ToolSearch``'s hard cap), and the result
+#: says so.
 DEFAULT_MAX_LIMIT = 25
 
 
@@ -137,8 +138,9 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates, RegexLookups):
             :meth:`FieldWeights.for_profile`.
         profile: the analysis profile (how text becomes terms; ``toolsift._analysis``):
             ``"english"`` (the default: CJK bigrams, half-weight Snowball-stemmed copies, query
-            stop words, each distinct query term once) or ``"seed"`` (seed 000's ranking:
-            the tokenizer's tokens only). Snapshots keep it; :attr:`profile` tells it.
+            stop words, each distinct query term once) or ``"seed"`` (the plain profile of OMP
+            ``search_tool_bm25``: the tokenizer's tokens only). Snapshots keep it; :attr:`profile`
+            tells it.
 
     Raises:
         DuplicateToolError: two tools share a name.
@@ -270,21 +272,20 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates, RegexLookups):
             query: ``select:A,B`` to fetch tools by name, or a keyword query in which ``+term``
                 words are required; trimmed first, and cut to ``max_query_length`` characters.
             limit: how many matches at most (a positive int). Default 8 (5 with
-                ``ranker="keyword"``, seed 001's default). Above ``max_limit`` it is clamped, and
-                the result says so.
+                ``ranker="keyword"``, Claude Code ``ToolSearch``'s default). Above ``max_limit`` it
+                is clamped, and the result says so.
             exclude: tool names to leave out (for example the already active ones); they are
                 removed inside the engine before the cut, so the limit is still filled.
                 ``select:`` ignores it (an explicit lookup).
             servers: only tools of these MCP servers (exact server names), applied inside the
                 engine before the cut; a ``select:`` name outside them is ``missing``.
-            ranker: ``"bm25"`` (BM25+) or ``"keyword"`` (seed 001's name-part scorer); both
-                rank after the exact-name tier (``exact_names``). ``"regex"``: the query is a
-                Python ``re``-style pattern (Anthropic ``tool_search_tool_regex``), searched
-                case-insensitively in names, descriptions and parameters (see
-                ``toolsift._regex_pattern`` for the syntax, ``_regex_search`` for the ranking);
+            ranker: ``"bm25"`` (BM25+) or ``"keyword"`` (Claude Code ``ToolSearch``'s name-part
+                scorer); both rank after the exact-name tier (``exact_names``). ``"regex"``: the
+                query is a Python ``re``-style pattern (Anthropic ``tool_search_tool_regex``),
+                searched case-insensitively in names, descriptions and parameters;
                 ``exclude``, ``servers``, ``threshold``, ``relative_floor`` and ``normalize``
                 apply, the exact-name tier and the prefix options do not.
-            exact_names: put the tools whose exact name the query contains first (seed 004),
+            exact_names: put the tools whose exact name the query contains first,
                 ``reason="exact_name"``, in query order, before the ranked matches and the cut
                 to ``limit``; for either ranker, with the same tools. Their score is the
                 ranker's own: BM25+ score, or keyword points (0.0 when the name matches none of
@@ -666,10 +667,10 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates, RegexLookups):
 
         Arguments:
             queries: the queries (an iterable of str, not a single str).
-            limit, exclude, servers, ranker, exact_names, prefix_fraction, prefix_min_len,
-                max_expansions, threshold, relative_floor, coverage, normalize, max_limit,
-                max_query_length: as for :meth:`search`, applied to every query (``exclude``
-                and ``servers`` are read once).
+            limit: and every other option (``exclude``, ``servers``, ``ranker``,
+                ``exact_names``, the prefix options, the gates, the caps): as for
+                :meth:`search`, applied to every query (``exclude`` and ``servers`` are read
+                once).
 
         Raises:
             TypeError: ``queries`` is a single str.

@@ -1,7 +1,7 @@
 """The search meta-tool: its definition for every provider, and running a call to it.
 
 The model sees one tool, ``search_tool_bm25`` by default, instead of every hidden schema. Its
-description lists the discoverable servers with their tool counts and summaries (seed 000). It
+description lists the discoverable servers with their tool counts and summaries. It
 is built from the session's discoverable catalogue only, sorted, with no timestamps, so it stays
 byte-identical, and prompt caches keep hitting, for as long as the catalogue does not change;
 activation never changes it.
@@ -165,7 +165,7 @@ def meta_tool(
 
 @dataclass(frozen=True)
 class MetaToolCall:
-    """The outcome of one meta-tool call (seed 000's ``AgentToolResult``).
+    """The outcome of one meta-tool call (OMP ``search_tool_bm25``'s ``AgentToolResult``).
 
     Attributes:
         content: the model-visible text (compact JSON).
@@ -196,7 +196,8 @@ def _limit(value: Any) -> int:
 
 
 def call_meta_tool(session: DiscoverySession | None, arguments: Mapping[str, Any]) -> MetaToolCall:
-    """Run a meta-tool call as seed 000's ``execute()`` does: check, search, activate.
+    """Run a meta-tool call as OMP ``search_tool_bm25``'s ``execute()`` does: check, search,
+    activate.
 
     Arguments:
         session: the session, or ``None`` where discovery is not wired in.

@@ -1,6 +1,6 @@
 """The agent's query language, parsed once per call (Python owns per-call work; Rust the corpus).
 
-Two forms (seed 001):
+Two forms (Claude Code ``ToolSearch``-compatible):
 
 * ``select:A,B,C`` — fetch these tools by name, in this order (comma-separated, spaces tolerated,
   quotes and backticks stripped). Any of a tool's names works (:meth:`toolsift.Tool.aliases`).
@@ -36,7 +36,7 @@ __all__ = [
     "DEFAULT_MAX_QUERY_LENGTH",
 ]
 
-#: Queries longer than this many characters are cut (seed 002's ``MAX_SEARCH_QUERY_LEN`` idea).
+#: Queries longer than this many characters are cut (a cap against abuse).
 DEFAULT_MAX_QUERY_LENGTH = 500
 
 _SELECT = re.compile(r"select\s*:", re.IGNORECASE)
@@ -94,7 +94,7 @@ class ParsedQuery:
 _new = object.__new__
 
 #: What a query is trimmed of: Python's whitespace (``str.strip()``) and U+FEFF, the byte-order
-#: mark, which JavaScript's ``trim()`` (seed 000) also removes and ``str.strip()`` keeps.
+#: mark, which JavaScript's ``trim()`` also removes and ``str.strip()`` keeps.
 TRIMMED = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"  # noqa: E501
 # The common-query shortcut of parse_query (tests turn it off to compare with the general path).
 _FAST_PARSE = True
@@ -187,7 +187,7 @@ def name_candidates(text: str, max_words: int = 8) -> tuple[tuple[str, str], ...
 
     Unmarked ordinary words (``search``, ``vault``, ``New``) are not candidates on their own:
     measured on mcp_mixed's 1,243 labelled queries, treating every word as a possible name put
-    unrelated tools first in a third of them. Quoted words are (issue 3 asks for them); a quote
+    unrelated tools first in a third of them. Quoted words are; a quote
     can also be content (``say "Hello"``), which costs mcp_mixed's 20 quoted queries 0.001
     nDCG@10, and a name brings at most 3 tools.
     A long plain word may still be a name typed without its separators (``searchgraph``): see

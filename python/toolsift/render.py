@@ -1,4 +1,4 @@
-"""Seed 000's text view of a search: a status line and up to 5 collapsed matches.
+"""OMP ``search_tool_bm25``'s text view of a search: a status line and up to 5 collapsed matches.
 
 Each match shows its label (cut at 72 columns), its server name, its score to 3 decimals and its
 description (cut at 96 columns). On a terminal the view is drawn with ``rich``; into a pipe, a
@@ -51,11 +51,14 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _status(details: Mapping[str, Any]) -> str:
+def _status(details: Mapping[str, Any], found: bool = False) -> str:
     tools = details.get("tools") or []
     total = int(details.get("total_tools") or 0)
     if not tools:
         line = NO_TOOLS_LOADED if total == 0 else NO_MATCHES
+    elif found:
+        query = _quoted(details.get("query", ""))
+        line = f"Found {len(tools)} of {_plural(total, 'tool')} for {query}"
     else:
         activated = len(details.get("activated_tools") or [])
         line = (
@@ -97,9 +100,13 @@ def _rows(details: Mapping[str, Any], expanded: bool, names: bool) -> tuple[list
 
 
 def render_text(
-    details: Mapping[str, Any] | None, *, expanded: bool = False, names: bool = False
+    details: Mapping[str, Any] | None,
+    *,
+    expanded: bool = False,
+    names: bool = False,
+    found: bool = False,
 ) -> str:
-    """The plain-text view of seed 000's ``details``.
+    """The plain-text view of the ``details`` of a search.
 
     ``details`` is what :func:`~toolsift.contract.search_tool_bm25_details` returns.
 
@@ -107,6 +114,9 @@ def render_text(
         details: the details, or ``None``, which gives the fallback warning line.
         expanded: show every match rather than the first 5.
         names: also show each tool's canonical name (what the model calls) after its score.
+        found: a one-off search that activates nothing: the status line reads
+            ``Found 3 of 221 tools for "..."`` instead of ``Activated 3 of 221 discoverable
+            tools for "..."``.
 
     Example:
         >>> render_text({"query": "x", "total_tools": 0, "tools": []})
@@ -114,7 +124,7 @@ def render_text(
     """
     if details is None:
         return NO_DETAILS
-    lines = [_status(details)]
+    lines = [_status(details, found)]
     rows, more = _rows(details, expanded, names)
     for label, server, score, name, description in rows:
         head = f"- {label}" + (f"  [{server}]" if server else "") + f"  {score}"
@@ -140,14 +150,16 @@ def print_details(
     expanded: bool = False,
     names: bool = False,
     color: bool | None = None,
+    found: bool = False,
 ) -> None:
     """Print the view of ``details``: with ``rich`` on a terminal, else as :func:`render_text`.
 
     Arguments:
-        details: seed 000's details, or ``None``.
+        details: a search's ``details``, or ``None``.
         file: where to print; default ``sys.stdout``.
         expanded: show every match rather than the first 5.
         names: also show each tool's canonical name after its score.
+        found: a one-off search: "Found N of M tools" instead of "Activated ...".
         color: force ``rich`` on (``True``) or off (``False``); default: on for a terminal
             without ``NO_COLOR``.
 
@@ -157,7 +169,7 @@ def print_details(
     """
     out = file if file is not None else sys.stdout
     if not (color if color is not None else _use_rich(out)):
-        print(render_text(details, expanded=expanded, names=names), file=out)
+        print(render_text(details, expanded=expanded, names=names, found=found), file=out)
         return
     from rich.console import Console
     from rich.text import Text
@@ -167,7 +179,7 @@ def print_details(
     if details is None:
         console.print(Text(NO_DETAILS, style="yellow"))
         return
-    tree = Tree(Text(_status(details), style="bold"), guide_style="dim")
+    tree = Tree(Text(_status(details, found), style="bold"), guide_style="dim")
     rows, more = _rows(details, expanded, names)
     for label, server, score, name, description in rows:
         item = Text()

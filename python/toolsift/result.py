@@ -38,9 +38,10 @@ class Match:
 
     Attributes:
         tool: the matched tool.
-        score: its score for the whole query: BM25+ for ``bm25`` and ``exact_name`` matches, seed
-            001's keyword points for ``keyword`` matches, the regex ranker's field points plus
-            ``1 / (2 + offset)`` for ``regex`` matches, 0.0 for ``select`` matches.
+        score: its score for the whole query: BM25+ for ``bm25`` and ``exact_name`` matches,
+            Claude Code ``ToolSearch``'s keyword points for ``keyword`` matches, the regex
+            ranker's field points plus ``1 / (2 + offset)`` for ``regex`` matches, 0.0 for
+            ``select`` matches.
         reason: why it is in the list: ``"select"`` (asked for by name in a ``select:`` query),
             ``"exact_name"`` (the query names it exactly), ``"bm25"``, ``"keyword"`` or
             ``"regex"`` (ranked).

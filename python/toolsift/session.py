@@ -2,7 +2,7 @@
 
 A session gathers tools from several sources (built-in tools, MCP servers by name, extensions,
 custom tools) that change while it runs: a server connects, disconnects, or sends a new tool
-list. Discovery (seed 000's ``tools.discoveryMode``) hides every tool except the always-available
+list. Discovery (OMP's ``tools.discoveryMode``) hides every tool except the always-available
 ones; the model finds the rest with one meta-tool (:mod:`toolsift.metatool`), and each search
 activates its matches for the rest of the session.
 
@@ -15,15 +15,15 @@ mode change between them can hide a tool the first one showed.
 
 Index lifetime: a snapshot is rebuilt only when the corpus it indexes changes, by the first
 search that needs it (one build at a time, outside the state lock), never per query. By default
-(``rebuild_on_activation=True``) it indexes the hidden tools, exactly seed 000's corpus, so every
-score is the seed's; an activating search changes that corpus, and the next search (or
+(``rebuild_on_activation=True``) it indexes the hidden tools, exactly OMP ``search_tool_bm25``'s
+corpus, so every score is OMP's; an activating search changes that corpus, and the next search (or
 :meth:`DiscoverySession.prepare`, called off the search path) updates the index: the previous one
 less the tools activated since, a copy-on-write update rather than a rebuild. With
 ``rebuild_on_activation=False`` it indexes every discoverable tool, active or not, is rebuilt only
 when the catalogue or the mode changes (:attr:`catalog_generation`), and active tools are left
 out of the results instead: cheaper on very large catalogues, but once tools are active BM25's
 corpus statistics include them, so scores (and, in about half of the searches of a ten-search
-session, the order of the top 5) differ from the seed's.
+session, the order of the top 5) differ from OMP's.
 
 Example:
     >>> from toolsift import DiscoverySession, Tool
@@ -100,21 +100,22 @@ class DiscoveryResult:
         query: the trimmed query.
         limit: the validated limit.
         matches: the fresh matches, best first: hidden tools the query matched, now active.
-        activated: names this call activated, in rank order (the seed's ``activated_tools``).
+        activated: names this call activated, in rank order (``search_tool_bm25``'s
+            ``activated_tools``).
             Equal to the names of ``matches`` unless another thread activated one of them
             first; that one is then listed in ``already_active`` instead.
         already_active: names of active tools the query also matched (an essential tool, or
             one activated earlier): left out of ``matches`` and reported here instead, so
             the model knows it can already call them.
         selected: every tool activated by discovery so far and still loaded, in activation
-            order (the seed's ``active_selected_tools``).
-        total_tools: how many hidden tools were searched (the seed's ``total_tools``).
+            order (``search_tool_bm25``'s ``active_selected_tools``).
+        total_tools: how many hidden tools were searched (``search_tool_bm25``'s ``total_tools``).
         query_kind: ``"select"`` for a ``select:A,B`` lookup, else ``"keyword"``.
         missing: for ``select``, the requested names that match no tool of the session.
         generation: the session generation right after the search.
-        already_active_matches: the matches of ``already_active``, in the same order (seed
-            001's ``select:`` response lists them with the fresh ones: the model asked for their
-            schemas).
+        already_active_matches: the matches of ``already_active``, in the same order (a Claude
+            Code ``ToolSearch`` ``select:`` response lists them with the fresh ones: the model
+            asked for their schemas).
 
     Example:
         >>> session = DiscoverySession([Tool(name="send_email", description="Send an email")])
@@ -148,7 +149,8 @@ class _Snapshot:
 
 
 class DiscoverySession(_SessionState):
-    """A live tool catalogue with seed 000's discovery modes and session-scoped activation.
+    """A live tool catalogue with OMP ``search_tool_bm25``'s discovery modes and session-scoped
+    activation.
 
     Arguments:
         tools: initial tools. A tool with a ``server`` joins that MCP server (as if by
@@ -160,19 +162,19 @@ class DiscoverySession(_SessionState):
             tokens, else ``"off"``).
         mcp_discovery: the legacy ``mcp.discoveryMode`` flag: with ``mode="off"`` (or ``"auto"``
             below its thresholds) it means ``"mcp-only"``.
-        always_available: tools never hidden (seed 003's ``always_available``, seed 000's
-            essential ``read``, ``bash``, ``edit``). An entry names a tool (its canonical name or
-            any of :meth:`Tool.aliases`) or a server (all of its tools).
+        always_available: tools never hidden (InitRunner's ``always_available``; by
+            default OMP's essential ``read``, ``bash``, ``edit``). An entry names a tool (its
+            canonical name or any of :meth:`Tool.aliases`) or a server (all of its tools).
         summaries: one-line summaries of servers, by name, for the meta-tool description.
         auto_max_tools, auto_max_tokens: the thresholds of ``mode="auto"`` (40 and 16,000).
         engine: the ranking engine of the indexes (see :class:`~toolsift.ToolIndex`).
         profile: the analysis profile of the indexes (see :class:`~toolsift.ToolIndex`):
-            ``"english"`` (default) or ``"seed"``, seed 000's analysis and scores.
+            ``"english"`` (default) or ``"seed"``, the plain profile of OMP ``search_tool_bm25``.
         field_weights: the indexes' field weights (see :class:`~toolsift.ToolIndex`; default:
             the profile's), e.g. with :attr:`~toolsift.FieldWeights.word_pairs` on.
         meta_tool_name: the name of the search meta-tool, used in error messages.
         rebuild_on_activation: index the hidden tools only and rebuild after activations, so
-            scores are exactly seed 000's (default); ``False`` indexes active tools too and
+            scores are exactly OMP's (default); ``False`` indexes active tools too and
             rebuilds only on catalogue changes (see the module docstring).
 
     Raises:
@@ -284,7 +286,7 @@ class DiscoverySession(_SessionState):
             raise DiscoveryError(DISABLED_MESSAGE.format(name=self.meta_tool_name))
 
     def ensure_enabled(self) -> None:
-        """Raise seed 000's :class:`~toolsift.DiscoveryError` when discovery is off.
+        """Raise OMP's :class:`~toolsift.DiscoveryError` when discovery is off.
 
         Example: ``DiscoverySession(mode="off").ensure_enabled()`` raises "Tool discovery is
         disabled. Enable tools.discoveryMode or mcp.discoveryMode to use search_tool_bm25."
@@ -337,7 +339,8 @@ class DiscoverySession(_SessionState):
     def search(
         self, query: str, limit: int = DEFAULT_LIMIT, *, ranker: Ranker = "bm25"
     ) -> DiscoveryResult:
-        """Rank the hidden tools for ``query`` and activate the matches (seed 000's execute).
+        """Rank the hidden tools for ``query`` and activate the matches (``search_tool_bm25``'s
+        ``execute``).
 
         The query language is :meth:`ToolIndex.search`'s: ``select:A,B`` fetches tools by name
         (``missing`` lists the names no tool of the session answers to), ``+word`` requires a
@@ -346,7 +349,7 @@ class DiscoverySession(_SessionState):
         ``ranker`` is :meth:`ToolIndex.search`'s (``"regex"``: the query is a pattern).
 
         Raises:
-            DiscoveryError: discovery is off (seed 000's message).
+            DiscoveryError: discovery is off (OMP's message).
             QueryError: the query is not a string, is empty, or has no letter or number
                 (:class:`~toolsift.PatternError` for a bad ``ranker="regex"`` pattern).
             LimitError: ``limit`` is not a positive integer.
@@ -563,7 +566,7 @@ def _derive(
     few tools changed (an activation moves one or a few tools out of the hidden corpus).
 
     ``ToolIndex.with_tools`` ranks exactly like a rebuild over the same tools (IDF and average
-    length included), so scores stay seed 000's; only the order of ``.tools`` may differ, and
+    length included), so scores stay OMP's; only the order of ``.tools`` may differ, and
     names are unique, so no ranking depends on it.
     """
     if previous is None or previous.engine != _resolved(engine, previous):

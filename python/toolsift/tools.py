@@ -36,7 +36,7 @@ from .errors import ToolDefinitionError
 
 __all__ = ["Tool", "mcp_name"]
 
-#: How many UTF-16 code units of the description make the fallback summary (seed 000).
+#: How many UTF-16 code units of the description make the fallback summary (as OMP).
 SUMMARY_UTF16_UNITS = 200
 
 # Characters allowed in each part of a canonical MCP name (Claude Code's convention).
