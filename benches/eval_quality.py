@@ -25,7 +25,7 @@ import sys
 from typing import Any
 
 from toolsift import evaluate as ev
-from toolsift._variants import Variant, VariantIndex, parse_variant
+from toolsift.evaluation.variants import Variant, VariantIndex, parse_variant
 
 #: Fields whose weight the sweeps move (search_hint/title/description are absent in these sets).
 SWEPT = ("name", "label", "server", "mcp_tool_name", "summary", "schema_key")

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from toolsift import LimitError, Match, QueryError, SearchResult, Tool, ToolIndex
-from toolsift import _named as named_module
 from toolsift import index as index_module
 from toolsift import query as query_module
-from toolsift.names import NameTable
+from toolsift._index import lookups as named_module
+from toolsift._names.table import NameTable
 from toolsift.query import parse_query
 from toolsift.result import new_match
 

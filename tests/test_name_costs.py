@@ -20,10 +20,10 @@ import string
 
 import pytest
 import toolsift
-import toolsift.names as names_module
+import toolsift._names.table as names_module
 from toolsift import Tool, ToolIndex
-from toolsift._named import DEFAULT_PREFIX_FRACTION, SUGGESTED_NAMES_MAX, NamedLookups
-from toolsift.names import NameTable
+from toolsift._index.lookups import DEFAULT_PREFIX_FRACTION, SUGGESTED_NAMES_MAX, NamedLookups
+from toolsift._names.table import NameTable
 from toolsift.query import name_key, parse_query
 from toolsift.tools import mcp_name
 

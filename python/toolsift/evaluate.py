@@ -44,11 +44,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from ._analysis import DEFAULT_PROFILE, check_profile
-from ._documents import FieldWeights
-from ._eval_peers import Ranker, _bm25s_ranker, _rank_bm25_ranker, _ratel_ranker
-from ._loader_files import utf8_text
+from ._loaders.files import utf8_text
+from ._text.analysis import DEFAULT_PROFILE, check_profile
+from ._text.documents import FieldWeights
 from .errors import CatalogError, ToolsiftError
+from .evaluation.peers import Ranker, _bm25s_ranker, _rank_bm25_ranker, _ratel_ranker
 from .index import ToolIndex
 from .loaders import load_catalog
 from .tools import Tool, _kind
@@ -83,7 +83,7 @@ DEFAULT_RANKERS = (
     "bm25s",
     "bm25s-bm25+",
 )
-#: The variants measured for issue 5 (see ``toolsift._variants.parse_variant``).
+#: The variants measured for issue 5 (see ``toolsift.evaluation.variants.parse_variant``).
 VARIANT_RANKERS = (
     # one change at a time from the engine's ranking
     "v:base",
@@ -366,7 +366,7 @@ def make_ranker(spec: str, tools: Sequence[Tool], **options: Any) -> Ranker:
     0.1 by default),
     ``rank_bm25-okapi``, ``rank_bm25-plus``, ``bm25s`` (Lucene), ``bm25s-bm25+``, ``ratel``
     (ratel-ai's own analysis and BM25, an end-to-end peer), ``v:<variant>``
-    (:func:`toolsift._variants.parse_variant`), and with an ``embedder`` option ``dense``,
+    (:func:`toolsift.evaluation.variants.parse_variant`), and with an ``embedder`` option ``dense``,
     ``hybrid-minmax[=w]`` and ``hybrid-rrf``.
     """
     base, _, profile = spec.partition("@")
@@ -392,11 +392,11 @@ def make_ranker(spec: str, tools: Sequence[Tool], **options: Any) -> Ranker:
     if spec == "ratel":
         return _ratel_ranker(tools)
     if spec.startswith("v:"):
-        from ._variants import VariantIndex, parse_variant
+        from .evaluation.variants import VariantIndex, parse_variant
 
         return VariantIndex(tools, parse_variant(spec[2:])).search
     if spec == "dense" or spec.startswith("hybrid"):
-        from .hybrid import make_eval_ranker
+        from .evaluation.hybrid_rankers import make_eval_ranker
 
         return make_eval_ranker(spec, tools, **options)
     raise ValueError(f"unknown ranker {spec!r}")

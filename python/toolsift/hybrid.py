@@ -51,7 +51,6 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import numbers
 import operator
@@ -62,11 +61,9 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
 
 import numpy as np
 
-from ._analysis import DEFAULT_PROFILE
-from ._documents import FieldWeights
-from ._fallback import check_limit
+from ._options import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, check_limit, check_query_length
 from .errors import QueryError
-from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, Match, ToolIndex, check_query_length
+from .index import Match, ToolIndex
 from .query import DEFAULT_MAX_QUERY_LENGTH, TRIMMED
 from .tools import Tool
 
@@ -723,9 +720,9 @@ class _DenseRust:
 def _dense_kernel(matrix: np.ndarray, engine: str) -> _DenseColumns | _DenseRust:
     """The dense kernel of an index on ``engine``: Rust's for ``"rust"``, else the twin."""
     if engine == "rust":
-        from . import _core  # the Rust engine is loaded: its index was built with it
+        from ._core import DenseMatrix  # the Rust engine is loaded: its index was built with it
 
-        return _DenseRust(matrix, _core.DenseMatrix)
+        return _DenseRust(matrix, DenseMatrix)
     return _DenseColumns(matrix)
 
 
@@ -763,65 +760,3 @@ def _search_parameters(index: ToolIndex) -> frozenset[str]:
         if not own:
             _SEARCH_PARAMETERS[kind] = params
     return params
-
-
-def make_eval_ranker(
-    spec: str, tools: Sequence[Tool], *, embedder: Any = None, **_ignored: Any
-) -> Callable[[str, int], list[int]]:
-    """A ranker for :mod:`toolsift.evaluate`: ``dense``,
-    ``hybrid-minmax[=w][+pairs[=p]][@variant]`` or ``hybrid-rrf[=w][+pairs[=p]][@variant]``.
-
-    ``w`` is the dense weight (default :data:`DEFAULT_DENSE_WEIGHT`). ``+pairs`` fuses the
-    lexical list of an index with :attr:`~toolsift.FieldWeights.word_pairs` at ``p`` (0.1 by
-    default). ``@variant`` takes the lexical list from a :mod:`toolsift._variants` variant (e.g.
-    ``@qdistinct+stop+stemx=0.5+cjk``) instead of the engine. Needs ``embedder`` (``--embed``).
-    """
-    if embedder is None:
-        raise ImportError(f"ranker {spec!r} needs an embedder (--embed minilm|wordllama)")
-    head, _, variant_spec = spec.partition("@")
-    head, plus, pairs_spec = head.partition("+pairs")
-    if plus and pairs_spec and not pairs_spec.startswith("="):
-        raise ValueError(f"unknown ranker {spec!r}")
-    pairs = float(pairs_spec[1:] or 0.1) if plus else 0.0
-    name, _, value = head.partition("=")
-    w = float(value) if value else DEFAULT_DENSE_WEIGHT
-    fusion: Fusion = "rrf" if name == "hybrid-rrf" else "minmax"
-    if name == "dense":
-        w = 1.0
-    elif name not in ("hybrid-minmax", "hybrid-rrf"):
-        raise ValueError(f"unknown ranker {spec!r}")
-    weights = FieldWeights.for_profile(DEFAULT_PROFILE)
-    if pairs:
-        weights = dataclasses.replace(weights, word_pairs=pairs)
-    index = ToolIndex(tools, field_weights=weights)
-    hybrid = HybridIndex(index, embed=embedder, fusion=fusion, dense_weight=w)
-    pos = {t.name: i for i, t in enumerate(tools)}
-    lexical_of: Callable[[str], list[Match]] | None = None
-    if variant_spec:
-        from ._variants import VariantIndex, parse_variant, top_k
-
-        variant = VariantIndex(tools, parse_variant(variant_spec))
-        name_rank = np.argsort(np.argsort([t.name for t in tools], kind="stable"))
-
-        def variant_lexical(query: str) -> list[Match]:
-            scores = variant.scores(variant.query_tokens(query))
-            top = top_k(scores, hybrid.candidates, name_rank)
-            return [Match(tools[d], float(scores[d]), "bm25") for d in top]
-
-        lexical_of = variant_lexical
-
-    def rank(query: str, k: int) -> list[int]:
-        try:
-            if name == "dense":
-                vector, _ = hybrid._query_vector(query, None)
-                return [d for d, _ in hybrid.dense_search(vector, k)] if vector is not None else []
-            lexical = lexical_of(query) if lexical_of is not None else None
-            # Uncapped, as the lexical list: the evaluation ranks k tools for the whole query.
-            found = hybrid.search(
-                query, k, lexical=lexical, max_limit=k, max_query_length=_NO_QUERY_CAP
-            )
-            return [pos[m.tool.name] for m in found]
-        except QueryError:
-            return []
-
-    return rank

@@ -15,32 +15,39 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import _fallback, _keyword
-from ._analysis import DEFAULT_PROFILE, ProfileName, check_profile
-from ._documents import (
+from ._engine.select import EngineName, available_engines
+from ._engine.select import select_engine as _select_engine
+from ._index.explain import Explaining
+from ._index.lookups import _NEW_MATCHES, DEFAULT_PREFIX_FRACTION, NamedLookups
+from ._index.persist import SnapshotsAndUpdates
+from ._index.request import _checked_limit, _Request
+from ._names.table import NameTable
+from ._options import DEFAULT_LIMIT as DEFAULT_LIMIT
+from ._options import DEFAULT_MAX_LIMIT as DEFAULT_MAX_LIMIT
+from ._options import (
+    MAX_COUNT_OPTION,
+    SearchOptions,
+    check_bm25_params,
+)
+from ._options import check_query_length as check_query_length
+from ._snapshot.tools_section import LazyTools
+from ._text.analysis import DEFAULT_PROFILE, ProfileName, check_profile
+from ._text.documents import (
     FieldWeights,
     check_field_weights,
     default_delta,
     documents,
     scored_text,
 )
-from ._engines import EngineName, available_engines
-from ._engines import select_engine as _select_engine
-from ._index_explain import Explaining
-from ._lazytools import LazyTools
-from ._named import _NEW_MATCHES, DEFAULT_PREFIX_FRACTION, NamedLookups
-from ._persist import SnapshotsAndUpdates
 from .errors import DuplicateToolError
-from .names import NameTable
 from .query import DEFAULT_MAX_QUERY_LENGTH, ParsedQuery, parse_query
 from .result import Match, SearchResult
 from .tools import Tool
 
 if TYPE_CHECKING:
-    from ._engine import EngineIndex, EngineKeywordIndex
+    from ._engine.protocol import EngineIndex, EngineKeywordIndex
 
 __all__ = [
     "FieldWeights",
@@ -52,65 +59,6 @@ __all__ = [
 ]
 
 Ranker = Literal["bm25", "keyword"]
-
-DEFAULT_LIMIT = 8
-#: A larger ``limit`` is clamped to this (seed 001's hard cap), and the result says so.
-DEFAULT_MAX_LIMIT = 25
-
-
-def _checked_limit(limit: int | None, ranker: str, max_limit: int, max_query_length: int) -> int:
-    """The limit :meth:`ToolIndex.search` uses, after its call-level checks (in its order)."""
-    if limit is None:
-        limit = _keyword.DEFAULT_KEYWORD_LIMIT if ranker == "keyword" else DEFAULT_LIMIT
-    _fallback.check_limit(limit)
-    _fallback.check_limit(max_limit)
-    if ranker not in ("bm25", "keyword"):
-        raise ValueError(f"ranker must be 'bm25' or 'keyword', got {ranker!r}")
-    check_query_length(max_query_length)
-    return limit
-
-
-def check_query_length(max_query_length: object) -> int:
-    """``max_query_length`` if it is an int (not a bool) >= 1, else a ``TypeError`` /
-    ``ValueError`` (the search calls of :class:`ToolIndex` and ``HybridIndex`` share it).
-
-    Example:
-        >>> check_query_length(500)
-        500
-    """
-    if isinstance(max_query_length, bool) or not isinstance(max_query_length, int):
-        raise TypeError("max_query_length must be an int")
-    if max_query_length < 1:
-        raise ValueError(f"max_query_length must be a positive int, got {max_query_length}")
-    return max_query_length
-
-
-@dataclass
-class _Request:
-    """The validated options of one :meth:`ToolIndex.search` or ``search_many`` call."""
-
-    limit: int
-    max_limit: int
-    notices: tuple[str, ...]
-    clamped: bool
-    max_query_length: int
-    allowed: frozenset[int] | None
-    excluded: frozenset[int]
-    #: ``excluded`` sorted, as the engines take it (None when empty: nothing to convert).
-    excluded_sorted: tuple[int, ...] | None
-    ranker: str
-    exact_names: bool
-    prefix: dict[str, Any]
-    include: tuple[int, ...] | None
-    threshold: float
-    relative_floor: float
-    coverage: bool
-    normalize: bool
-    #: A ranked result's fields but the query's own (``SearchResult._from_fields``), when no gate
-    #: acts on the whole result (the BM25+ ranker, no relative floor, no normalization): the
-    #: common search's result is then these fields and three more, not a ``_finish`` pass.
-    plain_fields: dict[str, Any] | None = None
-
 
 # Validated requests of search() calls without exclude / servers, keyed by their options and the
 # options' types: such a request does not depend on the index, and agents repeat their options,
@@ -131,10 +79,11 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         engine: ``"rust"``, ``"python"``, or ``"auto"`` (Rust, falling back to Python with one
             ``RuntimeWarning`` when the extension cannot be loaded).
         k1, b, delta: BM25+ parameters (defaults 1.2, 0.75, and δ by profile:
-            :func:`~toolsift._documents.default_delta`, 0.5 for ``"english"``, 1.0 for ``"seed"``).
+            :func:`~toolsift._text.documents.default_delta`, 0.5 for ``"english"``, 1.0 for
+            ``"seed"``).
         field_weights: per-field weights; defaults to the profile's,
             :meth:`FieldWeights.for_profile`.
-        profile: the analysis profile (how text becomes terms; ``toolsift._analysis``):
+        profile: the analysis profile (how text becomes terms; ``toolsift._text.analysis``):
             ``"english"`` (the default: CJK bigrams, half-weight Snowball-stemmed copies, query
             stop words, each distinct query term once) or ``"seed"`` (seed 000's ranking:
             the tokenizer's tokens only). Snapshots keep it; :attr:`profile` tells it.
@@ -166,7 +115,7 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         if delta is None:
             delta = default_delta(profile)
         # Checked here for both engines (a str is a TypeError in each), and passed on as floats.
-        k1, b, delta = _fallback._validated_params(k1, b, delta)
+        k1, b, delta = check_bm25_params(k1, b, delta)
         self._tools: tuple[Tool, ...] | LazyTools = tuple(tools)
         self._by_name: dict[str, int] = {}
         servers: dict[str, list[int]] = {}
@@ -202,6 +151,9 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
             profile=profile,
         )
         self.params = (k1, b, delta)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_unpickle_tool_index, (self.to_bytes(), self.engine))
 
     @property
     def tools(self) -> tuple[Tool, ...]:
@@ -399,7 +351,7 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         """The options of :meth:`search`, validated and resolved to tool ids once per call."""
         # Same checks and messages for both engines, whichever ranker runs; the engines get the
         # checked values (floats, capped counts, a bool), never what the caller passed.
-        checked = _fallback._Options(
+        checked = SearchOptions(
             None, None, None, prefix_fraction, prefix_min_len, max_expansions,
             threshold, relative_floor, coverage,
         )  # fmt: skip
@@ -518,7 +470,7 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates):
         prefix = request.prefix
         # (Only the Rust engine's index has search_plain_many: not in EngineIndex.)
         # The engine takes sizes as usize: a larger limit or length means the same as the cap.
-        cap = _fallback.MAX_COUNT_OPTION
+        cap = MAX_COUNT_OPTION
         results: list[SearchResult | None] = self._index.search_plain_many(  # type: ignore[attr-defined]
             self._tools, keys, request.plain_fields, queries, min(request.limit, cap),
             min(max_length, cap),
@@ -719,3 +671,9 @@ _ZERO = _SEARCH_DEFAULTS["threshold"]
 _ZERO_FLOOR = _SEARCH_DEFAULTS["relative_floor"]
 _MAX_LIMIT = _SEARCH_DEFAULTS["max_limit"]
 _MAX_QUERY_LENGTH = _SEARCH_DEFAULTS["max_query_length"]
+
+
+def _unpickle_tool_index(data: bytes, engine: str) -> ToolIndex:
+    """Unpickles a :class:`ToolIndex` on the engine it was pickled from (module level: pickle
+    finds it by name)."""
+    return ToolIndex.from_bytes(data, engine=engine)  # type: ignore[arg-type]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ._tokenize import tokenize
+from ._text.tokenize import tokenize
 from .errors import QueryError
 
 __all__ = [

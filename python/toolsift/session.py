@@ -47,13 +47,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from . import _fallback
-from ._analysis import DEFAULT_PROFILE, ProfileName, check_profile
-from ._documents import FieldWeights, check_field_weights
-from ._engines import select_engine
-from ._session_state import AUTO_MAX_TOKENS as AUTO_MAX_TOKENS
-from ._session_state import AUTO_MAX_TOOLS as AUTO_MAX_TOOLS
-from ._session_state import (
+from ._engine.select import select_engine
+from ._options import check_limit
+from ._session.state import AUTO_MAX_TOKENS as AUTO_MAX_TOKENS
+from ._session.state import AUTO_MAX_TOOLS as AUTO_MAX_TOOLS
+from ._session.state import (
     DEFAULT_ALWAYS_AVAILABLE,
     DiscoveryMode,
     ToolSource,
@@ -62,6 +60,8 @@ from ._session_state import (
     _Entry,
     _SessionState,
 )
+from ._text.analysis import DEFAULT_PROFILE, ProfileName, check_profile
+from ._text.documents import FieldWeights, check_field_weights
 from .errors import DiscoveryError
 from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, EngineName, ToolIndex
 from .query import parse_query
@@ -353,7 +353,7 @@ class DiscoverySession(_SessionState):
         """
         self.ensure_enabled()  # before the query and limit checks, as the seed does
         parse_query(query)  # the query's QueryError before the limit's LimitError, as the seed
-        _fallback.check_limit(limit)
+        check_limit(limit)
         attempt = 1
         while True:
             found = self._search_once(query, limit, retry=attempt < _SEARCH_ATTEMPTS)

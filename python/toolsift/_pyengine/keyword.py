@@ -2,7 +2,7 @@
 
 ``rust/keyword.rs`` documents the scoring (name part 10/12, part substring 5/6, search hint +4,
 description +2; score 0 dropped; score descending, then name). Scores are small integers, so the
-two engines agree exactly. :func:`keyword_name_parts` splits names for both engines.
+two engines agree exactly. ``toolsift._text.name_parts`` splits names for both engines.
 
 Example:
     >>> idx = KeywordIndex(["mcp__slack__send"], [["slack", "send"]], [True], [""], ["Send"])
@@ -12,39 +12,17 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
-from ._fallback import _check_text, check_limit
-from ._tokenize import tokenize
-from .errors import QueryError
+from .._options import check_limit, check_text
+from .._text.tokenize import tokenize
+from ..errors import QueryError
 
-__all__ = ["KeywordIndex", "keyword_name_parts", "DEFAULT_KEYWORD_LIMIT"]
-
-#: Seed 001's default number of matches for the keyword ranker.
-DEFAULT_KEYWORD_LIMIT = 5
+__all__ = ["KeywordIndex"]
 
 EXACT_PART, EXACT_PART_MCP = 10.0, 12.0
 SUBSTRING_PART, SUBSTRING_PART_MCP = 5.0, 6.0
 HINT, DESCRIPTION = 4.0, 2.0
-
-_CAMEL = re.compile(r"([a-z])([A-Z])")
-
-
-def keyword_name_parts(name: str) -> list[str]:
-    """A tool name's parts for the keyword scorer (seed 001), lowercased.
-
-    ``mcp__server__action`` names split on ``__`` and ``_``; other names split CamelCase on case
-    boundaries, and on ``_`` and ``.``.
-
-    Example:
-        >>> keyword_name_parts("mcp__slack__send_message"), keyword_name_parts("whatsapp.sendNow")
-        (['slack', 'send', 'message'], ['whatsapp', 'send', 'now'])
-    """
-    if name.startswith("mcp__"):
-        return [part for part in name[5:].lower().split("_") if part]
-    spaced = _CAMEL.sub(r"\1 \2", name).replace("_", " ").replace(".", " ")
-    return spaced.lower().split()
 
 
 def _postings(texts: Iterable[str]) -> dict[str, list[int]]:
@@ -76,10 +54,10 @@ class KeywordIndex:
         hints: Iterable[str],
         descriptions: Iterable[str],
     ) -> None:
-        self._names = [_check_text(n, "name") for n in names]
-        parts = [[_check_text(p, "name part") for p in ps] for ps in parts]
-        hints = [_check_text(h, "search hint") for h in hints]
-        descriptions = [_check_text(d, "description") for d in descriptions]
+        self._names = [check_text(n, "name") for n in names]
+        parts = [[check_text(p, "name part") for p in ps] for ps in parts]
+        hints = [check_text(h, "search hint") for h in hints]
+        descriptions = [check_text(d, "description") for d in descriptions]
         n = len(self._names)
         if not (len(parts) == len(mcp) == len(hints) == len(descriptions) == n):
             raise ValueError(
@@ -126,11 +104,11 @@ class KeywordIndex:
         required: Iterable[str] | None = None,
     ) -> list[tuple[int, float]]:
         """Top ``limit`` ``(doc id, points)`` pairs, points descending then name ascending."""
-        tokens = tokenize(_check_text(query, "query"))
+        tokens = tokenize(check_text(query, "query"))
         limit = check_limit(limit)
         excluded = set(exclude or ())
         included = set(include) if include is not None else None
-        required = [_check_text(t, "required term") for t in required or ()]
+        required = [check_text(t, "required term") for t in required or ()]
         if not tokens:
             raise QueryError("Query must contain at least one letter or number.")
         scores: dict[int, float] = {}

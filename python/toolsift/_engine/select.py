@@ -2,7 +2,7 @@
 
 Example:
     >>> select_engine("python")[1].__module__
-    'toolsift._fallback'
+    'toolsift._pyengine.index'
 """
 
 from __future__ import annotations
@@ -11,13 +11,14 @@ import threading
 import warnings
 from typing import TYPE_CHECKING, Literal
 
-from . import _fallback
-from .errors import EngineUnavailableError
+from .._pyengine.index import Index as PythonIndex
+from .._pyengine.keyword import KeywordIndex as PythonKeywordIndex
+from ..errors import EngineUnavailableError
 
 if TYPE_CHECKING:
-    from ._engine import EngineIndexClass
+    from .protocol import EngineIndexClass, EngineKeywordIndexClass
 
-__all__ = ["EngineName", "available_engines", "select_engine"]
+__all__ = ["EngineName", "available_engines", "keyword_index_class", "select_engine"]
 
 EngineName = Literal["auto", "rust", "python"]
 
@@ -28,10 +29,10 @@ _warn_lock = threading.Lock()
 def rust_index_class() -> EngineIndexClass | None:
     """The compiled engine's index class, or ``None`` when the extension cannot be imported."""
     try:
-        from . import _core
+        from .._core import Index
     except ImportError:
         return None
-    return _core.Index
+    return Index
 
 
 def available_engines() -> list[str]:
@@ -53,7 +54,7 @@ def select_engine(engine: str) -> tuple[str, EngineIndexClass]:
     """
     global _warned_fallback
     if engine == "python":
-        return "python", _fallback.Index
+        return "python", PythonIndex
     if engine not in ("auto", "rust"):
         raise ValueError(f"engine must be 'auto', 'rust' or 'python', got {engine!r}")
     cls = rust_index_class()
@@ -73,4 +74,18 @@ def select_engine(engine: str) -> tuple[str, EngineIndexClass]:
                 RuntimeWarning,
                 stacklevel=3,
             )
-    return "python", _fallback.Index
+    return "python", PythonIndex
+
+
+def keyword_index_class(engine: str) -> EngineKeywordIndexClass:
+    """Seed 001's keyword scorer class of ``engine`` (a name :func:`select_engine` returned).
+
+    Example:
+        >>> keyword_index_class("python").__module__
+        'toolsift._pyengine.keyword'
+    """
+    if engine == "rust":
+        from .._core import KeywordIndex
+
+        return KeywordIndex
+    return PythonKeywordIndex

@@ -15,8 +15,8 @@ import os
 from collections.abc import Iterable
 from typing import Any, Union
 
-from ._loader_walk import _jsonl_entries, _jsonpath, _Line, _walk, _Where
-from .errors import CatalogError
+from ..errors import CatalogError
+from .walk import _jsonl_entries, _jsonpath, _Line, _walk, _Where
 
 # This alias is evaluated at run time, so it keeps typing's spelling for Python 3.9.
 StrPath = Union[str, "os.PathLike[str]"]
@@ -113,7 +113,7 @@ def _file_entries(
     path: StrPath, server: str | None
 ) -> tuple[str, Iterable[tuple[_Where, Any, str | None]]]:
     """The file's name and its tool items, with their places (lazily: walking a document raises
-    its structure errors as :class:`~toolsift._loader_walk._Located`)."""
+    its structure errors as :class:`~toolsift._loaders.walk._Located`)."""
     file = os.fspath(path)
     with open(path, "rb") as handle:
         text = utf8_text(handle.read(), file)

@@ -16,8 +16,8 @@ import inspect
 from collections.abc import Sequence
 from typing import Any, Callable
 
-from ._documents import FieldWeights, document
-from .tools import Tool
+from .._text.documents import FieldWeights, document
+from ..tools import Tool
 
 #: A ranker: ``(query, k) -> [tool positions]``, best first.
 Ranker = Callable[[str, int], list[int]]
@@ -25,7 +25,7 @@ Ranker = Callable[[str, int], list[int]]
 
 def _weighted_tokens(tools: Sequence[Tool]) -> list[list[str]]:
     """Each tool's document as one token list, each field's tokens repeated by its weight."""
-    from . import tokenize
+    from .. import tokenize
 
     weights = FieldWeights().as_list()
     docs = []
@@ -46,8 +46,8 @@ def _rank_bm25_ranker(tools: Sequence[Tool], kind: str) -> Ranker:
     import numpy as np
     import rank_bm25
 
-    from . import tokenize
-    from ._variants import top_k
+    from .. import tokenize
+    from .variants import top_k
 
     corpus = _weighted_tokens(tools)
     model = (
@@ -95,7 +95,7 @@ def _rank_bm25_ranker(tools: Sequence[Tool], kind: str) -> Ranker:
 def _bm25s_ranker(tools: Sequence[Tool], method: str) -> Ranker:
     import bm25s
 
-    from . import tokenize
+    from .. import tokenize
 
     corpus = _weighted_tokens(tools)
     if method == "bm25+":

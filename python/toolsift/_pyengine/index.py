@@ -9,7 +9,7 @@ the formula), so scores agree bit for bit on the same machine and ranked lists a
 * distinct query terms are visited in first-seen order and each document's score starts at 0.0;
 * ties break by name (code point order), then by document id.
 
-Text becomes terms through the index's analysis profile (``toolsift._analysis``, the twin of
+Text becomes terms through the index's analysis profile (``toolsift._text.analysis``, the twin of
 ``rust/analysis.rs``): ``"seed"`` (the tokens) or ``"english"`` (CJK bigrams, half-weight
 stemmed copies added right after each term, query stop words, distinct query terms).
 
@@ -26,15 +26,12 @@ from array import array
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._analysis import STEM_WEIGHT, ProfileName, check_profile, stem_copy, terms
-from ._fallback_search import MAX_COUNT_OPTION as MAX_COUNT_OPTION
-from ._fallback_search import MAX_FIELD_WEIGHT as MAX_FIELD_WEIGHT
-from ._fallback_search import _check_text as _check_text
-from ._fallback_search import _idf, _Search, as_real
-from ._fallback_search import _Options as _Options
-from ._fallback_search import check_limit as check_limit
-from ._fallback_store import _Store
-from ._tokenize import tokenize
+from .._options import MAX_FIELD_WEIGHT, as_real, check_bm25_params, check_text
+from .._snapshot.positions import new_ids, without
+from .._text.analysis import STEM_WEIGHT, ProfileName, check_profile, stem_copy, terms
+from .._text.tokenize import tokenize
+from .search import _idf, _Search
+from .store import _Store
 
 __all__ = ["Index", "tokenize"]
 
@@ -48,17 +45,6 @@ def _lossy(text: str) -> str:
         return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
-def _validated_params(k1: float, b: float, delta: float) -> tuple[float, float, float]:
-    k1, b, delta = as_real(k1, "k1"), as_real(b, "b"), as_real(delta, "delta")
-    if not (math.isfinite(k1) and k1 >= 0.0):
-        raise ValueError(f"Invalid k1: must be a finite number >= 0, got {k1}")
-    if not (math.isfinite(b) and 0.0 <= b <= 1.0):
-        raise ValueError(f"Invalid b: must be between 0 and 1, got {b}")
-    if not (math.isfinite(delta) and delta >= 0.0):
-        raise ValueError(f"Invalid delta: must be a finite number >= 0, got {delta}")
-    return k1, b, delta
-
-
 class Index(_Search, _Store):
     """A BM25+ index over weighted-field documents, in pure Python.
 
@@ -68,7 +54,8 @@ class Index(_Search, _Store):
         field_weights: ``field_weights[f]`` is the weight of field ``f``; weight-0 fields are
             not scored.
         k1, b, delta: BM25+ parameters.
-        profile: the analysis profile, ``"seed"`` or ``"english"`` (see ``toolsift._analysis``).
+        profile: the analysis profile, ``"seed"`` or ``"english"``
+            (see ``toolsift._text.analysis``).
 
     Example:
         >>> idx = Index(["a", "b"], [[(0, "read file")], [(0, "write file")]], [1.0])
@@ -91,7 +78,7 @@ class Index(_Search, _Store):
     ) -> None:
         self._profile = profile = check_profile(profile)
         stems = profile == "english"
-        names = [_lossy(_check_text(n, "name")) for n in names]
+        names = [_lossy(check_text(n, "name")) for n in names]
         documents = list(documents)
         if len(names) != len(documents):
             raise ValueError(f"got {len(names)} names for {len(documents)} documents")
@@ -102,7 +89,7 @@ class Index(_Search, _Store):
                     f"Invalid field weight: field {field_id} has weight {w}; "
                     "weights must be finite, >= 0 and at most 1e30"
                 )
-        self._params = _validated_params(k1, b, delta)
+        self._params = check_bm25_params(k1, b, delta)
         self._weights = tuple(weights)
         self._names = names
         build: dict[str, tuple[list[int], list[float]]] = {}
@@ -127,7 +114,7 @@ class Index(_Search, _Store):
                         "field weights were given"
                     )
                 weight = weights[fid]
-                _check_text(text, "field text")
+                check_text(text, "field text")
                 if weight == 0.0:
                     # Not scored; kept as presence postings for required terms.
                     present.update(dict.fromkeys(terms(profile, text)))
@@ -167,7 +154,7 @@ class Index(_Search, _Store):
 
     def __repr__(self) -> str:
         return (
-            f"<toolsift._fallback.Index documents={self._n} terms={len(self._postings)} "
+            f"<toolsift._pyengine.index.Index documents={self._n} terms={len(self._postings)} "
             f"profile={self._profile}>"
         )
 
@@ -194,7 +181,7 @@ class Index(_Search, _Store):
         return postings + 16 * self._n + sum(len(n) + 50 for n in self._names)
 
     def document_frequency(self, term: str) -> int:
-        entry = self._postings.get(_check_text(term, "term"))
+        entry = self._postings.get(check_text(term, "term"))
         return len(entry[0]) if entry else 0
 
     @property
@@ -331,30 +318,6 @@ class _Moves:
         if tfs is None:
             return new_docs, None  # type: ignore[return-value]
         return new_docs, tfs[:cut] + tail_tfs  # type: ignore[operator]
-
-
-def without(items: Sequence[Any], drop: Sequence[int]) -> list[Any]:
-    """``items`` without the positions ``drop`` (ascending), copied slice by slice (C-level
-    copies: an update of a few items of a long sequence does no per-item Python work)."""
-    out: list[Any] = []
-    start = 0
-    for d in drop:
-        out += items[start:d]
-        start = d + 1
-    out += items[start:]
-    return out
-
-
-def new_ids(n: int, drop: Sequence[int]) -> list[int]:
-    """For each of ``n`` positions, its position once ``drop`` (ascending) is removed, or -1 for
-    a removed one (runs of kept positions are written as ranges)."""
-    out = [-1] * n
-    start = 0
-    for shift, d in enumerate(drop):
-        out[start:d] = range(start - shift, d - shift)
-        start = d + 1
-    out[start:] = range(start - len(drop), n - len(drop))
-    return out
 
 
 def _sorted_after_update(previous: list[str], postings: dict[str, Any]) -> list[str]:

@@ -16,15 +16,15 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, overload
 
-from ._analysis import STOPWORDS_EN
-from ._fallback_search import MAX_FIELD_WEIGHT, as_real
-from ._tokenize import tokenize as _py_tokenize
+from .._options import MAX_FIELD_WEIGHT, as_real
+from .analysis import STOPWORDS_EN
+from .tokenize import tokenize as _py_tokenize
 
 try:  # the Rust tokenizer splits identically (a Hypothesis test holds it), ~3x faster
-    from ._core import tokenize as _tokenize
+    from .._core import tokenize as _tokenize
 except ImportError:
     _tokenize = _py_tokenize
-from .tools import Tool
+from ..tools import Tool
 
 __all__ = [
     "Documents",

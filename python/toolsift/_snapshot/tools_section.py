@@ -26,8 +26,8 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Union, cast, overload
 
-from .errors import SnapshotError, ToolDefinitionError
-from .tools import Tool, tool_aliases
+from ..errors import SnapshotError, ToolDefinitionError
+from ..tools import Tool, tool_aliases
 
 __all__ = ["LazyTools", "NameView", "encode_tool_section", "decode_tool_section"]
 
@@ -47,7 +47,7 @@ def _record(tool: Tool) -> bytes:
 
 
 class NameView:
-    """The name fields of one tool (what :class:`toolsift.names.NameTable` reads), without
+    """The name fields of one tool (what :class:`toolsift._names.table.NameTable` reads), without
     decoding the tool.
 
     Example:

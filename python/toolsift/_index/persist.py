@@ -1,9 +1,9 @@
 """Snapshots and live updates of a ``ToolIndex``: ``save``/``load``, bytes, pickling,
 ``with_tools`` and ``replace_server`` (a base class of :class:`toolsift.ToolIndex`).
 
-A snapshot is the engine's snapshot (``toolsift._snapshot``) with the tools in its metadata
-section (``toolsift._lazytools``). An update is copy-on-write: the engine patches its postings
-(``updated``), and the name table is carried over rather than rebuilt.
+A snapshot is the engine's snapshot (``toolsift._snapshot.format``) with the tools in its
+metadata section (``toolsift._snapshot.tools_section``). An update is copy-on-write: the engine
+patches its postings (``updated``), and the name table is carried over rather than rebuilt.
 
 Example:
     >>> from toolsift import Tool, ToolIndex
@@ -21,17 +21,17 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._documents import FieldWeights, documents
-from ._engines import EngineName, select_engine
-from ._fallback import new_ids, without
-from ._lazytools import LazyTools, decode_tool_section, encode_tool_section
-from ._snapshot import stored_field_weights
-from .errors import DuplicateToolError, SnapshotError
-from .names import NameTable
-from .tools import Tool
+from .._engine.select import EngineName, select_engine
+from .._names.table import NameTable
+from .._snapshot.format import stored_field_weights
+from .._snapshot.positions import new_ids, without
+from .._snapshot.tools_section import LazyTools, decode_tool_section, encode_tool_section
+from .._text.documents import FieldWeights, documents
+from ..errors import DuplicateToolError, SnapshotError
+from ..tools import Tool
 
 if TYPE_CHECKING:
-    from ._engine import EngineIndex, EngineKeywordIndex
+    from .._engine.protocol import EngineIndex, EngineKeywordIndex
 
 __all__ = ["SnapshotsAndUpdates"]
 
@@ -92,8 +92,8 @@ class SnapshotsAndUpdates:
     def to_bytes(self) -> bytes:
         """The index, its tools, parameters and field weights as snapshot bytes.
 
-        The bytes are the engine snapshot (see ``toolsift._snapshot``) with the tools stored as
-        JSON in its metadata section; both engines read and write the same format.
+        The bytes are the engine snapshot (see ``toolsift._snapshot.format``) with the tools
+        stored as JSON in its metadata section; both engines read and write the same format.
 
         Example:
             >>> from toolsift import Tool, ToolIndex
@@ -142,7 +142,7 @@ class SnapshotsAndUpdates:
             >>> len(ToolIndex.load(path))
             1
         """
-        from ._snapshot import write_atomic
+        from .._snapshot.format import write_atomic
 
         write_atomic(path, self.to_bytes())
 
@@ -159,9 +159,6 @@ class SnapshotsAndUpdates:
         with open(path, "rb") as fh:
             data = fh.read()
         return cls.from_bytes(data, engine=engine)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_unpickle_tool_index, (self.to_bytes(), self.engine))
 
     def with_tools(self: _Index, add: Iterable[Tool] = (), remove: Iterable[str] = ()) -> _Index:
         """A new index with ``add`` added and the tools named in ``remove`` removed; this one is
@@ -261,8 +258,8 @@ class SnapshotsAndUpdates:
 
 _SNAPSHOT_KIND = "toolsift.ToolIndex"
 # 2: a header line with the server and MCP-name columns, then one JSON record per tool, so that
-# load() decodes a tool only when it is read (toolsift._lazytools). 1 (one JSON document) is
-# refused with a "rebuild" message.
+# load() decodes a tool only when it is read (toolsift._snapshot.tools_section). 1 (one JSON
+# document) is refused with a "rebuild" message.
 _TOOL_SECTION_VERSION = 2
 
 
@@ -352,11 +349,3 @@ def _name_iter(names: Any, what: str) -> Iterable[Any]:
 def _name_source(tools: Sequence[Tool] | LazyTools) -> Sequence[Any]:
     """What the name table reads: the tools, or a loaded index's name columns (no decoding)."""
     return tools.name_views() if isinstance(tools, LazyTools) else tools
-
-
-def _unpickle_tool_index(data: bytes, engine: str) -> Any:
-    """Unpickles a :class:`ToolIndex` on the engine it was pickled from (module level: pickle
-    finds it by name)."""
-    from .index import ToolIndex
-
-    return ToolIndex.from_bytes(data, engine=engine)  # type: ignore[arg-type]

@@ -1,6 +1,6 @@
 """The Protocols that both engines satisfy, so their APIs cannot drift apart.
 
-``toolsift._core.Index`` (Rust) and ``toolsift._fallback.Index`` (pure Python) both implement
+``toolsift._core.Index`` (Rust) and ``toolsift._pyengine.index.Index`` (pure Python) both implement
 :class:`EngineIndex`, and both classes are an :class:`EngineIndexClass`; the same for the keyword
 scorers. pyright checks that in CI (``tests/test_typing.py``).
 
@@ -18,9 +18,9 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from ._analysis import ProfileName
-    from .result import Match, MatchReason
-    from .tools import Tool
+    from .._text.analysis import ProfileName
+    from ..result import Match, MatchReason
+    from ..tools import Tool
 
 
 class EngineIndex(Protocol):

@@ -1,11 +1,11 @@
-"""Snapshots of the pure-Python engine: ``toolsift._fallback.Index`` as columns and bytes.
+"""Snapshots of the pure-Python engine: ``toolsift._pyengine.index.Index`` as columns and bytes.
 
-The bytes are the Rust engine's format (``toolsift._snapshot``): every term with a scored or a
-presence posting, in code point order (Rust's UTF-8 byte order), so both engines write the same
-bytes and read each other's.
+The bytes are the Rust engine's format (``toolsift._snapshot.format``): every term with a
+scored or a presence posting, in code point order (Rust's UTF-8 byte order), so both engines
+write the same bytes and read each other's.
 
 Example:
-    >>> from toolsift._fallback import Index
+    >>> from toolsift._pyengine.index import Index
     >>> idx = Index(["a", "b"], [[(0, "read file")], [(0, "write file")]], [1.0])
     >>> again = Index.from_bytes(idx.to_bytes())
     >>> again.names, again.to_bytes() == idx.to_bytes()
@@ -19,15 +19,15 @@ from array import array
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from . import _snapshot
-from ._analysis import check_profile
-from ._fallback_search import _Fields, _idf
+from .._snapshot import format as _snapshot
+from .._text.analysis import check_profile
+from .search import _Fields, _idf
 
 _S = TypeVar("_S", bound="_Store")
 
 
 class _Store(_Fields):
-    """Snapshot columns, bytes and files of :class:`~toolsift._fallback.Index` (a mixin)."""
+    """Snapshot columns, bytes and files of :class:`~toolsift._pyengine.index.Index` (a mixin)."""
 
     __slots__ = ()
 
@@ -67,7 +67,7 @@ class _Store(_Fields):
         return self
 
     def to_bytes(self, metadata: bytes | None = None) -> bytes:
-        """The index as snapshot bytes (the Rust engine's format; see ``toolsift._snapshot``)."""
+        """The index as snapshot bytes (the Rust engine's format: ``toolsift._snapshot.format``)."""
         return _snapshot.dumps(self._columns(), bytes(metadata or b""))
 
     @classmethod

@@ -18,8 +18,8 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple, Union
 
-from .errors import CatalogError, ToolDefinitionError
-from .tools import _kind
+from ..errors import CatalogError, ToolDefinitionError
+from ..tools import _kind
 
 # These aliases are evaluated at run time, so they keep typing's spelling for Python 3.9.
 _Path = tuple[Union[str, int], ...]  # a place in a JSON document: keys and indices

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import Callable, Literal
 
-from ._tokenize import tokenize
-from .errors import ProfileError
+from ..errors import ProfileError
+from .tokenize import tokenize
 
 __all__ = [
     "PROFILES",

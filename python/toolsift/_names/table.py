@@ -26,14 +26,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
-from .query import _QUOTED, MIN_SQUASHED_LENGTH, is_identifier, name_key, name_spans, without
-from .tools import _SAFE_NAME, Tool, tool_aliases
+from ..query import _QUOTED, MIN_SQUASHED_LENGTH, is_identifier, name_key, name_spans, without
+from ..tools import _SAFE_NAME, Tool, tool_aliases
 
 if TYPE_CHECKING:
-    from ._core import NameKeys
+    from .._core import NameKeys
 
 try:  # the compiled proof that a query names no tool (NameTable._names_none)
-    from ._core import NameKeys as _NameKeys
+    from .._core import NameKeys as _NameKeys
 except ImportError:  # a pure-Python install: the Python proof runs
     _NameKeys = None  # type: ignore[assignment,misc]
 

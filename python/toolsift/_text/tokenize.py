@@ -115,7 +115,7 @@ class _Tables:
     """What the non-ASCII path needs, derived from ``_unicode_data``."""
 
     def __init__(self) -> None:
-        from . import _unicode_data as u
+        from . import unicode_data as u
 
         assert u.UNICODE_VERSION == UNICODE_VERSION
         self.cased, self.case_ignorable = u.CASED, u.CASE_IGNORABLE

@@ -1,13 +1,14 @@
-"""Scoring and search for the pure-Python engine: the BM25+ sums of ``toolsift._fallback.Index``.
+"""Scoring and search for the pure-Python engine: the BM25+ sums of
+``toolsift._pyengine.index.Index``.
 
-:class:`_Search` holds the query side of :class:`~toolsift._fallback.Index`: ``search``,
+:class:`_Search` holds the query side of :class:`~toolsift._pyengine.index.Index`: ``search``,
 ``search_many``, ``score_documents`` and ``explain``, the score accumulation (the same IEEE-754
 double operations in the same order as ``rust/index/search.rs``), prefix expansion of unknown query
 terms, required terms and the option checks. :class:`_Fields` types the index's data for both
 mixins and derives the length norms.
 
 Example:
-    >>> from toolsift._fallback import Index
+    >>> from toolsift._pyengine.index import Index
     >>> idx = Index(["a", "b"], [[(0, "read file")], [(0, "read write")]], [1.0])
     >>> [doc for doc, _ in idx.search("wri", 5, prefix_fraction=0.5)]
     [1]
@@ -19,71 +20,15 @@ from __future__ import annotations
 
 import heapq
 import math
-import operator
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 
-from ._analysis import STEM_QUERY_WEIGHT, ProfileName, is_marked, query_terms, required_terms
-from .errors import LimitError, QueryError
-from .result import Match, MatchReason, new_matches
-from .tools import Tool
-
-
-def _check_text(value: object, what: str) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{what} must be a str, got {type(value).__name__}")
-    return value
-
-
-#: The largest field weight (``build::MAX_FIELD_WEIGHT``): term frequencies are float32 sums of
-#: weights, which a larger weight could overflow to infinity (a NaN score).
-MAX_FIELD_WEIGHT = 1e30
-
-#: The largest count option passed on (``prefix_min_len``, ``max_expansions``): a larger value
-#: acts as this one (no term is that long, no term has that many expansions), and it fits the
-#: Rust engine's ``usize`` on every platform.
-MAX_COUNT_OPTION = 2**31 - 1
-
-
-def as_real(value: object, what: str) -> float:
-    """``value`` as a float, for an option that must be a real number (an int, a float, a numpy
-    scalar): a ``str`` is a ``TypeError`` here, as in the Rust engine, where ``float()`` would
-    parse it.
-
-    Example:
-        >>> as_real(1, "threshold")
-        1.0
-    """
-    if isinstance(value, (str, bytes, bytearray)) or not (
-        hasattr(type(value), "__float__") or hasattr(type(value), "__index__")
-    ):
-        raise TypeError(f"{what} must be a number, got {type(value).__name__}")
-    return float(value)  # type: ignore[arg-type]  # it has __float__ or __index__
-
-
-def as_count(value: object, what: str) -> int:
-    """``value`` as an int >= 0 (``TypeError`` for a float or str, ``ValueError`` below 0),
-    capped at :data:`MAX_COUNT_OPTION`, which means the same.
-
-    Example:
-        >>> as_count(10**20, "max_expansions") == MAX_COUNT_OPTION
-        True
-    """
-    try:
-        count = operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
-        raise TypeError(f"{what} must be an int, got {type(value).__name__}") from None
-    if count < 0:
-        raise ValueError(f"{what} must be >= 0, got {count}")
-    return min(count, MAX_COUNT_OPTION)
-
-
-def check_limit(limit: object) -> int:
-    """``limit`` must be an int (not a bool) >= 1. Same message as the Rust engine."""
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise LimitError(f"Limit must be a positive integer, got {limit!r}.")
-    return limit
+from .._options import SearchOptions, check_limit, check_text
+from .._text.analysis import STEM_QUERY_WEIGHT, ProfileName, is_marked, query_terms, required_terms
+from ..errors import QueryError
+from ..result import Match, MatchReason, new_matches
+from ..tools import Tool
 
 
 def _idf(n_docs: int, df: int) -> float:
@@ -91,8 +36,8 @@ def _idf(n_docs: int, df: int) -> float:
 
 
 class _Fields:
-    """The data of a :class:`~toolsift._fallback.Index`: its slots and their types, declared once
-    for the class and the mixins it is made of."""
+    """The data of a :class:`~toolsift._pyengine.index.Index`: its slots and their types,
+    declared once for the class and the mixins it is made of."""
 
     __slots__ = (
         "_names",
@@ -135,7 +80,7 @@ class _Fields:
 
 
 class _Search(_Fields):
-    """The query side of :class:`~toolsift._fallback.Index` (a mixin)."""
+    """The query side of :class:`~toolsift._pyengine.index.Index` (a mixin)."""
 
     __slots__ = ()
 
@@ -154,9 +99,9 @@ class _Search(_Fields):
         coverage: bool = False,
     ) -> list[tuple[int, float]]:
         """Top ``limit`` ``(doc id, score)`` pairs, score descending then name ascending."""
-        tokens = query_terms(self._profile, _check_text(query, "query"))
+        tokens = query_terms(self._profile, check_text(query, "query"))
         limit = check_limit(limit)
-        opts = _Options(
+        opts = SearchOptions(
             exclude, include, required, prefix_fraction, prefix_min_len, max_expansions,
             threshold, relative_floor, coverage,
         )  # fmt: skip
@@ -188,7 +133,7 @@ class _Search(_Fields):
         return new_matches(tools, hits, reason)
 
     def _search(
-        self, tokens: list[str], limit: int, opts: _Options, req: list[set[int]] | None
+        self, tokens: list[str], limit: int, opts: SearchOptions, req: list[set[int]] | None
     ) -> list[tuple[int, float]]:
         """``search`` after validation; ``req`` is ``_required_sets(opts.required)``."""
         if not self._n or req is None:
@@ -234,8 +179,8 @@ class _Search(_Fields):
         max_expansions: int = 16,
     ) -> list[tuple[int, float]]:
         """``(doc id, score)`` for each of ``docs`` that the filters keep, in the order given."""
-        tokens = query_terms(self._profile, _check_text(query, "query"))
-        opts = _Options(
+        tokens = query_terms(self._profile, check_text(query, "query"))
+        opts = SearchOptions(
             exclude, include, required, prefix_fraction, prefix_min_len, max_expansions,
             0.0, 0.0, False,
         )  # fmt: skip
@@ -256,8 +201,8 @@ class _Search(_Fields):
         max_expansions: int = 16,
     ) -> list[tuple[str, str, bool, float, float, float, float, float]]:
         """Per matched query term: (term, matched, prefix, qtf, idf, tf, norm, contribution)."""
-        tokens = query_terms(self._profile, _check_text(query, "query"))
-        opts = _Options(
+        tokens = query_terms(self._profile, check_text(query, "query"))
+        opts = SearchOptions(
             None, None, None, prefix_fraction, prefix_min_len, max_expansions, 0.0, 0.0, False
         )
         doc = _check_doc(doc)
@@ -290,7 +235,7 @@ class _Search(_Fields):
                 out.append(best)
         return out
 
-    def _expansions(self, tok: str, opts: _Options) -> list[str]:
+    def _expansions(self, tok: str, opts: SearchOptions) -> list[str]:
         """The scored terms ``tok`` expands to (``PrefixOptions`` in ``rust/index/options.rs``)."""
         if not (opts.prefix_fraction > 0.0 and len(tok) >= opts.prefix_min_len):
             return []
@@ -305,7 +250,7 @@ class _Search(_Fields):
         return out
 
     def _accumulate(
-        self, tokens: list[str], opts: _Options
+        self, tokens: list[str], opts: SearchOptions
     ) -> tuple[dict[int, float], dict[int, int], int]:
         """Scores per document (same f64 operations, same order as Rust), matched-term counts,
         and the number of known query terms."""
@@ -363,7 +308,7 @@ class _Search(_Fields):
         return out
 
     @staticmethod
-    def _passes(doc: int, opts: _Options, required: list[set[int]]) -> bool:
+    def _passes(doc: int, opts: SearchOptions, required: list[set[int]]) -> bool:
         return (
             doc not in opts.exclude
             and (opts.include is None or doc in opts.include)
@@ -390,9 +335,9 @@ class _Search(_Fields):
         would raise it."""
         if isinstance(queries, str):
             raise TypeError("queries must be an iterable of str, not a single str")
-        queries = [_check_text(q, "query") for q in queries]
+        queries = [check_text(q, "query") for q in queries]
         limit = check_limit(limit)
-        opts = _Options(
+        opts = SearchOptions(
             exclude, include, required, prefix_fraction, prefix_min_len, max_expansions,
             threshold, relative_floor, coverage,
         )  # fmt: skip
@@ -427,55 +372,3 @@ def _check_doc(doc: object) -> int:
     if doc < 0 or doc > 0xFFFFFFFF:
         raise OverflowError(f"document id out of range: {doc}")
     return doc
-
-
-class _Options:
-    """The validated keyword options of a search (``SearchOptions``, ``rust/index/options.rs``)."""
-
-    __slots__ = (
-        "exclude",
-        "include",
-        "required",
-        "prefix_fraction",
-        "prefix_min_len",
-        "max_expansions",
-        "threshold",
-        "relative_floor",
-        "coverage",
-    )
-
-    def __init__(
-        self,
-        exclude: Iterable[int] | None,
-        include: Iterable[int] | None,
-        required: Iterable[str] | None,
-        prefix_fraction: float,
-        prefix_min_len: int,
-        max_expansions: int,
-        threshold: float,
-        relative_floor: float,
-        coverage: bool,
-    ) -> None:
-        self.exclude = set(exclude) if exclude is not None else frozenset()
-        self.include = set(include) if include is not None else None
-        self.required = [_check_text(t, "required term") for t in required or ()]
-        self.prefix_fraction = as_real(prefix_fraction, "prefix_fraction")
-        self.prefix_min_len = as_count(prefix_min_len, "prefix_min_len")
-        self.max_expansions = as_count(max_expansions, "max_expansions")
-        self.threshold = as_real(threshold, "threshold")
-        self.relative_floor = as_real(relative_floor, "relative_floor")
-        if not isinstance(coverage, bool):
-            raise TypeError(f"coverage must be a bool, got {type(coverage).__name__}")
-        self.coverage = coverage
-        if not (math.isfinite(self.prefix_fraction) and self.prefix_fraction >= 0.0):
-            raise ValueError(
-                f"Invalid prefix fraction: must be a finite number >= 0, got {self.prefix_fraction}"
-            )
-        if not (math.isfinite(self.threshold) and self.threshold >= 0.0):
-            raise ValueError(
-                f"Invalid threshold: must be a finite number >= 0, got {self.threshold}"
-            )
-        if not (math.isfinite(self.relative_floor) and 0.0 <= self.relative_floor <= 1.0):
-            raise ValueError(
-                f"Invalid relative floor: must be between 0 and 1, got {self.relative_floor}"
-            )

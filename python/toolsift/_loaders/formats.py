@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Callable, Optional
 
-from .errors import ToolDefinitionError
-from .tools import Tool, _default_schema, _invalid, _kind, _sanitize_part, mcp_name
+from ..errors import ToolDefinitionError
+from ..tools import Tool, _default_schema, _invalid, _kind, _sanitize_part, mcp_name
 
 # This alias is evaluated at run time, so it keeps typing's spelling for Python 3.9.
 _Converter = Callable[[Mapping[str, Any], Optional[str], bool], Optional[Tool]]

@@ -14,18 +14,18 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from ._analysis import STEM_WEIGHT, ProfileName, stem_copy
-from ._analysis import terms as analysed_terms
-from ._documents import FieldWeights, scored_text
-from ._documents import document as _document
-from ._lazytools import LazyTools
-from ._named import DEFAULT_PREFIX_FRACTION
-from .explain import Explanation, TermContribution
-from .query import DEFAULT_MAX_QUERY_LENGTH, parse_query
-from .tools import Tool
+from .._snapshot.tools_section import LazyTools
+from .._text.analysis import STEM_WEIGHT, ProfileName, stem_copy
+from .._text.analysis import terms as analysed_terms
+from .._text.documents import FieldWeights, scored_text
+from .._text.documents import document as _document
+from ..explain import Explanation, TermContribution
+from ..query import DEFAULT_MAX_QUERY_LENGTH, parse_query
+from ..tools import Tool
+from .lookups import DEFAULT_PREFIX_FRACTION
 
 if TYPE_CHECKING:
-    from ._engine import EngineIndex
+    from .._engine.protocol import EngineIndex
 
 __all__ = ["Explaining"]
 

@@ -1,7 +1,7 @@
 """Ranking variants for the evaluation: composed documents and tokens, scored in numpy.
 
 This is a measuring instrument, not the engine. It rebuilds toolsift's weighted-field documents
-(:func:`toolsift._documents.document`), optionally transforms the text (CJK bigrams, Snowball
+(:func:`toolsift._text.documents.document`), optionally transforms the text (CJK bigrams, Snowball
 stemming, query stop words, extra low-weight fields) and scores with either
 
 * ``"bm25+"``: exactly the engine's formula (seed 000: weighted term frequency, one document
@@ -16,7 +16,7 @@ identically in ``rust/`` and ``_fallback.py``.
 
 Example:
     >>> from toolsift import Tool
-    >>> from toolsift._variants import Variant, VariantIndex
+    >>> from toolsift.evaluation.variants import Variant, VariantIndex
     >>> tools = [Tool(name="read_file", description="Read a file"),
     ...          Tool(name="send_mail", description="Send an email")]
     >>> [tools[i].name for i in VariantIndex(tools, Variant(stem=True)).search("reading files", 2)]
@@ -33,10 +33,10 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
-from ._analysis import STOPWORDS_EN, is_marked, split_cjk, stem_copy
-from ._documents import FieldWeights, document, word_pairs
-from ._documents import parameter_descriptions as property_descriptions
-from .tools import Tool
+from .._text.analysis import STOPWORDS_EN, is_marked, split_cjk, stem_copy
+from .._text.documents import FieldWeights, document, word_pairs
+from .._text.documents import parameter_descriptions as property_descriptions
+from ..tools import Tool
 
 __all__ = [
     "Variant",
@@ -49,7 +49,7 @@ __all__ = [
     "word_pairs",
 ]
 
-# Field ids of toolsift._documents.document, by name (the order of FieldWeights).
+# Field ids of toolsift._text.documents.document, by name (the order of FieldWeights).
 _FIELD_NAMES = [f.name for f in dataclasses.fields(FieldWeights)]
 # Short option names of two fields (``desc=0.25``), and the long ones of earlier variant specs.
 _SHORT_FIELDS = {"description": "desc", "parameter_descriptions": "propdesc"}
@@ -61,7 +61,7 @@ _FIELD_ALIASES = {
 
 
 def cjk_split(text: str, tokenize: Callable[[str], list[str]]) -> list[str]:
-    """Tokens of ``text`` with the engine's CJK split (``toolsift._analysis``): each token is
+    """Tokens of ``text`` with the engine's CJK split (``toolsift._text.analysis``): each token is
     split at Han / Kana / Hangul / other boundaries and CJK runs become character bigrams (a
     one-character run stays a unigram).
 
@@ -80,14 +80,14 @@ def _default_tokenize() -> Callable[[str], list[str]]:
 
 def _stemmer() -> Callable[[list[str]], list[str]]:
     """English Snowball (Porter2) over a token list: snowballstemmer 2.2, the engine's stemmer
-    (``toolsift._analysis``; PyStemmer 3 implements Snowball 3's changed English)."""
+    (``toolsift._text.analysis``; PyStemmer 3 implements Snowball 3's changed English)."""
     from snowballstemmer.english_stemmer import EnglishStemmer  # not PyStemmer: see _analysis
 
     return EnglishStemmer().stemWords
 
 
 def _stem_copies(tokens: list[str]) -> list[str]:
-    """The engine's stemmed copies (``toolsift._analysis.stem_copy``) of ``tokens``."""
+    """The engine's stemmed copies (``toolsift._text.analysis.stem_copy``) of ``tokens``."""
     return [stem_copy(t) for t in tokens]
 
 

@@ -22,7 +22,7 @@ problem is a :class:`toolsift.SnapshotError` whose message says what is wrong an
 the same wording as the Rust reader.
 
 Example:
-    >>> from toolsift._snapshot import Columns, dumps, loads
+    >>> from toolsift._snapshot.format import Columns, dumps, loads
     >>> cols = Columns((1.2, 0.75, 1.0), [1.0], ["a"], ["x"], [0, 1], [0], [1.0], [0, 0], [], [1.0])
     >>> loads(dumps(cols, b"hi"))[0].names
     ['a']
@@ -37,7 +37,7 @@ import zlib
 from array import array
 from dataclasses import dataclass
 
-from .errors import SnapshotError
+from ..errors import SnapshotError
 
 MAGIC = b"TSIFTIDX"
 FORMAT_VERSION = 3
@@ -60,7 +60,7 @@ class Columns:
     presence_offsets: array | list[int]
     presence_docs: array | list[int]
     lengths: array | list[float]
-    #: The analysis profile (``toolsift._analysis``) the terms were made with.
+    #: The analysis profile (``toolsift._text.analysis``) the terms were made with.
     profile: str = "seed"
 
 

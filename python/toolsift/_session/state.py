@@ -24,10 +24,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .errors import DuplicateToolError
-from .loaders import from_mcp
-from .tokens import tool_tokens
-from .tools import Tool, _kind
+from ..errors import DuplicateToolError
+from ..loaders import from_mcp
+from ..tokens import tool_tokens
+from ..tools import Tool, _kind
 
 DiscoveryMode = Literal["off", "all", "mcp-only", "auto"]
 ToolSource = Literal["builtin", "mcp", "extension", "custom"]
