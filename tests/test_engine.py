@@ -1,4 +1,4 @@
-"""The raw engines (``_core.Index`` and ``_fallback.Index``) behave identically."""
+"""The raw engines (``_core.Index`` and ``_pyengine.index.Index``) behave identically."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ coarse count of the expensive calls that would catch the old growth coming back.
 * ``select:`` with unknown names: "did you mean" looked at every name form of the table with
   difflib, for every missing name (``NameTable.suggest``).
 * the exact-name tier scored the rest of the query once per name the query holds, then cut the
-  list to the limit (``NamedLookups._exact_name_tier``): quadratic in the query length.
+  list to the limit (``NameLookups.exact_name_tier``): quadratic in the query length.
 * a raw name shared by many servers (``read_file``): ``NameTable.lookup`` built every holder's
   aliases for every spelling asked.
 """
@@ -22,8 +22,9 @@ import pytest
 import toolsift
 import toolsift._names.table as names_module
 from toolsift import Tool, ToolIndex
-from toolsift._index.lookups import DEFAULT_PREFIX_FRACTION, SUGGESTED_NAMES_MAX, NamedLookups
+from toolsift._index.lookups import SUGGESTED_NAMES_MAX, NameLookups
 from toolsift._names.table import NameTable
+from toolsift._options import DEFAULT_PREFIX_FRACTION
 from toolsift.query import name_key, parse_query
 from toolsift.tools import mcp_name
 
@@ -113,7 +114,7 @@ def reference_suggest(table: NameTable, name: str, candidates, n: int = 3) -> tu
 
 
 def engine_candidates(index: ToolIndex, name: str, allowed=None) -> list[int]:
-    """The tools the engine proposes for a missing name (as ``NamedLookups._suggest``)."""
+    """The tools the engine proposes for a missing name (as ``NameLookups.suggest``)."""
     try:
         hits = index._index.search(name, 20, prefix_fraction=DEFAULT_PREFIX_FRACTION)
     except ValueError:
@@ -122,7 +123,7 @@ def engine_candidates(index: ToolIndex, name: str, allowed=None) -> list[int]:
 
 
 def reference_tier(self, named, text, excluded, filters, limit):
-    """``NamedLookups._exact_name_tier`` before the fix (every name scored, then cut)."""
+    """``NameLookups.exact_name_tier`` before the fix (every name scored, then cut)."""
     tools = self._tools
     queues = []
     for ids, rest in self.names.find_names(text):
@@ -371,7 +372,7 @@ def test_the_exact_name_tier_equals_the_reference(engine, monkeypatch):
         return [(m.name, m.score, m.reason) for m in result], result.notices
 
     got = [outcome(q, o) for q, o in cases]
-    monkeypatch.setattr(NamedLookups, "_exact_name_tier", reference_tier)
+    monkeypatch.setattr(NameLookups, "exact_name_tier", reference_tier)
     want = [outcome(q, o) for q, o in cases]
     for case, g, w in zip(cases, got, want):
         assert g == w, case
@@ -388,7 +389,8 @@ def test_the_exact_name_tier_scores_about_limit_names(engine, monkeypatch):
     query = " ".join(f"op{k}_run" for k in range(60))
     assert len(index.names.find_names(query)) == 60
     counting = CountingEngine(index._index)
-    monkeypatch.setattr(index, "_index", counting)
+    for holder in (index, index._lookups, index._searcher):  # the index and its collaborators
+        monkeypatch.setattr(holder, "_index", counting)
     for limit in (1, 5, 25):
         counting.score_calls = 0
         result = index.search(query, limit=limit, max_query_length=len(query))

@@ -24,6 +24,8 @@ DEFAULT_LIMIT = 8
 DEFAULT_MAX_LIMIT = 25
 #: Seed 001's default number of matches for the keyword ranker.
 DEFAULT_KEYWORD_LIMIT = 5
+#: A query term missing from the index matches the terms it begins, at this fraction (seed 003).
+DEFAULT_PREFIX_FRACTION = 0.5
 
 
 def check_text(value: object, what: str) -> str:

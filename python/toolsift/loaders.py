@@ -25,8 +25,8 @@ Rules shared by every loader:
 * Errors name the place as a JSONPath (``$.servers[1].tools[3]``) or, in a JSONL file, the line.
 
 This module holds the public functions; the private modules beside it convert one item per
-format (``_loader_formats``), find the items of a document (``_loader_walk``) and read files
-(``_loader_files``).
+format (``_loaders.formats``), find the items of a document (``_loaders.walk``) and read files
+(``_loaders.files``).
 
 Example:
     >>> from toolsift.loaders import load_tools

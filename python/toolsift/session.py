@@ -77,7 +77,7 @@ __all__ = [
     "DISABLED_MESSAGE",
     "UNAVAILABLE_MESSAGE",
 ]
-# The modes, sources and auto budgets live with the catalogue state (._session_state) and are
+# The modes, sources and auto budgets live with the catalogue state (_session.state) and are
 # re-exported here.
 
 META_TOOL_NAME = "search_tool_bm25"

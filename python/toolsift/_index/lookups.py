@@ -1,4 +1,4 @@
-"""The name-driven parts of :class:`toolsift.ToolIndex` (a base class of it), over its state: the
+"""The name-driven parts of :class:`toolsift.ToolIndex` (a collaborator it holds): the
 name table, ``select:`` lookups with "did you mean" suggestions, the exact-name tier (seed 004),
 the server filter, seed 001's keyword index, and how each engine builds ``Match`` objects.
 
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._engine.select import keyword_index_class
 from .._names.table import NameTable
+from .._options import DEFAULT_PREFIX_FRACTION
 from .._snapshot.tools_section import LazyTools
 from .._text.documents import FieldWeights, scored_text
 from .._text.name_parts import keyword_name_parts
@@ -28,21 +29,18 @@ from ..errors import LimitError
 from ..query import ParsedQuery, without
 from ..result import Match, SearchResult, new_match, new_matches
 from ..tools import Tool
-from .persist import _name_source
 
 if TYPE_CHECKING:
     from .._engine.protocol import EngineIndex, EngineKeywordIndex
     from .request import _Request
 
-__all__ = ["NamedLookups", "EXACT_NAME_MAX_TOOLS", "SUGGESTED_NAMES_MAX"]
+__all__ = ["NameLookups", "EXACT_NAME_MAX_TOOLS", "SUGGESTED_NAMES_MAX", "name_source"]
 
 #: The most tools one name of the query brings into the exact-name tier.
 EXACT_NAME_MAX_TOOLS = 3
 #: Only the first this many missing names of a ``select:`` get "did you mean" suggestions (each
 #: costs an engine search and a look at the close name forms); later ones get ``()``.
 SUGGESTED_NAMES_MAX = 5
-#: A query term missing from the index matches the terms it begins, at this fraction (seed 003).
-DEFAULT_PREFIX_FRACTION = 0.5
 
 
 def _compiled_matches() -> Callable[[Sequence[Tool], Any, Any], list[Match]]:
@@ -62,18 +60,46 @@ _NEW_MATCHES: dict[str, Callable[[Sequence[Tool], Any, Any], list[Match]]] = {
 }
 
 
-class NamedLookups:
-    """The name table, ``select:``, the exact-name tier and the keyword index of
-    :class:`toolsift.ToolIndex`, over its state."""
+def name_source(tools: Sequence[Tool] | LazyTools) -> Sequence[Any]:
+    """What the name table reads: the tools, or a loaded index's name columns (no decoding)."""
+    return tools.name_views() if isinstance(tools, LazyTools) else tools
 
-    _tools: tuple[Tool, ...] | LazyTools
-    _servers: dict[str, list[int]] | None
-    _name_table: NameTable | None
-    _keyword: EngineKeywordIndex | None
-    _name_lock: threading.Lock
-    _index: EngineIndex
-    engine: str
-    field_weights: FieldWeights
+
+class NameLookups:
+    """The name-driven parts of one :class:`toolsift.ToolIndex`: its name table, ``select:``,
+    the exact-name tier, the server filter and the keyword ranker's index.
+
+    A collaborator the index holds (``ToolIndex._lookups``), given the index's tools, engine
+    index and field weights; the name table and the keyword index are built on first use.
+
+    Arguments:
+        tools: the index's tools (a loaded index's are decoded only when read).
+        engine: the engine's name, ``"rust"`` or ``"python"``.
+        index: the engine index over the same tools.
+        field_weights: the index's field weights.
+        servers: tool ids by server, if already known (else made on first use).
+        table: the name table, if already known (an update carries it over).
+    """
+
+    def __init__(
+        self,
+        tools: Sequence[Tool] | LazyTools,
+        engine: str,
+        index: EngineIndex,
+        field_weights: FieldWeights,
+        *,
+        servers: dict[str, list[int]] | None = None,
+        table: NameTable | None = None,
+    ) -> None:
+        self._tools = tools
+        self.engine = engine
+        self._index = index
+        self.field_weights = field_weights
+        self._servers = servers
+        self._name_table = table
+        self._keyword: EngineKeywordIndex | None = None
+        self._name_lock = threading.Lock()
+        self._allowed_cache: dict[tuple[Any, ...], Any] = {}
 
     @property
     def names(self) -> NameTable:
@@ -83,10 +109,19 @@ class NamedLookups:
             with self._name_lock:
                 table = self._name_table
                 if table is None:
-                    table = self._name_table = NameTable(_name_source(self._tools))
+                    table = self._name_table = NameTable(name_source(self._tools))
         return table
 
-    def _keyword_index(self) -> EngineKeywordIndex:
+    def carried_table(
+        self, tools: Sequence[Tool] | LazyTools, new_ids: list[int], kept: int
+    ) -> NameTable | None:
+        """This name table remapped for an updated index of ``tools`` (each old tool's new id,
+        -1 if removed; the first ``kept`` tools are the kept ones), instead of re-reading every
+        tool; ``None`` if it was never built."""
+        table = self._name_table
+        return None if table is None else table.remapped(name_source(tools), new_ids, kept)
+
+    def keyword_index(self) -> EngineKeywordIndex:
         """Seed 001's keyword scorer on the same engine, built on first use."""
         keyword = self._keyword
         if keyword is None:
@@ -104,7 +139,7 @@ class NamedLookups:
                     )
         return keyword
 
-    def _server_ids(self, server: str) -> Sequence[int]:
+    def server_ids(self, server: str) -> Sequence[int]:
         """The ids of ``server``'s tools, ascending (the table is made on first use)."""
         servers = self._servers
         if servers is None:
@@ -121,7 +156,7 @@ class NamedLookups:
             self._servers = servers  # a race makes the same dict twice: harmless
         return servers.get(server, ())
 
-    def _allowed(
+    def allowed(
         self, servers: Iterable[str] | None
     ) -> tuple[frozenset[int], tuple[int, ...]] | tuple[None, None]:
         """Tool ids on the given servers (``None``: no filter), as a set and ascending. Unknown
@@ -134,7 +169,7 @@ class NamedLookups:
         if servers is None:
             return None, None
         names: tuple[Any, ...] = (servers,) if isinstance(servers, str) else tuple(servers)
-        cache = self.__dict__.setdefault("_allowed_cache", {})
+        cache = self._allowed_cache
         try:
             known = cache.get(names)
             hashable = True
@@ -145,7 +180,7 @@ class NamedLookups:
         allowed: set[int] = set()
         for server in names:
             if isinstance(server, str):
-                allowed.update(self._server_ids(server))
+                allowed.update(self.server_ids(server))
         answer = (frozenset(allowed), tuple(sorted(allowed)))
         if hashable:
             if len(cache) >= 64:
@@ -153,7 +188,7 @@ class NamedLookups:
             cache[names] = answer
         return answer
 
-    def _tier(
+    def tier(
         self, parsed: ParsedQuery, request: _Request
     ) -> tuple[list[Match], int, tuple[tuple[int, ...] | None, tuple[str, ...], float]]:
         """The exact-name tier's matches, the room left for BM25+ matches, and what the BM25+
@@ -162,7 +197,7 @@ class NamedLookups:
 
         Every work item here is proportional to the query or to the named tools, never to the
         corpus: one dict lookup per candidate span, and engine calls only for the names read
-        before the tier is full (:meth:`_exact_name_tier`).
+        before the tier is full (:meth:`exact_name_tier`).
         """
         excluded = request.excluded
         floor = request.relative_floor
@@ -170,7 +205,7 @@ class NamedLookups:
         if not named:  # the common case: no name in the query, nothing to score here
             return [], request.limit, (request.excluded_sorted, parsed.required, floor)
         filters = {"include": request.include, "required": parsed.required, **request.prefix}
-        tier = self._exact_name_tier(named, parsed.text, excluded, filters, request.limit)
+        tier = self.exact_name_tier(named, parsed.text, excluded, filters, request.limit)
         matches: list[Match] = []
         if tier:
             scores = dict(
@@ -187,12 +222,10 @@ class NamedLookups:
         )
         return matches, request.limit - len(matches), rest
 
-    def _keyword_tier(
-        self, parsed: ParsedQuery, request: _Request
-    ) -> tuple[list[Match], list[int]]:
+    def keyword_tier(self, parsed: ParsedQuery, request: _Request) -> tuple[list[Match], list[int]]:
         """The exact-name tier for ``ranker="keyword"``: its matches and their tool ids.
 
-        The same tools, in the same order, as :meth:`_tier` puts first for the BM25+ ranker (the
+        The same tools, in the same order, as :meth:`tier` puts first for the BM25+ ranker (the
         same names found, query order, exclude / servers / ``+required`` applied, at most
         :data:`EXACT_NAME_MAX_TOOLS` tools a name, cut to the limit). Each is scored with its
         keyword points for the query (seed 001's scorer, as the rest of the list), 0.0 when it
@@ -203,14 +236,14 @@ class NamedLookups:
         if not named:
             return [], []
         filters = {"include": request.include, "required": parsed.required, **request.prefix}
-        tier = self._exact_name_tier(named, parsed.text, request.excluded, filters, request.limit)
+        tier = self.exact_name_tier(named, parsed.text, request.excluded, filters, request.limit)
         if not tier:
             return [], []
-        points = dict(self._keyword_index().search(parsed.text, len(tier), include=tier))
+        points = dict(self.keyword_index().search(parsed.text, len(tier), include=tier))
         tools = self._tools
         return [new_match(tools[d], points.get(d, 0.0), "exact_name") for d in tier], tier
 
-    def _exact_name_tier(
+    def exact_name_tier(
         self,
         named: list[tuple[tuple[int, ...], int, int]],
         text: str,
@@ -271,7 +304,7 @@ class NamedLookups:
         del order[limit:]
         return order
 
-    def _select(
+    def select(
         self,
         parsed: ParsedQuery,
         limit: int,
@@ -298,7 +331,7 @@ class NamedLookups:
             if not known:
                 missing.append(name)
                 suggestions[name] = (
-                    self._suggest(name, allowed) if len(missing) <= SUGGESTED_NAMES_MAX else ()
+                    self.suggest(name, allowed) if len(missing) <= SUGGESTED_NAMES_MAX else ()
                 )
         order = list(found)
         if len(order) > max_limit:
@@ -318,7 +351,7 @@ class NamedLookups:
             total_tools=len(tools),
         )
 
-    def _suggest(self, name: str, allowed: frozenset[int] | None) -> tuple[str, ...]:
+    def suggest(self, name: str, allowed: frozenset[int] | None) -> tuple[str, ...]:
         """Up to three "did you mean" names for a ``select:`` name that matched nothing (only the
         first :data:`SUGGESTED_NAMES_MAX` missing names of a query get any)."""
         try:

@@ -1,5 +1,6 @@
 """Snapshots and live updates of a ``ToolIndex``: ``save``/``load``, bytes, pickling,
-``with_tools`` and ``replace_server`` (a base class of :class:`toolsift.ToolIndex`).
+``with_tools`` and ``replace_server`` of :class:`toolsift.ToolIndex`, as functions over its
+parts (the index's methods are their public face).
 
 A snapshot is the engine's snapshot (``toolsift._snapshot.format``) with the tools in its
 metadata section (``toolsift._snapshot.tools_section``). An update is copy-on-write: the engine
@@ -17,13 +18,11 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import threading
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from .._engine.select import EngineName, select_engine
-from .._names.table import NameTable
-from .._snapshot.format import stored_field_weights
+from .._snapshot.format import stored_field_weights, write_atomic
 from .._snapshot.positions import new_ids, without
 from .._snapshot.tools_section import LazyTools, decode_tool_section, encode_tool_section
 from .._text.documents import FieldWeights, documents
@@ -31,229 +30,132 @@ from ..errors import DuplicateToolError, SnapshotError
 from ..tools import Tool
 
 if TYPE_CHECKING:
-    from .._engine.protocol import EngineIndex, EngineKeywordIndex
+    from .._engine.protocol import EngineIndex
 
-__all__ = ["SnapshotsAndUpdates"]
+__all__ = [
+    "Parts",
+    "check_unique",
+    "from_bytes",
+    "read",
+    "server_tools",
+    "to_bytes",
+    "tool_names",
+    "updated",
+    "write",
+]
 
-_Index = TypeVar("_Index", bound="SnapshotsAndUpdates")
+
+def to_bytes(tools: Sequence[Tool] | LazyTools, index: EngineIndex, weights: FieldWeights) -> bytes:
+    """The snapshot bytes of an index of ``tools`` (see :meth:`toolsift.ToolIndex.to_bytes`)."""
+    header = {
+        "format": _SNAPSHOT_KIND,
+        "version": _TOOL_SECTION_VERSION,
+        # as floats: a weight given as an int (or a numpy number) is stored as the engine's
+        "field_weights": dict(zip(_WEIGHT_NAMES, weights.as_list())),
+    }
+    return index.to_bytes(encode_tool_section(tools, header))
 
 
-class SnapshotsAndUpdates:
-    """The snapshot and update methods of :class:`toolsift.ToolIndex`, over its state."""
+def from_bytes(data: bytes, engine: EngineName) -> Parts:
+    """The parts of the index in snapshot ``data`` (see :meth:`toolsift.ToolIndex.from_bytes`)."""
+    name, engine_cls = select_engine(engine)
+    loader: Any = engine_cls  # from_bytes is static (Rust) or a class method (Python)
+    index, blob = loader.from_bytes(data, with_metadata=True)
+    meta, tools = decode_tool_section(
+        bytes(blob), list(index.names), _SNAPSHOT_KIND, _TOOL_SECTION_VERSION
+    )
+    weights = _checked_weights(meta.get("field_weights"), stored_field_weights(data))
+    return Parts(tools, name, index, weights, tuple(index.params), tools.names)
 
-    _tools: tuple[Tool, ...] | LazyTools
-    _by_name: dict[str, int]
-    _servers: dict[str, list[int]] | None
-    _name_table: NameTable | None
-    _keyword: EngineKeywordIndex | None
-    _name_lock: threading.Lock
-    _index: EngineIndex
-    field_weights: FieldWeights
-    engine: str
-    params: tuple[float, float, float]
 
-    def _server_ids(self, server: str) -> Sequence[int]:
-        raise NotImplementedError  # NamedLookups._server_ids
+def check_unique(by_name: dict[str, int], names: Sequence[str]) -> None:
+    """``SnapshotError`` if a loaded index's ``names`` hold one twice (``by_name`` is shorter)."""
+    if len(by_name) != len(names):  # the name -> id dict kept one id per name
+        raise _invalid(f"the tool name {_first_duplicate(names)!r} appears twice")
 
-    def _names(self) -> Sequence[str]:
-        """The tools' names in order, without decoding a loaded index's tools."""
-        tools = self._tools
-        # `_by_name` holds every name once, inserted in tool order: its keys are the names.
-        return tools.names if isinstance(tools, LazyTools) else list(self._by_name)
 
-    @classmethod
-    def _from_parts(
-        cls: type[_Index],
-        tools: tuple[Tool, ...] | LazyTools,
-        engine: str,
-        index: EngineIndex,
-        field_weights: FieldWeights,
-        params: tuple[float, float, float],
-        names: Sequence[str] | None = None,
-    ) -> _Index:
-        """An index of parts already made; ``names``: the tools' names, if known."""
-        self = cls.__new__(cls)
-        self._tools = tools
-        if names is None:
-            names = tools.names if isinstance(tools, LazyTools) else [t.name for t in tools]
-        self._by_name = dict(zip(names, range(len(names))))
-        self._servers = None  # tool ids by server: made on first use (`_server_ids`)
-        # Derived from the tools alone, so not stored in a snapshot: the name table (select:,
-        # the exact-name tier) and the keyword ranker's index are rebuilt on first use.
-        self._name_table = None
-        self._keyword = None
-        self._name_lock = threading.Lock()
-        self.field_weights = field_weights
-        self.engine = engine
-        self._index = index
-        self.params = params
-        return self
+def write(path: str | os.PathLike[str], data: bytes) -> None:
+    """Writes snapshot ``data`` to ``path`` atomically (a temporary file, then a rename)."""
+    write_atomic(path, data)
 
-    def to_bytes(self) -> bytes:
-        """The index, its tools, parameters and field weights as snapshot bytes.
 
-        The bytes are the engine snapshot (see ``toolsift._snapshot.format``) with the tools
-        stored as JSON in its metadata section; both engines read and write the same format.
+def read(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of the snapshot file at ``path``."""
+    with open(path, "rb") as fh:
+        return fh.read()
 
-        Example:
-            >>> from toolsift import Tool, ToolIndex
-            >>> index = ToolIndex([Tool(name="get_weather", description="Weather for a city")])
-            >>> ToolIndex.from_bytes(index.to_bytes()).search("weather")[0].name
-            'get_weather'
-        """
-        header = {
-            "format": _SNAPSHOT_KIND,
-            "version": _TOOL_SECTION_VERSION,
-            # as floats: a weight given as an int (or a numpy number) is stored as the engine's
-            "field_weights": dict(zip(_WEIGHT_NAMES, self.field_weights.as_list())),
-        }
-        return self._index.to_bytes(encode_tool_section(self._tools, header))
 
-    @classmethod
-    def from_bytes(cls: type[_Index], data: bytes, *, engine: EngineName = "auto") -> _Index:
-        """Loads :meth:`to_bytes` output (written by either engine) without re-tokenizing.
-
-        Raises:
-            SnapshotError: the data is truncated, corrupted, of a newer format version, or not a
-                ToolIndex snapshot; or its parts disagree (two tools with one name, field weights
-                that are not numbers or differ from the index's own).
-        """
-        name, engine_cls = select_engine(engine)
-        loader: Any = engine_cls  # from_bytes is static (Rust) or a class method (Python)
-        index, blob = loader.from_bytes(data, with_metadata=True)
-        meta, tools = decode_tool_section(
-            bytes(blob), list(index.names), _SNAPSHOT_KIND, _TOOL_SECTION_VERSION
-        )
-        weights = _checked_weights(meta.get("field_weights"), stored_field_weights(data))
-        loaded = cls._from_parts(tools, name, index, weights, tuple(index.params))
-        if len(loaded._by_name) != len(tools):  # the name -> id dict kept one id per name
-            raise _invalid(f"the tool name {_first_duplicate(tools.names)!r} appears twice")
-        return loaded
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Writes :meth:`to_bytes` to ``path`` atomically (a temporary file, then a rename), so a
-        gateway can build once and every worker :meth:`load` s it in milliseconds.
-
-        Example:
-            >>> import os, tempfile
-            >>> from toolsift import Tool, ToolIndex
-            >>> path = os.path.join(tempfile.mkdtemp(), "tools.tsift")
-            >>> ToolIndex([Tool(name="get_weather", description="Weather")]).save(path)
-            >>> len(ToolIndex.load(path))
-            1
-        """
-        from .._snapshot.format import write_atomic
-
-        write_atomic(path, self.to_bytes())
-
-    @classmethod
-    def load(
-        cls: type[_Index], path: str | os.PathLike[str], *, engine: EngineName = "auto"
-    ) -> _Index:
-        """Reads a file written by :meth:`save` (by either engine).
-
-        Raises:
-            SnapshotError: the file is truncated, corrupted or of a newer format version.
-            OSError: the file cannot be read.
-        """
-        with open(path, "rb") as fh:
-            data = fh.read()
-        return cls.from_bytes(data, engine=engine)
-
-    def with_tools(self: _Index, add: Iterable[Tool] = (), remove: Iterable[str] = ()) -> _Index:
-        """A new index with ``add`` added and the tools named in ``remove`` removed; this one is
-        not changed (copy-on-write), so searches running on other threads are unaffected.
-
-        A tool in ``add`` whose name is already indexed replaces that tool. The new index lists
-        the kept tools in their previous order, then ``add`` in the order given, and ranks
-        exactly like ``ToolIndex(kept + add)`` (same IDF, average length and scores); only the
-        added tools are tokenized.
-
-        ``remove`` is an iterable of tool names; a single ``str`` is one name.
-
-        Raises:
-            KeyError: a name in ``remove`` is not indexed.
-            DuplicateToolError: two tools in ``add`` share a name.
-            TypeError: ``add`` is not an iterable of :class:`~toolsift.Tool`, or ``remove`` is not
-                a name or an iterable of names.
-
-        Example:
-            >>> from toolsift import Tool, ToolIndex
-            >>> index = ToolIndex([Tool(name="a", description="alpha")])
-            >>> [t.name for t in index.with_tools(add=[Tool(name="b", description="beta")])]
-            ['a', 'b']
-        """
-        add = _tool_tuple(add, "add")
-        seen: dict[str, int] = {}
-        for i, tool in enumerate(add):
-            if tool.name in seen:
-                raise DuplicateToolError(
-                    f"Duplicate tool name {tool.name!r} (add[{seen[tool.name]}] and add[{i}]); "
-                    "tool names must be unique in an index.",
-                    tool=tool.name,
-                    field="name",
-                )
-            seen[tool.name] = i
-        by_name = self._by_name
-        drop_set = set()
-        for name in _name_iter(remove, "remove"):
-            if not isinstance(name, str):
-                raise TypeError(f"remove must hold tool names (str), got {type(name).__name__}")
-            if name not in by_name:
-                raise KeyError(name)
-            drop_set.add(by_name[name])
-        drop_set.update(by_name[t.name] for t in add if t.name in by_name)
-        drop = sorted(drop_set)
-        weights = self.field_weights.as_list()
-        index = self._index.updated([t.name for t in add], documents(add, weights), remove=drop)
-        # Kept tools by slices between the dropped positions: C-level copies, so an update
-        # that changes a few tools of a large index does no per-tool Python work.
-        old_tools = self._tools
-        tools: tuple[Tool, ...] | LazyTools
-        if isinstance(old_tools, LazyTools):  # a loaded index stays lazy: decode no kept tool
-            tools = old_tools.subset(without(range(len(old_tools)), drop), add)
-            names: list[str] | None = None
-        else:
-            tools = (*without(old_tools, drop), *add)
-            names = [*without(self._names(), drop), *(t.name for t in add)]
-        updated = type(self)._from_parts(
-            tools, self.engine, index, self.field_weights, self.params, names=names
-        )
-        table = self._name_table
-        if table is not None:  # carry the name table over instead of re-reading every tool
-            updated._name_table = table.remapped(
-                _name_source(tools), new_ids(len(old_tools), drop), len(tools) - len(add)
+def updated(
+    parts: Parts, by_name: dict[str, int], add: Iterable[Tool], remove: Iterable[str]
+) -> tuple[Parts, list[int], int]:
+    """The parts of :meth:`toolsift.ToolIndex.with_tools`'s new index (copy-on-write: ``parts``
+    are not changed), each old tool's new id (-1: removed), and how many tools were kept."""
+    add = _tool_tuple(add, "add")
+    seen: dict[str, int] = {}
+    for i, tool in enumerate(add):
+        if tool.name in seen:
+            raise DuplicateToolError(
+                f"Duplicate tool name {tool.name!r} (add[{seen[tool.name]}] and add[{i}]); "
+                "tool names must be unique in an index.",
+                tool=tool.name,
+                field="name",
             )
-        return updated
+        seen[tool.name] = i
+    drop_set = set()
+    for name in _name_iter(remove, "remove"):
+        if not isinstance(name, str):
+            raise TypeError(f"remove must hold tool names (str), got {type(name).__name__}")
+        if name not in by_name:
+            raise KeyError(name)
+        drop_set.add(by_name[name])
+    drop_set.update(by_name[t.name] for t in add if t.name in by_name)
+    drop = sorted(drop_set)
+    weights = parts.field_weights.as_list()
+    index = parts.index.updated([t.name for t in add], documents(add, weights), remove=drop)
+    # Kept tools by slices between the dropped positions: C-level copies, so an update
+    # that changes a few tools of a large index does no per-tool Python work.
+    old_tools = parts.tools
+    tools: tuple[Tool, ...] | LazyTools
+    if isinstance(old_tools, LazyTools):  # a loaded index stays lazy: decode no kept tool
+        tools = old_tools.subset(without(range(len(old_tools)), drop), add)
+        names: Sequence[str] = tools.names
+    else:
+        tools = (*without(old_tools, drop), *add)
+        names = [*without(tool_names(old_tools, by_name), drop), *(t.name for t in add)]
+    new = Parts(tools, parts.engine, index, parts.field_weights, parts.params, names)
+    return new, new_ids(len(old_tools), drop), len(tools) - len(add)
 
-    def replace_server(self: _Index, server: str, tools: Iterable[Tool]) -> _Index:
-        """A new index in which ``server``'s tools are exactly ``tools`` (an MCP server
-        connected, changed its tool list, or disconnected with ``tools=[]``).
 
-        Equivalent to ``with_tools(add=tools, remove=[names of server's current tools])``.
+def server_tools(server: object, tools: Iterable[Tool]) -> tuple[Tool, ...]:
+    """``tools`` for :meth:`toolsift.ToolIndex.replace_server`, each checked to be ``server``'s."""
+    if not isinstance(server, str):
+        raise TypeError(f"server must be a str, got {type(server).__name__}")
+    checked = _tool_tuple(tools, "tools")
+    for i, tool in enumerate(checked):
+        if tool.server != server:
+            raise ValueError(
+                f"tools[{i}] ({tool.name!r}) belongs to server {tool.server!r}, not {server!r}"
+            )
+    return checked
 
-        Raises:
-            TypeError: ``server`` is not a str, or ``tools`` is not an iterable of
-                :class:`~toolsift.Tool`.
-            ValueError: a tool in ``tools`` belongs to another server.
 
-        Example:
-            >>> from toolsift import Tool, ToolIndex
-            >>> index = ToolIndex([Tool(name="mcp__s__a", server="s", mcp_tool_name="a")])
-            >>> [t.name for t in index.replace_server("s", [])]
-            []
-        """
-        if not isinstance(server, str):
-            raise TypeError(f"server must be a str, got {type(server).__name__}")
-        tools = _tool_tuple(tools, "tools")
-        for i, tool in enumerate(tools):
-            if tool.server != server:
-                raise ValueError(
-                    f"tools[{i}] ({tool.name!r}) belongs to server {tool.server!r}, not {server!r}"
-                )
-        names = self._names()
-        old = [names[i] for i in self._server_ids(server)]
-        return self.with_tools(add=tools, remove=old)
+def tool_names(tools: Sequence[Tool] | LazyTools, by_name: dict[str, int]) -> Sequence[str]:
+    """The tools' names in order, without decoding a loaded index's tools."""
+    # `by_name` holds every name once, inserted in tool order: its keys are the names.
+    return tools.names if isinstance(tools, LazyTools) else list(by_name)
+
+
+@dataclasses.dataclass(frozen=True)
+class Parts:
+    """What an index is made of: a snapshot's or an update's result, before it is wired."""
+
+    tools: tuple[Tool, ...] | LazyTools
+    engine: str
+    index: EngineIndex
+    field_weights: FieldWeights
+    params: tuple[float, float, float]
+    #: the tools' names in order
+    names: Sequence[str]
 
 
 _SNAPSHOT_KIND = "toolsift.ToolIndex"
@@ -344,8 +246,3 @@ def _name_iter(names: Any, what: str) -> Iterable[Any]:
             f"{what} must be a tool name or an iterable of tool names, got {type(names).__name__}"
         )
     return names
-
-
-def _name_source(tools: Sequence[Tool] | LazyTools) -> Sequence[Any]:
-    """What the name table reads: the tools, or a loaded index's name columns (no decoding)."""
-    return tools.name_views() if isinstance(tools, LazyTools) else tools

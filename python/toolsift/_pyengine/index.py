@@ -14,7 +14,7 @@ Text becomes terms through the index's analysis profile (``toolsift._text.analys
 stemmed copies added right after each term, query stop words, distinct query terms).
 
 The index is one class built from three modules: this one builds it (and its live updates),
-``_fallback_search`` scores and searches it, and ``_fallback_store`` turns it into snapshot
+``search`` scores and searches it, and ``store`` turns it into snapshot
 columns and bytes and back.
 """
 
@@ -63,7 +63,7 @@ class Index(_Search, _Store):
         [0]
     """
 
-    __slots__ = ()  # the fields are _Fields' (in _fallback_search), shared by the mixins
+    __slots__ = ()  # the fields are _Fields' (in .search), shared by the mixins
 
     def __init__(
         self,

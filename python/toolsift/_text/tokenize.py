@@ -7,7 +7,7 @@ break between ``[Ll N]`` and ``[Lu]``); every character that is not a letter (``
 
 The Rust module's docs explain the design; in short:
 
-* Unicode data comes only from ``_unicode_data`` (Unicode 14.0.0, generated from Python 3.11 by
+* Unicode data comes only from ``unicode_data`` (Unicode 14.0.0, generated from Python 3.11 by
   ``scripts/gen_unicode_tables.py``, which writes the Rust engine's copy too), never from this
   interpreter's ``unicodedata``, so the two engines agree on every Python version and equal the
   seed's reference port on Python 3.11. (``str.lower()`` is used, being fast, only once the
@@ -102,7 +102,7 @@ def _resolve_sigmas(text: str, tables: _Tables) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Tables, built from _unicode_data on the first non-ASCII input.
+# Tables, built from unicode_data on the first non-ASCII input.
 
 
 class _Regexes(NamedTuple):
@@ -112,7 +112,7 @@ class _Regexes(NamedTuple):
 
 
 class _Tables:
-    """What the non-ASCII path needs, derived from ``_unicode_data``."""
+    """What the non-ASCII path needs, derived from ``unicode_data``."""
 
     def __init__(self) -> None:
         from . import unicode_data as u

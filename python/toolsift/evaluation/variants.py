@@ -12,7 +12,7 @@ stemming, query stop words, extra low-weight fields) and scores with either
   ``idf·((k1+1)·tf~/(k1+tf~) + δ)``.
 
 The point is to measure which engine changes are worth making before the lead implements them
-identically in ``rust/`` and ``_fallback.py``.
+identically in ``rust/`` and ``toolsift._pyengine``.
 
 Example:
     >>> from toolsift import Tool
@@ -81,7 +81,7 @@ def _default_tokenize() -> Callable[[str], list[str]]:
 def _stemmer() -> Callable[[list[str]], list[str]]:
     """English Snowball (Porter2) over a token list: snowballstemmer 2.2, the engine's stemmer
     (``toolsift._text.analysis``; PyStemmer 3 implements Snowball 3's changed English)."""
-    from snowballstemmer.english_stemmer import EnglishStemmer  # not PyStemmer: see _analysis
+    from snowballstemmer.english_stemmer import EnglishStemmer  # not PyStemmer: see _text.analysis
 
     return EnglishStemmer().stemWords
 
