@@ -24,6 +24,7 @@ import os
 import sys
 from typing import Any
 
+import toolsift
 from toolsift import evaluate as ev
 from toolsift.evaluation.variants import Variant, VariantIndex, parse_variant
 
@@ -119,7 +120,7 @@ def latency(data_dir: Any, embed_name: str, n: int = 200) -> dict[str, Any]:
     ds = ev.load_dataset("mcp_mixed", data_dir)
     queries = [q.text for q in ds.queries[:n]]
     embedder = get_embedder(embed_name)
-    hybrid = HybridIndex(ev.ToolIndex(ds.tools), embed=embedder)
+    hybrid = HybridIndex(toolsift.ToolIndex(ds.tools), embed=embedder)
 
     def timed(fn: Any, sample: list[str] = queries) -> dict[str, float]:
         fn(sample[0])  # warm up

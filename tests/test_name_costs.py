@@ -20,6 +20,7 @@ import string
 
 import pytest
 import toolsift
+import toolsift._names.suggest as suggest_module
 import toolsift._names.table as names_module
 from toolsift import Tool, ToolIndex
 from toolsift._index.lookups import SUGGESTED_NAMES_MAX, NameLookups
@@ -105,7 +106,7 @@ def reference_suggest(table: NameTable, name: str, candidates, n: int = 3) -> tu
     for tool_id in candidates:
         consider(tool_id)
     keys = [*table._plain, *table._qualified]
-    if len(keys) < names_module._SCAN_KEYS_BELOW:
+    if len(keys) < suggest_module._SCAN_KEYS_BELOW:
         for match in difflib.get_close_matches(key, keys, n=n):
             for tool_id in table.lookup_key(match):
                 consider(tool_id)
@@ -262,9 +263,9 @@ def test_trigram_candidates_with_room_for_every_key_equal_the_reference(large, m
     # The trigram path, given room for every key sharing a trigram, answers as the full scan.
     index, names = large
     table = index.names
-    assert len(table._plain) + len(table._qualified) > 2 * names_module._BAND_SCAN_KEYS
-    monkeypatch.setattr(names_module, "_GRAM_CANDIDATES", 10**6)
-    monkeypatch.setattr(names_module, "_GRAM_BUDGET", 10**9)
+    assert len(table._plain) + len(table._qualified) > 2 * suggest_module._BAND_SCAN_KEYS
+    monkeypatch.setattr(suggest_module, "_GRAM_CANDIDATES", 10**6)
+    monkeypatch.setattr(suggest_module, "_GRAM_BUDGET", 10**9)
     for name in names[:12]:
         candidates = engine_candidates(index, name)
         assert table.suggest(name, candidates) == reference_suggest(table, name, candidates)
@@ -284,7 +285,7 @@ def test_suggestion_work_is_bounded(large, monkeypatch):
     index, names = large
     table = index.names
     long_name = max(names, key=len)
-    assert len(table._close.candidates(name_key(long_name))) <= 2 * names_module._GRAM_CANDIDATES
+    assert len(table._close.candidates(name_key(long_name))) <= 2 * suggest_module._GRAM_CANDIDATES
 
     calls = {"suggest": 0, "ratio": 0}
     suggest, ratio = NameTable.suggest, difflib.SequenceMatcher.ratio
