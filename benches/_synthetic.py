@@ -117,7 +117,7 @@ def profile_setup(profile: str) -> tuple[list[float], float, bool]:
     (``FieldWeights.for_profile``, ``default_delta``); the description goes in as a field where
     its weight scores it (english), as ``ToolIndex`` passes it."""
     from toolsift import FieldWeights
-    from toolsift._documents import default_delta
+    from toolsift._text.documents import default_delta
 
     weights = FieldWeights.for_profile(profile)
     return weights.as_list(), default_delta(profile), weights.description > 0

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _synthetic import profile_setup, synthetic_documents, synthetic_queries  # noqa: E402
 from toolsift._core import Index  # noqa: E402
-from toolsift._fallback import Index as PythonIndex  # noqa: E402
+from toolsift._pyengine.index import Index as PythonIndex  # noqa: E402
 
 
 def median_us(index, queries: list[str], repeat: int) -> float:

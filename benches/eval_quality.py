@@ -24,8 +24,9 @@ import os
 import sys
 from typing import Any
 
+import toolsift
 from toolsift import evaluate as ev
-from toolsift._variants import Variant, VariantIndex, parse_variant
+from toolsift.evaluation.variants import Variant, VariantIndex, parse_variant
 
 #: Fields whose weight the sweeps move (search_hint/title/description are absent in these sets).
 SWEPT = ("name", "label", "server", "mcp_tool_name", "summary", "schema_key")
@@ -119,7 +120,7 @@ def latency(data_dir: Any, embed_name: str, n: int = 200) -> dict[str, Any]:
     ds = ev.load_dataset("mcp_mixed", data_dir)
     queries = [q.text for q in ds.queries[:n]]
     embedder = get_embedder(embed_name)
-    hybrid = HybridIndex(ev.ToolIndex(ds.tools), embed=embedder)
+    hybrid = HybridIndex(toolsift.ToolIndex(ds.tools), embed=embedder)
 
     def timed(fn: Any, sample: list[str] = queries) -> dict[str, float]:
         fn(sample[0])  # warm up

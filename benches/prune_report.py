@@ -76,7 +76,7 @@ def main() -> None:
     from _synthetic import FIELD_WEIGHTS, synthetic_documents, synthetic_queries
     from toolsift import ToolIndex, load_catalog, tokenize
     from toolsift._core import Index
-    from toolsift._variants import STOPWORDS_EN
+    from toolsift.evaluation.variants import STOPWORDS_EN
 
     print("| queries | exhaustive (median) | pruned (median) | speed-up | results differing |")
     print("|---|---:|---:|---:|---:|")

@@ -5,7 +5,7 @@ Usage (from the repository root, under Python 3.11):
     python scripts/gen_regex_fold.py          # rewrite both files
     python scripts/gen_regex_fold.py --check  # exit 1 if either file is stale
 
-Writes ``rust/text/case_fold.rs`` and ``python/toolsift/_regex_fold.py``: every code point whose
+Writes ``rust/text/case_fold.rs`` and ``python/toolsift/_text/case_fold.py``: every code point whose
 Unicode simple lowercase mapping is another character, with that character. ``ranker="regex"``
 folds tool texts and pattern letters with this table alone, so the Rust engine and its
 pure-Python twin match the same characters whatever the Rust standard library's or the running
@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RUST = ROOT / "rust" / "text" / "case_fold.rs"
-PYTHON = ROOT / "python" / "toolsift" / "_regex_fold.py"
+PYTHON = ROOT / "python" / "toolsift" / "_text" / "case_fold.py"
 
 
 def table() -> list[tuple[int, int]]:

@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
-from toolsift._tokenize import tokenize  # noqa: E402
+from toolsift._text.tokenize import tokenize  # noqa: E402
 
 OUT = ROOT / "tests" / "data" / "tokenize_cases.jsonl"
 

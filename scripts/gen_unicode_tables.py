@@ -5,9 +5,9 @@ Usage (from the repository root, under Python 3.11):
     python scripts/gen_unicode_tables.py          # rewrite both files
     python scripts/gen_unicode_tables.py --check  # exit 1 if either file is stale
 
-Writes ``rust/text/unicode_tables.rs`` and ``python/toolsift/_unicode_data.py``. Both engines use
-only these tables for non-ASCII text, so they tokenize identically whatever the Python version
-or the Rust standard library's Unicode version. The pinned version is the one the reference
+Writes ``rust/text/unicode_tables.rs`` and ``python/toolsift/_text/unicode_data.py``. Both engines
+use only these tables for non-ASCII text, so they tokenize identically whatever the Python
+version or the Rust standard library's Unicode version. The pinned version is the one the reference
 tokenizer runs on (Python 3.11), which keeps the engines equal to it there.
 
 What is derived, per code point ``c`` (see ``rust/text/tokenize.rs`` for how it is used):
@@ -33,7 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RUST_OUT = ROOT / "rust" / "text" / "unicode_tables.rs"
-PY_OUT = ROOT / "python" / "toolsift" / "_unicode_data.py"
+PY_OUT = ROOT / "python" / "toolsift" / "_text" / "unicode_data.py"
 UNIDATA_VERSION = "14.0.0"
 
 # Value encoding, shared by both outputs: bits 0-2 hold the class, the rest are flags.

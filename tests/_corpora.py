@@ -68,7 +68,7 @@ def corpus(draw, min_size=0, max_size=30):
 
 def _engine_params():
     import pytest
-    from toolsift._fallback import Index as PyIndex
+    from toolsift._pyengine.index import Index as PyIndex
 
     try:
         from toolsift._core import Index as RustIndex

@@ -83,7 +83,7 @@ def engine_index(engine):
     if engine == "rust":
         from toolsift._core import Index
     else:
-        from toolsift._fallback import Index
+        from toolsift._pyengine.index import Index
     return Index
 
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from toolsift import ProfileError, Tool, ToolIndex
-from toolsift import _analysis as an
-from toolsift._fallback import Index as PyIndex
+from toolsift._pyengine.index import Index as PyIndex
+from toolsift._text import analysis as an
 
 from .conftest import HAVE_RUST, require_shared
 

@@ -51,7 +51,7 @@ def test_search_many_applies_every_option_as_single_searches_do(
 def test_search_many_is_the_same_in_both_engines(data, queries, limit, options):
     """Same ids, same order, bit-identical scores (both engines do the same f64 operations)."""
     from toolsift._core import Index as RustIndex
-    from toolsift._fallback import Index as PyIndex
+    from toolsift._pyengine.index import Index as PyIndex
 
     names, docs = data
     rust = RustIndex(names, docs, WEIGHTS).search_many(queries, limit, **options)

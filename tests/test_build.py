@@ -19,7 +19,7 @@ def docs(n=N):
 
 
 def test_large_builds_agree_across_engines(engine_index):
-    from toolsift._fallback import Index as PyIndex
+    from toolsift._pyengine.index import Index as PyIndex
 
     names = [f"t{i % 50}" for i in range(N)]
     idx, ref = engine_index(names, docs(), WEIGHTS), PyIndex(names, docs(), WEIGHTS)
@@ -34,7 +34,7 @@ def test_builds_past_the_bound_on_chunks_in_flight_agree_and_fail_alike():
     tokenized, and merges tokenized chunks while it waits: with more chunks than that, the index
     is the pure-Python engine's, and an error in a late chunk is still the one reported."""
     from toolsift._core import Index
-    from toolsift._fallback import Index as PyIndex
+    from toolsift._pyengine.index import Index as PyIndex
 
     n = min(2048 * (4 * (os.cpu_count() or 1) + 3), 150_000)
     names = [f"t{i % 97}" for i in range(n)]
@@ -92,7 +92,7 @@ def _tools(n=N):
 def test_document_columns_read_back_as_pairs_and_build_the_same_index(engine_index, weights):
     """`documents()` hands the Rust engine flat columns; read as a sequence they are exactly the
     `(field id, text)` pairs of `document()`, and either form builds the same index."""
-    from toolsift._documents import FieldWeights, document, documents
+    from toolsift._text.documents import FieldWeights, document, documents
 
     if weights == "titled":
         w = FieldWeights(title=1.5).as_list()
@@ -122,7 +122,7 @@ def test_document_columns_read_back_as_pairs_and_build_the_same_index(engine_ind
 def test_malformed_document_parts_are_read_as_pairs_from_there(engine_index):
     """A part that doesn't hold together ends the reading of parts: the documents after those of
     the parts before it are read from the object's own iteration."""
-    from toolsift._documents import Documents, FieldWeights, document, documents
+    from toolsift._text.documents import Documents, FieldWeights, document, documents
 
     w = FieldWeights.for_profile("english").as_list()
     tools = _tools()

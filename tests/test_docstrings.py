@@ -12,11 +12,13 @@ import pkgutil
 import pytest
 import toolsift
 
-# No docstring examples: the compiled extension, the CLI entry point, generated tables, the
-# engine Protocol, and the package data folder.
-WITHOUT_EXAMPLES = {"_core", "__main__", "cli", "_unicode_data", "_engine", "data"}
+# No docstring examples: the compiled extension, the CLI entry point, generated tables and the
+# engine Protocol. Packages are walked into: their modules are checked, not their re-exports.
+WITHOUT_EXAMPLES = {"_core", "__main__", "cli", "_text.unicode_data", "_engine.protocol"}
 MODULES = sorted(
-    m.name for m in pkgutil.iter_modules(toolsift.__path__) if m.name not in WITHOUT_EXAMPLES
+    m.name.removeprefix("toolsift.")
+    for m in pkgutil.walk_packages(toolsift.__path__, "toolsift.")
+    if not m.ispkg and m.name.removeprefix("toolsift.") not in WITHOUT_EXAMPLES
 )
 
 

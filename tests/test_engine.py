@@ -1,4 +1,4 @@
-"""The raw engines (``_core.Index`` and ``_fallback.Index``) behave identically."""
+"""The raw engines (``_core.Index`` and ``_pyengine.index.Index``) behave identically."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from toolsift import LimitError, QueryError
-from toolsift._fallback import Index as PyIndex
+from toolsift._pyengine.index import Index as PyIndex
 
 from .conftest import HAVE_RUST
 

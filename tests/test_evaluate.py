@@ -8,15 +8,15 @@ import math
 
 import pytest
 from toolsift import FieldWeights, ProfileError, Tool, ToolIndex, default_tools
-from toolsift import _eval_peers as peers
 from toolsift import evaluate as ev
+from toolsift.evaluation import peers as peers
 
 from ._corpora import WORD_CLOUD_TOOLS
 from .conftest import require_shared
 
 np = pytest.importorskip("numpy")
 
-from toolsift._variants import (  # noqa: E402
+from toolsift.evaluation.variants import (  # noqa: E402
     Variant,
     VariantIndex,
     cjk_split,

@@ -17,10 +17,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from toolsift import LimitError, Match, QueryError, SearchResult, Tool, ToolIndex
-from toolsift import _named as named_module
 from toolsift import index as index_module
 from toolsift import query as query_module
-from toolsift.names import NameTable
+from toolsift._index import lookups as named_module
+from toolsift._index import search as search_module
+from toolsift._names.table import NameTable
 from toolsift.query import parse_query
 from toolsift.result import new_match
 
@@ -201,14 +202,16 @@ def _search_general(index, query, opts, monkeypatch):
     """``search`` with every shortcut off: no request cache, no parse shortcut, every name
     candidate looked up, and results built through the dataclass constructors."""
     with monkeypatch.context() as m:
-        m.setattr(index, "_index", _PairsEngine(index._index))
+        engine = _PairsEngine(index._index)
+        for holder in (index, index._lookups, index._searcher):  # the index and its collaborators
+            m.setattr(holder, "_index", engine)
         m.setattr(index_module, "_REQUEST_CACHE_SIZE", 0)
         m.setattr(index_module, "_REQUESTS", {})
         m.setattr(index_module, "_DEFAULT_REQUESTS", {})
         m.setattr(query_module, "_FAST_PARSE", False)
         m.setattr(NameTable, "find_names", NameTable.find_names_slow)
         general = {e: _dataclass_matches for e in ("python", "rust")}
-        for module in (index_module, named_module):  # the search path and the exact-name tier
+        for module in (search_module, named_module):  # the search path and the exact-name tier
             m.setattr(module, "_NEW_MATCHES", general)
         m.setattr(named_module, "new_match", Match)
         m.setattr(SearchResult, "_from_fields", classmethod(_dataclass_result))

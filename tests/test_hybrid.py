@@ -220,8 +220,8 @@ def test_lexical_search_lifts_the_agent_caps() -> None:
 
 
 def test_eval_ranker_with_a_variant_lexical_list() -> None:
-    from toolsift._variants import VariantIndex, parse_variant
-    from toolsift.hybrid import make_eval_ranker
+    from toolsift.evaluation.hybrid_rankers import make_eval_ranker
+    from toolsift.evaluation.variants import VariantIndex, parse_variant
 
     tools = default_tools()
 
@@ -238,7 +238,7 @@ def test_eval_ranker_with_a_variant_lexical_list() -> None:
 def test_eval_ranker_with_word_pairs() -> None:
     """``+pairs`` fuses the lexical list of an index with word pairs: at dense weight 0 the
     ranking is that index's own."""
-    from toolsift.hybrid import make_eval_ranker
+    from toolsift.evaluation.hybrid_rankers import make_eval_ranker
 
     tools = default_tools()
 

@@ -8,7 +8,8 @@ from toolsift import LimitError, Tool, ToolIndex, default_tools
 
 np = pytest.importorskip("numpy")
 
-from toolsift.hybrid import MAX_QUERY_CHARS, HybridIndex, make_eval_ranker  # noqa: E402
+from toolsift.evaluation.hybrid_rankers import make_eval_ranker  # noqa: E402
+from toolsift.hybrid import MAX_QUERY_CHARS, HybridIndex  # noqa: E402
 
 TOOLS = [
     Tool(name="git_commit", description="Commit staged changes", server="git", mcp_tool_name="c"),

@@ -7,7 +7,7 @@ import warnings
 import pytest
 import toolsift
 from toolsift import DuplicateToolError, LimitError, QueryError, Tool, ToolIndex
-from toolsift import _engines as engines_module
+from toolsift._engine import select as engines_module
 
 TOOLS = [
     Tool(name="create_issue", description="Open a new issue in a GitHub repository"),
@@ -145,7 +145,7 @@ def test_unknown_engine_is_an_error():
 def test_building_restores_the_garbage_collector(engine, monkeypatch):
     import gc
 
-    from toolsift import _documents
+    from toolsift._text import documents as _documents
 
     assert gc.isenabled()
     ToolIndex(TOOLS, engine=engine)

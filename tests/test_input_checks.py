@@ -185,7 +185,7 @@ def test_the_engines_refuse_a_weight_that_overflows_float32(engine) -> None:
     if engine == "rust":
         from toolsift._core import Index
     else:
-        from toolsift._fallback import Index
+        from toolsift._pyengine.index import Index
     with pytest.raises(ValueError, match="at most 1e30"):
         Index(["a"], [[(0, "send message")]], [1e39])
     index = Index(["a"], [[(0, "send message")] * 3], [1e30])

@@ -161,7 +161,7 @@ def test_exact_names_false_restores_the_keyword_list(index):
     query = "trace_path search code graph snippet"
     result = index.search(query, 1, ranker="keyword", exact_names=False)
     assert [(m.name, m.reason) for m in result] == [(f"mcp__{CODEBASE}__search_graph", "keyword")]
-    engine = index._keyword_index()
+    engine = index._lookups.keyword_index()
     for query in QUERIES:
         if query.startswith("+"):
             continue  # +required: checked by test_keyword_ranker

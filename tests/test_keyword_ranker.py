@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from toolsift import Tool, ToolIndex
-from toolsift._keyword import keyword_name_parts
+from toolsift._text.name_parts import keyword_name_parts
 
 TOOLS = [
     Tool(

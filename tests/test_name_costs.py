@@ -7,7 +7,7 @@ coarse count of the expensive calls that would catch the old growth coming back.
 * ``select:`` with unknown names: "did you mean" looked at every name form of the table with
   difflib, for every missing name (``NameTable.suggest``).
 * the exact-name tier scored the rest of the query once per name the query holds, then cut the
-  list to the limit (``NamedLookups._exact_name_tier``): quadratic in the query length.
+  list to the limit (``NameLookups.exact_name_tier``): quadratic in the query length.
 * a raw name shared by many servers (``read_file``): ``NameTable.lookup`` built every holder's
   aliases for every spelling asked.
 """
@@ -20,10 +20,12 @@ import string
 
 import pytest
 import toolsift
-import toolsift.names as names_module
+import toolsift._names.suggest as suggest_module
+import toolsift._names.table as names_module
 from toolsift import Tool, ToolIndex
-from toolsift._named import DEFAULT_PREFIX_FRACTION, SUGGESTED_NAMES_MAX, NamedLookups
-from toolsift.names import NameTable
+from toolsift._index.lookups import SUGGESTED_NAMES_MAX, NameLookups
+from toolsift._names.table import NameTable
+from toolsift._options import DEFAULT_PREFIX_FRACTION
 from toolsift.query import name_key, parse_query
 from toolsift.tools import mcp_name
 
@@ -104,7 +106,7 @@ def reference_suggest(table: NameTable, name: str, candidates, n: int = 3) -> tu
     for tool_id in candidates:
         consider(tool_id)
     keys = [*table._plain, *table._qualified]
-    if len(keys) < names_module._SCAN_KEYS_BELOW:
+    if len(keys) < suggest_module._SCAN_KEYS_BELOW:
         for match in difflib.get_close_matches(key, keys, n=n):
             for tool_id in table.lookup_key(match):
                 consider(tool_id)
@@ -113,7 +115,7 @@ def reference_suggest(table: NameTable, name: str, candidates, n: int = 3) -> tu
 
 
 def engine_candidates(index: ToolIndex, name: str, allowed=None) -> list[int]:
-    """The tools the engine proposes for a missing name (as ``NamedLookups._suggest``)."""
+    """The tools the engine proposes for a missing name (as ``NameLookups.suggest``)."""
     try:
         hits = index._index.search(name, 20, prefix_fraction=DEFAULT_PREFIX_FRACTION)
     except ValueError:
@@ -122,7 +124,7 @@ def engine_candidates(index: ToolIndex, name: str, allowed=None) -> list[int]:
 
 
 def reference_tier(self, named, text, excluded, filters, limit):
-    """``NamedLookups._exact_name_tier`` before the fix (every name scored, then cut)."""
+    """``NameLookups.exact_name_tier`` before the fix (every name scored, then cut)."""
     tools = self._tools
     queues = []
     for ids, rest in self.names.find_names(text):
@@ -261,9 +263,9 @@ def test_trigram_candidates_with_room_for_every_key_equal_the_reference(large, m
     # The trigram path, given room for every key sharing a trigram, answers as the full scan.
     index, names = large
     table = index.names
-    assert len(table._plain) + len(table._qualified) > 2 * names_module._BAND_SCAN_KEYS
-    monkeypatch.setattr(names_module, "_GRAM_CANDIDATES", 10**6)
-    monkeypatch.setattr(names_module, "_GRAM_BUDGET", 10**9)
+    assert len(table._plain) + len(table._qualified) > 2 * suggest_module._BAND_SCAN_KEYS
+    monkeypatch.setattr(suggest_module, "_GRAM_CANDIDATES", 10**6)
+    monkeypatch.setattr(suggest_module, "_GRAM_BUDGET", 10**9)
     for name in names[:12]:
         candidates = engine_candidates(index, name)
         assert table.suggest(name, candidates) == reference_suggest(table, name, candidates)
@@ -283,7 +285,7 @@ def test_suggestion_work_is_bounded(large, monkeypatch):
     index, names = large
     table = index.names
     long_name = max(names, key=len)
-    assert len(table._close.candidates(name_key(long_name))) <= 2 * names_module._GRAM_CANDIDATES
+    assert len(table._close.candidates(name_key(long_name))) <= 2 * suggest_module._GRAM_CANDIDATES
 
     calls = {"suggest": 0, "ratio": 0}
     suggest, ratio = NameTable.suggest, difflib.SequenceMatcher.ratio
@@ -371,7 +373,7 @@ def test_the_exact_name_tier_equals_the_reference(engine, monkeypatch):
         return [(m.name, m.score, m.reason) for m in result], result.notices
 
     got = [outcome(q, o) for q, o in cases]
-    monkeypatch.setattr(NamedLookups, "_exact_name_tier", reference_tier)
+    monkeypatch.setattr(NameLookups, "exact_name_tier", reference_tier)
     want = [outcome(q, o) for q, o in cases]
     for case, g, w in zip(cases, got, want):
         assert g == w, case
@@ -388,7 +390,8 @@ def test_the_exact_name_tier_scores_about_limit_names(engine, monkeypatch):
     query = " ".join(f"op{k}_run" for k in range(60))
     assert len(index.names.find_names(query)) == 60
     counting = CountingEngine(index._index)
-    monkeypatch.setattr(index, "_index", counting)
+    for holder in (index, index._lookups, index._searcher):  # the index and its collaborators
+        monkeypatch.setattr(holder, "_index", counting)
     for limit in (1, 5, 25):
         counting.score_calls = 0
         result = index.search(query, limit=limit, max_query_length=len(query))

@@ -103,7 +103,7 @@ def test_pruned_equals_exhaustive_and_the_python_engine(
     seed, n, vocab, query, limit, options, exclude, profile, parts
 ):
     from toolsift._core import Index as RustIndex
-    from toolsift._fallback import Index as PyIndex
+    from toolsift._pyengine.index import Index as PyIndex
 
     names, docs = random_corpus(seed, n, vocab)
     rust = RustIndex(names, docs, WEIGHTS, profile=profile)
@@ -153,7 +153,7 @@ def mcp_mixed():
 
 def test_shared_catalogue_pruned_equals_exhaustive(mcp_mixed):
     from toolsift import tokenize
-    from toolsift._variants import STOPWORDS_EN
+    from toolsift.evaluation.variants import STOPWORDS_EN
 
     index, python, queries = mcp_mixed
     engine = index._index

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from toolsift import QueryError, Tool, ToolIndex
-from toolsift._fallback import Index as PyIndex
+from toolsift._pyengine.index import Index as PyIndex
 
 from .conftest import HAVE_RUST
 

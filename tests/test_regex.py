@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from toolsift import PatternError, QueryError, Tool, ToolIndex
-from toolsift._regex import Automaton
-from toolsift._regex import RegexIndex as PyRegexIndex
-from toolsift._regex_fold import FOLD
-from toolsift._regex_pattern import MAX_PATTERN_LENGTH, fold, translate
+from toolsift._pyengine.regex import Automaton
+from toolsift._pyengine.regex import RegexIndex as PyRegexIndex
+from toolsift._text.case_fold import FOLD
+from toolsift._text.regex_pattern import MAX_PATTERN_LENGTH, fold, translate
 
 from tests._cli import cli
 from tests.conftest import HAVE_RUST

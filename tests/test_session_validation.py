@@ -405,7 +405,7 @@ def test_schema_tokens_takes_tool_objects(session, tools, match):
 def test_activations_of_gone_tools_are_remembered_up_to_a_bound(monkeypatch) -> None:
     """Activation survives a reconnect, but a server that keeps coming back with new tool names
     cannot grow the activation list without end (every search reads it)."""
-    from toolsift import _session_state
+    from toolsift._session import state as _session_state
 
     monkeypatch.setattr(_session_state, "KEEP_GONE_ACTIVATIONS", 50)
     session = DiscoverySession([Tool(name="read", description="read a file")], mode="all")

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from toolsift import SnapshotError, Tool, ToolIndex
-from toolsift._fallback import Index as PyIndex
-from toolsift._snapshot import FORMAT_VERSION
+from toolsift._pyengine.index import Index as PyIndex
+from toolsift._snapshot.format import FORMAT_VERSION
 
 from ._corpora import ENGINE_CLASSES, QUERY_LANGUAGE, VOCAB, WEIGHTS, corpus
 from .conftest import HAVE_RUST

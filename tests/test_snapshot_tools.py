@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from toolsift import SnapshotError, Tool, ToolIndex
-from toolsift._lazytools import LazyTools, encode_tool_section
+from toolsift._snapshot.tools_section import LazyTools, encode_tool_section
 
 TOOLS = [
     Tool(

@@ -21,8 +21,8 @@ from unittest import mock
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from toolsift import _tokenize
-from toolsift._tokenize import UNICODE_VERSION, tokenize
+from toolsift._text import tokenize as _tokenize
+from toolsift._text.tokenize import UNICODE_VERSION, tokenize
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES_FILE = ROOT / "tests" / "data" / "tokenize_cases.jsonl"
@@ -190,9 +190,9 @@ def test_lone_surrogates_tokenize_like_replacement_characters(text):
 
 def test_ascii_input_does_not_load_the_tables():
     code = (
-        "import sys; from toolsift._tokenize import tokenize; tokenize('getUserName'); "
-        "assert 'toolsift._unicode_data' not in sys.modules; tokenize('é'); "
-        "assert 'toolsift._unicode_data' in sys.modules"
+        "import sys; from toolsift._text.tokenize import tokenize; tokenize('getUserName'); "
+        "assert 'toolsift._text.unicode_data' not in sys.modules; tokenize('é'); "
+        "assert 'toolsift._text.unicode_data' in sys.modules"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import toolsift
 from toolsift import FieldWeights, Match, Tool, ToolIndex
-from toolsift._engine import (
+from toolsift._engine.protocol import (
     EngineIndex,
     EngineIndexClass,
     EngineKeywordIndex,
     EngineKeywordIndexClass,
 )
-from toolsift._fallback import Index as PythonIndex
-from toolsift._keyword import KeywordIndex as PythonKeywordIndex
+from toolsift._pyengine.index import Index as PythonIndex
+from toolsift._pyengine.keyword import KeywordIndex as PythonKeywordIndex
 
 
 def _engine_types_satisfy_the_protocol() -> list[EngineIndexClass]:

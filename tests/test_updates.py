@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from toolsift import DuplicateToolError, Tool, ToolIndex
-from toolsift._fallback import Index as PyIndex
+from toolsift._pyengine.index import Index as PyIndex
 
 from ._corpora import (
     ENGINE_CLASSES,
@@ -197,7 +197,7 @@ def test_with_tools_errors(engine):
 
 def test_with_tools_carries_the_name_table_over_exactly():
     from toolsift import Tool, ToolIndex
-    from toolsift.names import NameTable
+    from toolsift._names.table import NameTable
 
     tools = [
         Tool(
@@ -266,8 +266,8 @@ def test_name_tables_carried_over_many_updates_answer_as_rebuilt(
     lookup and search as a fresh index over the same tools."""
     import random
 
-    import toolsift.names as names_module
-    from toolsift.names import NameTable
+    import toolsift._names.table as names_module
+    from toolsift._names.table import NameTable
 
     monkeypatch.setattr(names_module, "_STALE_AT_LEAST", stale_at_least)
     index = ToolIndex(base, engine=engine)

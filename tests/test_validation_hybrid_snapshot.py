@@ -9,9 +9,10 @@ import json
 import pickle
 
 import pytest
-from toolsift import LimitError, QueryError, SnapshotError, Tool, ToolIndex, _snapshot
-from toolsift._lazytools import LazyTools
-from toolsift._tokenize import tokenize as py_tokenize
+from toolsift import LimitError, QueryError, SnapshotError, Tool, ToolIndex
+from toolsift._snapshot import format as _snapshot
+from toolsift._snapshot.tools_section import LazyTools
+from toolsift._text.tokenize import tokenize as py_tokenize
 
 np = pytest.importorskip("numpy")
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from toolsift import DiscoverySession, FieldWeights, Tool, ToolIndex
-from toolsift._documents import document, scored_text, word_pairs
+from toolsift._text.documents import document, scored_text, word_pairs
 
 from ._corpora import WORD_CLOUD_TOOLS
 from .conftest import HAVE_RUST

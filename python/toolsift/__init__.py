@@ -11,7 +11,7 @@ Example:
 
 from __future__ import annotations
 
-from ._tokenize import tokenize as _py_tokenize
+from ._text.tokenize import tokenize as _py_tokenize
 from .catalog import default_tools
 from .errors import (
     CatalogError,

@@ -460,12 +460,13 @@ class KeywordIndex:
 class RegexIndex:
     """The regex ranker's index (Anthropic ``tool_search_tool_regex``-compatible): per tool its
     name, description, parameter names and parameter descriptions, lowercased (Unicode simple
-    lowercase, ``toolsift._regex_fold``).
+    lowercase, ``toolsift._text.case_fold``).
 
     A search runs a pattern in the Rust ``regex`` crate's syntax over the lowercased texts
-    (``toolsift._regex_pattern.translate`` writes a checked pattern as ``Pattern.rust``), in time
-    linear in the text, with bounded memory. A tool scores the points of its first field with a
-    match (name 4, description 3, parameter names 2, parameter descriptions 1) plus
+    (``toolsift._text.regex_pattern.translate`` writes a checked pattern as
+    ``Pattern.rust``), in time linear in the text, with bounded memory. A tool scores the points of
+    its first field with a match (name 4, description 3, parameter names 2, parameter descriptions
+    1) plus
     ``1 / (2 + c)``, ``c`` the character offset of the leftmost match there; tools with no match
     are left out; score descending, then name.
 

@@ -24,9 +24,9 @@ from typing import Any, Callable, NoReturn, TypeVar
 
 from . import __version__
 from . import evaluate as _evaluate
-from ._analysis import DEFAULT_PROFILE, PROFILES
-from ._documents import FieldWeights
-from ._fallback_search import check_limit
+from ._options import check_limit
+from ._text.analysis import DEFAULT_PROFILE, PROFILES
+from ._text.documents import FieldWeights
 from .catalog import default_server_summaries, default_tools
 from .contract import (
     anthropic_tool_result,

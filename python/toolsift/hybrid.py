@@ -51,22 +51,23 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import numbers
 import operator
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
+from typing import TYPE_CHECKING, Any, Literal, Optional
 
 import numpy as np
 
-from ._analysis import DEFAULT_PROFILE
-from ._documents import FieldWeights
-from ._fallback import check_limit
+from ._hybrid.fusion import _check_real
+from ._hybrid.fusion import minmax_fuse as minmax_fuse
+from ._hybrid.fusion import rrf_fuse as rrf_fuse
+from ._hybrid.vectors import _dense_kernel, _embedded, _float_array, _unit_rows
+from ._hybrid.vectors import _DenseColumns as _DenseColumns
+from ._hybrid.vectors import _DenseRust as _DenseRust
+from ._options import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, check_limit, check_query_length
 from .errors import QueryError
-from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, Match, ToolIndex, check_query_length
+from .index import Match, ToolIndex
 from .query import DEFAULT_MAX_QUERY_LENGTH, TRIMMED
 from .tools import Tool
 
@@ -97,106 +98,6 @@ RANKED_REASONS = frozenset({"bm25", "keyword"})
 DEFAULT_CANDIDATES = 100
 #: The dense list's weight in the fusion (chosen by the evaluation; see the module docstring).
 DEFAULT_DENSE_WEIGHT = 0.35
-
-
-def rrf_fuse(
-    rankings: Sequence[Sequence[int]], weights: Sequence[float] | None = None, k: float = 60.0
-) -> dict[int, float]:
-    """Reciprocal rank fusion: ``Σ_i weights[i] / (k + rank_i(d))``, ranks from 1.
-
-    Example:
-        >>> rrf_fuse([[7, 8], [8]], k=60) == {7: 1 / 61, 8: 1 / 62 + 1 / 61}
-        True
-    """
-    k = _check_real(k, "k", low=0.0)
-    weights = _check_weights(weights, len(rankings))
-    fused: dict[int, float] = {}
-    for ranking, w in zip(rankings, weights):
-        for rank, doc in enumerate(ranking, 1):
-            fused[doc] = fused.get(doc, 0.0) + w / (k + rank)
-    return fused
-
-
-def _check_real(
-    value: object, what: str, *, low: float = -math.inf, high: float = math.inf
-) -> float:
-    """``value`` as a float: a real number (not a bool), finite, within ``low..high``.
-
-    Raises:
-        TypeError: ``value`` is not a real number.
-        ValueError: it is not finite or out of range (the message names ``what``).
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{what} must be a number, got {type(value).__name__}")
-    number = float(value)
-    if not math.isfinite(number):
-        raise ValueError(f"{what} must be a finite number, got {value!r}")
-    if not low <= number <= high:
-        bounds = f"between {low:g} and {high:g}" if high < math.inf else f">= {low:g}"
-        raise ValueError(f"{what} must be {bounds}, got {value!r}")
-    return number
-
-
-def _check_weights(weights: Sequence[float] | None, n: int) -> list[float]:
-    """The fusion weights: one finite number per list (``None``: 1.0 each)."""
-    if weights is None:
-        return [1.0] * n
-    checked = [_check_real(w, f"weights[{i}]") for i, w in enumerate(weights)]
-    if len(checked) != n:
-        raise ValueError(f"weights must hold one weight per list ({n}), got {len(checked)}")
-    return checked
-
-
-def _float_array(value: Any, what: str) -> np.ndarray:
-    """``value`` as a float32 array of finite numbers.
-
-    Raises:
-        ValueError: ``value`` is not numeric (strings, complex numbers, ragged nesting), or holds a
-            NaN, an infinity, or a number beyond float32's range.
-    """
-    try:
-        if value is None:
-            raise TypeError("None")
-        array = np.asarray(value)
-        if array.dtype.kind not in "biufO":  # strings, bytes, complex numbers, dates...
-            raise TypeError(f"dtype {array.dtype}")
-        with np.errstate(over="ignore", invalid="ignore"):
-            array = array.astype(np.float32)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"{what} must be an array of real numbers, got {type(value).__name__} ({exc})"
-        ) from None
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{what} must be finite (no NaN, no infinity, each within float32 range)")
-    return array
-
-
-def _unit_rows(matrix: np.ndarray) -> np.ndarray:
-    """Each row of ``matrix`` scaled to length 1 (a zero row stays zero). Rows are first scaled
-    by their largest magnitude, so that no squared norm overflows or underflows float32."""
-    scale = np.max(np.abs(matrix), axis=-1, keepdims=True) if matrix.size else None
-    if scale is not None:
-        scale[scale == 0] = 1.0
-        matrix = matrix / scale
-    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return matrix / norms
-
-
-def _embedded(embed: Callable[[list[str]], Any], texts: list[str]) -> np.ndarray:
-    """``embed(texts)`` checked: a finite ``(len(texts), dim)`` float32 matrix, ``dim >= 1``.
-
-    Raises:
-        ValueError: the callable returned something else (the message says what it returned).
-    """
-    out = embed(texts)
-    matrix = _float_array(out, "the embed callable's result")
-    if matrix.ndim != 2 or matrix.shape[0] != len(texts) or matrix.shape[1] < 1:
-        raise ValueError(
-            f"the embed callable must return one vector per text, a ({len(texts)}, dim) matrix, "
-            f"got shape {matrix.shape} for {len(texts)} text(s)"
-        )
-    return _unit_rows(matrix)
 
 
 def _names(value: Any, argument: str, what: str) -> frozenset[str]:
@@ -236,37 +137,6 @@ def _cut_query(query: str, max_query_length: int) -> tuple[str, bool]:
     if len(text) <= max_query_length:
         return query, False
     return text[:max_query_length].rstrip(), True
-
-
-def _minmax(scored: Sequence[tuple[int, float]]) -> dict[int, float]:
-    if not scored:
-        return {}
-    values = [s for _, s in scored]
-    lo, hi = min(values), max(values)
-    if hi <= lo:
-        return {d: 1.0 for d, _ in scored}
-    return {d: (s - lo) / (hi - lo) for d, s in scored}
-
-
-def minmax_fuse(
-    lists: Sequence[Sequence[tuple[int, float]]], weights: Sequence[float]
-) -> dict[int, float]:
-    """Weighted sum of min-max normalised scores; a document missing from a list scores 0 there.
-
-    Each list is normalised over its own entries to 0..1 (one entry, or all equal, gives 1.0).
-
-    Example:
-        >>> minmax_fuse([[(1, 9.0), (2, 3.0)], [(2, 0.8), (3, 0.4)]], [0.5, 0.5])
-        {1: 0.5, 2: 0.5, 3: 0.0}
-    """
-    weights = _check_weights(weights, len(lists))
-    fused: dict[int, float] = {}
-    for scored, w in zip(lists, weights):
-        for doc, s in _minmax(scored).items():
-            fused[doc] = fused.get(doc, 0.0) + w * s
-        for doc, _ in scored:
-            fused.setdefault(doc, 0.0)
-    return fused
 
 
 @dataclass(frozen=True)
@@ -652,83 +522,6 @@ class HybridIndex:
         return HybridResult(out, "hybrid", None, notices, clamped, truncated)
 
 
-class _DenseColumns:
-    """The pure-Python twin of ``toolsift._core.DenseMatrix``: the tool vectors stored by column,
-    each similarity summed in dimension order from 0.0 in float32 (``out += v[j] * column_j``,
-    the product rounded before it is added), so both give the same bits; the top ``k`` by
-    similarity, highest first, then by row, lowest first, finite similarities only."""
-
-    def __init__(self, matrix: np.ndarray) -> None:
-        self.rows = len(matrix)
-        self._columns = np.ascontiguousarray(matrix.T, dtype=np.float32)
-
-    def similarities(self, vector: np.ndarray, ids: np.ndarray | None = None) -> np.ndarray:
-        columns = self._columns if ids is None else self._columns[:, ids]
-        out = np.zeros(columns.shape[1], dtype=np.float32)
-        product = np.empty_like(out)
-        # Overflow gives infinities (and inf - inf NaN), as in Rust: such rows are not taken.
-        with np.errstate(over="ignore", invalid="ignore"):
-            for value, column in zip(vector.astype(np.float32), columns):
-                np.multiply(column, value, out=product)
-                out += product
-        return out
-
-    def top_k(
-        self, vector: np.ndarray, k: int, exclude: np.ndarray, only: np.ndarray | None
-    ) -> list[tuple[int, float]]:
-        if only is None:
-            ids = np.arange(self.rows)
-            sims = self.similarities(vector)
-            sims[exclude] = -np.inf
-        else:
-            ids = np.unique(only)
-            ids = ids[~np.isin(ids, exclude)]
-            sims = self.similarities(vector, ids)
-        keep = np.isfinite(sims)
-        ids, sims = ids[keep], sims[keep]
-        if len(ids) > k:
-            # The k-th best similarity; of the rows that tie with it, the lowest rows are taken.
-            kth = -np.partition(-sims, k - 1)[k - 1]
-            above = np.flatnonzero(sims > kth)
-            ties = np.flatnonzero(sims == kth)[: k - len(above)]
-            chosen = np.concatenate([above, ties])
-            ids, sims = ids[chosen], sims[chosen]
-        order = np.lexsort((ids, -sims))
-        return [(int(ids[i]), float(sims[i])) for i in order]
-
-
-class _DenseRust:
-    """``toolsift._core.DenseMatrix`` behind :class:`_DenseColumns`' interface: one pass over
-    the vectors in Rust, on one thread, without the GIL."""
-
-    def __init__(self, matrix: np.ndarray, dense_matrix: Any) -> None:
-        self.rows = len(matrix)
-        data = np.ascontiguousarray(matrix, dtype=np.float32)
-        self._matrix = dense_matrix(data.tobytes(), data.shape[0], data.shape[1])
-
-    def similarities(self, vector: np.ndarray) -> np.ndarray:
-        vector = np.ascontiguousarray(vector, dtype=np.float32)
-        return np.frombuffer(self._matrix.similarities(vector.tobytes()), dtype=np.float32)
-
-    def top_k(
-        self, vector: np.ndarray, k: int, exclude: np.ndarray, only: np.ndarray | None
-    ) -> list[tuple[int, float]]:
-        vector = np.ascontiguousarray(vector, dtype=np.float32)
-        excluded = np.asarray(exclude, dtype=np.uint32).tobytes()
-        allowed = None if only is None else np.asarray(only, dtype=np.uint32).tobytes()
-        hits: list[tuple[int, float]] = self._matrix.top_k(vector.tobytes(), k, excluded, allowed)
-        return hits
-
-
-def _dense_kernel(matrix: np.ndarray, engine: str) -> _DenseColumns | _DenseRust:
-    """The dense kernel of an index on ``engine``: Rust's for ``"rust"``, else the twin."""
-    if engine == "rust":
-        from . import _core  # the Rust engine is loaded: its index was built with it
-
-        return _DenseRust(matrix, _core.DenseMatrix)
-    return _DenseColumns(matrix)
-
-
 def lexical_search(
     index: ToolIndex, query: str, limit: int, exclude: Iterable[str] = (), **options: Any
 ) -> Sequence[Match]:
@@ -763,65 +556,3 @@ def _search_parameters(index: ToolIndex) -> frozenset[str]:
         if not own:
             _SEARCH_PARAMETERS[kind] = params
     return params
-
-
-def make_eval_ranker(
-    spec: str, tools: Sequence[Tool], *, embedder: Any = None, **_ignored: Any
-) -> Callable[[str, int], list[int]]:
-    """A ranker for :mod:`toolsift.evaluate`: ``dense``,
-    ``hybrid-minmax[=w][+pairs[=p]][@variant]`` or ``hybrid-rrf[=w][+pairs[=p]][@variant]``.
-
-    ``w`` is the dense weight (default :data:`DEFAULT_DENSE_WEIGHT`). ``+pairs`` fuses the
-    lexical list of an index with :attr:`~toolsift.FieldWeights.word_pairs` at ``p`` (0.1 by
-    default). ``@variant`` takes the lexical list from a :mod:`toolsift._variants` variant (e.g.
-    ``@qdistinct+stop+stemx=0.5+cjk``) instead of the engine. Needs ``embedder`` (``--embed``).
-    """
-    if embedder is None:
-        raise ImportError(f"ranker {spec!r} needs an embedder (--embed minilm|wordllama)")
-    head, _, variant_spec = spec.partition("@")
-    head, plus, pairs_spec = head.partition("+pairs")
-    if plus and pairs_spec and not pairs_spec.startswith("="):
-        raise ValueError(f"unknown ranker {spec!r}")
-    pairs = float(pairs_spec[1:] or 0.1) if plus else 0.0
-    name, _, value = head.partition("=")
-    w = float(value) if value else DEFAULT_DENSE_WEIGHT
-    fusion: Fusion = "rrf" if name == "hybrid-rrf" else "minmax"
-    if name == "dense":
-        w = 1.0
-    elif name not in ("hybrid-minmax", "hybrid-rrf"):
-        raise ValueError(f"unknown ranker {spec!r}")
-    weights = FieldWeights.for_profile(DEFAULT_PROFILE)
-    if pairs:
-        weights = dataclasses.replace(weights, word_pairs=pairs)
-    index = ToolIndex(tools, field_weights=weights)
-    hybrid = HybridIndex(index, embed=embedder, fusion=fusion, dense_weight=w)
-    pos = {t.name: i for i, t in enumerate(tools)}
-    lexical_of: Callable[[str], list[Match]] | None = None
-    if variant_spec:
-        from ._variants import VariantIndex, parse_variant, top_k
-
-        variant = VariantIndex(tools, parse_variant(variant_spec))
-        name_rank = np.argsort(np.argsort([t.name for t in tools], kind="stable"))
-
-        def variant_lexical(query: str) -> list[Match]:
-            scores = variant.scores(variant.query_tokens(query))
-            top = top_k(scores, hybrid.candidates, name_rank)
-            return [Match(tools[d], float(scores[d]), "bm25") for d in top]
-
-        lexical_of = variant_lexical
-
-    def rank(query: str, k: int) -> list[int]:
-        try:
-            if name == "dense":
-                vector, _ = hybrid._query_vector(query, None)
-                return [d for d, _ in hybrid.dense_search(vector, k)] if vector is not None else []
-            lexical = lexical_of(query) if lexical_of is not None else None
-            # Uncapped, as the lexical list: the evaluation ranks k tools for the whole query.
-            found = hybrid.search(
-                query, k, lexical=lexical, max_limit=k, max_query_length=_NO_QUERY_CAP
-            )
-            return [pos[m.tool.name] for m in found]
-        except QueryError:
-            return []
-
-    return rank

@@ -12,36 +12,42 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
-import threading
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+import os
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
-from . import _fallback, _keyword
-from ._analysis import DEFAULT_PROFILE, ProfileName, check_profile
-from ._documents import (
+from ._engine.select import EngineName, available_engines
+from ._engine.select import select_engine as _select_engine
+from ._index import persist
+from ._index.explain import explain
+from ._index.lookups import NameLookups
+from ._index.regex import RegexSearcher
+from ._index.request import _checked_limit, _Request
+from ._index.search import Ranker, Searcher
+from ._names.table import NameTable
+from ._options import DEFAULT_LIMIT as DEFAULT_LIMIT
+from ._options import DEFAULT_MAX_LIMIT as DEFAULT_MAX_LIMIT
+from ._options import DEFAULT_PREFIX_FRACTION as DEFAULT_PREFIX_FRACTION
+from ._options import (
+    check_bm25_params,
+)
+from ._options import check_query_length as check_query_length
+from ._snapshot.tools_section import LazyTools
+from ._text.analysis import DEFAULT_PROFILE, ProfileName, check_profile
+from ._text.documents import (
     FieldWeights,
     check_field_weights,
     default_delta,
     documents,
-    scored_text,
 )
-from ._engines import EngineName, available_engines
-from ._engines import select_engine as _select_engine
-from ._index_explain import Explaining
-from ._lazytools import LazyTools
-from ._named import _NEW_MATCHES, DEFAULT_PREFIX_FRACTION, NamedLookups
-from ._persist import SnapshotsAndUpdates
-from ._regex_search import RegexLookups
 from .errors import DuplicateToolError
-from .names import NameTable
-from .query import DEFAULT_MAX_QUERY_LENGTH, ParsedQuery, parse_query
+from .explain import Explanation
+from .query import DEFAULT_MAX_QUERY_LENGTH, parse_query
 from .result import Match, SearchResult
 from .tools import Tool
 
 if TYPE_CHECKING:
-    from ._engine import EngineIndex, EngineKeywordIndex
+    from ._engine.protocol import EngineIndex
 
 __all__ = [
     "FieldWeights",
@@ -51,68 +57,6 @@ __all__ = [
     "EngineName",
     "available_engines",
 ]
-
-Ranker = Literal["bm25", "keyword", "regex"]
-
-DEFAULT_LIMIT = 8
-#: A larger ``limit`` is clamped to this (Claude Code ``ToolSearch``'s hard cap), and the result
-#: says so.
-DEFAULT_MAX_LIMIT = 25
-
-
-def _checked_limit(limit: int | None, ranker: str, max_limit: int, max_query_length: int) -> int:
-    """The limit :meth:`ToolIndex.search` uses, after its call-level checks (in its order)."""
-    if limit is None:
-        limit = _keyword.DEFAULT_KEYWORD_LIMIT if ranker == "keyword" else DEFAULT_LIMIT
-    _fallback.check_limit(limit)
-    _fallback.check_limit(max_limit)
-    if ranker not in ("bm25", "keyword", "regex"):
-        raise ValueError(f"ranker must be 'bm25', 'keyword' or 'regex', got {ranker!r}")
-    check_query_length(max_query_length)
-    return limit
-
-
-def check_query_length(max_query_length: object) -> int:
-    """``max_query_length`` if it is an int (not a bool) >= 1, else a ``TypeError`` /
-    ``ValueError`` (the search calls of :class:`ToolIndex` and ``HybridIndex`` share it).
-
-    Example:
-        >>> check_query_length(500)
-        500
-    """
-    if isinstance(max_query_length, bool) or not isinstance(max_query_length, int):
-        raise TypeError("max_query_length must be an int")
-    if max_query_length < 1:
-        raise ValueError(f"max_query_length must be a positive int, got {max_query_length}")
-    return max_query_length
-
-
-@dataclass
-class _Request:
-    """The validated options of one :meth:`ToolIndex.search` or ``search_many`` call."""
-
-    limit: int
-    max_limit: int
-    notices: tuple[str, ...]
-    clamped: bool
-    max_query_length: int
-    allowed: frozenset[int] | None
-    excluded: frozenset[int]
-    #: ``excluded`` sorted, as the engines take it (None when empty: nothing to convert).
-    excluded_sorted: tuple[int, ...] | None
-    ranker: str
-    exact_names: bool
-    prefix: dict[str, Any]
-    include: tuple[int, ...] | None
-    threshold: float
-    relative_floor: float
-    coverage: bool
-    normalize: bool
-    #: A ranked result's fields but the query's own (``SearchResult._from_fields``), when no gate
-    #: acts on the whole result (the BM25+ ranker, no relative floor, no normalization): the
-    #: common search's result is then these fields and three more, not a ``_finish`` pass.
-    plain_fields: dict[str, Any] | None = None
-
 
 # Validated requests of search() calls without exclude / servers, keyed by their options and the
 # options' types: such a request does not depend on the index, and agents repeat their options,
@@ -125,7 +69,7 @@ _REQUEST_CACHE_SIZE = 64
 _DEFAULT_REQUESTS: dict[int | None, _Request] = {}
 
 
-class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates, RegexLookups):
+class ToolIndex:
     """A searchable, immutable index of tools.
 
     Arguments:
@@ -133,10 +77,11 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates, RegexLookups):
         engine: ``"rust"``, ``"python"``, or ``"auto"`` (Rust, falling back to Python with one
             ``RuntimeWarning`` when the extension cannot be loaded).
         k1, b, delta: BM25+ parameters (defaults 1.2, 0.75, and δ by profile:
-            :func:`~toolsift._documents.default_delta`, 0.5 for ``"english"``, 1.0 for ``"seed"``).
+            :func:`~toolsift._text.documents.default_delta`, 0.5 for ``"english"``, 1.0 for
+            ``"seed"``).
         field_weights: per-field weights; defaults to the profile's,
             :meth:`FieldWeights.for_profile`.
-        profile: the analysis profile (how text becomes terms; ``toolsift._analysis``):
+        profile: the analysis profile (how text becomes terms; ``toolsift._text.analysis``):
             ``"english"`` (the default: CJK bigrams, half-weight Snowball-stemmed copies, query
             stop words, each distinct query term once) or ``"seed"`` (the plain profile of OMP
             ``search_tool_bm25``: the tokenizer's tokens only). Snapshots keep it; :attr:`profile`
@@ -169,7 +114,7 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates, RegexLookups):
         if delta is None:
             delta = default_delta(profile)
         # Checked here for both engines (a str is a TypeError in each), and passed on as floats.
-        k1, b, delta = _fallback._validated_params(k1, b, delta)
+        k1, b, delta = check_bm25_params(k1, b, delta)
         self._tools: tuple[Tool, ...] | LazyTools = tuple(tools)
         self._by_name: dict[str, int] = {}
         servers: dict[str, list[int]] = {}
@@ -186,10 +131,6 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates, RegexLookups):
             self._by_name[tool.name] = i
             if tool.server is not None:
                 servers.setdefault(tool.server, []).append(i)
-        self._servers: dict[str, list[int]] | None = servers
-        self._name_table: NameTable | None = None
-        self._keyword: EngineKeywordIndex | None = None
-        self._name_lock = threading.Lock()
         self.field_weights = (
             field_weights if field_weights is not None else FieldWeights.for_profile(profile)
         )
@@ -205,6 +146,47 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates, RegexLookups):
             profile=profile,
         )
         self.params = (k1, b, delta)
+        self._wire(
+            NameLookups(self._tools, self.engine, self._index, self.field_weights, servers=servers)
+        )
+
+    @classmethod
+    def _from_parts(cls, parts: persist.Parts, table: NameTable | None = None) -> ToolIndex:
+        """An index of parts already made (a snapshot's, an update's); ``table``: its name
+        table, if known (derived from the tools alone, so never stored: rebuilt on first use)."""
+        self = cls.__new__(cls)
+        self._tools = parts.tools
+        self._by_name = dict(zip(parts.names, range(len(parts.names))))
+        self.field_weights = parts.field_weights
+        self.engine = parts.engine
+        self._index = parts.index
+        self.params = parts.params
+        self._wire(
+            NameLookups(parts.tools, parts.engine, parts.index, parts.field_weights, table=table)
+        )
+        return self
+
+    def _parts(self) -> persist.Parts:
+        names = persist.tool_names(self._tools, self._by_name)
+        return persist.Parts(
+            self._tools, self.engine, self._index, self.field_weights, self.params, names
+        )
+
+    def _wire(self, lookups: NameLookups) -> None:
+        """Holds the collaborators: the name-driven lookups and the searcher that uses them."""
+        self._lookups = lookups
+        self._searcher = Searcher(
+            self._tools, self._by_name, self.engine, self._index, self.field_weights, lookups
+        )
+        self._regex = RegexSearcher(self._tools, self.engine, self._searcher)
+
+    @property
+    def names(self) -> NameTable:
+        """The name table of ``select:`` and the exact-name tier, built on first use."""
+        return self._lookups.names
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_unpickle_tool_index, (self.to_bytes(), self.engine))
 
     @property
     def tools(self) -> tuple[Tool, ...]:
@@ -337,7 +319,7 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates, RegexLookups):
             if request is not None:
                 # The Rust engine's one call searches the query as written: not with pairs.
                 plain_ok = self.engine == "rust" and not self.field_weights.word_pairs
-                keys = self.names.keys if plain_ok else None
+                keys = self._lookups.names.keys if plain_ok else None
                 if keys is not None:
                     # The Rust engine answers a plain query (no name in it, nothing for the
                     # parser to do but trim it) in one call, parse to SearchResult; None: the
@@ -349,14 +331,16 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates, RegexLookups):
                     )  # fmt: skip
                     if result is not None:
                         return result
-                return self._search_one(parse_query(query, max_length=max_query_length), request)
+                return self._searcher.search_one(
+                    parse_query(query, max_length=max_query_length), request
+                )
         if not isinstance(query, str):
             parse_query(query)  # raises the QueryError
-        if ranker == "regex":  # a pattern, not a keyword query (``_regex_search``)
+        if ranker == "regex":  # a pattern, not a keyword query (``_index.regex``)
             limit = _checked_limit(limit, ranker, max_limit, max_query_length)
-            return self._regex_result(
+            return self._regex.result(
                 query,
-                self._request(
+                self._searcher.request(
                     limit, exclude, servers, ranker, exact_names, prefix_fraction, prefix_min_len,
                     max_expansions, threshold, relative_floor, coverage, normalize, max_limit,
                     max_query_length,
@@ -376,13 +360,13 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates, RegexLookups):
             if request is not None:  # these options passed every check before
                 if defaults and len(_DEFAULT_REQUESTS) < _REQUEST_CACHE_SIZE:
                     _DEFAULT_REQUESTS[limit] = request  # (if it was dropped when full)
-                return self._search_one(
+                return self._searcher.search_one(
                     parse_query(query, max_length=max(1, request.max_query_length)), request
                 )
         asked = limit  # the cache keys below are the limit as the caller passed it (None too)
         limit = _checked_limit(limit, ranker, max_limit, max_query_length)
         parsed = parse_query(query, max_length=max(1, max_query_length))
-        request = self._request(
+        request = self._searcher.request(
             limit, exclude, servers, ranker, exact_names, prefix_fraction, prefix_min_len,
             max_expansions, threshold, relative_floor, coverage, normalize, max_limit,
             max_query_length,
@@ -396,246 +380,138 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates, RegexLookups):
                     if len(_DEFAULT_REQUESTS) >= _REQUEST_CACHE_SIZE:
                         _DEFAULT_REQUESTS.clear()
                     _DEFAULT_REQUESTS[asked] = request
-        return self._search_one(parsed, request)
+        return self._searcher.search_one(parsed, request)
 
-    def _request(
+    def explain(
         self,
-        limit: int,
-        exclude: Iterable[str],
-        servers: Iterable[str] | None,
-        ranker: Ranker,
-        exact_names: bool,
-        prefix_fraction: float,
-        prefix_min_len: int,
-        max_expansions: int,
-        threshold: float,
-        relative_floor: float,
-        coverage: bool,
-        normalize: bool,
-        max_limit: int,
-        max_query_length: int,
-    ) -> _Request:
-        """The options of :meth:`search`, validated and resolved to tool ids once per call."""
-        # Same checks and messages for both engines, whichever ranker runs; the engines get the
-        # checked values (floats, capped counts, a bool), never what the caller passed.
-        checked = _fallback._Options(
-            None, None, None, prefix_fraction, prefix_min_len, max_expansions,
-            threshold, relative_floor, coverage,
-        )  # fmt: skip
-        prefix_fraction = checked.prefix_fraction
-        prefix_min_len = checked.prefix_min_len
-        max_expansions = checked.max_expansions
-        threshold = checked.threshold
-        relative_floor = checked.relative_floor
-        clamped = limit > max_limit
-        allowed, include = self._allowed(servers)
-        if isinstance(exclude, str):  # one name, as ``servers="slack"`` is one server
-            exclude = (exclude,)
-        excluded = frozenset(self._by_name[n] for n in exclude if n in self._by_name)
-        notices = (f"limit {limit} clamped to {max_limit}",) if clamped else ()
-        plain = ranker == "bm25" and not relative_floor and not normalize
-        return _Request(
-            limit=max_limit if clamped else limit,
-            max_limit=max_limit,
-            notices=notices,
-            clamped=clamped,
-            max_query_length=max_query_length,
-            allowed=allowed,
-            excluded=excluded,
-            excluded_sorted=tuple(sorted(excluded)) or None,
-            ranker=ranker,
-            exact_names=exact_names,
-            prefix={
-                "prefix_fraction": prefix_fraction,
-                "prefix_min_len": prefix_min_len,
-                "max_expansions": max_expansions,
-            },
-            include=include,
-            threshold=threshold,
-            relative_floor=relative_floor,
-            coverage=coverage,
-            normalize=normalize,
-            plain_fields=(
-                SearchResult._keyword_fields(max_limit if clamped else limit, notices, clamped)
-                if plain
-                else None
-            ),
-        )
+        query: str,
+        tool: str | Tool,
+        *,
+        prefix_fraction: float = DEFAULT_PREFIX_FRACTION,
+        prefix_min_len: int = 3,
+        max_expansions: int = 16,
+        max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
+    ) -> Explanation:
+        """The per-term, per-field parts of ``tool``'s BM25+ score for ``query``.
 
-    def _search_one(self, parsed: ParsedQuery, request: _Request) -> SearchResult:
-        """:meth:`search` for one parsed query: what :meth:`_search_parsed` does for a batch of
-        one, without the batch bookkeeping (a few microseconds a call)."""
-        notices = request.notices
-        if parsed.truncated:
-            notices = (*notices, f"query cut to {request.max_query_length} characters")
-        if parsed.kind == "select":
-            return self._select(
-                parsed, request.limit, request.max_limit, request.allowed, list(notices),
-                request.clamped,
-            )  # fmt: skip
-        if request.ranker == "keyword":
-            return self._finish(parsed, self._keyword_matches(parsed, request), notices, request)
-        matches, room, (exclude, required, floor) = self._tier(parsed, request)
-        if room > 0:
-            prefix = request.prefix
-            # By position: keyword arguments cost the Rust binding ~0.1 µs each to match. The
-            # engine builds the Match objects in the same call.
-            matches += self._index.search_matches(
-                self._tools,
-                "bm25",
-                scored_text(parsed.text, self.field_weights),
-                room,
-                exclude,
-                request.include,
-                required or None,
-                prefix["prefix_fraction"],
-                prefix["prefix_min_len"],
-                prefix["max_expansions"],
-                request.threshold,
-                floor,
-                request.coverage,
-            )
-        return self._finish(parsed, matches, notices, request)
+        Arguments:
+            query: a keyword query, parsed as :meth:`search` parses it (``+required`` words are
+                left out: they add nothing to the score). A ``select:`` query scores nothing.
+            tool: the tool or its canonical name.
+            prefix_fraction, prefix_min_len, max_expansions: as in :meth:`search`.
 
-    def _keyword_matches(self, parsed: ParsedQuery, request: _Request) -> list[Match]:
-        """``ranker="keyword"``'s list before the gates: the exact-name tier (as for BM25+,
-        scored in keyword points), then the keyword matches without the named tools, cut to the
-        limit."""
-        matches, tier = self._keyword_tier(parsed, request)
-        room = request.limit - len(matches)
-        if room <= 0:
-            return matches
-        excluded = request.excluded.union(tier) if tier else request.excluded
-        hits = self._keyword_index().search(
-            parsed.text,
-            room,
-            sorted(excluded),
-            include=request.include,
-            required=parsed.required,
-        )
-        return matches + _NEW_MATCHES[self.engine](self._tools, hits, "keyword")
+        Returns:
+            An :class:`~toolsift.explain.Explanation` whose ``score`` equals the ``score`` that
+            :meth:`search` gives the tool with the same options.
 
-    def _search_plain_many(
-        self, queries: list[str], request: _Request, max_length: int
-    ) -> list[SearchResult] | None:
-        """:meth:`search_many`'s common call on the Rust engine (no filter, gate or threshold
-        beyond the prefix options): one engine call parses, proves and searches every plain
-        query in parallel (see :meth:`search`); the queries it declines take
-        :meth:`_search_parsed`. ``None`` when the options need the general path."""
-        keys = self.names.keys if self.engine == "rust" else None
-        if (
-            keys is None
-            or self.field_weights.word_pairs  # the engine's call searches the text as written
-            or request.plain_fields is None  # a gate acts on the whole result
-            or not request.exact_names
-            or request.allowed is not None
-            or request.excluded
-            or request.threshold
-            or request.coverage
-        ):
-            return None
-        prefix = request.prefix
-        # (Only the Rust engine's index has search_plain_many: not in EngineIndex.)
-        # The engine takes sizes as usize: a larger limit or length means the same as the cap.
-        cap = _fallback.MAX_COUNT_OPTION
-        results: list[SearchResult | None] = self._index.search_plain_many(  # type: ignore[attr-defined]
-            self._tools, keys, request.plain_fields, queries, min(request.limit, cap),
-            min(max_length, cap),
-            prefix["prefix_fraction"], prefix["prefix_min_len"], prefix["max_expansions"],
-        )  # fmt: skip
-        declined = [i for i, result in enumerate(results) if result is None]
-        if declined:
-            parsed = [parse_query(queries[i], max_length=max_length) for i in declined]
-            for i, result in zip(declined, self._search_parsed(parsed, request)):
-                results[i] = result
-        return results  # type: ignore[return-value]  # every None was replaced
-
-    def _search_parsed(self, queries: list[ParsedQuery], request: _Request) -> list[SearchResult]:
-        """One :class:`SearchResult` per parsed query, in order.
-
-        The BM25+ searches that need the same engine call but for the query text (same room,
-        exclusions and required terms: all queries without an exact-name tier or ``+term``, in
-        the common case) go to the engine as one ``search_many`` batch, which the Rust engine
-        runs in parallel with the GIL released. Each result equals the single search's.
+        Raises:
+            KeyError: no tool has this name.
+            QueryError: the query is empty or has no letter or number.
         """
-        results: list[SearchResult | None] = [None] * len(queries)
-        ranked: dict[int, tuple[list[str], list[Match]]] = {}
-        batches: dict[tuple[Any, ...], list[int]] = {}
-        for i, parsed in enumerate(queries):
-            notices = list(request.notices)
-            if parsed.truncated:
-                notices.append(f"query cut to {request.max_query_length} characters")
-            if parsed.kind == "select":
-                results[i] = self._select(
-                    parsed, request.limit, request.max_limit, request.allowed, notices,
-                    request.clamped,
-                )  # fmt: skip
-                continue
-            if request.ranker == "keyword":
-                ranked[i] = (notices, self._keyword_matches(parsed, request))
-                continue
-            matches, room, rest = self._tier(parsed, request)
-            ranked[i] = (notices, matches)
-            if room > 0:
-                batches.setdefault((room, *rest), []).append(i)
-        for (room, exclude, required, floor), members in batches.items():
-            kwargs: dict[str, Any] = {
-                "include": request.include,
-                "required": list(required),
-                **request.prefix,
-                "threshold": request.threshold,
-                "coverage": request.coverage,
-                "relative_floor": floor,
-            }
-            texts = [scored_text(queries[i].text, self.field_weights) for i in members]
-            if len(texts) == 1:
-                lists = [self._index.search(texts[0], room, exclude, **kwargs)]
-            else:
-                lists = self._index.search_many(texts, room, exclude, **kwargs)
-            for i, hits in zip(members, lists):
-                ranked[i][1].extend(_NEW_MATCHES[self.engine](self._tools, hits, "bm25"))
-        for i, (notices, matches) in ranked.items():
-            results[i] = self._finish(queries[i], matches, notices, request)
-        return [r for r in results if r is not None]
+        return explain(
+            self._tools, self._by_name, self._index, self.field_weights, query, tool,
+            prefix_fraction, prefix_min_len, max_expansions, max_query_length,
+        )  # fmt: skip
 
-    def _finish(
-        self,
-        parsed: ParsedQuery,
-        matches: list[Match],
-        notices: Sequence[str],
-        request: _Request,
-    ) -> SearchResult:
-        """The gates that act on the whole result, normalized scores, and the result itself."""
-        fields = request.plain_fields
-        if fields is not None and not parsed.truncated:  # no gate, no notice to add
-            return SearchResult._from_fields(fields, parsed.query, tuple(matches), len(self._tools))
-        if request.ranker != "bm25" and request.threshold:
-            # Named (exact_name) tools stay, as the BM25+ engine keeps them.
-            matches = [
-                m for m in matches if m.reason == "exact_name" or m.score >= request.threshold
-            ]
-        if request.relative_floor and matches:
-            # Relative to the best score of the whole result; named (exact_name) tools stay.
-            best = max(m.score for m in matches)
-            floor = request.relative_floor * best
-            matches = [m for m in matches if m.reason == "exact_name" or m.score >= floor]
-        if request.normalize and matches:
-            best = max(m.score for m in matches)
-            matches = [
-                dataclasses.replace(m, normalized_score=m.score / best if best > 0 else 0.0)
-                for m in matches
-            ]
-        return SearchResult._keyword(
-            parsed.query,
-            request.limit,
-            tuple(matches),
-            tuple(notices),
-            request.clamped,
-            parsed.truncated,
-            len(self._tools),
-        )
+    def to_bytes(self) -> bytes:
+        """The index, its tools, parameters and field weights as snapshot bytes.
 
-    # --- scale and concurrency (issue 6): batch search, snapshots, live updates ---
+        The bytes are the engine snapshot (see ``toolsift._snapshot.format``) with the tools
+        stored as JSON in its metadata section; both engines read and write the same format.
+
+        Example:
+            >>> from toolsift import Tool, ToolIndex
+            >>> index = ToolIndex([Tool(name="get_weather", description="Weather for a city")])
+            >>> ToolIndex.from_bytes(index.to_bytes()).search("weather")[0].name
+            'get_weather'
+        """
+        return persist.to_bytes(self._tools, self._index, self.field_weights)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, engine: EngineName = "auto") -> ToolIndex:
+        """Loads :meth:`to_bytes` output (written by either engine) without re-tokenizing.
+
+        Raises:
+            SnapshotError: the data is truncated, corrupted, of a newer format version, or not a
+                ToolIndex snapshot; or its parts disagree (two tools with one name, field weights
+                that are not numbers or differ from the index's own).
+        """
+        loaded = cls._from_parts(persist.from_bytes(data, engine))
+        persist.check_unique(loaded._by_name, loaded._tools.names)  # type: ignore[union-attr]
+        return loaded
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Writes :meth:`to_bytes` to ``path`` atomically (a temporary file, then a rename), so a
+        gateway can build once and every worker :meth:`load` s it in milliseconds.
+
+        Example:
+            >>> import os, tempfile
+            >>> from toolsift import Tool, ToolIndex
+            >>> path = os.path.join(tempfile.mkdtemp(), "tools.tsift")
+            >>> ToolIndex([Tool(name="get_weather", description="Weather")]).save(path)
+            >>> len(ToolIndex.load(path))
+            1
+        """
+        persist.write(path, self.to_bytes())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *, engine: EngineName = "auto") -> ToolIndex:
+        """Reads a file written by :meth:`save` (by either engine).
+
+        Raises:
+            SnapshotError: the file is truncated, corrupted or of a newer format version.
+            OSError: the file cannot be read.
+        """
+        return cls.from_bytes(persist.read(path), engine=engine)
+
+    def with_tools(self, add: Iterable[Tool] = (), remove: Iterable[str] = ()) -> ToolIndex:
+        """A new index with ``add`` added and the tools named in ``remove`` removed; this one is
+        not changed (copy-on-write), so searches running on other threads are unaffected.
+
+        A tool in ``add`` whose name is already indexed replaces that tool. The new index lists
+        the kept tools in their previous order, then ``add`` in the order given, and ranks
+        exactly like ``ToolIndex(kept + add)`` (same IDF, average length and scores); only the
+        added tools are tokenized.
+
+        ``remove`` is an iterable of tool names; a single ``str`` is one name.
+
+        Raises:
+            KeyError: a name in ``remove`` is not indexed.
+            DuplicateToolError: two tools in ``add`` share a name.
+            TypeError: ``add`` is not an iterable of :class:`~toolsift.Tool`, or ``remove`` is not
+                a name or an iterable of names.
+
+        Example:
+            >>> from toolsift import Tool, ToolIndex
+            >>> index = ToolIndex([Tool(name="a", description="alpha")])
+            >>> [t.name for t in index.with_tools(add=[Tool(name="b", description="beta")])]
+            ['a', 'b']
+        """
+        parts, new_ids, kept = persist.updated(self._parts(), self._by_name, add, remove)
+        table = self._lookups.carried_table(parts.tools, new_ids, kept)
+        return type(self)._from_parts(parts, table)
+
+    def replace_server(self, server: str, tools: Iterable[Tool]) -> ToolIndex:
+        """A new index in which ``server``'s tools are exactly ``tools`` (an MCP server
+        connected, changed its tool list, or disconnected with ``tools=[]``).
+
+        Equivalent to ``with_tools(add=tools, remove=[names of server's current tools])``.
+
+        Raises:
+            TypeError: ``server`` is not a str, or ``tools`` is not an iterable of
+                :class:`~toolsift.Tool`.
+            ValueError: a tool in ``tools`` belongs to another server.
+
+        Example:
+            >>> from toolsift import Tool, ToolIndex
+            >>> index = ToolIndex([Tool(name="mcp__s__a", server="s", mcp_tool_name="a")])
+            >>> [t.name for t in index.replace_server("s", [])]
+            []
+        """
+        tools = persist.server_tools(server, tools)
+        names = persist.tool_names(self._tools, self._by_name)
+        old = [names[i] for i in self._lookups.server_ids(server)]
+        return self.with_tools(add=tools, remove=old)
 
     def search_many(
         self,
@@ -712,14 +588,14 @@ class ToolIndex(NamedLookups, Explaining, SnapshotsAndUpdates, RegexLookups):
                     parse_query(query)  # raises the QueryError
             checked = _checked_limit(limit, ranker, max_limit, max_query_length)
             length = max(1, max_query_length)
-            request = self._request(checked, **options)
+            request = self._searcher.request(checked, **options)
             if ranker == "regex":
-                return self._regex_results(queries, request)
-            plain = self._search_plain_many(queries, request, length)
+                return self._regex.results(queries, request)
+            plain = self._searcher.search_plain_many(queries, request, length)
             if plain is not None:
                 return plain
             parsed = [parse_query(query, max_length=length) for query in queries]
-            return self._search_parsed(parsed, request)
+            return self._searcher.search_parsed(parsed, request)
         except Exception:
             # Something is invalid. A loop of search() calls finds the error it would raise
             # first (say an earlier query's engine error before a later query's parse error);
@@ -740,3 +616,9 @@ _ZERO = _SEARCH_DEFAULTS["threshold"]
 _ZERO_FLOOR = _SEARCH_DEFAULTS["relative_floor"]
 _MAX_LIMIT = _SEARCH_DEFAULTS["max_limit"]
 _MAX_QUERY_LENGTH = _SEARCH_DEFAULTS["max_query_length"]
+
+
+def _unpickle_tool_index(data: bytes, engine: str) -> ToolIndex:
+    """Unpickles a :class:`ToolIndex` on the engine it was pickled from (module level: pickle
+    finds it by name)."""
+    return ToolIndex.from_bytes(data, engine=engine)  # type: ignore[arg-type]

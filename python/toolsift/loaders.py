@@ -25,8 +25,8 @@ Rules shared by every loader:
 * Errors name the place as a JSONPath (``$.servers[1].tools[3]``) or, in a JSONL file, the line.
 
 This module holds the public functions; the private modules beside it convert one item per
-format (``_loader_formats``), find the items of a document (``_loader_walk``) and read files
-(``_loader_files``).
+format (``_loaders.formats``), find the items of a document (``_loaders.walk``) and read files
+(``_loaders.files``).
 
 Example:
     >>> from toolsift.loaders import load_tools
@@ -41,9 +41,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable, NoReturn, TypeVar
 
-from ._loader_files import StrPath as StrPath
-from ._loader_files import _describe_place, _file_entries, _line_number
-from ._loader_formats import (
+from ._loaders.files import StrPath as StrPath
+from ._loaders.files import _describe_place, _file_entries, _line_number
+from ._loaders.formats import (
     _anthropic_item,
     _Converter,
     _detect,
@@ -51,7 +51,7 @@ from ._loader_formats import (
     _openai_item,
     _record_item,
 )
-from ._loader_walk import _jsonpath, _Located, _walk, _Where
+from ._loaders.walk import _jsonpath, _Located, _walk, _Where
 from .errors import CatalogError, DuplicateToolError, ToolDefinitionError
 from .tools import Tool, _kind
 

@@ -23,8 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._options import limit_error
 from .contract import search_tool_bm25_content, search_tool_bm25_details
-from .errors import DiscoveryError, LimitError, QueryError
+from .errors import DiscoveryError, QueryError
 from .index import DEFAULT_LIMIT
 from .query import TRIMMED
 from .session import UNAVAILABLE_MESSAGE, DiscoveryResult, DiscoverySession
@@ -191,7 +192,7 @@ def _limit(value: Any) -> int:
     if isinstance(value, float) and value.is_integer() and value >= 1:
         return int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise LimitError(f"Limit must be a positive integer, got {value!r}.")
+        raise limit_error(value)
     return value
 
 

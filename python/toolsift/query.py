@@ -11,6 +11,10 @@ Two forms (Claude Code ``ToolSearch``-compatible):
 The parser is lenient, as tantivy's ``parse_query_lenient`` is: it never raises on an odd agent
 query except when nothing searchable is left (see :func:`parse_query`).
 
+This is the one query parser. Its shortcut for the common query (no ``+required`` word, no
+``select:``) is proven equal to the general path by a Hypothesis test
+(``tests/test_fastpath.py::test_parse_query_shortcut_equals_the_general_path``).
+
 Example:
     >>> q = parse_query("+slack send a message")
     >>> q.kind, q.text, q.required
@@ -24,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ._tokenize import tokenize
+from ._text.tokenize import tokenize
 from .errors import QueryError
 
 __all__ = [

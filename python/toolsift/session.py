@@ -47,14 +47,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from . import _fallback
-from ._analysis import DEFAULT_PROFILE, ProfileName, check_profile
-from ._documents import FieldWeights, check_field_weights
-from ._engines import select_engine
-from ._regex_search import check_regex_query
-from ._session_state import AUTO_MAX_TOKENS as AUTO_MAX_TOKENS
-from ._session_state import AUTO_MAX_TOOLS as AUTO_MAX_TOOLS
-from ._session_state import (
+from ._engine.select import select_engine
+from ._index.regex import check_regex_query
+from ._options import check_limit
+from ._session.state import AUTO_MAX_TOKENS as AUTO_MAX_TOKENS
+from ._session.state import AUTO_MAX_TOOLS as AUTO_MAX_TOOLS
+from ._session.state import (
     DEFAULT_ALWAYS_AVAILABLE,
     DiscoveryMode,
     ToolSource,
@@ -63,6 +61,8 @@ from ._session_state import (
     _Entry,
     _SessionState,
 )
+from ._text.analysis import DEFAULT_PROFILE, ProfileName, check_profile
+from ._text.documents import FieldWeights, check_field_weights
 from .errors import DiscoveryError
 from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, EngineName, Ranker, ToolIndex
 from .query import parse_query
@@ -78,7 +78,7 @@ __all__ = [
     "DISABLED_MESSAGE",
     "UNAVAILABLE_MESSAGE",
 ]
-# The modes, sources and auto budgets live with the catalogue state (._session_state) and are
+# The modes, sources and auto budgets live with the catalogue state (_session.state) and are
 # re-exported here.
 
 META_TOOL_NAME = "search_tool_bm25"
@@ -365,7 +365,7 @@ class DiscoverySession(_SessionState):
             check_regex_query(query)  # the pattern's error before the limit's
         else:
             parse_query(query)  # the query's QueryError before the limit's LimitError, as the seed
-        _fallback.check_limit(limit)
+        check_limit(limit)
         attempt = 1
         while True:
             found = self._search_once(query, limit, ranker, retry=attempt < _SEARCH_ATTEMPTS)

@@ -1,0 +1,84 @@
+"""``ToolIndex.explain``: the per-term, per-field parts of one tool's BM25+ score, over the
+index's parts.
+
+Example:
+    >>> from toolsift import Tool, ToolIndex
+    >>> index = ToolIndex([Tool(name="read_file", description="Read a file")])
+    >>> why = index.explain("read file", "read_file")
+    >>> why.score == index.search("read file")[0].score
+    True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .._options import DEFAULT_PREFIX_FRACTION
+from .._snapshot.tools_section import LazyTools
+from .._text.analysis import STEM_WEIGHT, ProfileName, stem_copy
+from .._text.analysis import terms as analysed_terms
+from .._text.documents import FieldWeights, scored_text
+from .._text.documents import document as _document
+from ..explain import Explanation, TermContribution
+from ..query import DEFAULT_MAX_QUERY_LENGTH, parse_query
+from ..tools import Tool
+
+if TYPE_CHECKING:
+    from .._engine.protocol import EngineIndex
+
+__all__ = ["explain"]
+
+
+def explain(
+    tools: Sequence[Tool] | LazyTools,
+    by_name: dict[str, int],
+    index: EngineIndex,
+    field_weights: FieldWeights,
+    query: str,
+    tool: str | Tool,
+    prefix_fraction: float = DEFAULT_PREFIX_FRACTION,
+    prefix_min_len: int = 3,
+    max_expansions: int = 16,
+    max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
+) -> Explanation:
+    """:meth:`toolsift.ToolIndex.explain` over the index's parts: its tools, tool id by name,
+    engine index and field weights."""
+    name = tool.name if isinstance(tool, Tool) else tool
+    doc = by_name.get(name)
+    if doc is None:
+        raise KeyError(name)
+    parsed = parse_query(query, max_length=max(1, max_query_length))
+    target = tools[doc]
+    if parsed.kind == "select":
+        return Explanation(target, parsed.query, 0.0)
+    raw = index.explain(
+        scored_text(parsed.text, field_weights),
+        doc,
+        prefix_fraction=prefix_fraction,
+        prefix_min_len=prefix_min_len,
+        max_expansions=max_expansions,
+    )
+    weights = field_weights.as_list()
+    field_names = [f.name for f in dataclasses.fields(FieldWeights)]
+    counts: dict[str, dict[str, float]] = {}
+    profile: ProfileName = index.profile  # type: ignore[assignment]
+    for fid, text in _document(target, weights):
+        if weights[fid] == 0.0:
+            continue
+        field = field_names[fid]
+        for tok in analysed_terms(profile, text):
+            per_field = counts.setdefault(tok, {})
+            per_field[field] = per_field.get(field, 0.0) + weights[fid]
+            if profile == "english":  # the stemmed copy, at a fraction of the field's weight
+                per_field = counts.setdefault(stem_copy(tok), {})
+                per_field[field] = per_field.get(field, 0.0) + weights[fid] * STEM_WEIGHT
+    terms = tuple(
+        TermContribution(*row, fields=counts.get(row[1], {}))  # type: ignore[misc]
+        for row in raw
+    )
+    score = 0.0
+    for term in terms:
+        score += term.contribution
+    return Explanation(target, parsed.text, score, terms)

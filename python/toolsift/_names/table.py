@@ -1,0 +1,553 @@
+"""Tool names → tool ids, built once per index: ``select:`` lookups and the exact-name tier.
+
+Every name form of a tool (:meth:`toolsift.Tool.aliases`: canonical ``mcp__server__tool``, raw MCP
+name, ``server.tool``, ``server/tool``, the callable name) is stored under its normalised form
+(:func:`toolsift.query.name_key`: lowercase, separators removed), so ``getCurrentTime``,
+``get_current_time`` and ``GET-CURRENT-TIME`` find the same tool. To keep memory low at a million
+tools, the ``server.tool`` / ``server/tool`` / canonical forms share one entry: ``mcp`` + the
+qualified key is looked up in the qualified table with the ``mcp`` cut off.
+
+Per call, the work is proportional to the query: one dict lookup per candidate span.
+
+Example:
+    >>> from toolsift import Tool
+    >>> table = NameTable([Tool(name="mcp__fs__read_file", server="fs", mcp_tool_name="read_file")])
+    >>> table.lookup("readFile"), table.lookup("fs/read_file"), table.lookup("mcp__fs__read_file")
+    ((0,), (0,), (0,))
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
+
+from ..query import _QUOTED, MIN_SQUASHED_LENGTH, is_identifier, name_key, name_spans, without
+from ..tools import _SAFE_NAME, Tool, tool_aliases
+from .suggest import CloseKeys, suggest
+
+if TYPE_CHECKING:
+    from .._core import NameKeys
+
+try:  # the compiled proof that a query names no tool (NameTable._names_none)
+    from .._core import NameKeys as _NameKeys
+except ImportError:  # a pure-Python install: the Python proof runs
+    _NameKeys = None  # type: ignore[assignment,misc]
+
+__all__ = ["NameTable", "MIN_KEY_LENGTH"]
+
+#: Normalised names shorter than this never match in a keyword query (``a``, ``go``, ``ls``);
+#: ``select:`` still finds them.
+MIN_KEY_LENGTH = 3
+# The most keys whose "squashable" answer is memoised (bounded memory on huge tables).
+_SQUASHABLE_MEMO = 65_536
+
+_Ids = Union[int, list[int]]
+
+# An updated table (``NameTable.remapped``) is rebuilt once its removed tools are more than this
+# fraction of the ids in its dicts, and at least this many.
+_STALE_FRACTION = 0.25
+_STALE_AT_LEAST = 64
+
+# The fast path of :meth:`NameTable.find_names` (ASCII text): every byte that is neither a
+# lowercase ASCII letter or digit nor one of the whitespace characters ``str.split`` splits ASCII
+# text on. Deleting them from the lowercased text leaves each word's normalised key (``name_key``)
+# in place (``bytes.translate`` does it three times faster than a regex).
+_ASCII_NOT_KEY = bytes(
+    b
+    for b in range(256)
+    if not (b < 128 and (chr(b).islower() or chr(b).isdigit() or chr(b).isspace()))
+)
+# The ASCII characters that are neither letters, digits nor whitespace: a word stripped of them
+# at both ends is its core.
+_ASCII_PUNCT = "".join(c for c in map(chr, range(128)) if not c.isalnum() and not c.isspace())
+#: Texts of at most this many words have the whole text as a name candidate (``name_spans``).
+_WHOLE_TEXT_WORDS = 8
+
+
+def _add(table: dict[str, _Ids], key: str, tool_id: int, copy: bool = False) -> None:
+    """Adds ``tool_id`` under ``key``; with ``copy``, an id list is replaced, not appended to
+    (the table is a copy whose lists another table shares)."""
+    got = table.get(key)
+    if got is None:
+        table[key] = tool_id
+    elif isinstance(got, int):
+        if got != tool_id:
+            table[key] = [got, tool_id]
+    elif got[-1] != tool_id:
+        if copy:
+            table[key] = [*got, tool_id]
+        else:
+            got.append(tool_id)
+
+
+def _ids(value: _Ids | None) -> tuple[int, ...]:
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, int) else tuple(value)
+
+
+def _index_tool(
+    i: int,
+    tool: Tool,
+    plain: dict[str, _Ids],
+    qualified: dict[str, _Ids],
+    server_keys: dict[str, str],
+    copy: bool = False,
+) -> None:
+    """Store every name form of ``tool`` (id ``i``) in ``plain`` / ``qualified`` (``copy``:
+    see :func:`_add`)."""
+    server = tool.server
+    if server is None:
+        for alias in (tool.name, tool.mcp_tool_name):
+            key = name_key(alias) if alias is not None else ""
+            if key:
+                _add(plain, key, i, copy)
+        return
+    raw = tool.mcp_tool_name if tool.mcp_tool_name is not None else tool.name
+    raw_key = name_key(raw)
+    server_key = server_keys.get(server)
+    if server_key is None:
+        server_key = server_keys[server] = name_key(server)
+    qual_key = server_key + raw_key
+    if qual_key:
+        _add(qualified, qual_key, i, copy)
+    if raw_key:
+        _add(plain, raw_key, i, copy)
+    if name_key(tool.name) != "mcp" + qual_key:
+        # Sanitising changed the canonical name (non-ASCII server or tool name), or the
+        # name is not canonical: index every alias the slow way.
+        for alias in tool.aliases():
+            key = name_key(alias)
+            if key and key != qual_key and key != "mcp" + qual_key and key != raw_key:
+                _add(plain, key, i, copy)
+
+
+#: Up to this many tools holding one normalised name, :meth:`NameTable.lookup_names` reads their
+#: cached aliases per asked name; above it, one pass per name form that builds no alias (a name
+#: held by thousands of servers would churn the alias cache and cost holders x names).
+_FEW_HOLDERS = 64
+
+
+class NameTable:
+    """Normalised name forms → tool ids (ids in index order).
+
+    Arguments:
+        tools: the indexed tools; a tool's id is its position.
+
+    An updated index (``ToolIndex.with_tools``) gets its table from :meth:`remapped` in time
+    proportional to the change, not to the catalogue: the dicts keep the ids they were built
+    with (*base ids*) and a translation list maps each base id to the tool's id in the updated
+    index, or -1 once it is removed. Every id read from the dicts goes through
+    :meth:`lookup_key`, which translates; the keys of removed tools stay in the dicts (and in
+    the compiled :attr:`keys`) until the table is rebuilt, and name nothing: the fast proof
+    only ever treats a key as "may name a tool", so a stale key can only send a query down the
+    exact path.
+    """
+
+    __slots__ = (
+        "_base_tools",
+        "_close",
+        "_keys",
+        "_live",
+        "_plain",
+        "_qualified",
+        "_squashable",
+        "_tools",
+    )
+
+    def __init__(self, tools: Sequence[Tool]) -> None:
+        self._tools = tools
+        # Plain names (canonical name of a non-MCP tool, raw and callable MCP names) and
+        # qualified ones (``server`` + ``tool``, which also serves ``mcp__server__tool``).
+        plain: dict[str, _Ids] = {}
+        qualified: dict[str, _Ids] = {}
+        server_keys: dict[str, str] = {}
+        for i, tool in enumerate(tools):
+            _index_tool(i, tool, plain, qualified, server_keys)
+        self._plain = plain
+        self._qualified = qualified
+        self._squashable: dict[str, bool] = {}
+        self._keys = _name_keys(plain, qualified, tools)
+        self._close = CloseKeys(plain, qualified)  # built on the first suggestion
+        # Base id -> id in `tools` (-1: removed); None while they are the same.
+        self._live: list[int] | None = None
+        self._base_tools: Sequence[Any] = tools
+
+    def remapped(self, tools: Sequence[Tool], new_ids: Sequence[int], added_from: int) -> NameTable:
+        """The table of an updated index (``ToolIndex.with_tools``) without re-reading kept tools.
+
+        Arguments:
+            tools: the updated index's tools.
+            new_ids: for each old id, its id in ``tools``, or -1 when the tool was removed.
+            added_from: ``tools[added_from:]`` are the added tools (kept tools come first, in
+                their old order, so every id list stays ascending).
+
+        Removals only translate ids (no dict is copied); added tools are indexed into copies of
+        the dicts. Once more than :data:`_STALE_FRACTION` of the base ids are removed ones, the
+        table is rebuilt from ``tools`` instead, so stale keys never outnumber live ones.
+        """
+        # Compose the translations: base id -> old id -> new id (-1 indexes the -1 at the end).
+        ext = [*new_ids, -1]
+        live = list(new_ids) if self._live is None else list(map(ext.__getitem__, self._live))
+        base_tools = self._base_tools
+        added = range(added_from, len(tools))
+        n_base = len(live) + len(added)
+        if n_base - (len(tools)) > max(_STALE_AT_LEAST, n_base * _STALE_FRACTION):
+            return NameTable(tools)
+        table = NameTable.__new__(NameTable)
+        table._tools = tools
+        table._squashable = {}  # answers depend on the live tools: never shared
+        if not added:
+            table._plain, table._qualified = self._plain, self._qualified
+            table._keys = self._keys
+            table._close = self._close  # the same keys: the same (lazily built) structures
+            table._base_tools = base_tools
+        else:
+            plain, qualified = dict(self._plain), dict(self._qualified)
+            server_keys: dict[str, str] = {}
+            first = len(live)
+            for j, i in enumerate(added):
+                _index_tool(first + j, tools[i], plain, qualified, server_keys, copy=True)
+            live.extend(added)
+            table._plain, table._qualified = plain, qualified
+            table._base_tools = [*base_tools, *(tools[i] for i in added)]
+            table._keys = _name_keys(plain, qualified, table._base_tools)
+            table._close = CloseKeys(plain, qualified)
+        table._live = live
+        return table
+
+    def _translated(self, value: _Ids | None) -> tuple[int, ...]:
+        """The live ids of a dict value (base ids), ascending."""
+        live = self._live
+        if value is None:
+            return ()
+        if live is None:
+            return (value,) if isinstance(value, int) else tuple(value)
+        if isinstance(value, int):
+            i = live[value]
+            return (i,) if i >= 0 else ()
+        return tuple(i for i in map(live.__getitem__, value) if i >= 0)
+
+    def lookup_key(self, key: str) -> tuple[int, ...]:
+        """Tool ids whose normalised name form is ``key``, ascending."""
+        if not key:
+            return ()
+        plain = self._plain.get(key)
+        qualified = self._qualified.get(key)
+        canonical = self._qualified.get(key[3:]) if key.startswith("mcp") else None
+        if qualified is None and canonical is None:  # the common case: one dict hit or none
+            return self._translated(plain)
+        found = self._translated(plain) + self._translated(qualified)
+        found += self._translated(canonical)
+        if len(found) > 1:
+            found = tuple(sorted(set(found)))
+        return found
+
+    @property
+    def sources(self) -> Sequence[Any]:
+        """What the table reads each tool's names from, by tool id (the tools, or a loaded
+        index's ``NameView`` objects): ``sources[i].name`` without decoding a tool."""
+        return self._tools
+
+    @property
+    def keys(self) -> NameKeys | None:
+        """The compiled key sets of the fast proof (``None`` without the extension)."""
+        return self._keys
+
+    def lookup(self, name: str) -> tuple[int, ...]:
+        """Tool ids answering to ``name`` in any form; the exact alias wins over the normalised.
+
+        If some tools have ``name`` exactly as one of their aliases (case and separators as
+        typed), only those are returned; else every tool whose normalised form matches.
+        """
+        return self.lookup_names((name,))[0]
+
+    def lookup_names(self, names: Iterable[str]) -> list[tuple[int, ...]]:
+        """:meth:`lookup` of each of ``names``, in order.
+
+        Names with the same normalised form share one pass over the tools holding it, and a
+        tool's aliases are compared without being built where a cheap test decides: a
+        ``select:`` of a hundred spellings of ``read_file``, held by thousands of servers, reads
+        each of those tools once, in time linear in their number. Names that answer to the
+        whole normalised form get the same tuple object.
+        """
+        names = list(names)
+        groups: dict[str, dict[str, None]] = {}
+        for name in names:
+            groups.setdefault(name_key(name), {})[name] = None
+        answers: dict[str, tuple[int, ...]] = {}
+        tools = self._tools
+        for key, group in groups.items():
+            found = self.lookup_key(key)
+            if len(found) > _FEW_HOLDERS:
+                answers.update(self._exact_holders(found, group))
+            elif len(found) > 1:
+                # A few holders (the common case: a raw name on a handful of servers): their
+                # cached aliases, ~3x faster than the pass below at this size.
+                for name in group:
+                    exact = tuple(i for i in found if tools[i].name == name)
+                    if not exact:
+                        exact = tuple(i for i in found if name in tools[i].aliases())
+                    answers[name] = exact or found
+            else:
+                answers.update(dict.fromkeys(group, found))
+        return [answers[name] for name in names]
+
+    def _exact_holders(
+        self, found: tuple[int, ...], names: Iterable[str]
+    ) -> dict[str, tuple[int, ...]]:
+        """For each of ``names`` (of one normalised form, which the tools ``found`` hold): the
+        tools named exactly so, else the tools with it exactly as an alias, else ``found``."""
+        tools = self._tools
+        wanted = set(names)
+        exact: dict[str, list[int]] = {}
+        holders = [tools[i] for i in found]
+        if not wanted.isdisjoint([tool.name for tool in holders]):
+            for i, tool in zip(found, holders):
+                if tool.name in wanted:
+                    exact.setdefault(tool.name, []).append(i)
+        rest = wanted.difference(exact)
+        if rest:
+            # No tool is named as a name of ``rest``: its other forms (Tool.aliases) are the raw
+            # name (``mcp_tool_name`` without a server), ``server.tool``, ``server/tool`` and
+            # the sanitised tool part of the name, which is the raw name unless sanitising
+            # changes that (an unsafe character) or the name is not canonical.
+            lengths = {len(w) for w in rest}
+            dotted = any("." in w or "/" in w for w in rest)
+            raws: dict[str, tuple[bool, bool]] = {}  # raw name -> (wanted, safe); they repeat
+            for i, tool in zip(found, holders):
+                name, server, mcp = tool.name, tool.server, tool.mcp_tool_name
+                if server is None:
+                    if mcp is not None and mcp in rest:
+                        exact.setdefault(mcp, []).append(i)
+                    continue
+                raw = mcp if mcp is not None else name
+                known = raws.get(raw)
+                if known is None:
+                    known = raws[raw] = (raw in rest, _SAFE_NAME.fullmatch(raw) is not None)
+                every = not known[1]
+                if not every:
+                    for n in lengths:
+                        end = name[-n:]
+                        if end != raw and end in rest:
+                            every = True
+                            break
+                if every:
+                    # The sanitised tool part may be another wanted name: every form, built
+                    # uncached (a name held by many tools must not churn the shared cache).
+                    for alias in _uncached_aliases(name, server, mcp):
+                        if alias in rest:
+                            exact.setdefault(alias, []).append(i)
+                    continue
+                if known[0]:
+                    exact.setdefault(raw, []).append(i)
+                if dotted and len(server) + len(raw) + 1 in lengths:
+                    for alias in (f"{server}.{raw}", f"{server}/{raw}"):
+                        if alias in rest:
+                            exact.setdefault(alias, []).append(i)
+        return {name: tuple(exact[name]) if name in exact else found for name in wanted}
+
+    @overload
+    def find_names(
+        self, text: str, *, spans: Literal[False] = False
+    ) -> list[tuple[tuple[int, ...], str]]: ...
+
+    @overload
+    def find_names(
+        self, text: str, *, spans: Literal[True]
+    ) -> list[tuple[tuple[int, ...], int, int]]: ...
+
+    @overload
+    def find_names(
+        self, text: str, *, spans: bool
+    ) -> list[tuple[tuple[int, ...], str]] | list[tuple[tuple[int, ...], int, int]]: ...
+
+    def find_names(
+        self, text: str, *, spans: bool = False
+    ) -> list[tuple[tuple[int, ...], str]] | list[tuple[tuple[int, ...], int, int]]:
+        """The tool names written in a query's ranking text, as ``(tool ids, rest of the text)``
+        (with ``spans``: ``(tool ids, start, end)``, the rest being
+        ``toolsift.query.without(text, start, end)``, which costs a pass over the text).
+
+        Candidates are :func:`toolsift.query.name_candidates` (the whole text, backticked
+        phrases, identifier-like words), then :func:`toolsift.query.squashed_candidates` (plain
+        words of 6+ characters such as ``searchgraph``), which only name tools whose own name is
+        an identifier (``search_graph``; not ``health`` or ``_health``). A name found twice (or
+        two spans naming the same tools) is kept once, at its first position. Keys shorter than
+        :data:`MIN_KEY_LENGTH` are skipped. Per query: one dict lookup per candidate.
+
+        Most queries name no tool. For those (long ASCII text without quotes) a few C-level
+        passes prove it without looking at each candidate (:meth:`_names_none`); every other
+        query takes the candidate-by-candidate path (:meth:`find_names_slow`), which is the
+        specification: both give the same list on every text.
+        """
+        if self._names_none(text):
+            return []
+        return self.find_names_slow(text, spans=spans)
+
+    def _names_none(self, text: str) -> bool:
+        """True only if :meth:`find_names_slow` finds nothing in ``text`` (False: not known).
+
+        :meth:`_names_none_py`'s proof, by the compiled extension where it loads
+        (``toolsift._core.NameKeys``, the same steps; ~1 µs instead of ~5 on a long agent query):
+        it says whether the text may name a tool, or which of its keys must not be squashed names.
+        """
+        keys = self._keys
+        if keys is None:
+            return self._names_none_py(text)
+        if ("`" in text or '"' in text) and (not text.isascii() or self._quoted_name(text)):
+            return False
+        try:
+            squashed = keys.names_none(text)
+        except UnicodeEncodeError:  # lone surrogates, which UTF-8 cannot hold: the specification
+            return self._names_none_py(text)
+        if squashed is None:
+            return False
+        return not any(map(self._is_squashable, squashed))
+
+    def _quoted_name(self, text: str) -> bool:
+        """Whether a quoted phrase of ``text`` (a candidate of its own) is a name of the table."""
+        for m in _QUOTED.finditer(text):
+            key = name_key(next(g for g in m.groups() if g is not None).strip())
+            if len(key) >= MIN_KEY_LENGTH and self.lookup_key(key):
+                return True
+        return False
+
+    def _names_none_py(self, text: str) -> bool:
+        """:meth:`_names_none` in Python: the specification of the compiled proof.
+
+        For ASCII text: every quoted phrase must name no tool. A word's key is the word
+        lowercased with every non-alphanumeric character removed (so one ``bytes.translate``
+        gives every word's key; their concatenation is the whole text's key), and a word can
+        name a tool only if its key is a key of the table. A key the text shares with the table
+        (a *hit*: ``search``, ``translate``) names nothing when every word with that key is that
+        word in lower, capitalised or upper case, edge punctuation aside (so not an identifier:
+        no separator, no hump), and no tool it could be a squashed name of has an identifier
+        name.
+        """
+        if not text.isascii():
+            return False
+        if ("`" in text or '"' in text) and self._quoted_name(text):
+            # A quoted phrase is a candidate of its own (it may span words): it must name nothing.
+            return False
+        low = text.lower()
+        keys = low.encode().translate(None, _ASCII_NOT_KEY).decode().split()
+        plain, qualified = self._plain, self._qualified
+        if len(keys) <= _WHOLE_TEXT_WORDS:
+            # The whole text (a short one) names a tool: lookup_key's test, inlined.
+            whole = "".join(keys)
+            if whole in plain or whole in qualified:
+                return False
+            if whole.startswith("mcp") and whole[3:] in qualified:
+                return False
+        mcp = "mcp" in low
+        if plain.keys().isdisjoint(keys) and qualified.keys().isdisjoint(keys) and not mcp:
+            return True  # the common case: no word is a name form (no set is built)
+        hits = plain.keys() & keys
+        hits.update(qualified.keys() & keys)
+        if mcp:
+            hits.update(k for k in keys if k.startswith("mcp") and k[3:] in qualified)
+        if not hits:
+            return True
+        words = text.split()
+        aligned = len(words) == len(keys)  # every word has a letter or digit: words[i] -> keys[i]
+        cores = None if aligned else list(map(str.strip, words, itertools.repeat(_ASCII_PUNCT)))
+        for key in hits:
+            if len(key) >= MIN_SQUASHED_LENGTH and self._is_squashable(key):
+                return False
+            # A word whose core is the key in lower, capitalised or upper case has no separator
+            # and no hump; if every word with this key is one, none of them is a name.
+            forms = {key, key.capitalize(), key.upper()}
+            if cores is not None:
+                if keys.count(key) != sum(cores.count(form) for form in forms):
+                    return False
+                continue
+            i = -1
+            for _ in range(keys.count(key)):
+                i = keys.index(key, i + 1)
+                if words[i].strip(_ASCII_PUNCT) not in forms:
+                    return False  # this word may be an identifier
+        return True
+
+    def _is_squashable(self, key: str) -> bool:
+        """Some tool with normalised name form ``key`` has an identifier name (a squashed word
+        ``key`` names it); memoised per key, as the hits of real queries repeat."""
+        known = self._squashable.get(key)
+        if known is None:
+            tools = self._tools
+            known = any(
+                is_identifier(tools[i].mcp_tool_name or tools[i].name) for i in self.lookup_key(key)
+            )
+            if len(self._squashable) < _SQUASHABLE_MEMO:
+                self._squashable[key] = known
+        return known
+
+    @overload
+    def find_names_slow(
+        self, text: str, *, spans: Literal[False] = False
+    ) -> list[tuple[tuple[int, ...], str]]: ...
+
+    @overload
+    def find_names_slow(
+        self, text: str, *, spans: Literal[True]
+    ) -> list[tuple[tuple[int, ...], int, int]]: ...
+
+    @overload
+    def find_names_slow(
+        self, text: str, *, spans: bool
+    ) -> list[tuple[tuple[int, ...], str]] | list[tuple[tuple[int, ...], int, int]]: ...
+
+    def find_names_slow(
+        self, text: str, *, spans: bool = False
+    ) -> list[tuple[tuple[int, ...], str]] | list[tuple[tuple[int, ...], int, int]]:
+        """:meth:`find_names`, candidate by candidate: the specification of the fast path."""
+        out: list[tuple[tuple[int, ...], int, int]] = []
+        seen: set[tuple[int, ...]] = set()
+        tools = self._tools
+        for squashed in (False, True):
+            for start, end, name in name_spans(text, squashed=squashed):
+                key = name.lower() if squashed and name.isascii() else name_key(name)
+                if len(key) < MIN_KEY_LENGTH:
+                    continue
+                ids = self.lookup_key(key)
+                if squashed and ids:
+                    ids = tuple(
+                        i for i in ids if is_identifier(tools[i].mcp_tool_name or tools[i].name)
+                    )
+                if ids and ids not in seen:
+                    seen.add(ids)
+                    out.append((ids, start, end))
+        if spans:
+            return out
+        return [(ids, without(text, start, end)) for ids, start, end in out]
+
+    def suggest(self, name: str, candidates: Iterable[int], n: int = 3) -> tuple[str, ...]:
+        """Up to ``n`` names close to ``name``: a "did you mean" list, deterministic.
+
+        Each candidate tool is represented by its alias closest to ``name`` (difflib ratio on the
+        normalised forms); aliases are ranked by ratio descending, then by name. On indexes with
+        fewer than 20,000 name forms, the forms closest to ``name`` are also considered: the
+        ``n`` best by ratio among :meth:`CloseKeys.candidates` (every form whose length allows
+        a close match when there are few, else those sharing the most trigrams with ``name``),
+        each with the first 32 tools holding it.
+
+        The answer is as if every ratio were computed, but a ratio is computed only when its
+        upper bounds (``real_quick_ratio``, ``quick_ratio``) say it may enter the answer, so a
+        call costs about a millisecond on a 20,000-form table.
+        """
+        return suggest(
+            name, candidates, n, self._tools, len(self._plain) + len(self._qualified),
+            self._close, self.lookup_key,
+        )  # fmt: skip
+
+
+_uncached_aliases = tool_aliases.__wrapped__
+
+
+def _name_keys(
+    plain: dict[str, _Ids], qualified: dict[str, _Ids], tools: Sequence[Any]
+) -> NameKeys | None:
+    """The compiled key sets of a table, with the keys that may be squashed identifier names
+    marked from ``tools`` (``None`` without the extension)."""
+    return None if _NameKeys is None else _NameKeys(plain, qualified, tools)

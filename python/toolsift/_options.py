@@ -1,0 +1,174 @@
+"""Every search and build option's validation and error message, once: the public calls
+(``ToolIndex``, ``search_many``, ``explain``, the session, ``HybridIndex``, the CLI) and the
+pure-Python engine all check their options here, so each message is written in one place and
+matches the Rust engine's.
+
+Example:
+    >>> check_limit(0)
+    Traceback (most recent call last):
+    ...
+    toolsift.errors.LimitError: Limit must be a positive integer, got 0.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Iterable
+
+from .errors import LimitError
+
+#: How many matches a search returns by default.
+DEFAULT_LIMIT = 8
+#: A larger ``limit`` is clamped to this (seed 001's hard cap), and the result says so.
+DEFAULT_MAX_LIMIT = 25
+#: Seed 001's default number of matches for the keyword ranker.
+DEFAULT_KEYWORD_LIMIT = 5
+#: A query term missing from the index matches the terms it begins, at this fraction (seed 003).
+DEFAULT_PREFIX_FRACTION = 0.5
+
+
+def check_text(value: object, what: str) -> str:
+    """``value`` if it is a str, else a ``TypeError`` naming ``what``."""
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str, got {type(value).__name__}")
+    return value
+
+
+#: The largest field weight (``build::MAX_FIELD_WEIGHT``): term frequencies are float32 sums of
+#: weights, which a larger weight could overflow to infinity (a NaN score).
+MAX_FIELD_WEIGHT = 1e30
+
+#: The largest count option passed on (``prefix_min_len``, ``max_expansions``): a larger value
+#: acts as this one (no term is that long, no term has that many expansions), and it fits the
+#: Rust engine's ``usize`` on every platform.
+MAX_COUNT_OPTION = 2**31 - 1
+
+
+def as_real(value: object, what: str) -> float:
+    """``value`` as a float, for an option that must be a real number (an int, a float, a numpy
+    scalar): a ``str`` is a ``TypeError`` here, as in the Rust engine, where ``float()`` would
+    parse it.
+
+    Example:
+        >>> as_real(1, "threshold")
+        1.0
+    """
+    if isinstance(value, (str, bytes, bytearray)) or not (
+        hasattr(type(value), "__float__") or hasattr(type(value), "__index__")
+    ):
+        raise TypeError(f"{what} must be a number, got {type(value).__name__}")
+    return float(value)  # type: ignore[arg-type]  # it has __float__ or __index__
+
+
+def as_count(value: object, what: str) -> int:
+    """``value`` as an int >= 0 (``TypeError`` for a float or str, ``ValueError`` below 0),
+    capped at :data:`MAX_COUNT_OPTION`, which means the same.
+
+    Example:
+        >>> as_count(10**20, "max_expansions") == MAX_COUNT_OPTION
+        True
+    """
+    try:
+        count = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"{what} must be an int, got {type(value).__name__}") from None
+    if count < 0:
+        raise ValueError(f"{what} must be >= 0, got {count}")
+    return min(count, MAX_COUNT_OPTION)
+
+
+def limit_error(limit: object) -> LimitError:
+    """The one error for a limit that is not a positive integer (the Rust engine's message)."""
+    return LimitError(f"Limit must be a positive integer, got {limit!r}.")
+
+
+def check_limit(limit: object) -> int:
+    """``limit`` must be an int (not a bool) >= 1.
+
+    Example:
+        >>> check_limit(3)
+        3
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise limit_error(limit)
+    return limit
+
+
+def check_bm25_params(k1: float, b: float, delta: float) -> tuple[float, float, float]:
+    """BM25+'s ``k1``, ``b`` and ``delta`` as floats, each in its range (both engines' check)."""
+    k1, b, delta = as_real(k1, "k1"), as_real(b, "b"), as_real(delta, "delta")
+    if not (math.isfinite(k1) and k1 >= 0.0):
+        raise ValueError(f"Invalid k1: must be a finite number >= 0, got {k1}")
+    if not (math.isfinite(b) and 0.0 <= b <= 1.0):
+        raise ValueError(f"Invalid b: must be between 0 and 1, got {b}")
+    if not (math.isfinite(delta) and delta >= 0.0):
+        raise ValueError(f"Invalid delta: must be a finite number >= 0, got {delta}")
+    return k1, b, delta
+
+
+def check_query_length(max_query_length: object) -> int:
+    """``max_query_length`` if it is an int (not a bool) >= 1, else a ``TypeError`` /
+    ``ValueError`` (the search calls of ``ToolIndex`` and ``HybridIndex`` share it).
+
+    Example:
+        >>> check_query_length(500)
+        500
+    """
+    if isinstance(max_query_length, bool) or not isinstance(max_query_length, int):
+        raise TypeError("max_query_length must be an int")
+    if max_query_length < 1:
+        raise ValueError(f"max_query_length must be a positive int, got {max_query_length}")
+    return max_query_length
+
+
+class SearchOptions:
+    """The validated keyword options of a search (``SearchOptions``, ``rust/index/options.rs``)."""
+
+    __slots__ = (
+        "exclude",
+        "include",
+        "required",
+        "prefix_fraction",
+        "prefix_min_len",
+        "max_expansions",
+        "threshold",
+        "relative_floor",
+        "coverage",
+    )
+
+    def __init__(
+        self,
+        exclude: Iterable[int] | None,
+        include: Iterable[int] | None,
+        required: Iterable[str] | None,
+        prefix_fraction: float,
+        prefix_min_len: int,
+        max_expansions: int,
+        threshold: float,
+        relative_floor: float,
+        coverage: bool,
+    ) -> None:
+        self.exclude = set(exclude) if exclude is not None else frozenset()
+        self.include = set(include) if include is not None else None
+        self.required = [check_text(t, "required term") for t in required or ()]
+        self.prefix_fraction = as_real(prefix_fraction, "prefix_fraction")
+        self.prefix_min_len = as_count(prefix_min_len, "prefix_min_len")
+        self.max_expansions = as_count(max_expansions, "max_expansions")
+        self.threshold = as_real(threshold, "threshold")
+        self.relative_floor = as_real(relative_floor, "relative_floor")
+        if not isinstance(coverage, bool):
+            raise TypeError(f"coverage must be a bool, got {type(coverage).__name__}")
+        self.coverage = coverage
+        if not (math.isfinite(self.prefix_fraction) and self.prefix_fraction >= 0.0):
+            raise ValueError(
+                f"Invalid prefix fraction: must be a finite number >= 0, got {self.prefix_fraction}"
+            )
+        if not (math.isfinite(self.threshold) and self.threshold >= 0.0):
+            raise ValueError(
+                f"Invalid threshold: must be a finite number >= 0, got {self.threshold}"
+            )
+        if not (math.isfinite(self.relative_floor) and 0.0 <= self.relative_floor <= 1.0):
+            raise ValueError(
+                f"Invalid relative floor: must be between 0 and 1, got {self.relative_floor}"
+            )

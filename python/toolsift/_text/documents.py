@@ -1,0 +1,422 @@
+"""What a tool contributes to the index: its fields, and how much each field weighs.
+
+Example:
+    >>> from toolsift import Tool
+    >>> [f for f, _ in document(Tool(name="a", description="x"), FieldWeights().as_list())]
+    [0, 1, 4, 7]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Callable, overload
+
+from .._options import MAX_FIELD_WEIGHT, as_real
+from .analysis import STOPWORDS_EN
+from .tokenize import tokenize as _py_tokenize
+
+try:  # the Rust tokenizer splits identically (a Hypothesis test holds it), ~3x faster
+    from .._core import tokenize as _tokenize
+except ImportError:
+    _tokenize = _py_tokenize
+from ..tools import Tool
+
+__all__ = [
+    "Documents",
+    "FieldWeights",
+    "document",
+    "documents",
+    "parameter_descriptions",
+    "default_delta",
+    "word_pairs",
+]
+
+
+@dataclass(frozen=True)
+class FieldWeights:
+    """How much one token of each field adds to a tool's term frequency.
+
+    ``FieldWeights()`` is OMP ``search_tool_bm25``'s weighting. A weight of 0 leaves the field
+    out of the index. ``search_hint`` (Claude Code's curated phrase), ``description`` (whose
+    first 200 characters are already the summary), ``title`` and ``parameter_descriptions`` (the
+    ``description`` texts of the input schema's properties, nested ones included) are toolsift's
+    own. ``word_pairs`` (off at
+    0) indexes the summary's :func:`word_pairs`, and a search then also asks for the query's
+    pairs, so that a tool whose summary has the query's words side by side ("word cloud") ranks
+    above one that merely holds both: it lifts nDCG@10 on the labeled sets by +0.028 (mcp_mixed)
+    and +0.009 (gorilla_hf) at 0.1, and costs about 2.6× the build, 1.9× the search and 2× the
+    memory, so it is off by default (BENCHMARKS.md, "Word pairs"). An index built without
+    explicit weights uses its profile's: :meth:`for_profile`.
+
+    Example:
+        >>> FieldWeights(summary=3.0).summary
+        3.0
+    """
+
+    name: float = 6.0
+    label: float = 4.0
+    server: float = 2.0
+    mcp_tool_name: float = 4.0
+    summary: float = 2.0
+    schema_key: float = 1.0
+    search_hint: float = 4.0
+    description: float = 0.0
+    title: float = 0.0
+    parameter_descriptions: float = 0.0
+    word_pairs: float = 0.0
+
+    def __post_init__(self) -> None:
+        # Checked when made, naming the field: each engine would only name the field's id.
+        for f in dataclasses.fields(self):
+            weight = as_real(getattr(self, f.name), f"FieldWeights.{f.name}")
+            if not (math.isfinite(weight) and 0.0 <= weight <= MAX_FIELD_WEIGHT):
+                raise ValueError(
+                    f"FieldWeights.{f.name} must be a finite number >= 0 and at most 1e30, "
+                    f"got {weight!r}"
+                )
+
+    def as_list(self) -> list[float]:
+        """The weights in field-id order (the order of the attributes above)."""
+        return [float(getattr(self, f.name)) for f in dataclasses.fields(self)]
+
+    @classmethod
+    def for_profile(cls, profile: str) -> FieldWeights:
+        """The default weights of an analysis profile.
+
+        ``"seed"``: OMP ``search_tool_bm25``'s (``FieldWeights()``). ``"english"``: the summary at
+        1 instead of 2, plus the full description and the parameters' descriptions at 0.25 each,
+        which helped on every labeled set (BENCHMARKS.md, "Retrieval quality").
+
+        Example:
+            >>> FieldWeights.for_profile("english").description
+            0.25
+        """
+        return _PROFILE_DEFAULTS[profile][0]
+
+
+def default_delta(profile: str) -> float:
+    """BM25+'s δ for an index built without an explicit ``delta``: 1.0 for ``"seed"`` (as OMP),
+    0.5 for ``"english"``.
+
+    Example:
+        >>> default_delta("english"), default_delta("seed")
+        (0.5, 1.0)
+    """
+    return _PROFILE_DEFAULTS[profile][1]
+
+
+#: Per analysis profile: the field weights and δ an index gets when the caller gives none.
+_PROFILE_DEFAULTS: dict[str, tuple[FieldWeights, float]] = {
+    "seed": (FieldWeights(), 1.0),
+    "english": (FieldWeights(summary=1.0, description=0.25, parameter_descriptions=0.25), 0.5),
+}
+
+
+def parameter_descriptions(schema: Mapping[str, Any]) -> list[str]:
+    """The ``description`` texts of a JSON schema's properties, nested ones (objects, array items)
+    included, in schema order; at most 8 levels deep.
+
+    Example:
+        >>> parameter_descriptions({"properties": {"city": {"description": "City name"}}})
+        ['City name']
+    """
+    out: list[str] = []
+    _collect_descriptions(schema, 0, out)
+    return out
+
+
+_PLAIN_MAPPINGS = (dict, MappingProxyType)
+
+
+def _is_mapping(value: object) -> bool:
+    # Tool schemas are (frozen) dicts: check those exactly first; the ABC check costs ~10x more
+    return type(value) in _PLAIN_MAPPINGS or isinstance(value, Mapping)
+
+
+def _collect_descriptions(schema: Any, depth: int, out: list[str]) -> None:
+    """Appends the descriptions of ``schema``'s properties to ``out`` (see
+    :func:`parameter_descriptions`). :func:`documents` calls it on every tool's schema (~33k
+    properties in mcp_mixed), so a plain ``dict`` is recognised before any call to
+    :func:`_is_mapping`, and the descriptions go straight into ``out``: no list per tool."""
+    if depth > 8 or not (type(schema) in _PLAIN_MAPPINGS or isinstance(schema, Mapping)):
+        return
+    props = schema.get("properties")
+    if props and (type(props) is dict or _is_mapping(props)):
+        for sub in props.values():
+            if type(sub) is dict or _is_mapping(sub):
+                desc = sub.get("description")
+                if desc and isinstance(desc, str):
+                    out.append(desc)
+                if "properties" in sub or "items" in sub:
+                    _collect_descriptions(sub, depth + 1, out)
+    items = schema.get("items")
+    if items and (type(items) is dict or _is_mapping(items)):
+        _collect_descriptions(items, depth + 1, out)
+
+
+# Field ids: positions in FieldWeights, in the order the seed builds its document.
+_NAME, _LABEL, _SERVER, _MCP, _SUMMARY, _KEY, _HINT, _DESCRIPTION, _TITLE, _PARAMS, _PAIRS = range(
+    11
+)
+
+
+def word_pairs(text: str, tokenize: Callable[[str], list[str]] = _tokenize) -> list[str]:
+    """The word pairs of ``text`` (:attr:`FieldWeights.word_pairs`): its tokens with the english
+    query stop words dropped, each ASCII token joined to the next and to the one after it (a
+    window of two, so that one word in between still pairs: "read the config file" gives
+    ``readconfig``, ``configfile`` and ``readfile``), as one token. The tokenizer keeps a joined
+    pair of lowercase ASCII tokens whole, so the pairs are index terms as they are, and a pair
+    also meets the same words written as one name ("wordcloud").
+
+    Example:
+        >>> word_pairs("Generate a word cloud chart")
+        ['generateword', 'wordcloud', 'cloudchart', 'generatecloud', 'wordchart']
+    """
+    tokens = [t for t in tokenize(text) if t not in STOPWORDS_EN]
+    out: list[str] = []
+    if text.isascii():  # every token is [a-z0-9]+: each may pair (the common case, ~10x faster)
+        for gap in (1, 2):
+            out += [a + b for a, b in zip(tokens, tokens[gap:]) if a != b]
+        return out
+    pairable = [t.isascii() and t.isalnum() for t in tokens]
+    for gap in (1, 2):
+        out += [
+            a + b
+            for a, b, pa, pb in zip(tokens, tokens[gap:], pairable, pairable[gap:])
+            if pa and pb and a != b
+        ]
+    return out
+
+
+def check_field_weights(weights: object) -> FieldWeights | None:
+    """``weights`` if it is ``None`` or a :class:`FieldWeights`; else a ``TypeError`` that says
+    what to pass (a dict of weights would otherwise fail later, as an ``AttributeError``).
+
+    Example:
+        >>> check_field_weights(None) is None
+        True
+    """
+    if weights is None or isinstance(weights, FieldWeights):
+        return weights
+    raise TypeError(
+        f"field_weights must be a toolsift.FieldWeights (e.g. FieldWeights(summary=3.0)), "
+        f"got {type(weights).__name__}"
+    )
+
+
+def scored_text(text: str, weights: FieldWeights) -> str:
+    """The text a search under ``weights`` scores: ``text``, followed by its :func:`word_pairs`
+    when the index has them (``weights.word_pairs``).
+
+    Example:
+        >>> scored_text("word cloud", FieldWeights(word_pairs=0.1))
+        'word cloud wordcloud'
+    """
+    if not weights.word_pairs:
+        return text
+    pairs = word_pairs(text)
+    return f"{text} {' '.join(pairs)}" if pairs else text
+
+
+def document(tool: Tool, weights: list[float]) -> list[tuple[int, str]]:
+    """A tool's indexed fields as ``(field id, text)`` pairs; empty ones are left out.
+
+    Example:
+        >>> document(Tool(name="get_weather", description="Weather"), FieldWeights().as_list())
+        [(0, 'get_weather'), (1, 'get_weather'), (4, 'Weather'), (7, 'Weather')]
+    """
+    fields: list[tuple[int, str]] = [(_NAME, tool.name), (_LABEL, tool.display_label)]
+    if tool.server:
+        fields.append((_SERVER, tool.server))
+    if tool.server and tool.mcp_tool_name:
+        fields.append((_MCP, tool.mcp_tool_name))
+    fields.append((_SUMMARY, tool.display_summary))
+    fields.extend((_KEY, key) for key in tool.schema_keys)
+    if tool.search_hint:
+        fields.append((_HINT, tool.search_hint))
+    # The full description always goes in: at weight 0 it is not scored, but the engine keeps its
+    # words as presence postings so that a required ``+term`` finds them.
+    fields.append((_DESCRIPTION, tool.description))
+    if tool.title and weights[_TITLE]:
+        fields.append((_TITLE, tool.title))
+    if len(weights) > _PARAMS and weights[_PARAMS]:
+        fields.extend((_PARAMS, text) for text in parameter_descriptions(tool.input_schema))
+    if len(weights) > _PAIRS and weights[_PAIRS]:
+        fields.append((_PAIRS, " ".join(word_pairs(tool.display_summary))))
+    return [(f, text) for f, text in fields if text]
+
+
+#: The columns of some tools' documents: ``(texts, field ids, ends)`` (see :class:`Documents`).
+Columns = tuple[list[str], bytes, list[int]]
+
+#: Tools per part of the columns that :func:`documents` makes lazily: the Rust engine's chunk size
+#: (``CHUNK_DOCS`` in ``rust/build.rs``), so that each part it reads completes a chunk to tokenize.
+_PART_TOOLS = 2048
+
+
+class Documents(Sequence[list[tuple[int, str]]]):
+    """Every tool's :func:`document`, stored as flat columns.
+
+    ``_toolsift_columns`` is ``(texts, field_ids, ends)``: one list of every field's text (absent
+    fields are ``""``), ``bytes`` with each text's field id, and the end of each tool's texts.
+    The Rust engine reads the columns directly, so no ``(field id, text)`` tuple is made,
+    converted or freed (building an index of the 11,578 mcp_mixed tools spent ~30 ms making
+    and freeing them). Indexing or iterating gives exactly ``document(tool, weights)`` (empty
+    texts left out), which is what the Python engine and live updates read.
+
+    :func:`documents` makes the columns lazily, in parts of :data:`_PART_TOOLS` tools, each with
+    its own ``ends``: the Rust engine takes them one by one from ``_toolsift_parts()`` and
+    tokenizes each part on its thread pool while the next one is made here, instead of waiting
+    for all of them (making them is ~20 ms of a ~110 ms english build of mcp_mixed). Reading a
+    document joins the parts into ``_toolsift_columns``; until then that attribute is ``None``.
+
+    Example:
+        >>> docs = documents([Tool(name="a", description="x")], FieldWeights().as_list())
+        >>> docs[0]
+        [(0, 'a'), (1, 'a'), (4, 'x'), (7, 'x')]
+    """
+
+    __slots__ = ("_toolsift_columns", "_parts", "_tools", "_weights")
+
+    def __init__(self, texts: list[str], field_ids: bytes, ends: list[int]) -> None:
+        self._toolsift_columns: Columns | None = (texts, field_ids, ends)
+        self._parts: list[Columns] = []
+        self._tools: Sequence[Tool] = ()
+        self._weights: list[float] = []
+
+    @classmethod
+    def _lazy(cls, tools: Sequence[Tool], weights: list[float]) -> Documents:
+        """The documents of ``tools``, made part by part when they are first read."""
+        docs = cls([], b"", [])
+        docs._toolsift_columns = None
+        docs._tools, docs._weights = tools, weights
+        return docs
+
+    def _toolsift_parts(self) -> Iterator[Columns] | None:
+        """The columns part by part, made as they are taken; ``None`` once they are joined (read
+        ``_toolsift_columns`` then)."""
+        return None if self._toolsift_columns is not None else self._each_part()
+
+    def _each_part(self) -> Iterator[Columns]:
+        i = 0
+        while True:
+            if i == len(self._parts):
+                done = sum(len(ends) for _, _, ends in self._parts)
+                if done >= len(self._tools):
+                    return
+                self._parts.append(_columns(self._tools[done : done + _PART_TOOLS], self._weights))
+            yield self._parts[i]
+            i += 1
+
+    def _columns(self) -> Columns:
+        """``_toolsift_columns``, joining the parts first if need be."""
+        if self._toolsift_columns is None:
+            texts: list[str] = []
+            field_ids = bytearray()
+            ends: list[int] = []
+            for part_texts, part_ids, part_ends in self._each_part():
+                base = len(texts)
+                texts += part_texts
+                field_ids += part_ids
+                ends += [base + e for e in part_ends]
+            self._toolsift_columns = (texts, bytes(field_ids), ends)
+            self._parts, self._tools = [], ()
+        return self._toolsift_columns
+
+    def __len__(self) -> int:
+        if self._toolsift_columns is None:
+            return len(self._tools)
+        return len(self._toolsift_columns[2])
+
+    @overload
+    def __getitem__(self, i: int) -> list[tuple[int, str]]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[list[tuple[int, str]]]: ...
+
+    def __getitem__(self, i: int | slice) -> Any:
+        texts, field_ids, ends = self._columns()
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(ends)))]
+        end = ends[i]  # raises IndexError past either end, as a list does
+        i = i % len(ends)
+        start = ends[i - 1] if i else 0
+        return [(f, t) for f, t in zip(field_ids[start:end], texts[start:end]) if t]
+
+    def __iter__(self) -> Iterator[list[tuple[int, str]]]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def __repr__(self) -> str:
+        return f"<Documents of {len(self)} tools>"
+
+
+# Field-id bytes of the schema keys (parameter descriptions) of a tool with n of them, for the
+# common n.
+_KEY_IDS = [bytes([_KEY]) * n for n in range(64)]
+_PARAM_IDS = [bytes([_PARAMS]) * n for n in range(64)]
+
+
+def documents(tools: Iterable[Tool], weights: list[float]) -> Documents:
+    """:func:`document` of every tool, as :class:`Documents` columns made when first read.
+
+    Example:
+        >>> len(documents([Tool(name="a"), Tool(name="b")], FieldWeights().as_list()))
+        2
+    """
+    if not isinstance(tools, (tuple, list)):
+        tools = tuple(tools)
+    return Documents._lazy(tools, weights)
+
+
+def _columns(tools: Iterable[Tool], weights: list[float]) -> Columns:
+    """The columns of ``tools``' documents, with Python's cyclic garbage collector paused
+    meanwhile.
+
+    The columns are one list of existing strings: they hold no reference cycles, but
+    appending a few hundred thousand items triggers collections that walk every object alive
+    (the tools and their schemas included). The collector is restored on exit, exceptions
+    included, and left alone if it was off.
+    """
+    texts: list[str] = []
+    field_ids = bytearray()
+    ends: list[int] = []
+    extend, end = texts.extend, ends.append
+    with_title = bool(weights[_TITLE])
+    with_params = len(weights) > _PARAMS and bool(weights[_PARAMS])
+    with_pairs = len(weights) > _PAIRS and bool(weights[_PAIRS])
+    # The fields of `document`, in its order; absent ones are "" (left out when read back).
+    head = bytes((_NAME, _LABEL, _SERVER, _MCP, _SUMMARY))
+    tail = bytes((_HINT, _DESCRIPTION, _TITLE) if with_title else (_HINT, _DESCRIPTION))
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for t in tools:
+            server = t.server
+            keys = t.schema_keys
+            extend((t.name, t.display_label, server or "", server and t.mcp_tool_name or ""))
+            extend((t.display_summary, *keys, t.search_hint or "", t.description))
+            if with_title:
+                texts.append(t.title or "")
+            n = len(keys)
+            field_ids += head
+            field_ids += _KEY_IDS[n] if n < 64 else bytes([_KEY]) * n
+            field_ids += tail
+            if with_params:
+                before = len(texts)
+                _collect_descriptions(t.input_schema, 0, texts)
+                n = len(texts) - before
+                field_ids += _PARAM_IDS[n] if n < 64 else bytes([_PARAMS]) * n
+            if with_pairs:
+                texts.append(" ".join(word_pairs(t.display_summary)))
+                field_ids.append(_PAIRS)
+            end(len(texts))
+    finally:
+        if enabled:
+            gc.enable()
+    return texts, bytes(field_ids), ends
