@@ -27,15 +27,16 @@ from ._analysis import DEFAULT_PROFILE, PROFILES
 from ._documents import FieldWeights
 from ._fallback_search import check_limit
 from .catalog import default_server_summaries, default_tools
+from .config import load_config
 from .contract import (
     anthropic_tool_result,
     dumps,
     search_tool_bm25_details,
     tool_search_response,
 )
-from .errors import ToolsiftError
+from .errors import DuplicateToolError, ToolsiftError
 from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, ToolIndex
-from .loaders import load_catalogs
+from .loaders import load_catalog
 from .metatool import meta_tool
 from .render import print_details
 from .session import DiscoverySession
@@ -76,10 +77,23 @@ def _parser() -> argparse.ArgumentParser:
         "default: the built-in catalogue",
     )
     catalog.add_argument(
+        "--server",
+        default=None,
+        metavar="NAME",
+        help="the MCP server of a raw tools/list catalogue (its tools become mcp__NAME__tool)",
+    )
+    catalog.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="a toolsift.toml (or mcpServers JSON) file whose tool_search settings to use",
+    )
+    catalog.add_argument(
         "--limit",
         type=int,
-        default=DEFAULT_LIMIT,
-        help=f"how many tools a search activates (default {DEFAULT_LIMIT})",
+        default=None,
+        help=f"how many tools a search activates (default {DEFAULT_LIMIT}, or the config's "
+        f"max_results; at most {DEFAULT_MAX_LIMIT}, or the config's max_limit)",
     )
     catalog.add_argument(
         "--engine", choices=["auto", "rust", "python"], default="auto", help="ranking engine"
@@ -170,6 +184,9 @@ def _parser() -> argparse.ArgumentParser:
         "beside rank_bm25 and bm25s",
     )
     _evaluate.add_arguments(evaluate)
+    from .gateway.commands import add_parsers  # `serve` and `catalog` (MCP)
+
+    add_parsers(sub)
     return parser
 
 
@@ -248,29 +265,61 @@ class _ProgressEmbedder:
         return np.concatenate(parts)
 
 
+def _load(args: argparse.Namespace) -> list[Tool]:
+    """The tools of the ``--catalog`` files (``--server`` names the server of raw ``tools/list``
+    files); a file without tools (empty, or ``[]``) is an error naming it."""
+    tools: list[Tool] = []
+    seen: dict[str, str] = {}
+    for path in _progress_paths(args.catalog):
+        loaded = load_catalog(path, server=args.server)
+        if not loaded:
+            raise _Failure(f"{path}: the catalogue holds no tools (an empty file or list)")
+        for tool in loaded:
+            if tool.name in seen:
+                raise DuplicateToolError(
+                    f"Duplicate tool name {tool.name!r} in {seen[tool.name]} and {path}.",
+                    tool=tool.name,
+                    field="name",
+                )
+            seen[tool.name] = path
+        tools += loaded
+    return tools
+
+
 def _session(args: argparse.Namespace) -> tuple[DiscoverySession, str]:
-    """Every tool of the catalogues hidden, nothing always available: a fresh search session."""
+    """Every tool of the catalogues hidden, nothing always available: a fresh search session
+    (or as ``--config`` sets it up)."""
+    if args.server is not None and not args.catalog:
+        raise _Failure("--server names the server of a --catalog file; give one")
     if args.catalog:
         try:
-            tools = load_catalogs(_progress_paths(args.catalog))
+            tools = _load(args)
         except OSError as exc:
             where = exc.filename if exc.filename is not None else "catalogue"
             raise _Failure(f"cannot read {where}: {exc.strerror or exc}") from None
+        except ToolsiftError as exc:
+            if getattr(exc, "field", None) == "server" and args.server is None:
+                raise _Failure(f"{exc} (a raw tools/list file needs --server NAME)") from None
+            raise
         summaries: dict[str, str] = {}
         source = ", ".join(args.catalog)
     else:
         tools = default_tools()
         summaries = default_server_summaries()
         source = "built-in catalogue"
+    options: dict[str, Any] = {"mode": "all", "always_available": ()}
+    if args.config is not None:
+        options = {"config": load_config(args.config)}
     session = DiscoverySession(
         tools,
-        mode="all",
-        always_available=(),
         summaries=summaries,
         engine=args.engine,
         profile=args.profile,
         field_weights=_field_weights(args),
+        **options,
     )
+    if args.limit is None:
+        args.limit = session.default_limit
     return session, source
 
 
@@ -296,7 +345,7 @@ def _search(args: argparse.Namespace) -> int:
             "toolsearch or anthropic JSON"
         )
     session, _ = _session(args)
-    result = session.search(args.query, args.limit)
+    result = session.search(args.query, args.limit)  # clamped to the session's max_limit
     if args.format == "text":
         print_details(search_tool_bm25_details(result), expanded=True, names=True)
     elif args.format == "details":
@@ -320,7 +369,8 @@ def _hybrid_search(args: argparse.Namespace) -> int:
             f"--format {args.format} is a keyword-search contract; with --embed use --format "
             "text or json"
         )
-    check_limit(args.limit)  # before the embedding, as the keyword search checks it first
+    if args.limit is not None:
+        check_limit(args.limit)  # before the embedding, as the keyword search checks it first
     session, _ = _session(args)
     tools = session.hidden_tools
     try:
@@ -347,8 +397,8 @@ def _hybrid_search(args: argparse.Namespace) -> int:
         if message.startswith("dense_weight "):
             message = "--dense-weight " + message[len("dense_weight ") :]
         raise _Failure(message) from None
-    # As the keyword search (seed 000 caps the limit only by the catalogue): no clamp at 25.
-    result = hybrid.search(args.query, args.limit, max_limit=max(args.limit, DEFAULT_MAX_LIMIT))
+    # As the keyword search: clamped to the session's max_limit (25 unless configured).
+    result = hybrid.search(args.query, args.limit, max_limit=session.max_limit)
     if args.format == "json":
         report = {
             "mode": result.mode,
@@ -392,7 +442,8 @@ def _hybrid_search(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    check_limit(args.limit)  # as search does: a LimitError for --limit 0 or -5
+    if args.limit is not None:
+        check_limit(args.limit)  # as search does: a LimitError for --limit 0 or -5
     try:
         count = counter(args.tokenizer)
     except ImportError as exc:
@@ -461,6 +512,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _search(args)
         if args.command == "eval":
             return _evaluate.main(args)
+        if hasattr(args, "handler"):  # the MCP commands (toolsift.gateway.commands)
+            return int(args.handler(args))
         return _stats(args)
     except (ToolsiftError, _Failure) as exc:
         print(f"toolsift: error: {exc}", file=sys.stderr)
