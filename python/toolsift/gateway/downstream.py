@@ -20,7 +20,9 @@ import asyncio
 import contextlib
 import logging
 import os
+import sys
 from collections.abc import Awaitable
+from pathlib import Path
 from typing import Any, Callable
 
 import mcp_types
@@ -55,10 +57,24 @@ def _transport(server: ServerConfig) -> Any:
             env=env,
             cwd=server.cwd,
             keep_alive=False,
+            log_file=_stderr(),
         )
     if server.transport == "sse":
         return SSETransport(server.url or "", headers=dict(server.headers) or None)
     return StreamableHttpTransport(server.url or "", headers=dict(server.headers) or None)
+
+
+def _stderr() -> Any:
+    """Where a stdio server's stderr goes: this process's real stderr (``sys.stderr`` may be
+    replaced by an object without a file descriptor), else nowhere."""
+    for stream in (sys.stderr, sys.__stderr__):
+        try:
+            if stream is not None:
+                stream.fileno()
+                return stream
+        except (AttributeError, OSError, ValueError):
+            continue
+    return Path(os.devnull)
 
 
 class _Notifications(MessageHandler):

@@ -53,6 +53,8 @@ __all__ = ["Gateway", "SEARCH_TOOLS", "CALL_TOOL"]
 
 #: The tool names of the ``search-and-call`` style (FastMCP's search transforms' names).
 SEARCH_TOOLS, CALL_TOOL = "search_tools", "call_tool"
+#: The state of clients that nothing tells apart (sessionless HTTP without authentication).
+SHARED_CLIENT = "shared"
 #: How long startup waits for the downstream servers' first tool lists (seconds).
 STARTUP_WAIT = 30.0
 
@@ -96,15 +98,15 @@ def _client_key(ctx: Context | None) -> str:
     """Which client a request comes from: its MCP session (or, on the sessionless 2026-07-28
     protocol, the authenticated user or, on stdio, the process, which serves one client)."""
     if ctx is None:
-        return "default"
+        return SHARED_CLIENT
     scope = getattr(ctx, "_session_scope_key", None)
-    with contextlib.suppress(Exception):
+    try:
         key = scope() if callable(scope) else ctx.session_id
-        if key:
-            return str(key)
-    with contextlib.suppress(Exception):
-        return str(ctx.session_id)
-    return "default"
+    except Exception:  # no session (outside a request)
+        return SHARED_CLIENT
+    # None: a sessionless HTTP request without authentication; nothing tells such clients
+    # apart, so they share one state.
+    return str(key) if key else SHARED_CLIENT
 
 
 def _text(text: str, *, error: bool = False) -> ToolResult:
@@ -288,7 +290,15 @@ class Gateway:
         except ToolsiftError as exc:
             raise ToolError(str(exc)) from None
         result = call.result
-        matches = [*result.matches, *result.already_active_matches]
+        # Found tools are never listed in this style: those activated by an earlier search are
+        # found again (as are always-available ones that a select: names).
+        selected = set(state.session.selected)
+        select = result.query_kind == "select"
+        again = [m for m in result.already_active_matches if select or m.tool.name in selected]
+        matches = [*result.matches, *again]
+        if not select:
+            matches.sort(key=lambda m: -m.score)
+        matches = matches[: result.limit]
         definitions = [{**m.tool.to_mcp(), "name": m.tool.name} for m in matches]
         return _text(dumps(definitions))
 
