@@ -15,6 +15,7 @@ from ._tokenize import tokenize as _py_tokenize
 from .catalog import default_tools
 from .errors import (
     CatalogError,
+    ConfigError,
     DiscoveryError,
     DuplicateToolError,
     EngineUnavailableError,
@@ -63,4 +64,5 @@ __all__ = [
     "DiscoveryError",
     "SnapshotError",
     "ProfileError",
+    "ConfigError",
 ]
