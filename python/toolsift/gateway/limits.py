@@ -62,8 +62,8 @@ def gate_message(name: str, search_tool: str) -> str:
     """The tool error of a call refused by the execution gate.
 
     Example:
-        >>> gate_message("mcp__git__git_status", "search_tool_bm25")[:60]
-        "Tool 'mcp__git__git_status' is not active in this session. "
+        >>> gate_message("mcp__git__git_status", "search_tool_bm25")[:58]
+        "Tool 'mcp__git__git_status' is not active in this session."
     """
     return (
         f"Tool {name!r} is not active in this session. Activate it first: call {search_tool} "
