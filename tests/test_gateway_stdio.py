@@ -50,6 +50,10 @@ def test_list_search_list_changed_list_call(tmp_path: Path, repo: Path) -> None:
             assert set(listed[1:]) == set(content["activated_tools"])
             error, text = await s.call(GET_TIME, {"timezone": "UTC"})
             assert not error and json.loads(text)["timezone"] == "UTC"
+            error, text = await s.call("time.get_current_time", {"timezone": "UTC"})
+            assert not error and json.loads(text)["timezone"] == "UTC"  # another of its names
+            error, text = await s.call("time.convert_time", {})
+            assert error and "not active in this session" not in text  # active: the gate passes
             # Routing by canonical name to the git server, on the repository made above.
             error, text = await s.call("search_tool_bm25", {"query": f"select:{GIT_STATUS}"})
             assert json.loads(text)["activated_tools"] == [GIT_STATUS]

@@ -91,7 +91,11 @@ class _CatalogProvider(Provider):
         return [*self.synthetic.values(), *(tools[n] for n in listed if n in tools)]
 
     async def _get_tool(self, name: str, version: Any = None) -> Any:
-        return self.synthetic.get(name) or self.tools.get(name)
+        found = self.synthetic.get(name) or self.tools.get(name)
+        if found is None:  # another name of a tool: raw, server/tool, provider alias
+            tool = self.gateway.registry.find(name)
+            found = self.tools.get(tool.name) if tool is not None else None
+        return found
 
 
 def _client_key(ctx: Context | None) -> str:
@@ -349,7 +353,9 @@ class _GatewayMiddleware(Middleware):
         name = context.message.name
         if name not in gateway._synthetic:
             state = gateway.client(context.fastmcp_context)
-            if gateway.registry.find(name) is not None and not gateway.may_call(state, name):
+            tool = gateway.registry.find(name)
+            if tool is not None and not gateway.may_call(state, tool.name):
+                name = tool.name
                 search = (
                     gateway.settings.meta_tool_name
                     if gateway.settings.style == "activate"
