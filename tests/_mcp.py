@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 if sys.version_info < (3, 11):  # pragma: no cover - FastMCP and the MCP SDK need 3.11+
@@ -98,22 +99,17 @@ async def serve(config: Path, *extra: str) -> AsyncIterator[Served]:
                 yield served
 
 
-def _processes() -> dict[int, tuple[int, str]]:
-    table = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                parent = int(f.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                command = f.read().replace(b"\0", b" ").decode(errors="replace")
-        except (OSError, IndexError, ValueError):
-            continue
-        table[int(entry)] = (parent, command)
-    return table
-
-
 def children(pid: int) -> dict[int, str]:
     """The child processes of ``pid`` and their command lines."""
-    return {p: c for p, (parent, c) in _processes().items() if parent == pid}
+    out = {}
+    for child in psutil.Process(pid).children():
+        try:
+            out[child.pid] = " ".join(child.cmdline())
+        except psutil.Error:  # exited meanwhile
+            continue
+    return out
+
+
+def kill(pid: int) -> None:
+    """Kill process ``pid`` at once (SIGKILL, or TerminateProcess on Windows)."""
+    psutil.Process(pid).kill()

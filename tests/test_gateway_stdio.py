@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
 import socket
 import threading
 from pathlib import Path
 
 import pytest
 
-from ._mcp import make_repo, serve, servers, write_config
+from ._mcp import children, kill, make_repo, serve, servers, write_config
 
 GET_TIME = "mcp__time__get_current_time"
 GIT_STATUS = "mcp__git__git_status"
@@ -115,11 +113,9 @@ def test_a_killed_downstream_fails_its_call_and_the_others_answer(
             await s.call("search_tool_bm25", {"query": f"select:{GIT_STATUS},{GET_TIME}"})
             error, _ = await s.call(GIT_STATUS, {"repo_path": str(repo)})
             assert not error
-            from ._mcp import children
-
             git = [p for p, c in children(s.pid).items() if "mcp_server_git" in c]
             assert len(git) == 1
-            os.kill(git[0], signal.SIGKILL)
+            kill(git[0])
             error, text = await s.call(GIT_STATUS, {"repo_path": str(repo)})
             assert error and "Server 'git'" in text
             error, text = await s.call(GET_TIME, {"timezone": "UTC"})
