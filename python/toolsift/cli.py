@@ -462,7 +462,9 @@ def _stats(args: argparse.Namespace) -> int:
         active_note = f"{len(activated)} tools from {queries} quer{'y' if queries == 1 else 'ies'}"
         active_count = len(activated)
     else:
-        active_count = min(args.limit, len(tools))
+        asked = session.default_limit if args.limit is None else args.limit
+        limit = min(asked, session.max_limit)  # a search activates at most that
+        active_count = min(limit, len(tools))
         active_tokens = round(every / len(tools) * active_count) if tools else 0
         active_note = f"assumed: one search activating {active_count} tools of average size"
     with_discovery = meta + active_tokens

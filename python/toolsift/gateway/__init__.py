@@ -14,7 +14,10 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .server import Gateway
 
 __all__ = ["Gateway"]
 
