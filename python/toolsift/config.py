@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Literal, Union
 
 from ._analysis import PROFILES
+from ._config_toml import dumps_toml
 from .errors import ConfigError
 
 if sys.version_info >= (3, 11):
@@ -407,42 +408,6 @@ def load_gateway_config(path: StrPath) -> GatewayConfig:
 # --- writing -----------------------------------------------------------------------------------
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        return (
-            "{" + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
-        )
-    raise TypeError(f"cannot write {type(value).__name__} to TOML")
-
-
-def _toml(doc: Mapping[str, Any]) -> str:
-    """A TOML document of tables of plain values (what a toolsift config holds)."""
-    lines: list[str] = []
-    scalars = {k: v for k, v in doc.items() if not isinstance(v, Mapping)}
-    for key, value in scalars.items():
-        lines.append(f"{json.dumps(key)} = {_toml_value(value)}")
-    for key, table in doc.items():
-        if not isinstance(table, Mapping):
-            continue
-        nested = {k: v for k, v in table.items() if isinstance(v, Mapping)}
-        flat = {k: v for k, v in table.items() if k not in nested}
-        if flat or not nested:
-            lines += ["", f"[{key}]"]
-            lines += [f"{json.dumps(k)} = {_toml_value(v)}" for k, v in flat.items()]
-        for sub, value in nested.items():
-            lines += ["", f"[{key}.{json.dumps(sub)}]"]
-            lines += [f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items()]
-    return "\n".join(lines).lstrip("\n") + "\n"
-
-
 def save_config(config: ToolSearchConfig, path: StrPath) -> None:
     """Write ``config`` as the ``tool_search`` block of ``path``, atomically.
 
@@ -466,7 +431,7 @@ def save_config(config: ToolSearchConfig, path: StrPath) -> None:
     if os.path.exists(file):
         _, doc = _read(file)
     doc["tool_search"] = config.to_dict()
-    text = _toml(doc) if file.endswith(".toml") else json.dumps(doc, indent=2) + "\n"
+    text = dumps_toml(doc) if file.endswith(".toml") else json.dumps(doc, indent=2) + "\n"
     directory = os.path.dirname(os.path.abspath(file))
     fd, tmp = tempfile.mkstemp(prefix=".toolsift-", suffix=".tmp", dir=directory)
     try:
@@ -481,6 +446,31 @@ def save_config(config: ToolSearchConfig, path: StrPath) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def session_arguments(config: ToolSearchConfig, given: Mapping[str, Any]) -> tuple[Any, ...]:
+    """A :class:`~toolsift.DiscoverySession`'s ``mode``, ``always_available``, ``profile``,
+    ``default_limit``, ``max_limit``, ``threshold`` and ``meta_tool_name``: ``config``'s,
+    except where ``given`` (the constructor's arguments) holds another value than the default.
+    """
+    from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT
+    from .session import DEFAULT_ALWAYS_AVAILABLE, DEFAULT_PROFILE, META_TOOL_NAME
+
+    if not isinstance(config, ToolSearchConfig):
+        raise TypeError(f"config must be a ToolSearchConfig, got {type(config).__name__}.")
+
+    def pick(name: str, default: Any, value: Any) -> Any:
+        return value if given[name] is default or given[name] == default else given[name]
+
+    return (
+        pick("mode", "all", config.effective_mode),
+        pick("always_available", DEFAULT_ALWAYS_AVAILABLE, config.always_available),
+        pick("profile", DEFAULT_PROFILE, config.profile),
+        pick("default_limit", DEFAULT_LIMIT, config.max_results),
+        pick("max_limit", DEFAULT_MAX_LIMIT, config.max_limit),
+        pick("threshold", 0.0, config.threshold),
+        pick("meta_tool_name", META_TOOL_NAME, config.meta_tool_name),
+    )
 
 
 def with_overrides(config: ToolSearchConfig, **changes: Any) -> ToolSearchConfig:

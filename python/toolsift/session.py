@@ -222,9 +222,11 @@ class DiscoverySession(_SessionState):
         config: ToolSearchConfig | None = None,
     ) -> None:
         if config is not None:
+            from .config import session_arguments
+
             given = locals()
             mode, always_available, profile, default_limit, max_limit, threshold, meta_tool_name = (
-                _from_config(config, given)
+                session_arguments(config, given)
             )
         _check_limits(default_limit, max_limit, threshold)
         self.default_limit = default_limit
@@ -657,27 +659,6 @@ def _check_limits(default_limit: Any, max_limit: Any, threshold: Any) -> None:
         or threshold < 0
     ):
         raise ValueError(f"threshold must be a finite number >= 0, got {threshold!r}.")
-
-
-def _from_config(config: ToolSearchConfig, given: Mapping[str, Any]) -> tuple[Any, ...]:
-    """The constructor's arguments with ``config``'s values where the caller left the default."""
-    from .config import ToolSearchConfig
-
-    if not isinstance(config, ToolSearchConfig):
-        raise TypeError(f"config must be a ToolSearchConfig, got {type(config).__name__}.")
-
-    def pick(name: str, default: Any, value: Any) -> Any:
-        return value if given[name] is default or given[name] == default else given[name]
-
-    return (
-        pick("mode", "all", config.effective_mode),
-        pick("always_available", DEFAULT_ALWAYS_AVAILABLE, config.always_available),
-        pick("profile", DEFAULT_PROFILE, config.profile),
-        pick("default_limit", DEFAULT_LIMIT, config.max_results),
-        pick("max_limit", DEFAULT_MAX_LIMIT, config.max_limit),
-        pick("threshold", 0.0, config.threshold),
-        pick("meta_tool_name", META_TOOL_NAME, config.meta_tool_name),
-    )
 
 
 def _derive(
