@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Union
 
-from ._analysis import PROFILES
+from ._analysis import DEFAULT_PROFILE, PROFILES
 from ._config_toml import dumps_toml
 from .errors import ConfigError
 
@@ -454,7 +454,7 @@ def session_arguments(config: ToolSearchConfig, given: Mapping[str, Any]) -> tup
     except where ``given`` (the constructor's arguments) holds another value than the default.
     """
     from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT
-    from .session import DEFAULT_ALWAYS_AVAILABLE, DEFAULT_PROFILE, META_TOOL_NAME
+    from .session import DEFAULT_ALWAYS_AVAILABLE, META_TOOL_NAME
 
     if not isinstance(config, ToolSearchConfig):
         raise TypeError(f"config must be a ToolSearchConfig, got {type(config).__name__}.")
