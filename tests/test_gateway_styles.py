@@ -19,6 +19,8 @@ if sys.version_info < (3, 11):  # pragma: no cover - FastMCP and the MCP SDK nee
 
 from fastmcp import Client  # noqa: E402
 from fastmcp.client.transports import StdioTransport  # noqa: E402
+from mcp import ClientSession  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from ._cli import cli  # noqa: E402
 from ._mcp import PY, make_repo, serve, servers, write_config  # noqa: E402
@@ -105,7 +107,27 @@ def test_streamable_http_transport(tmp_path: Path, repo: Path) -> None:
                 called = await client.call_tool_mcp(GET_TIME, {"timezone": "UTC"})
                 assert not called.is_error and '"timezone": "UTC"' in _text(called)
 
+        async def two_sessions() -> None:
+            # The official SDK keeps an MCP session (Mcp-Session-Id): each has its own state.
+            url = f"http://127.0.0.1:{port}/mcp"
+            async with (
+                streamable_http_client(url) as a_streams,
+                streamable_http_client(url) as b_streams,
+            ):
+                async with (
+                    ClientSession(a_streams[0], a_streams[1]) as a,
+                    ClientSession(b_streams[0], b_streams[1]) as b,
+                ):
+                    await a.initialize()
+                    await b.initialize()
+                    await a.call_tool("search_tool_bm25", {"query": "select:git_status"})
+                    a_names = [t.name for t in (await a.list_tools()).tools]
+                    b_names = [t.name for t in (await b.list_tools()).tools]
+                    assert a_names == ["search_tool_bm25", "mcp__git__git_status"]
+                    assert b_names == ["search_tool_bm25"]
+
         asyncio.run(scenario())
+        asyncio.run(two_sessions())
     finally:
         process.terminate()
         process.wait(timeout=30)
