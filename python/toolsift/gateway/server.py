@@ -113,6 +113,15 @@ def _client_key(ctx: Context | None) -> str:
     return str(key) if key else SHARED_CLIENT
 
 
+async def _search(state: ClientState, arguments: dict[str, Any]) -> Any:
+    """The meta-tool call in a worker thread (the session is thread-safe): a first search that
+    builds a large index does not hold up the other clients and the downstream connections."""
+    try:
+        return await asyncio.to_thread(call_meta_tool, state.session, arguments)
+    except ToolsiftError as exc:
+        raise ToolError(str(exc)) from None
+
+
 def _text(text: str, *, error: bool = False) -> ToolResult:
     return ToolResult(content=[mcp_types.TextContent(type="text", text=text)], is_error=error)
 
@@ -277,10 +286,7 @@ class Gateway:
         ctx = get_context()
         state = self.client(ctx)
         self._check_rate(state)
-        try:
-            call = call_meta_tool(state.session, arguments)
-        except ToolsiftError as exc:
-            raise ToolError(str(exc)) from None
+        call = await _search(state, arguments)
         if call.result.activated:
             with contextlib.suppress(Exception):
                 await ctx.send_notification(mcp_types.ToolListChangedNotification())
@@ -289,10 +295,7 @@ class Gateway:
     async def _search_definitions(self, _name: str, arguments: dict[str, Any]) -> ToolResult:
         state = self.client()
         self._check_rate(state)
-        try:
-            call = call_meta_tool(state.session, arguments)
-        except ToolsiftError as exc:
-            raise ToolError(str(exc)) from None
+        call = await _search(state, arguments)
         result = call.result
         # Found tools are never listed in this style: those activated by an earlier search are
         # found again (as are always-available ones that a select: names).
