@@ -116,9 +116,7 @@ def test_no_match_and_empty_catalogue(tmp_path):
     assert out.stdout.strip() == "No matching tools found."
     empty = write(tmp_path / "empty.json", [])
     out = run("search", "anything", "--catalog", empty)
-    assert (
-        out.returncode == 0 and out.stdout.strip() == "No discoverable tools are currently loaded."
-    )
+    assert out.returncode == 2 and f"{empty}: the catalogue holds no tools" in out.stderr
 
 
 def test_malformed_catalogue_names_file_line_and_field(tmp_path):

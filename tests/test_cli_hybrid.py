@@ -131,12 +131,16 @@ def test_fusion_and_weight_options_and_the_lexical_settings(capsys) -> None:
     assert names == ["mcp__github__merge_pull_request", PULL_REQUEST]
 
 
-def test_a_limit_above_25_is_not_clamped_as_in_the_keyword_search(capsys) -> None:
-    # The keyword search lifts the hard cap to the limit (seed 000 caps only by the catalogue).
+def test_a_limit_above_25_is_clamped_as_in_the_keyword_search(capsys, tmp_path: Path) -> None:
+    # One cap for every entry point: 25, or the config's max_limit.
     code, err, out = cli(capsys, "search", QUERY, "--embed", "minilm", "--limit", "30")
     assert code == 0 and err == "", err
-    assert len(rows(out)) == 30 and "notice:" not in out
+    assert len(rows(out)) == 25 and "notice: limit 30 clamped to 25" in out
     report = hybrid_json(capsys, QUERY, "--limit", "30")
+    assert report["notices"] == ["limit 30 clamped to 25"] and len(report["matches"]) == 25
+    config = tmp_path / "toolsift.toml"
+    config.write_text("[tool_search]\nmax_limit = 30\nalways_available = []\n")
+    report = hybrid_json(capsys, QUERY, "--limit", "30", "--config", str(config))
     assert report["notices"] == [] and len(report["matches"]) == 30
 
 
@@ -153,8 +157,7 @@ def test_a_catalogue_file_and_an_empty_one(capsys, tmp_path: Path) -> None:
     empty = tmp_path / "empty.json"
     empty.write_text("[]", "utf-8")
     code, err, out = cli(capsys, "search", "x", "--embed", "minilm", "--catalog", str(empty))
-    assert code == 0 and err == "", err
-    assert out.splitlines()[1:] == ["No discoverable tools are currently loaded."]
+    assert code == 2 and f"{empty}: the catalogue holds no tools" in err, err
 
 
 @pytest.mark.parametrize(

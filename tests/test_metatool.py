@@ -29,7 +29,8 @@ def test_definitions_for_every_provider(session, golden):
     assert tool.input_schema["properties"]["limit"] == {
         "type": "integer",
         "minimum": 1,
-        "description": "Maximum number of tools to activate (default 8).",
+        "maximum": 25,
+        "description": "Maximum number of tools to activate (default 8, at most 25).",
     }
     assert tool.input_schema["required"] == ["query"]
     definitions = {

@@ -606,8 +606,12 @@ def test_keyword_query_kind_and_required_words(session):
     assert "web_fetch" not in result.activated
 
 
-def test_limit_is_not_capped_below_the_corpus(engine):
+def test_limit_is_capped_at_max_limit(engine):
     s = DiscoverySession(mode="all", engine=engine)
+    s.connect_server("github", github_tools(40))
+    result = s.search("github", limit=30)
+    assert (len(result.activated), result.limit) == (25, 25)  # the default cap
+    s = DiscoverySession(mode="all", engine=engine, max_limit=30)
     s.connect_server("github", github_tools(40))
     assert len(s.search("github", limit=30).activated) == 30
     assert len(s.search("github", limit=30).activated) == 10

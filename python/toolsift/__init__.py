@@ -15,6 +15,7 @@ from ._text.tokenize import tokenize as _py_tokenize
 from .catalog import default_tools
 from .errors import (
     CatalogError,
+    ConfigError,
     DiscoveryError,
     DuplicateToolError,
     EngineUnavailableError,
@@ -65,4 +66,5 @@ __all__ = [
     "DiscoveryError",
     "SnapshotError",
     "ProfileError",
+    "ConfigError",
 ]

@@ -28,16 +28,17 @@ from ._options import check_limit
 from ._text.analysis import DEFAULT_PROFILE, PROFILES
 from ._text.documents import FieldWeights
 from .catalog import default_server_summaries, default_tools
+from .config import load_config
 from .contract import (
     anthropic_tool_result,
     dumps,
     search_tool_bm25_details,
     tool_search_response,
 )
-from .errors import ToolsiftError
+from .errors import DuplicateToolError, ToolsiftError
 from .explain import Explanation
 from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, ToolIndex
-from .loaders import load_catalogs
+from .loaders import load_catalog
 from .metatool import meta_tool
 from .render import print_details
 from .session import DiscoveryResult, DiscoverySession
@@ -85,11 +86,24 @@ def _parser() -> argparse.ArgumentParser:
         "default: the built-in catalogue",
     )
     catalog.add_argument(
+        "--server",
+        default=None,
+        metavar="NAME",
+        help="the MCP server of a raw tools/list catalogue (its tools become mcp__NAME__tool)",
+    )
+    catalog.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="a toolsift.toml (or mcpServers JSON) file whose tool_search settings to use",
+    )
+    catalog.add_argument(
         "--limit",
         type=int,
-        default=DEFAULT_LIMIT,
+        default=None,
         help=f"how many tools a search returns; in stats, how many it activates (default "
-        f"{DEFAULT_LIMIT})",
+        f"{DEFAULT_LIMIT}, or the config's max_results; at most {DEFAULT_MAX_LIMIT}, or the "
+        "config's max_limit)",
     )
     catalog.add_argument(
         "--engine",
@@ -218,6 +232,9 @@ def _parser() -> argparse.ArgumentParser:
         "shipped with toolsift: point --data (or $TOOLSIFT_SHARED_DIR) at them.",
     )
     _evaluate.add_arguments(evaluate)
+    from .gateway.commands import add_parsers  # `serve` and `catalog` (MCP)
+
+    add_parsers(sub)
     return parser
 
 
@@ -296,29 +313,61 @@ class _ProgressEmbedder:
         return np.concatenate(parts)
 
 
+def _load(args: argparse.Namespace) -> list[Tool]:
+    """The tools of the ``--catalog`` files (``--server`` names the server of raw ``tools/list``
+    files); a file without tools (empty, or ``[]``) is an error naming it."""
+    tools: list[Tool] = []
+    seen: dict[str, str] = {}
+    for path in _progress_paths(args.catalog):
+        loaded = load_catalog(path, server=args.server)
+        if not loaded:
+            raise _Failure(f"{path}: the catalogue holds no tools (an empty file or list)")
+        for tool in loaded:
+            if tool.name in seen:
+                raise DuplicateToolError(
+                    f"Duplicate tool name {tool.name!r} in {seen[tool.name]} and {path}.",
+                    tool=tool.name,
+                    field="name",
+                )
+            seen[tool.name] = path
+        tools += loaded
+    return tools
+
+
 def _session(args: argparse.Namespace) -> tuple[DiscoverySession, str]:
-    """Every tool of the catalogues hidden, nothing always available: a fresh search session."""
+    """Every tool of the catalogues hidden, nothing always available: a fresh search session
+    (or as ``--config`` sets it up)."""
+    if args.server is not None and not args.catalog:
+        raise _Failure("--server names the server of a --catalog file; give one")
     if args.catalog:
         try:
-            tools = load_catalogs(_progress_paths(args.catalog))
+            tools = _load(args)
         except OSError as exc:
             where = exc.filename if exc.filename is not None else "catalogue"
             raise _Failure(f"cannot read {where}: {exc.strerror or exc}") from None
+        except ToolsiftError as exc:
+            if getattr(exc, "field", None) == "server" and args.server is None:
+                raise _Failure(f"{exc} (a raw tools/list file needs --server NAME)") from None
+            raise
         summaries: dict[str, str] = {}
         source = ", ".join(args.catalog)
     else:
         tools = default_tools()
         summaries = default_server_summaries()
         source = "built-in catalogue"
+    options: dict[str, Any] = {"mode": "all", "always_available": ()}
+    if args.config is not None:
+        options = {"config": load_config(args.config)}
     session = DiscoverySession(
         tools,
-        mode="all",
-        always_available=(),
         summaries=summaries,
         engine=args.engine,
         profile=args.profile,
         field_weights=_field_weights(args),
+        **options,
     )
+    if args.limit is None:
+        args.limit = session.default_limit
     return session, source
 
 
@@ -347,9 +396,11 @@ def _search(args: argparse.Namespace) -> int:
             f"--explain prints a readable explanation or JSON: use it with --format text or "
             f"json, not {args.format}"
         )
-    check_limit(args.limit)  # before the catalogue is loaded and indexed
+    if args.limit is not None:  # (None: the config's max_results) before the catalogue loads
+        check_limit(args.limit)
     session, _ = _session(args)
     _build_index(session)
+    # clamped to the session's max_limit
     result = session.search(args.query, args.limit, ranker=args.ranker)
     explain = _explainer(args, session.tools) if args.explain else None
     if args.format == "json":
@@ -503,7 +554,9 @@ def _hybrid_search(args: argparse.Namespace) -> int:
             f"--format {args.format} is a keyword-search contract; with --embed use --format "
             "text or json"
         )
-    check_limit(args.limit)  # before the embedding, as the keyword search checks it first
+    if args.limit is not None:
+        if args.limit is not None:  # before the embedding, as the keyword search checks it first
+            check_limit(args.limit)
     session, _ = _session(args)
     tools = session.hidden_tools
     try:
@@ -532,8 +585,8 @@ def _hybrid_search(args: argparse.Namespace) -> int:
         if message.startswith("dense_weight "):
             message = "--dense-weight " + message[len("dense_weight ") :]
         raise _Failure(message) from None
-    # As the keyword search (OMP caps the limit only by the catalogue): no clamp at 25.
-    result = hybrid.search(args.query, args.limit, max_limit=max(args.limit, DEFAULT_MAX_LIMIT))
+    # As the keyword search: clamped to the session's max_limit (25 unless configured).
+    result = hybrid.search(args.query, args.limit, max_limit=session.max_limit)
     explain: Explainer | None = None
     if args.explain:
         explain = lambda name: index.explain(args.query, name)  # noqa: E731
@@ -583,7 +636,8 @@ def _hybrid_search(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    check_limit(args.limit)  # as search does: a LimitError for --limit 0 or -5
+    if args.limit is not None:
+        check_limit(args.limit)  # as search does: a LimitError for --limit 0 or -5
     try:
         count = counter(args.tokenizer)
     except ImportError as exc:
@@ -604,7 +658,9 @@ def _stats(args: argparse.Namespace) -> int:
         active_note = f"{len(activated)} tools from {queries} quer{'y' if queries == 1 else 'ies'}"
         active_count = len(activated)
     else:
-        active_count = min(args.limit, len(tools))
+        asked = session.default_limit if args.limit is None else args.limit
+        limit = min(asked, session.max_limit)  # a search activates at most that
+        active_count = min(limit, len(tools))
         active_tokens = round(every / len(tools) * active_count) if tools else 0
         active_note = f"assumed: one search activating {active_count} tools of average size"
     with_discovery = meta + active_tokens
@@ -654,6 +710,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _search(args)
         if args.command == "eval":
             return _evaluate.main(args)
+        if hasattr(args, "handler"):  # the MCP commands (toolsift.gateway.commands)
+            return int(args.handler(args))
         return _stats(args)
     except (ToolsiftError, _Failure) as exc:
         print(f"toolsift: error: {exc}", file=sys.stderr)

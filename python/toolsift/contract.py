@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .session import DiscoveryResult
-from .tools import Tool
+from .tools import Tool, provider_name
 
 __all__ = [
     "dumps",
@@ -260,7 +260,7 @@ def anthropic_tool_result(result: DiscoveryResult, tool_use_id: str) -> dict[str
         [{'type': 'tool_reference', 'tool_name': 'mcp__weather__get_forecast'}]
     """
     content: list[dict[str, Any]] = [
-        {"type": "tool_reference", "tool_name": name} for name in result.activated
+        {"type": "tool_reference", "tool_name": provider_name(name)} for name in result.activated
     ]
     if not content:
         content = [{"type": "text", "text": "No matching tools found."}]

@@ -26,6 +26,7 @@ __all__ = [
     "DiscoveryError",
     "SnapshotError",
     "ProfileError",
+    "ConfigError",
 ]
 
 
@@ -100,3 +101,14 @@ class SnapshotError(ToolsiftError, ValueError):
 class ProfileError(ToolsiftError, ValueError):
     """An unknown analysis profile name (``ToolIndex(tools, profile=...)``); see
     :data:`toolsift.PROFILES`."""
+
+
+class ConfigError(ToolsiftError, ValueError):
+    """A configuration file (``toolsift.toml``, or an ``mcpServers`` JSON file with a
+    ``tool_search`` block) cannot be used: unreadable, not TOML/JSON, an unknown key or a value
+    of the wrong type. The message names the file and the key; ``path`` and ``key`` are set."""
+
+    def __init__(self, message: str, *, path: str | None = None, key: str | None = None):
+        super().__init__(message)
+        self.path = path
+        self.key = key

@@ -56,6 +56,7 @@ from .errors import CatalogError, DuplicateToolError, ToolDefinitionError
 from .tools import Tool, _kind
 
 __all__ = [
+    "as_plain",
     "from_mcp",
     "from_openai",
     "from_anthropic",
@@ -66,6 +67,37 @@ __all__ = [
 ]
 
 _W = TypeVar("_W")
+
+
+def _dump_sdk(obj: Any) -> Any:
+    to_mcp_tool = getattr(obj, "to_mcp_tool", None)  # a FastMCP tool: its MCP wire form
+    if callable(to_mcp_tool):
+        obj = to_mcp_tool()
+    model_dump = getattr(obj, "model_dump", None)  # a pydantic model of the MCP SDK
+    if callable(model_dump):
+        return model_dump(mode="json", by_alias=True, exclude_none=True)
+    return obj
+
+
+def as_plain(obj: Any) -> Any:
+    """``obj`` as plain JSON values when it holds MCP SDK or FastMCP objects, else unchanged.
+
+    Takes an ``mcp.types.ListToolsResult``, an ``mcp.types.Tool``, a FastMCP tool (through its
+    ``to_mcp_tool()``), or a list or tuple of them, and returns what their ``model_dump`` gives
+    in the MCP wire format (``inputSchema``, not ``input_schema``). Neither ``mcp`` nor
+    ``fastmcp`` is imported: the objects are recognised by their methods.
+
+    Example:
+        >>> as_plain([{"name": "a"}])
+        [{'name': 'a'}]
+    """
+    if isinstance(obj, (list, tuple)):
+        if any(callable(getattr(o, "model_dump", None)) for o in obj):
+            return [_dump_sdk(o) for o in obj]
+        return obj
+    if isinstance(obj, (str, bytes, Mapping)):
+        return obj
+    return _dump_sdk(obj)
 
 
 def _check_server_argument(server: Any, caller: str) -> None:
@@ -158,7 +190,9 @@ def from_mcp(
     """Tools from an MCP ``tools/list`` result (``{"tools": [...]}``) or a list of MCP tools.
 
     Arguments:
-        tools_list_result: The ``result`` of a ``tools/list`` call, or its ``tools`` list.
+        tools_list_result: The ``result`` of a ``tools/list`` call, or its ``tools`` list; MCP
+            SDK objects (``ListToolsResult``, ``mcp.types.Tool``) and FastMCP tools are taken
+            as they are (see :func:`as_plain`).
         server: The server name as configured; each tool is named ``mcp__<server>__<tool>``.
 
     Returns:
@@ -171,6 +205,7 @@ def from_mcp(
         TypeError: ``server`` is not a string or the argument is not a list of tools.
     """
     _check_server_argument(server, "from_mcp")
+    tools_list_result = as_plain(tools_list_result)
     return _load_items(tools_list_result, "from_mcp", _mcp_item, server, False)
 
 
@@ -249,7 +284,7 @@ def load_tools(
     ``"server"`` key of its own (``null`` keeps it a plain tool).
 
     Arguments:
-        obj: The parsed JSON document.
+        obj: The parsed JSON document, or MCP SDK / FastMCP objects (see :func:`as_plain`).
         server: The MCP server of every item that names none itself (catalogue entries
             name their own); such items become MCP tools of that server.
         skip_unsupported: Drop provider built-in tools instead of raising.
@@ -261,6 +296,7 @@ def load_tools(
     """
     if server is not None:
         _check_server_argument(server, "load_tools")
+    obj = as_plain(obj)
     try:
         located = _convert(_walk(obj, server), skip_unsupported)
     except _Located as exc:

@@ -26,7 +26,7 @@ from typing import Any
 from ._options import limit_error
 from .contract import search_tool_bm25_content, search_tool_bm25_details
 from .errors import DiscoveryError, QueryError
-from .index import DEFAULT_LIMIT
+from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT
 from .query import TRIMMED
 from .session import UNAVAILABLE_MESSAGE, DiscoveryResult, DiscoverySession
 from .tools import Tool
@@ -58,7 +58,9 @@ _INTRO = (
 )
 
 
-def _input_schema() -> dict[str, Any]:
+def _input_schema(
+    default_limit: int = DEFAULT_LIMIT, max_limit: int = DEFAULT_MAX_LIMIT
+) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
@@ -70,7 +72,9 @@ def _input_schema() -> dict[str, Any]:
             "limit": {
                 "type": "integer",
                 "minimum": 1,
-                "description": f"Maximum number of tools to activate (default {DEFAULT_LIMIT}).",
+                "maximum": max_limit,
+                "description": f"Maximum number of tools to activate (default {default_limit}, "
+                f"at most {max_limit}).",
             },
         },
         "required": ["query"],
@@ -82,6 +86,7 @@ def meta_tool_description(
     summaries: Mapping[str, str] | None = None,
     *,
     max_servers: int = MAX_SERVERS_LISTED,
+    default_limit: int = DEFAULT_LIMIT,
 ) -> str:
     """The meta-tool description for a discoverable catalogue.
 
@@ -104,7 +109,7 @@ def meta_tool_description(
         key = tool.server if tool.server is not None else ""
         groups.setdefault(key, []).append(tool.mcp_tool_name or tool.name)
     servers = sorted(k for k in groups if k)
-    lines = [_INTRO.format(limit=DEFAULT_LIMIT), ""]
+    lines = [_INTRO.format(limit=default_limit), ""]
     count = sum(len(v) for v in groups.values())
     lines.append(
         f"Discoverable tools: {count} on {_plural(len(servers), 'server')}"
@@ -144,7 +149,7 @@ def meta_tool(
 
     Call ``.to_mcp()``, ``.to_openai_chat()``, ``.to_openai_responses()`` or
     ``.to_anthropic()`` on it for each provider. The input schema is
-    ``{query: string (required), limit: integer >= 1}``.
+    ``{query: string (required), limit: integer, 1 to the session's max_limit}``.
 
     Arguments:
         session: the session whose discoverable catalogue the description lists.
@@ -159,8 +164,10 @@ def meta_tool(
     tools, summaries = session._description_state()  # both of one state
     return Tool(
         name=name or session.meta_tool_name,
-        description=meta_tool_description(tools, summaries, max_servers=max_servers),
-        input_schema=_input_schema(),
+        description=meta_tool_description(
+            tools, summaries, max_servers=max_servers, default_limit=session.default_limit
+        ),
+        input_schema=_input_schema(session.default_limit, session.max_limit),
     )
 
 
@@ -185,9 +192,9 @@ class MetaToolCall:
     result: DiscoveryResult
 
 
-def _limit(value: Any) -> int:
+def _limit(value: Any, default: int = DEFAULT_LIMIT) -> int:
     if value is None:
-        return DEFAULT_LIMIT
+        return default
     # JSON has one number type: 3.0 is the integer 3, as JavaScript's Number.isInteger says.
     if isinstance(value, float) and value.is_integer() and value >= 1:
         return int(value)
@@ -230,7 +237,8 @@ def call_meta_tool(session: DiscoverySession | None, arguments: Mapping[str, Any
         raise QueryError(f"Query must be a string, got {type(query).__name__}.")
     if not query.strip(TRIMMED):  # the query is checked before the limit, as the seed does
         raise QueryError("Query must not be empty.")
-    result = session.search(query, _limit(arguments.get("limit")))
+    # A limit above the session's max_limit (default 25) is clamped to it by the search.
+    result = session.search(query, _limit(arguments.get("limit"), session.default_limit))
     return MetaToolCall(
         content=search_tool_bm25_content(result),
         details=search_tool_bm25_details(result),

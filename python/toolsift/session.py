@@ -42,6 +42,8 @@ Example:
 from __future__ import annotations
 
 import itertools
+import math
+import os
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -63,11 +65,12 @@ from ._session.state import (
 )
 from ._text.analysis import DEFAULT_PROFILE, ProfileName, check_profile
 from ._text.documents import FieldWeights, check_field_weights
-from .errors import DiscoveryError
+from .config import ToolSearchConfig
+from .errors import DiscoveryError, LimitError
 from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, EngineName, Ranker, ToolIndex
 from .query import parse_query
 from .result import Match, QueryKind
-from .tools import Tool
+from .tools import Tool, provider_name
 
 __all__ = [
     "DiscoverySession",
@@ -176,6 +179,13 @@ class DiscoverySession(_SessionState):
         rebuild_on_activation: index the hidden tools only and rebuild after activations, so
             scores are exactly OMP's (default); ``False`` indexes active tools too and
             rebuilds only on catalogue changes (see the module docstring).
+        default_limit: the ``limit`` of a search that gives none (default 8).
+        max_limit: the cap on a search's ``limit`` (default 25): a larger one is clamped to it,
+            in :meth:`search`, the meta-tool call and its schema's ``maximum``.
+        threshold: drop ranked matches scoring below this (0.0 = off); a search may override it.
+        config: a :class:`toolsift.config.ToolSearchConfig` whose ``mode``/``enabled``,
+            ``always_available``, ``profile``, ``max_results``, ``max_limit``, ``threshold`` and
+            ``meta_tool_name`` are taken, unless the corresponding argument is given.
 
     Raises:
         DuplicateToolError: two tools share a canonical name.
@@ -207,7 +217,20 @@ class DiscoverySession(_SessionState):
         rebuild_on_activation: bool = True,
         profile: ProfileName = DEFAULT_PROFILE,
         field_weights: FieldWeights | None = None,
+        default_limit: int = DEFAULT_LIMIT,
+        max_limit: int = DEFAULT_MAX_LIMIT,
+        threshold: float = 0.0,
+        config: ToolSearchConfig | None = None,
     ) -> None:
+        if config is not None:
+            given = locals()
+            mode, always_available, profile, default_limit, max_limit, threshold, meta_tool_name = (
+                _session_arguments(config, given)
+            )
+        _check_limits(default_limit, max_limit, threshold)
+        self.default_limit = default_limit
+        self.max_limit = max_limit
+        self.threshold = float(threshold)
         _check_mode(mode)
         self._profile: ProfileName = check_profile(profile)
         self._field_weights = check_field_weights(field_weights)
@@ -222,6 +245,7 @@ class DiscoverySession(_SessionState):
         self._rebuild_on_activation = _check_flag(rebuild_on_activation, "rebuild_on_activation")
         self._snapshot: _Snapshot | None = None
         self._builds = 0
+        self._provider_names: tuple[int, dict[str, str]] | None = None
         super().__init__(
             tools,
             mode=mode,
@@ -231,6 +255,32 @@ class DiscoverySession(_SessionState):
             auto_max_tools=auto_max_tools,
             auto_max_tokens=auto_max_tokens,
         )
+
+    @classmethod
+    def from_config(
+        cls,
+        config: ToolSearchConfig | str | os.PathLike[str],
+        tools: Iterable[Tool] = (),
+        **options: Any,
+    ) -> DiscoverySession:
+        """A session set up by a ``tool_search`` config: a
+        :class:`~toolsift.config.ToolSearchConfig`, or the path of a ``toolsift.toml`` or JSON
+        config file; ``options`` override it.
+
+        Raises:
+            ConfigError: the file cannot be read or holds an invalid ``tool_search`` block.
+
+        Example:
+            >>> from toolsift.config import ToolSearchConfig
+            >>> s = DiscoverySession.from_config(ToolSearchConfig(max_results=2, max_limit=10))
+            >>> s.default_limit, s.max_limit
+            (2, 10)
+        """
+        from .config import ToolSearchConfig, load_config
+
+        if not isinstance(config, ToolSearchConfig):
+            config = load_config(config)
+        return cls(tools, config=config, **options)
 
     @classmethod
     def from_default_catalog(cls, **options: Any) -> DiscoverySession:
@@ -337,7 +387,12 @@ class DiscoverySession(_SessionState):
             return self._builds != builds
 
     def search(
-        self, query: str, limit: int = DEFAULT_LIMIT, *, ranker: Ranker = "bm25"
+        self,
+        query: str,
+        limit: int | None = None,
+        *,
+        threshold: float | None = None,
+        ranker: Ranker = "bm25",
     ) -> DiscoveryResult:
         """Rank the hidden tools for ``query`` and activate the matches (``search_tool_bm25``'s
         ``execute``).
@@ -346,6 +401,8 @@ class DiscoverySession(_SessionState):
         (``missing`` lists the names no tool of the session answers to), ``+word`` requires a
         word, and a tool named exactly is always among the matches. Already-active tools are
         never in ``matches``; those the query matches are listed in ``already_active``.
+        ``limit`` defaults to :attr:`default_limit` and is clamped to :attr:`max_limit`;
+        ``threshold`` (default :attr:`threshold`) drops ranked matches scoring below it.
         ``ranker`` is :meth:`ToolIndex.search`'s (``"regex"``: the query is a pattern).
 
         Raises:
@@ -365,16 +422,26 @@ class DiscoverySession(_SessionState):
             check_regex_query(query)  # the pattern's error before the limit's
         else:
             parse_query(query)  # the query's QueryError before the limit's LimitError, as the seed
+        if limit is None:
+            limit = self.default_limit
         check_limit(limit)
+        limit = min(limit, self.max_limit)
+        if threshold is None:
+            threshold = self.threshold
+        else:
+            _check_limits(1, 1, threshold)
+        options: dict[str, Any] = {"max_limit": self.max_limit, "ranker": ranker}
+        if threshold:
+            options["threshold"] = float(threshold)
         attempt = 1
         while True:
-            found = self._search_once(query, limit, ranker, retry=attempt < _SEARCH_ATTEMPTS)
+            found = self._search_once(query, limit, options, retry=attempt < _SEARCH_ATTEMPTS)
             if found is not None:
                 return found
             attempt += 1  # the state changed under some of the matches: search again
 
     def _search_once(
-        self, query: str, limit: int, ranker: Ranker = "bm25", *, retry: bool
+        self, query: str, limit: int, options: dict[str, Any], *, retry: bool
     ) -> DiscoveryResult | None:
         """One search and its activation; ``None`` (when ``retry``) if it lost a race.
 
@@ -383,22 +450,18 @@ class DiscoverySession(_SessionState):
         the views are. A snapshot older than that state lost a race: a matched tool was
         activated, removed or redefined since, or an always-visible one hidden (a mode change).
         """
-        # Seed 000 caps the limit only by the corpus: lift the index's hard cap (25) above it.
-        cap = max(limit, DEFAULT_MAX_LIMIT)
         snapshot, active = self._current_snapshot()
         # Active tools still in the index (all of them when activation does not rebuild it,
         # else those activated since it was built) are excluded before the cut, so `limit`
         # fresh tools come back. `ranked` is the same search without the exclusion: the active
         # tools in it are reported as already active, as are the matches among `fixed`.
-        result = snapshot.discoverable.search(
-            query, limit, exclude=active, max_limit=cap, ranker=ranker
-        )
+        result = snapshot.discoverable.search(query, limit, exclude=active, **options)
         ranked = result
         if active and result.query_kind == "keyword":
-            ranked = snapshot.discoverable.search(query, limit, max_limit=cap, ranker=ranker)
+            ranked = snapshot.discoverable.search(query, limit, **options)
         fixed_result = None
         if len(snapshot.fixed):  # the always-visible tools the query matches are active too
-            fixed_result = snapshot.fixed.search(query, limit, max_limit=cap, ranker=ranker)
+            fixed_result = snapshot.fixed.search(query, limit, **options)
         with self._lock:
             mode = self._effective_mode()
             entries, selected = self._entries, self._selected
@@ -447,6 +510,45 @@ class DiscoverySession(_SessionState):
             generation=generation,
             already_active_matches=tuple(already_matches.values())[:limit],
         )
+
+    def resolve(self, name: str) -> tuple[str | None, str]:
+        """The server and raw MCP tool name of the tool a call names: its canonical name, any
+        of :meth:`Tool.aliases`, or its OpenAI/Anthropic alias
+        (:func:`toolsift.tools.provider_name`).
+
+        Returns:
+            ``(server, mcp_tool_name)``; ``(None, name)`` for a built-in tool.
+
+        Raises:
+            KeyError: no tool of the session answers to ``name``.
+
+        Example:
+            >>> s = DiscoverySession.from_default_catalog()
+            >>> s.resolve("mcp__weather__get_forecast")
+            ('weather', 'get_forecast')
+        """
+        tool = self.find_tool(name)
+        if tool is None:
+            raise KeyError(name)
+        raw = tool.mcp_tool_name if tool.mcp_tool_name is not None else tool.name
+        return tool.server, raw
+
+    def find_tool(self, name: str) -> Tool | None:
+        """The tool a call names (as :meth:`resolve` reads it), or ``None``."""
+        with self._lock:
+            entry = self._entries.get(name)
+            if entry is not None:
+                return entry.tool
+            key = self._catalog_generation
+            names = self._provider_names
+            if names is None or names[0] != key:
+                table: dict[str, str] = {}
+                for canonical, e in self._entries.items():
+                    for form in (provider_name(canonical), *e.tool.aliases()):
+                        table.setdefault(form, canonical)
+                names = self._provider_names = (key, table)
+            canonical = names[1].get(name)
+            return self._entries[canonical].tool if canonical is not None else None
 
     def __repr__(self) -> str:
         with self._lock:
@@ -554,6 +656,42 @@ class DiscoverySession(_SessionState):
     def _selected_in(self, snapshot: _Snapshot) -> tuple[str, ...]:
         index = snapshot.discoverable
         return tuple(n for n in self._selected if n in index)
+
+
+def _session_arguments(config: ToolSearchConfig, given: Mapping[str, Any]) -> tuple[Any, ...]:
+    """A :class:`~toolsift.DiscoverySession`'s ``mode``, ``always_available``, ``profile``,
+    ``default_limit``, ``max_limit``, ``threshold`` and ``meta_tool_name``: ``config``'s,
+    except where ``given`` (the constructor's arguments) holds another value than the default.
+    """
+    if not isinstance(config, ToolSearchConfig):
+        raise TypeError(f"config must be a ToolSearchConfig, got {type(config).__name__}.")
+
+    def pick(name: str, default: Any, value: Any) -> Any:
+        return value if given[name] is default or given[name] == default else given[name]
+
+    return (
+        pick("mode", "all", config.effective_mode),
+        pick("always_available", DEFAULT_ALWAYS_AVAILABLE, config.always_available),
+        pick("profile", DEFAULT_PROFILE, config.profile),
+        pick("default_limit", DEFAULT_LIMIT, config.max_results),
+        pick("max_limit", DEFAULT_MAX_LIMIT, config.max_limit),
+        pick("threshold", 0.0, config.threshold),
+        pick("meta_tool_name", META_TOOL_NAME, config.meta_tool_name),
+    )
+
+
+def _check_limits(default_limit: Any, max_limit: Any, threshold: Any) -> None:
+    check_limit(max_limit)
+    check_limit(default_limit)
+    if default_limit > max_limit:
+        raise LimitError(f"default_limit {default_limit} is above max_limit {max_limit}.")
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, (int, float))
+        or not math.isfinite(threshold)
+        or threshold < 0
+    ):
+        raise ValueError(f"threshold must be a finite number >= 0, got {threshold!r}.")
 
 
 def _derive(

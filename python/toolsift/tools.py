@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sys
 from collections.abc import Iterable, Mapping
@@ -34,7 +35,7 @@ from typing import Any, Optional
 
 from .errors import ToolDefinitionError
 
-__all__ = ["Tool", "mcp_name"]
+__all__ = ["Tool", "mcp_name", "provider_name"]
 
 #: How many UTF-16 code units of the description make the fallback summary (as OMP).
 SUMMARY_UTF16_UNITS = 200
@@ -120,6 +121,35 @@ def mcp_name(server: str, tool: str) -> str:
         The canonical name, e.g. ``mcp___smithery-ai_slack__slack_post_message``.
     """
     return f"mcp__{_sanitize_part(server)}__{_sanitize_part(tool)}"
+
+
+#: What OpenAI and Anthropic accept as a tool name.
+PROVIDER_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+#: Hex digits of the hash in a provider alias.
+_ALIAS_HASH = 10
+
+
+@lru_cache(maxsize=65536)
+def provider_name(name: str) -> str:
+    """``name`` as OpenAI and Anthropic accept a tool name (``^[a-zA-Z0-9_-]{1,64}$``).
+
+    A valid name is returned unchanged. Any other (longer than 64 characters, or with other
+    characters) gets a stable alias: a readable prefix of the sanitised name, ``_``, and 10 hex
+    digits of its SHA-256, 64 characters at most. The same name always gets the same alias;
+    :meth:`toolsift.DiscoverySession.resolve` maps an alias back to the tool.
+
+    Example:
+        >>> provider_name("mcp__git__git_status")
+        'mcp__git__git_status'
+        >>> alias = provider_name("mcp__some-long-server-name__" + "x" * 60)
+        >>> len(alias), alias[:27]
+        (64, 'mcp__some-long-server-name_')
+    """
+    if PROVIDER_NAME.fullmatch(name):
+        return name
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:_ALIAS_HASH]
+    readable = _UNSAFE_NAME_CHAR.sub("_", name)[: 64 - _ALIAS_HASH - 1]
+    return f"{readable}_{digest}"
 
 
 def _utf16_prefix(text: str, units: int) -> str:
@@ -388,29 +418,32 @@ class Tool:
         return data
 
     def to_openai_chat(self) -> dict[str, Any]:
-        """The tool as an OpenAI Chat Completions function tool, under its canonical name."""
+        """The tool as an OpenAI Chat Completions function tool, under its canonical name (or
+        its :func:`provider_name` alias when the name is not a valid OpenAI name)."""
         return {
             "type": "function",
             "function": {
-                "name": self.name,
+                "name": provider_name(self.name),
                 "description": self.description,
                 "parameters": _thaw(self.input_schema),
             },
         }
 
     def to_openai_responses(self) -> dict[str, Any]:
-        """The tool as an OpenAI Responses API function tool, under its canonical name."""
+        """The tool as an OpenAI Responses API function tool, under its canonical name (or its
+        :func:`provider_name` alias)."""
         return {
             "type": "function",
-            "name": self.name,
+            "name": provider_name(self.name),
             "description": self.description,
             "parameters": _thaw(self.input_schema),
         }
 
     def to_anthropic(self) -> dict[str, Any]:
-        """The tool as an Anthropic Messages API client tool, under its canonical name."""
+        """The tool as an Anthropic Messages API client tool, under its canonical name (or its
+        :func:`provider_name` alias)."""
         return {
-            "name": self.name,
+            "name": provider_name(self.name),
             "description": self.description,
             "input_schema": _thaw(self.input_schema),
         }

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import DuplicateToolError
-from ..loaders import from_mcp
+from ..loaders import as_plain, from_mcp
 from ..tokens import tool_tokens
 from ..tools import Tool, _kind
 
@@ -54,7 +54,9 @@ class _Entry:
 
 
 def _as_tools(tools: Any, server: str) -> list[Tool]:
-    """``tools`` as MCP tools of ``server``: Tool objects, or raw ``tools/list`` items."""
+    """``tools`` as MCP tools of ``server``: Tool objects, or raw ``tools/list`` items (as JSON
+    or as MCP SDK / FastMCP objects)."""
+    tools = as_plain(tools)
     if isinstance(tools, Mapping):
         return from_mcp(tools, server)
     items = _listed(
@@ -302,7 +304,8 @@ class _SessionState:
             name: the server name as configured.
             tools: its tools: :class:`Tool` objects of this server, or the raw ``tools/list``
                 result (``{"tools": [...]}``) or its list, converted with
-                :func:`toolsift.loaders.from_mcp`.
+                :func:`toolsift.loaders.from_mcp`; the MCP SDK's ``ListToolsResult`` and
+                ``Tool`` objects and FastMCP tools are taken as they are.
             summary: a one-line summary for the meta-tool description; kept if omitted.
 
         Activations are kept by name: a tool that disappears and comes back is active again.

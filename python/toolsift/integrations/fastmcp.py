@@ -1,0 +1,226 @@
+"""``ToolsiftSearchTransform``: a drop-in for FastMCP's search transforms, ranked by toolsift.
+
+FastMCP's ``mcp.add_transform(BM25SearchTransform())`` replaces a server's tool list with two
+tools, ``search_tools`` and ``call_tool``; this transform keeps that interface and its options
+(``max_results``, ``always_visible``, the two tool names, ``search_result_serializer``) and ranks
+with toolsift: BM25+ over weighted fields, ``select:A,B`` exact lookups, ``+required`` words,
+the exact-name tier, a score ``threshold`` and an analysis ``profile``.
+
+The index is built once and reused while the catalogue stays the same: each search compares
+the tool objects FastMCP hands over with the indexed ones by identity (one pointer comparison
+per tool), and only when they differ compares names, descriptions and schemas; the index is
+rebuilt only if one of those really changed. No search hashes the catalogue.
+
+Example:
+    >>> from fastmcp import FastMCP
+    >>> from toolsift.integrations.fastmcp import ToolsiftSearchTransform
+    >>> mcp = FastMCP("Server")
+    >>> mcp.add_transform(ToolsiftSearchTransform(max_results=3))
+"""
+
+import operator
+import threading
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from fastmcp.server.context import Context
+from fastmcp.server.transforms.search.base import BaseSearchTransform, SearchResultSerializer
+from fastmcp.tools.base import Tool as FastMCPTool
+from pydantic import Field
+
+from ..config import ToolSearchConfig
+from ..index import DEFAULT_MAX_LIMIT, ToolIndex
+from ..tools import Tool
+
+__all__ = ["ToolsiftSearchTransform", "to_toolsift_tool"]
+
+
+def to_toolsift_tool(tool: Any) -> Tool:
+    """A FastMCP tool as a :class:`toolsift.Tool` of the same name (description, parameters,
+    title and, where FastMCP has one, its tags as a search hint).
+
+    Example:
+        >>> from fastmcp.tools import Tool as FastMCPTool
+        >>> to_toolsift_tool(FastMCPTool.from_function(lambda x: x, name="echo")).name
+        'echo'
+    """
+    tags = getattr(tool, "tags", None)
+    return Tool(
+        name=tool.name,
+        description=tool.description or "",
+        input_schema=tool.parameters or {"type": "object", "properties": {}},
+        title=getattr(tool, "title", None) or None,
+        search_hint=" ".join(sorted(tags)) if tags else None,
+    )
+
+
+def _same_definition(a: Any, b: Any) -> bool:
+    return (
+        a.name == b.name
+        and a.description == b.description
+        and a.parameters == b.parameters
+        and getattr(a, "title", None) == getattr(b, "title", None)
+        and getattr(a, "tags", None) == getattr(b, "tags", None)
+    )
+
+
+class _Indexed:
+    """One built index and the FastMCP tool objects it was built from (same order)."""
+
+    __slots__ = ("objects", "index", "by_name")
+
+    def __init__(self, objects: tuple[Any, ...], index: ToolIndex) -> None:
+        self.objects = objects
+        self.index = index
+        self.by_name = {t.name: t for t in objects}
+
+
+class ToolsiftSearchTransform(BaseSearchTransform):
+    """FastMCP's search transform interface (``search_tools`` + ``call_tool``), ranked by toolsift.
+
+    Arguments:
+        max_results: how many tools a search returns when the model gives no ``limit``.
+        always_visible: tool names that stay listed beside the two synthetic tools.
+        search_tool_name, call_tool_name: the names of the two synthetic tools.
+        search_result_serializer: FastMCP's serializer of the matched tools (default: the
+            ``list_tools`` JSON of each).
+        threshold: drop ranked matches scoring below this (0.0 = off).
+        profile: the analysis profile, ``"english"`` (default) or ``"seed"``.
+        max_limit: the cap on the model's ``limit`` (also the schema's ``maximum``).
+        engine: the ranking engine (``"auto"``, ``"rust"``, ``"python"``).
+        config: a :class:`~toolsift.config.ToolSearchConfig` giving ``max_results``,
+            ``always_available`` (as ``always_visible``), ``threshold``, ``profile`` and
+            ``max_limit`` unless those arguments are given.
+
+    Example:
+        >>> from fastmcp import FastMCP
+        >>> mcp = FastMCP("Server")
+        >>> mcp.add_transform(ToolsiftSearchTransform(always_visible=["ping"]))
+    """
+
+    def __init__(
+        self,
+        *,
+        max_results: int | None = None,
+        always_visible: list[str] | None = None,
+        search_tool_name: str = "search_tools",
+        call_tool_name: str = "call_tool",
+        search_result_serializer: SearchResultSerializer | None = None,
+        threshold: float | None = None,
+        profile: str | None = None,
+        max_limit: int | None = None,
+        engine: str = "auto",
+        config: ToolSearchConfig | None = None,
+    ) -> None:
+        base = config or ToolSearchConfig(max_results=5)
+        if always_visible is None and config is not None:
+            always_visible = list(config.always_available)
+        super().__init__(
+            max_results=max_results if max_results is not None else base.max_results,
+            always_visible=always_visible,
+            search_tool_name=search_tool_name,
+            call_tool_name=call_tool_name,
+            search_result_serializer=search_result_serializer,
+        )
+        self._threshold = float(threshold if threshold is not None else base.threshold)
+        self._profile = profile or base.profile
+        self._max_limit = max_limit or (base.max_limit if config else DEFAULT_MAX_LIMIT)
+        self._engine = engine
+        self._indexed: _Indexed | None = None
+        self._build_lock = threading.Lock()
+        #: How many times the index was built (a catalogue change rebuilds it once).
+        self.builds = 0
+
+    # --- the synthetic search tool -------------------------------------------------------------
+
+    def _make_search_tool(self) -> FastMCPTool:
+        transform = self
+        maximum = self._max_limit
+
+        async def search_tools(
+            query: Annotated[
+                str,
+                "Natural-language or keyword query. `select:NAME1,NAME2` fetches tools by exact "
+                "name; a `+word` must appear in every result.",
+            ],
+            limit: int | None = None,
+            ctx: Context = None,  # type: ignore[assignment]
+        ) -> str | list[dict[str, Any]]:
+            """Search for tools by what they do; returns matching tool definitions ranked by
+            relevance, in the same format as list_tools. Call one with call_tool."""
+            hidden = await transform._get_visible_tools(ctx)
+            results = transform._rank(hidden, query, limit)
+            return await transform._render_results(results)
+
+        # The limit's schema carries this transform's cap, fixed when the tool is made.
+        search_tools.__annotations__["limit"] = Annotated[
+            int | None,
+            Field(
+                ge=1,
+                le=maximum,
+                description=f"How many tools to return (default {transform._max_results}, "
+                f"at most {maximum}).",
+            ),
+        ]
+        return FastMCPTool.from_function(fn=search_tools, name=self._search_tool_name)
+
+    async def _search(self, tools: Sequence[FastMCPTool], query: str) -> Sequence[FastMCPTool]:
+        """FastMCP's search hook: the best ``max_results`` tools for ``query``."""
+        return self._rank(tools, query, None)
+
+    def _rank(
+        self, tools: Sequence[FastMCPTool], query: str, limit: int | None
+    ) -> list[FastMCPTool]:
+        indexed = self._index_for(tools)
+        options: dict[str, Any] = {"max_limit": self._max_limit}
+        if self._threshold:
+            options["threshold"] = self._threshold
+        result = indexed.index.search(query, limit or self._max_results, **options)
+        return [indexed.by_name[m.tool.name] for m in result]
+
+    # --- the index -----------------------------------------------------------------------------
+
+    def _index_for(self, tools: Sequence[FastMCPTool]) -> _Indexed:
+        """The index of ``tools``: the current one when the catalogue is unchanged."""
+        objects = tuple(tools)
+        indexed = self._indexed
+        if indexed is not None and _unchanged(indexed.objects, objects):
+            return indexed
+        with self._build_lock:
+            indexed = self._indexed
+            if indexed is not None and _unchanged(indexed.objects, objects):
+                return indexed
+            if indexed is not None and _same_catalogue(indexed.objects, objects):
+                # New objects for the same definitions (a provider that re-creates its tools
+                # on every listing): keep the index, remember the objects to return.
+                fresh = _Indexed(objects, indexed.index)
+            else:
+                catalogue = _dedupe(objects)
+                index = ToolIndex(
+                    [to_toolsift_tool(t) for t in catalogue],
+                    engine=self._engine,  # type: ignore[arg-type]
+                    profile=self._profile,  # type: ignore[arg-type]
+                )
+                fresh = _Indexed(objects, index)
+                self.builds += 1
+            self._indexed = fresh
+            return fresh
+
+
+def _unchanged(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
+    """The very same tool objects, in the same order (one pointer comparison per tool)."""
+    return len(old) == len(new) and all(map(operator.is_, old, new))
+
+
+def _same_catalogue(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
+    if len(old) != len(new):
+        return False
+    return all(a is b or _same_definition(a, b) for a, b in zip(old, new))
+
+
+def _dedupe(tools: tuple[Any, ...]) -> list[Any]:
+    """One tool per name (FastMCP's catalogue is already deduplicated; be safe)."""
+    seen: dict[str, Any] = {}
+    for tool in tools:
+        seen.setdefault(tool.name, tool)
+    return list(seen.values())
