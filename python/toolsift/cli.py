@@ -184,9 +184,11 @@ def _parser() -> argparse.ArgumentParser:
         "beside rank_bm25 and bm25s",
     )
     _evaluate.add_arguments(evaluate)
+    from .dashboard.command import add_parsers as add_dashboard  # `serve --dashboard`
     from .gateway.commands import add_parsers  # `serve` and `catalog` (MCP)
 
     add_parsers(sub)
+    add_dashboard(sub)
     return parser
 
 
