@@ -216,3 +216,48 @@ def test_non_local_bind_needs_a_token(capsys: pytest.CaptureFixture[str], tmp_pa
     config.write_text(json.dumps({"mcpServers": {"t": {"command": "mcp-server-time"}}}))
     code, err, _ = cli(capsys, "serve", str(config), "--dashboard", "--host", "10.1.2.3")
     assert code == 2 and "--dashboard-token" in err
+
+
+@pytest.mark.parametrize(
+    "name", ["toolsift.dashboard", "toolsift.dashboard.backend", "toolsift.dashboard.api"]
+)
+def test_docstring_examples(name: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_reconfigure_keeps_activations_and_sessions_report_searches() -> None:
+    from toolsift.gateway.sessions import RECENT_SEARCHES, SessionRegistry
+
+    board = Dashboard.for_tools(default_tools(), ToolSearchConfig())
+    registry: SessionRegistry = board.registry
+    state = registry.state("client-1")
+    for i in range(RECENT_SEARCHES + 3):
+        result = state.session.search("open a pull request" if i == 0 else f"weather {i}", 1)
+        state.record(result.query, result)
+    assert PR in state.session.selected
+    old = state.session
+    registry.reconfigure(ToolSearchConfig(max_results=3, gate=False))
+    fresh = registry.state("client-1").session
+    assert fresh is not old
+    assert fresh.default_limit == 3 and PR in fresh.selected  # made again, activations kept
+    (view,) = board.sessions()
+    assert view["key"] == "client-1" and PR in view["activated"]
+    assert len(view["searches"]) == RECENT_SEARCHES  # bounded, latest first
+    assert view["searches"][0]["query"] == f"weather {RECENT_SEARCHES + 2}"
+    tokens = view["tokens"]
+    assert tokens["all_schemas"] == fresh.schema_tokens() > tokens["sent"] > 0
+    assert tokens["saved"] == tokens["all_schemas"] - tokens["sent"]
+
+
+def test_plain_function_tools_without_a_server(tmp_path: Path) -> None:
+    from toolsift import Tool
+
+    tools = [Tool(name="read_file", description="Read a file"), Tool(name="deploy")]
+    board = Dashboard.for_tools(tools, ToolSearchConfig(), source="tools.json")
+    catalog = board.catalog()
+    assert [s["name"] for s in catalog["servers"]] == ["(built-in)"]
+    assert board.search("read a file")["matches"][0]["name"] == "read_file"

@@ -10,6 +10,7 @@ Set TOOLSIFT_DASHBOARD_SCREENSHOT=PATH to keep a screenshot of the page (docs/im
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -98,6 +99,28 @@ def _client_search(base: str) -> None:
     asyncio.run(scenario())
 
 
+def _client_sees_saved_settings(base: str) -> None:
+    """A client's next search uses the settings applied from the page (max_results 2, the
+    gate off, the time server always available)."""
+
+    async def scenario() -> None:
+        async with Client(f"{base}/mcp") as client:
+            names = [t.name for t in await client.list_tools()]
+            assert {GET_TIME, "mcp__time__convert_time"} <= set(names)
+            result = await client.call_tool_mcp("search_tool_bm25", {"query": "git commit log"})
+            content = json.loads("".join(c.text for c in result.content))
+            assert len(content["activated_tools"]) == 2
+            # The gate is off: a tool no search activated can be called.
+            status = await client.call_tool_mcp("mcp__git__git_branch", {"repo_path": "."})
+            assert "not active in this session" not in "".join(
+                getattr(c, "text", "") for c in status.content
+            )
+
+    # Playwright's sync API runs an event loop in this thread: the client runs in another.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, scenario()).result()
+
+
 def _screenshot(page: Page) -> None:
     target = os.environ.get("TOOLSIFT_DASHBOARD_SCREENSHOT")
     if target:
@@ -179,6 +202,7 @@ def test_dashboard_in_chromium_against_a_live_gateway(tmp_path: Path) -> None:
                 }
                 live = _get(f"{base}/api/settings")["settings"]
                 assert live["gate"] is False and live["always_available"] == ["time"]
+                _client_sees_saved_settings(base)
 
                 page.fill("#always-filter", "")
                 page.fill("#query", "select:mcp__git__git_log,git_lgo")
