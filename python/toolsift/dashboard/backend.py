@@ -26,7 +26,7 @@ from ..config import ToolSearchConfig, parse_tool_search, save_config
 from ..contract import anthropic_tool_result, search_tool_bm25_details, tool_search_response
 from ..errors import ConfigError
 from ..explain import Explanation
-from ..gateway.sessions import SessionRegistry, new_session
+from ..gateway.sessions import SHARED_CLIENT, SessionRegistry, new_session
 from ..index import ToolIndex
 from ..metatool import call_meta_tool, meta_tool
 from ..tokens import tool_tokens
@@ -308,6 +308,8 @@ class Dashboard:
         out = []
         for state in reversed(self.registry.states()):
             session = state.session
+            if state.key == SHARED_CLIENT and not state.searches and not session.selected:
+                continue  # made outside any client's request: nobody to show
             every = session.schema_tokens()
             sent = tool_tokens(meta_tool(session)) + session.schema_tokens(session.visible_tools)
             out.append(

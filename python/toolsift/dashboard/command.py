@@ -131,18 +131,15 @@ def _serve(args: argparse.Namespace) -> int:
 async def _stdio_and_dashboard(gateway: Any, board: Any, guard: Any, host: str, port: int) -> None:
     """The gateway on stdio and the dashboard on ``host:port``, until either ends."""
     server = _server(board, guard, host, port)
-    tasks = [
-        asyncio.create_task(gateway.mcp.run_stdio_async(show_banner=False)),
-        asyncio.create_task(server.serve()),
-    ]
+    stdio = asyncio.create_task(gateway.mcp.run_stdio_async(show_banner=False))
+    http = asyncio.create_task(server.serve())
     try:
-        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait([stdio, http], return_when=asyncio.FIRST_COMPLETED)
     finally:
-        server.should_exit = True
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-    for task in done:
+        server.should_exit = True  # uvicorn stops on its own, closing its connections
+        stdio.cancel()
+        await asyncio.gather(stdio, http, return_exceptions=True)
+    for task in (stdio, http):
         if not task.cancelled() and task.exception() is not None:
             raise task.exception()  # type: ignore[misc]
 
@@ -155,7 +152,9 @@ def _server(board: Any, guard: Any, host: str, port: int) -> Any:
 
     app = Starlette(routes=routes(board, guard))
     # No access log: with stdio, stdout carries the MCP messages.
-    config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False)
+    config = uvicorn.Config(
+        app, host=host, port=port, log_config=None, access_log=False, lifespan="off"
+    )
     return uvicorn.Server(config)
 
 

@@ -47,14 +47,12 @@ from ..metatool import call_meta_tool, meta_tool
 from ..tools import Tool
 from .downstream import Downstream, DownstreamError
 from .limits import gate_message, rate_limit_message
-from .sessions import ClientState, SessionRegistry
+from .sessions import SHARED_CLIENT, ClientState, SessionRegistry
 
 __all__ = ["Gateway", "SEARCH_TOOLS", "CALL_TOOL"]
 
 #: The tool names of the ``search-and-call`` style (FastMCP's search transforms' names).
 SEARCH_TOOLS, CALL_TOOL = "search_tools", "call_tool"
-#: The state of clients that nothing tells apart (sessionless HTTP without authentication).
-SHARED_CLIENT = "shared"
 #: How long startup waits for the downstream servers' first tool lists (seconds).
 STARTUP_WAIT = 30.0
 

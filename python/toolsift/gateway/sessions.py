@@ -34,6 +34,8 @@ from .limits import TokenBucket
 
 __all__ = ["ClientState", "SearchRecord", "SessionRegistry", "new_session"]
 
+#: The state of clients that nothing tells apart (sessionless HTTP without authentication).
+SHARED_CLIENT = "shared"
 #: How many searches a client state remembers (the latest), for the dashboard.
 RECENT_SEARCHES = 50
 
