@@ -4,7 +4,8 @@ Chromium (Debian's package, driven by Playwright) using the page: the catalogue,
 toggled live, a trial search with its explanation, an invalid value refused, the settings saved,
 and the client's session with its token-savings chart.
 
-Set TOOLSIFT_DASHBOARD_SCREENSHOT=PATH to keep a screenshot of the page (docs/images).
+Set TOOLSIFT_DASHBOARD_SCREENSHOT=PATH to keep a screenshot of the page (docs/images), and
+TOOLSIFT_CHROMIUM to use another Chromium or Chrome executable than Debian's chromium.
 """
 
 from __future__ import annotations
@@ -38,11 +39,16 @@ GET_TIME = "mcp__time__get_current_time"
 
 
 def _chromium() -> str:
-    found = shutil.which("chromium") or (CHROMIUM if os.path.exists(CHROMIUM) else None)
-    if found is None:
+    """The browser: $TOOLSIFT_CHROMIUM, else Debian's chromium (never a downloaded one)."""
+    given = os.environ.get("TOOLSIFT_CHROMIUM")
+    found = given or shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None and os.path.exists(CHROMIUM):
+        found = CHROMIUM
+    if found is None or not os.path.exists(found):
         pytest.fail(
-            "the dashboard's browser tests need Debian's chromium: "
-            "apt-get update && apt-get install -y chromium (CI installs it)"
+            "the dashboard's browser test needs Chromium: install Debian's package "
+            "(apt-get update && apt-get install -y chromium; CI installs it) or set "
+            f"TOOLSIFT_CHROMIUM to a Chromium or Chrome executable (got {found!r})"
         )
     return found
 
