@@ -261,3 +261,24 @@ def test_plain_function_tools_without_a_server(tmp_path: Path) -> None:
     catalog = board.catalog()
     assert [s["name"] for s in catalog["servers"]] == ["(built-in)"]
     assert board.search("read a file")["matches"][0]["name"] == "read_file"
+
+
+def test_gateway_settings_apply_live_but_style_needs_a_restart(config: Path) -> None:
+    from toolsift.gateway.server import Gateway
+
+    gateway = Gateway(load_gateway_config(config))
+    client = _client(Dashboard.from_gateway(gateway))
+    body = client.get("/api/catalog").json()
+    assert body["live"] is True
+    assert [(s["name"], s["state"], s["tools"]) for s in body["servers"]] == [
+        ("time", "disconnected", 0)  # not started: no connection yet
+    ]
+    refused = client.put("/api/settings", json={"tool_search": {"style": "search-and-call"}})
+    assert refused.status_code == 422 and refused.json()["field"] == "style"
+    assert "restart" in refused.json()["error"] and gateway.settings.style == "activate"
+    state = gateway.registry.state("client-1")
+    applied = client.put("/api/settings", json={"tool_search": {"gate": False, "call_timeout": 5}})
+    assert applied.status_code == 200
+    assert gateway.settings.gate is False and gateway.config.tool_search.gate is False
+    assert gateway.downstreams["time"].call_timeout == 5.0
+    assert state.session.default_limit == 5 and gateway.may_call(state, "anything")
