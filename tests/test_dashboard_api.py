@@ -282,3 +282,39 @@ def test_gateway_settings_apply_live_but_style_needs_a_restart(config: Path) -> 
     assert gateway.settings.gate is False and gateway.config.tool_search.gate is False
     assert gateway.downstreams["time"].call_timeout == 5.0
     assert state.session.default_limit == 5 and gateway.may_call(state, "anything")
+
+
+def test_dashboard_command_reads_catalog_files_and_settings(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import toolsift.dashboard.command as command
+
+    seen: dict = {}
+
+    class _Server:
+        async def serve(self) -> None:
+            seen["served"] = True
+
+    def fake_server(board: Dashboard, guard: Guard, host: str, port: int) -> _Server:
+        seen.update(board=board, guard=guard, address=(host, port))
+        return _Server()
+
+    monkeypatch.setattr(command, "_server", fake_server)
+    monkeypatch.setattr(command, "_logging", lambda: None)  # no handler left on a closed stream
+    tools = tmp_path / "tools.jsonl"
+    tools.write_text(
+        json.dumps({"name": "mcp__notes__add", "server": "notes", "description": "Add a note"})
+        + "\n"
+    )
+    settings = tmp_path / "toolsift.toml"  # does not exist yet: created on the first save
+    code, err, _ = cli(
+        capsys, "dashboard", str(settings), "--catalog", str(tools), "--port", "9001"
+    )
+    assert code == 0 and seen["served"] and seen["address"] == ("127.0.0.1", 9001)
+    assert "http://127.0.0.1:9001/dashboard/" in err
+    board = seen["board"]
+    assert [t["name"] for t in board.catalog()["tools"]] == ["mcp__notes__add"]
+    assert board.config_path == str(settings) and seen["guard"].token is None
+    code, _, _ = cli(capsys, "dashboard", "--dashboard-token", "t", "--host", "0.0.0.0")
+    assert code == 0 and seen["guard"].token == "t" and seen["guard"].local is False
+    assert seen["board"].catalog()["total_tools"] == len(default_tools())  # built-in

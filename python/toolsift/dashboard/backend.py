@@ -253,7 +253,6 @@ class Dashboard:
             "choices": {"mode": list(_MODES), "profile": sorted(PROFILES)},
             "config_path": self.config_path,
             "saveable": self.config_path is not None,
-            "regex_tool": False,
         }
 
     async def update(self, changes: Any, *, save: bool = False, who: str = "?") -> dict[str, Any]:

@@ -98,7 +98,8 @@ def _logging() -> None:
 
 def _url(host: str, port: int, token: str | None) -> str:
     shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}/dashboard/" + ("#token=…" if token else "")
+    url = f"http://{shown}:{port}/dashboard/"
+    return f"{url} (open {url}#token=TOKEN)" if token else url
 
 
 def _serve(args: argparse.Namespace) -> int:
