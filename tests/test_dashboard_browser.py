@@ -217,6 +217,9 @@ def test_dashboard_in_chromium_against_a_live_gateway(tmp_path: Path) -> None:
                 page.fill("#query", "show the working tree status")
                 page.click("#search-btn")
                 expect(page.locator("#results tr.match")).to_have_count(2)
+                # The sessions panel refreshes on its own: the client's later search shows up.
+                searches = page.locator("#sessions .session ol.searches li").first
+                expect(searches).to_contain_text("git commit log", timeout=15_000)
                 _screenshot(page)
                 assert errors == []
             finally:
