@@ -232,9 +232,11 @@ def _parser() -> argparse.ArgumentParser:
         "shipped with toolsift: point --data (or $TOOLSIFT_SHARED_DIR) at them.",
     )
     _evaluate.add_arguments(evaluate)
+    from .dashboard.command import add_parsers as add_dashboard  # `serve --dashboard`
     from .gateway.commands import add_parsers  # `serve` and `catalog` (MCP)
 
     add_parsers(sub)
+    add_dashboard(sub)
     return parser
 
 

@@ -39,22 +39,20 @@ from fastmcp.tools.base import Tool as FastMCPTool
 from fastmcp.tools.base import ToolResult
 from pydantic import PrivateAttr
 
-from ..config import GatewayConfig
+from ..config import GatewayConfig, ToolSearchConfig
 from ..contract import dumps
-from ..errors import ToolsiftError
+from ..errors import ConfigError, ToolsiftError
 from ..loaders import from_mcp
 from ..metatool import call_meta_tool, meta_tool
 from ..tools import Tool
 from .downstream import Downstream, DownstreamError
 from .limits import gate_message, rate_limit_message
-from .sessions import ClientState, SessionRegistry
+from .sessions import SHARED_CLIENT, ClientState, SessionRegistry
 
 __all__ = ["Gateway", "SEARCH_TOOLS", "CALL_TOOL"]
 
 #: The tool names of the ``search-and-call`` style (FastMCP's search transforms' names).
 SEARCH_TOOLS, CALL_TOOL = "search_tools", "call_tool"
-#: The state of clients that nothing tells apart (sessionless HTTP without authentication).
-SHARED_CLIENT = "shared"
 #: How long startup waits for the downstream servers' first tool lists (seconds).
 STARTUP_WAIT = 30.0
 
@@ -251,6 +249,30 @@ class Gateway:
     def _synthetic(self) -> dict[str, Any]:
         return self._provider.synthetic
 
+    async def apply_settings(self, settings: ToolSearchConfig) -> None:
+        """Serve with new ``tool_search`` settings from now on (the dashboard's live settings).
+
+        Every client's session is made again with them (activations are kept), and the
+        clients are told their tool list may have changed. ``style`` and ``meta_tool_name``
+        shape the tools clients already hold, so they change only with a restart.
+
+        Raises:
+            ConfigError: ``settings`` changes ``style`` or ``meta_tool_name``.
+        """
+        for key in ("style", "meta_tool_name"):
+            if getattr(settings, key) != getattr(self.settings, key):
+                raise ConfigError(
+                    f"tool_search.{key} changes only when the gateway restarts", key=key
+                )
+        async with self._changes:
+            self.settings = settings
+            self.config = GatewayConfig(self.config.servers, settings, self.config.path)
+            self.registry.reconfigure(settings)
+            for downstream in self.downstreams.values():
+                downstream.call_timeout = settings.call_timeout
+            self._register_synthetic()
+        await self.registry.notify_all()
+
     # --- requests ------------------------------------------------------------------------------
 
     def client(self, ctx: Context | None = None) -> ClientState:
@@ -287,6 +309,7 @@ class Gateway:
         state = self.client(ctx)
         self._check_rate(state)
         call = await _search(state, arguments)
+        state.record(arguments["query"], call.result)
         if call.result.activated:
             with contextlib.suppress(Exception):
                 await ctx.send_notification(mcp_types.ToolListChangedNotification())
@@ -296,6 +319,7 @@ class Gateway:
         state = self.client()
         self._check_rate(state)
         call = await _search(state, arguments)
+        state.record(arguments["query"], call.result)
         result = call.result
         # Found tools are never listed in this style: those activated by an earlier search are
         # found again (as are always-available ones that a select: names).

@@ -19,6 +19,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +32,12 @@ from ..session import DiscoverySession
 from ..tools import Tool
 from .limits import TokenBucket
 
-__all__ = ["ClientState", "SessionRegistry", "new_session"]
+__all__ = ["ClientState", "SearchRecord", "SessionRegistry", "new_session"]
+
+#: The state of clients that nothing tells apart (sessionless HTTP without authentication).
+SHARED_CLIENT = "shared"
+#: How many searches a client state remembers (the latest), for the dashboard.
+RECENT_SEARCHES = 50
 
 
 def new_session(
@@ -43,8 +50,30 @@ def new_session(
     """
     session = DiscoverySession(config=config)
     for server, tools in catalog.items():
-        session.connect_server(server, list(tools))
+        _connect(session, server, tools)
     return session
+
+
+def _connect(session: DiscoverySession, server: str, tools: Sequence[Tool]) -> None:
+    """``server``'s tools into ``session``; tools of no server (a catalogue file of plain
+    function tools) are added as built-in tools."""
+    if tools and all(t.server is None for t in tools):
+        session.remove_tools([t.name for t in tools])  # a catalogue set again replaces them
+        session.add_tools(list(tools))
+    else:
+        session.connect_server(server, list(tools))
+
+
+@dataclass(frozen=True)
+class SearchRecord:
+    """One search a client made: when, what it asked and what it activated."""
+
+    at: float
+    query: str
+    kind: str
+    activated: tuple[str, ...]
+    already_active: tuple[str, ...]
+    missing: tuple[str, ...]
 
 
 @dataclass
@@ -56,6 +85,25 @@ class ClientState:
     bucket: TokenBucket | None
     #: The server session of the client's last request (to send it notifications).
     notify: Any = field(default=None, repr=False)
+    #: When the state was made (``time.time()``).
+    created: float = field(default_factory=time.time)
+    #: The latest searches, oldest first (at most :data:`RECENT_SEARCHES`).
+    searches: deque[SearchRecord] = field(
+        default_factory=lambda: deque(maxlen=RECENT_SEARCHES), repr=False
+    )
+
+    def record(self, query: str, result: Any) -> None:
+        """Remember a search of this client (its :class:`~toolsift.DiscoveryResult`)."""
+        self.searches.append(
+            SearchRecord(
+                time.time(),
+                query,
+                result.query_kind,
+                tuple(result.activated),
+                tuple(result.already_active),
+                tuple(result.missing),
+            )
+        )
 
 
 class SessionRegistry:
@@ -89,14 +137,36 @@ class SessionRegistry:
                 self._states[key] = state
             return state
 
+    def states(self) -> list[ClientState]:
+        """Every client state, in the order the clients came."""
+        with self._lock:
+            return list(self._states.values())
+
+    def reconfigure(self, config: ToolSearchConfig) -> None:
+        """New ``tool_search`` settings for every client, live: each session is made again by
+        :func:`new_session` and keeps its activations; a changed ``rate_limit`` gives each
+        client a new, full bucket."""
+        with self._lock:
+            rate_changed = config.rate_limit != self.config.rate_limit
+            self.config = config
+            self.template = new_session(self._catalog, config)
+            for state in self._states.values():
+                session = new_session(self._catalog, config)
+                session.activate(state.session.selected)
+                state.session = session
+                if rate_changed:
+                    limit = config.rate_limit
+                    state.bucket = TokenBucket(limit) if limit is not None else None
+
     def set_server(self, server: str, tools: Sequence[Tool]) -> None:
         """A server's (new) tool list, for every client (their activations are kept)."""
         with self._lock:
             self._catalog[server] = tuple(tools)
             states = list(self._states.values())
-        self.template.connect_server(server, list(tools))
+            template = self.template
+        _connect(template, server, tools)
         for state in states:
-            state.session.connect_server(server, list(tools))
+            _connect(state.session, server, tools)
 
     def find(self, name: str) -> Tool | None:
         return self.template.find_tool(name)

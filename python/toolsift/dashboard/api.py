@@ -1,0 +1,212 @@
+"""The dashboard's HTTP routes: the page, its static files and the JSON API (Starlette).
+
+=========================  =========================================================
+``GET /dashboard/``        the page (plain HTML, CSS and one script, shipped inside the package)
+``GET /api/catalog``       servers (tools, schema tokens, connection state) and tools
+``GET /api/tool?name=``    one tool's full definition
+``GET /api/search?q=``     a trial search (``limit``, ``contract``), each score explained
+``GET /api/settings``      the ``tool_search`` settings; ``PUT`` changes them (``save``)
+``GET /api/sessions``      the connected clients: activations, searches, token savings
+=========================  =========================================================
+
+Every API call is checked by :class:`Guard`: the token when one is set (``Authorization:
+Bearer TOKEN``, compared in constant time), a foreign ``Origin`` refused, and on a local bind a
+``Host`` that is not local refused (DNS rebinding).
+
+Example:
+    >>> from toolsift import default_tools
+    >>> from toolsift.config import ToolSearchConfig
+    >>> from toolsift.dashboard.backend import Dashboard
+    >>> board = Dashboard.for_tools(default_tools(), ToolSearchConfig())
+    >>> [r.path for r in routes(board, Guard())][:2]
+    ['/', '/dashboard/']
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+from collections.abc import Awaitable
+from importlib import resources
+from typing import Any, Callable
+from urllib.parse import urlsplit
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from ..errors import ConfigError, ToolsiftError
+from .backend import Dashboard
+
+__all__ = ["Guard", "routes", "is_local", "check_bind", "TOKEN_ENV"]
+
+#: The environment variable holding the dashboard's token.
+TOKEN_ENV = "TOOLSIFT_DASHBOARD_TOKEN"
+_STATIC = {
+    "app.js": "text/javascript; charset=utf-8",
+    "style.css": "text/css; charset=utf-8",
+    "index.html": "text/html; charset=utf-8",
+}
+_LOCAL_NAMES = ("localhost",)
+
+
+def is_local(host: str) -> bool:
+    """Whether ``host`` is a loopback address or ``localhost``.
+
+    Example:
+        >>> is_local("127.0.0.1"), is_local("::1"), is_local("0.0.0.0")
+        (True, True, False)
+    """
+    host = host.strip("[]").lower()
+    if host in _LOCAL_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, token: str | None) -> None:
+    """Refuse to serve the dashboard on a non-local address without a token.
+
+    Raises:
+        ConfigError: ``host`` is not local and ``token`` is empty.
+
+    Example:
+        >>> check_bind("127.0.0.1", None)
+    """
+    if not is_local(host) and not token:
+        raise ConfigError(
+            f"the dashboard on {host} (not a local address) needs a token: pass "
+            f"--dashboard-token TOKEN or set {TOKEN_ENV}, or bind to 127.0.0.1",
+            key="dashboard_token",
+        )
+
+
+class Guard:
+    """The checks of every API call.
+
+    Arguments:
+        token: the token every call must carry (``None``: none needed, for a local bind).
+        local: the server is bound to a local address: a request must name a local ``Host``.
+    """
+
+    def __init__(self, token: str | None = None, *, local: bool = True) -> None:
+        self.token = token or None
+        self.local = local
+
+    def refusal(self, request: Request) -> Response | None:
+        """The response refusing ``request``, or ``None`` when it may proceed."""
+        host = request.headers.get("host", "")
+        hostname = urlsplit(f"//{host}").hostname or ""
+        if self.local and not is_local(hostname):
+            return _error(403, f"host {host!r} is not this local dashboard")
+        origin = request.headers.get("origin")
+        if origin is not None and urlsplit(origin).netloc != host:
+            return _error(403, "cross-origin requests are refused")
+        if self.token is not None:
+            given = request.headers.get("authorization", "")
+            scheme, _, value = given.partition(" ")
+            ok = scheme.lower() == "bearer" and hmac.compare_digest(
+                value.strip().encode(), self.token.encode()
+            )
+            if not ok:
+                return _error(401, "a valid dashboard token is needed (Authorization: Bearer)")
+        return None
+
+
+def _error(status: int, message: str, field: str | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"error": message}
+    if field is not None:
+        body["field"] = field
+    return JSONResponse(body, status_code=status)
+
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def routes(board: Dashboard, guard: Guard) -> list[Route]:
+    """The page's and the API's routes over ``board``, every API call checked by ``guard``."""
+
+    def guarded(handler: Handler) -> Handler:
+        async def endpoint(request: Request) -> Response:
+            refused = guard.refusal(request)
+            return refused if refused is not None else await handler(request)
+
+        return endpoint
+
+    async def home(_request: Request) -> Response:
+        return RedirectResponse("/dashboard/")
+
+    async def page(request: Request) -> Response:
+        name = request.path_params.get("name", "index.html")
+        if name not in _STATIC:
+            return _error(404, "not found")
+        text = resources.files(__package__).joinpath("static", name).read_bytes()
+        return Response(text, media_type=_STATIC[name], headers={"cache-control": "no-store"})
+
+    async def catalog(_request: Request) -> Response:
+        return JSONResponse(board.catalog())
+
+    async def tool(request: Request) -> Response:
+        found = board.tool(request.query_params.get("name", ""))
+        if found is None:
+            return _error(404, f"no tool named {request.query_params.get('name', '')!r}", "name")
+        return JSONResponse(found)
+
+    async def search(request: Request) -> Response:
+        params = request.query_params
+        limit: Any = params.get("limit") or None
+        if limit is not None:
+            try:
+                limit = int(limit)
+            except ValueError:
+                return _error(400, f"Limit must be a positive integer, got {limit!r}.", "limit")
+        try:
+            found = board.search(
+                params.get("q", ""), limit, params.get("contract", "search_tool_bm25")
+            )
+        except ToolsiftError as exc:
+            kind = type(exc).__name__
+            field = {"LimitError": "limit", "DiscoveryError": "enabled"}.get(kind, "q")
+            return _error(400, str(exc), field)
+        except ValueError as exc:
+            return _error(400, str(exc), "contract")
+        return JSONResponse(found)
+
+    async def settings(request: Request) -> Response:
+        if request.method == "GET":
+            return JSONResponse(board.settings_view())
+        try:
+            body = json.loads(await request.body() or b"{}")
+        except ValueError:
+            return _error(400, "the body must be JSON")
+        if not isinstance(body, dict):
+            return _error(400, "the body must be a JSON object")
+        client = request.client
+        who = f"{client.host}:{client.port}" if client is not None else "?"
+        try:
+            view = await board.update(
+                body.get("tool_search", {}), save=bool(body.get("save")), who=who
+            )
+        except ConfigError as exc:
+            field = (exc.key or "").removeprefix("tool_search.")
+            return _error(422, str(exc), field or None)
+        except OSError as exc:
+            return _error(500, f"cannot write {board.config_path}: {exc.strerror or exc}")
+        return JSONResponse(view)
+
+    async def sessions(_request: Request) -> Response:
+        return JSONResponse({"sessions": board.sessions()})
+
+    return [
+        Route("/", home, methods=["GET"]),
+        Route("/dashboard/", page, methods=["GET"]),
+        Route("/dashboard/static/{name}", page, methods=["GET"]),
+        Route("/api/catalog", guarded(catalog), methods=["GET"]),
+        Route("/api/tool", guarded(tool), methods=["GET"]),
+        Route("/api/search", guarded(search), methods=["GET"]),
+        Route("/api/settings", guarded(settings), methods=["GET", "PUT", "POST"]),
+        Route("/api/sessions", guarded(sessions), methods=["GET"]),
+    ]

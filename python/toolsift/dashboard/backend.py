@@ -1,0 +1,365 @@
+"""What the dashboard shows and changes, over a live gateway or a fixed catalogue.
+
+:class:`Dashboard` reads the catalogue and the client sessions from the gateway's
+:class:`~toolsift.gateway.sessions.SessionRegistry`, runs trial searches on a fresh session made
+by the same factory (:func:`~toolsift.gateway.sessions.new_session`) so that a trial never
+activates anything for a real client, and applies new ``tool_search`` settings live: validated
+by :func:`toolsift.config.parse_tool_search`, applied to every client session, and optionally
+written with :func:`toolsift.config.save_config`. Everything returns plain JSON values.
+
+Example:
+    >>> from toolsift import default_tools
+    >>> from toolsift.config import ToolSearchConfig
+    >>> board = Dashboard.for_tools(default_tools(), ToolSearchConfig())
+    >>> board.search("open a pull request", limit=1)["matches"][0]["name"]
+    'mcp__github__create_pull_request'
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from .._text.analysis import PROFILES
+from ..config import ToolSearchConfig, parse_tool_search, save_config
+from ..contract import anthropic_tool_result, search_tool_bm25_details, tool_search_response
+from ..errors import ConfigError
+from ..explain import Explanation
+from ..gateway.sessions import SHARED_CLIENT, SessionRegistry, new_session
+from ..index import ToolIndex
+from ..metatool import call_meta_tool, meta_tool
+from ..tokens import tool_tokens
+from ..tools import Tool
+
+if TYPE_CHECKING:
+    from ..gateway.server import Gateway
+
+__all__ = ["Dashboard", "CONTRACTS", "BUILTIN_SERVER"]
+
+log = logging.getLogger("toolsift.dashboard")
+
+#: The response formats a trial search can show, as the model would receive them.
+CONTRACTS = ("search_tool_bm25", "details", "toolsearch", "anthropic")
+#: The catalogue key of tools that belong to no MCP server.
+BUILTIN_SERVER = "(built-in)"
+#: The settings the page edits; ``style`` and ``meta_tool_name`` need a restart.
+EDITABLE = (
+    "enabled",
+    "mode",
+    "always_available",
+    "max_results",
+    "max_limit",
+    "threshold",
+    "profile",
+    "gate",
+    "rate_limit",
+    "call_timeout",
+)
+_MODES = ("all", "mcp-only", "auto", "off")
+
+
+class Dashboard:
+    """The dashboard's view of one catalogue and its settings.
+
+    Arguments:
+        registry: the client sessions and the catalogue (a gateway's, or one made for a
+            catalogue file by :meth:`for_tools`).
+        gateway: the live gateway, whose servers and settings the page shows and changes.
+        config_path: where "save" writes the ``tool_search`` block (``None``: saving is off).
+        source: what the catalogue is, in words (shown on the page).
+    """
+
+    def __init__(
+        self,
+        registry: SessionRegistry,
+        *,
+        gateway: Gateway | None = None,
+        config_path: str | None = None,
+        source: str = "",
+    ) -> None:
+        self.registry = registry
+        self.gateway = gateway
+        self.config_path = config_path
+        self.source = source or ("live gateway" if gateway is not None else "catalogue")
+
+    @classmethod
+    def from_gateway(cls, gateway: Gateway, config_path: str | None = None) -> Dashboard:
+        """The dashboard of a running gateway (saving to ``config_path``, default its config)."""
+        path = config_path if config_path is not None else gateway.config.path
+        return cls(gateway.registry, gateway=gateway, config_path=path, source="live gateway")
+
+    @classmethod
+    def for_tools(
+        cls,
+        tools: Iterable[Tool],
+        settings: ToolSearchConfig,
+        *,
+        config_path: str | None = None,
+        source: str = "catalogue",
+    ) -> Dashboard:
+        """A dashboard over a fixed catalogue (no live servers, no clients)."""
+        registry = SessionRegistry(settings)
+        by_server: dict[str, list[Tool]] = {}
+        for tool in tools:
+            by_server.setdefault(tool.server or BUILTIN_SERVER, []).append(tool)
+        for server, server_tools in by_server.items():
+            registry.set_server(server, server_tools)
+        return cls(registry, config_path=config_path, source=source)
+
+    @property
+    def settings(self) -> ToolSearchConfig:
+        return self.gateway.settings if self.gateway is not None else self.registry.config
+
+    # --- the catalogue -------------------------------------------------------------------------
+
+    def catalog(self) -> dict[str, Any]:
+        """The servers (tool counts, schema tokens, connection state) and every tool."""
+        catalog = self.registry.catalog
+        servers = []
+        tools = []
+        names = list(catalog)
+        if self.gateway is not None:
+            names += [n for n in self.gateway.downstreams if n not in catalog]
+        for name in names:
+            server_tools = catalog.get(name, ())
+            sizes = [tool_tokens(t) for t in server_tools]
+            servers.append(
+                {
+                    "name": name,
+                    "tools": len(server_tools),
+                    "schema_tokens": sum(sizes),
+                    **self._connection(name),
+                }
+            )
+            for tool, size in zip(server_tools, sizes):
+                tools.append(
+                    {
+                        "name": tool.name,
+                        "server": tool.server,
+                        "title": tool.title,
+                        "description": tool.description,
+                        "schema_tokens": size,
+                    }
+                )
+        return {
+            "source": self.source,
+            "live": self.gateway is not None,
+            "servers": servers,
+            "tools": tools,
+            "total_tools": len(tools),
+            "total_schema_tokens": sum(s["schema_tokens"] for s in servers),
+        }
+
+    def _connection(self, server: str) -> dict[str, Any]:
+        if self.gateway is None:
+            return {"state": "offline", "error": None}
+        downstream = self.gateway.downstreams.get(server)
+        if downstream is None:
+            return {"state": "offline", "error": None}
+        return {
+            "state": "connected" if downstream.connected else "disconnected",
+            "error": downstream.last_error,
+            "connections": downstream.connections,
+        }
+
+    def tool(self, name: str) -> dict[str, Any] | None:
+        """A tool's full definition (as ``tools/list`` gives it, under its canonical name)."""
+        found = self.registry.find(name)
+        if found is None:
+            return None
+        return {
+            "name": found.name,
+            "server": found.server,
+            "schema_tokens": tool_tokens(found),
+            "definition": {**found.to_mcp(), "name": found.name},
+        }
+
+    # --- trial searches ------------------------------------------------------------------------
+
+    def search(
+        self, query: Any, limit: Any = None, contract: str = "search_tool_bm25"
+    ) -> dict[str, Any]:
+        """A search as a new client would make it now, with each score explained.
+
+        Raises:
+            QueryError, LimitError, DiscoveryError: as the meta-tool call raises them.
+            ValueError: an unknown ``contract``.
+        """
+        if contract not in CONTRACTS:
+            raise ValueError(f"contract must be one of {', '.join(CONTRACTS)}, got {contract!r}")
+        settings = self.settings
+        session = new_session(self.registry.catalog, settings)
+        arguments: dict[str, Any] = {"query": query}
+        if limit is not None:
+            arguments["limit"] = limit
+        # The index the session searches: its hidden tools, with the same profile.
+        index = ToolIndex(session.hidden_tools, profile=settings.profile)  # type: ignore[arg-type]
+        call = call_meta_tool(session, arguments)
+        result = call.result
+        suggestions: Mapping[str, tuple[str, ...]] = {}
+        if result.query_kind == "select" and result.missing:
+            suggestions = index.search(result.query, result.limit).suggestions
+        ranked = [m for m in result.matches if m.reason != "select"]
+        best = max((m.score for m in ranked), default=0.0)
+        matches = []
+        for rank, match in enumerate(result.matches, 1):
+            explanation = None
+            if match.reason in ("bm25", "exact_name") and match.tool.name in index:
+                explanation = _explanation(index.explain(result.query, match.tool.name))
+            matches.append(
+                {
+                    "rank": rank,
+                    "name": match.tool.name,
+                    "server": match.tool.server,
+                    "description": match.tool.description,
+                    "reason": match.reason,
+                    "score": match.score,
+                    "normalized_score": (
+                        match.score / best if match.reason != "select" and best > 0 else None
+                    ),
+                    "explanation": explanation,
+                }
+            )
+        if contract == "search_tool_bm25":
+            response: Any = call.content
+        elif contract == "details":
+            response = search_tool_bm25_details(result)
+        elif contract == "toolsearch":
+            response = tool_search_response(result)
+        else:
+            response = anthropic_tool_result(result, "toolu_dashboard")
+        return {
+            "query": result.query,
+            "kind": result.query_kind,
+            "limit": result.limit,
+            "total_tools": result.total_tools,
+            "matches": matches,
+            "already_active": list(result.already_active),
+            "missing": list(result.missing),
+            "suggestions": {k: list(v) for k, v in suggestions.items()},
+            "contract": contract,
+            "response": response,
+        }
+
+    # --- settings ------------------------------------------------------------------------------
+
+    def settings_view(self) -> dict[str, Any]:
+        """The current settings, which of them the page edits, and their choices."""
+        return {
+            "settings": self.settings.to_dict(),
+            "editable": list(EDITABLE),
+            "restart_only": ["style", "meta_tool_name"],
+            "choices": {"mode": list(_MODES), "profile": sorted(PROFILES)},
+            "config_path": self.config_path,
+            "saveable": self.config_path is not None,
+        }
+
+    async def update(self, changes: Any, *, save: bool = False, who: str = "?") -> dict[str, Any]:
+        """Validate ``changes`` (a partial ``tool_search`` mapping) as a config file's block,
+        apply them live, and with ``save`` write them to the config file.
+
+        Nothing is applied or saved when a value is invalid; a failed save undoes the change.
+
+        Raises:
+            ConfigError: an invalid value (``key`` names it), or ``save`` without a config
+                file.
+            OSError: the config file cannot be written.
+        """
+        if not isinstance(changes, Mapping):
+            raise ConfigError("the settings must be a JSON object", key="tool_search")
+        old = self.settings
+        merged = {**old.to_dict(), **changes}
+        if "rate_limit" in changes and changes["rate_limit"] in (None, "", "off"):
+            merged["rate_limit"] = None
+        new = parse_tool_search(merged)
+        if save and self.config_path is None:
+            raise ConfigError(
+                "there is no config file to save to: start the dashboard with one",
+                key="tool_search",
+            )
+        await self._apply(new)
+        diff = _diff(old, new)
+        if diff:
+            log.info("settings changed by %s: %s", who, diff)
+        if save:
+            try:
+                save_config(new, self.config_path)  # type: ignore[arg-type]
+            except BaseException:
+                await self._apply(old)
+                log.warning(
+                    "settings change by %s undone: %s could not be written", who, self.config_path
+                )
+                raise
+            log.info("settings saved by %s to %s", who, self.config_path)
+        return self.settings_view()
+
+    async def _apply(self, settings: ToolSearchConfig) -> None:
+        if self.gateway is not None:
+            await self.gateway.apply_settings(settings)
+        else:
+            self.registry.reconfigure(settings)
+
+    # --- client sessions -----------------------------------------------------------------------
+
+    def sessions(self) -> list[dict[str, Any]]:
+        """The connected clients, latest first: activated tools, searches, token savings."""
+        out = []
+        for state in reversed(self.registry.states()):
+            session = state.session
+            if state.key == SHARED_CLIENT and not state.searches and not session.selected:
+                continue  # made outside any client's request: nobody to show
+            every = session.schema_tokens()
+            sent = tool_tokens(meta_tool(session)) + session.schema_tokens(session.visible_tools)
+            out.append(
+                {
+                    "key": state.key,
+                    "created": state.created,
+                    "activated": list(session.selected),
+                    "visible": len(session.visible_tools),
+                    "tools": len(session.tools),
+                    "searches": [
+                        {
+                            "at": r.at,
+                            "query": r.query,
+                            "kind": r.kind,
+                            "activated": list(r.activated),
+                            "already_active": list(r.already_active),
+                            "missing": list(r.missing),
+                        }
+                        for r in reversed(state.searches)
+                    ],
+                    "tokens": {"all_schemas": every, "sent": sent, "saved": every - sent},
+                }
+            )
+        return out
+
+
+def _explanation(why: Explanation) -> dict[str, Any]:
+    return {
+        "score": why.score,
+        "terms": [
+            {
+                "term": t.display,
+                "matched": t.matched.removeprefix("\u00a7"),  # a stem's marker
+                "prefix": t.prefix,
+                "qtf": t.qtf,
+                "idf": t.idf,
+                "tf": t.tf,
+                "norm": t.norm,
+                "contribution": t.contribution,
+                "fields": dict(t.fields),
+            }
+            for t in why.terms
+        ],
+    }
+
+
+def _diff(old: ToolSearchConfig, new: ToolSearchConfig) -> str:
+    before, after = old.to_dict(), new.to_dict()
+    changed = [
+        f"{key}: {before.get(key)!r} -> {after.get(key)!r}"
+        for key in dict.fromkeys([*before, *after])
+        if before.get(key) != after.get(key)
+    ]
+    return "; ".join(changed)
