@@ -75,17 +75,15 @@ pub fn item_spans(bytes: &[u8], jsonl_first: bool, server: Option<&str>) -> Opti
         });
     }
     let lines = || {
-        let spans = line_spans(text)?;
         Some(Items {
-            spans: shift(spans).collect(),
+            spans: shift(line_spans(text)).collect(),
             jsonl: true,
             server: server.clone(),
         })
     };
     if jsonl_first {
-        if let Some(items) = lines() {
-            return Some(items);
-        }
+        // (Python reads the text as one JSON document when a line is not JSON: the fallback.)
+        return lines();
     }
     match document_spans(text, server.as_deref()) {
         Ok(Some((spans, server))) => Some(Items {
@@ -95,13 +93,14 @@ pub fn item_spans(bytes: &[u8], jsonl_first: bool, server: Option<&str>) -> Opti
         }),
         Ok(None) => None,
         // Several values: JSON Lines (Python's "Extra data").
-        Err(e) if !jsonl_first && e.to_string().starts_with("trailing characters") => lines(),
+        Err(e) if e.to_string().starts_with("trailing characters") => lines(),
         Err(_) => None,
     }
 }
 
-/// The non-blank lines of `text`, each one valid JSON value; `None` when a line is not.
-fn line_spans(text: &str) -> Option<Vec<(usize, usize)>> {
+/// The non-blank lines of `text` (not parsed yet: a line that is not a JSON value is found
+/// when its item is read, and leaves the whole text to Python).
+fn line_spans(text: &str) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
     let mut start = 0;
     for end in memchr::memchr_iter(b'\n', text.as_bytes()).chain([text.len()]) {
@@ -111,10 +110,7 @@ fn line_spans(text: &str) -> Option<Vec<(usize, usize)>> {
         }
         start = end + 1;
     }
-    let valid = spans
-        .par_iter()
-        .all(|&(s, e)| serde_json::from_str::<&RawValue>(&text[s..e]).is_ok());
-    valid.then_some(spans)
+    spans
 }
 
 /// The items of one JSON document: a list of tools, or `{"tools": [...], "server"?}`.
@@ -262,7 +258,7 @@ mod tests {
         assert_eq!(spans_of(rows, false).unwrap().len(), 2); // "Extra data": JSON Lines
         let list = "\u{feff}[{\"name\":\"a\"},\n {\"name\":\"b\"}]";
         assert_eq!(
-            spans_of(list, true).unwrap(),
+            spans_of(list, false).unwrap(),
             ["{\"name\":\"a\"}", "{\"name\":\"b\"}"]
         );
         let doc = "{\"server\": \"fs\", \"tools\": [{\"name\": \"r\"}]}";
