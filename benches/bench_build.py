@@ -98,23 +98,33 @@ BUILDS: dict[str, Callable[[str, list[Any]], Any]] = {
 }
 
 
+def _trimmed_rss_mib() -> float:
+    """RSS after a full collection, with the allocator's free pages given back (glibc)."""
+    import ctypes
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except OSError:  # not glibc: RSS keeps the free pages
+        pass
+    return _rss_mib()
+
+
 def _memory(kind: str, path: str) -> float:
-    """RSS growth (MiB) of building one index of ``path`` in a fresh process."""
+    """RSS growth (MiB) of building one index of ``path`` in a fresh process, the input (dicts,
+    tool list, texts) dropped; the index holds what it needs to return tools."""
     code = (
-        "import gc, json, sys; sys.path.insert(0, sys.argv[3]); import bench_build as b\n"
+        "import json, sys; sys.path.insert(0, sys.argv[3]); import bench_build as b\n"
         "kind, path = sys.argv[1], sys.argv[2]\n"
-        "dicts = None\n"
+        "dicts = texts = None\n"
         "if kind == 'tantivy':\n"
-        "    texts = b._texts(path); gc.collect(); before = b._rss_mib()\n"
-        "    index = b._tantivy_build(texts); del texts\n"
-        "else:\n"
-        "    if 'dicts' in kind:\n"
-        "        dicts = [json.loads(l) for l in open(path, encoding='utf-8') if l.strip()]\n"
-        "    gc.collect(); before = b._rss_mib()\n"
-        "    index = b.BUILDS[kind](path, dicts)\n"
-        "    if 'from_records' in kind: index.search('read a file')\n"
-        "    del dicts\n"
-        "gc.collect(); print(b._rss_mib() - before)\n"
+        "    texts = b._texts(path)\n"
+        "elif 'dicts' in kind:\n"
+        "    dicts = [json.loads(l) for l in open(path, encoding='utf-8') if l.strip()]\n"
+        "before = b._trimmed_rss_mib()\n"
+        "index = b._tantivy_build(texts) if kind == 'tantivy' else b.BUILDS[kind](path, dicts)\n"
+        "del dicts, texts\n"
+        "print(b._trimmed_rss_mib() - before)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code, kind, path, str(Path(__file__).parent)],
@@ -128,6 +138,7 @@ def _memory(kind: str, path: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="2k synthetic tools only")
+    parser.add_argument("--memory-only", action="store_true", help="only the memory table")
     args = parser.parse_args()
     sizes = [("synthetic", 2_000)] if args.quick else [("mcp_mixed", 0), ("synthetic", 100_000)]
     workdir = tempfile.mkdtemp(prefix="toolsift-bench-build-")
@@ -145,23 +156,31 @@ def main() -> None:
             (m.name, m.score) for m in slow.search("read a file")
         ]
         del fast, slow
-        times = {
-            kind: _median(lambda b=build: b(path, dicts), rounds) for kind, build in BUILDS.items()
-        }
-        texts = _texts(path)
-        times["tantivy (same text)"] = _median(lambda: _tantivy_build(texts), rounds)
-        del texts
-        tantivy = times["tantivy (same text)"]
+        if args.memory_only:
+            times = {}
+        else:
+            times = {
+                kind: _median(lambda b=build, p=path, d=dicts: b(p, d), rounds)
+                for kind, build in BUILDS.items()
+            }
+            texts = _texts(path)
+            times["tantivy (same text)"] = _median(lambda t=texts: _tantivy_build(t), rounds)
+        tantivy = times.get("tantivy (same text)", 1.0)
         print(f"\n{label}: seconds (median of {rounds}), ratio to tantivy")
         for kind, seconds in times.items():
             print(f"  {kind:34s} {seconds:8.3f} s  {seconds / tantivy:6.2f}x")
-        print(
-            f"  speed-up, dicts: {times['load_tools + ToolIndex (dicts)'] / times['from_records(dicts)']:.1f}x"
-            f"; file: {times['load_catalog + ToolIndex (file)'] / times['from_records(path)']:.1f}x"
-        )
+        if times:
+            dicts_x = times["load_tools + ToolIndex (dicts)"] / times["from_records(dicts)"]
+            file_x = times["load_catalog + ToolIndex (file)"] / times["from_records(path)"]
+            print(f"  speed-up, dicts: {dicts_x:.1f}x; file: {file_x:.1f}x")
         if len(dicts) >= 50_000 or args.quick:
             print(f"{label}: RSS growth of one index (MiB), ratio to tantivy")
-            kinds = ["load_catalog + ToolIndex (file)", "from_records(path)", "from_records(dicts)"]
+            kinds = [
+                "load_catalog + ToolIndex (file)",
+                "load_tools + ToolIndex (dicts)",
+                "from_records(path)",
+                "from_records(dicts)",
+            ]
             mem = {kind: _memory(kind, path) for kind in [*kinds, "tantivy"]}
             for kind, mib in mem.items():
                 print(f"  {kind:34s} {mib:8.1f} MiB  {mib / max(mem['tantivy'], 0.1):6.2f}x")
