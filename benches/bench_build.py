@@ -110,7 +110,7 @@ def _trimmed_rss_mib() -> float:
     return _rss_mib()
 
 
-def _memory(kind: str, path: str) -> float:
+def _memory(kind: str, path: str, texts: str) -> float:
     """RSS growth (MiB) of building one index of ``path`` in a fresh process, the input (dicts,
     tool list, texts) dropped; the index holds what it needs to return tools."""
     code = (
@@ -118,16 +118,16 @@ def _memory(kind: str, path: str) -> float:
         "kind, path = sys.argv[1], sys.argv[2]\n"
         "dicts = texts = None\n"
         "if kind == 'tantivy':\n"
-        "    texts = b._texts(path)\n"
+        "    texts = open(sys.argv[4], encoding='utf-8').read().split('\\n')\n"
         "elif 'dicts' in kind:\n"
         "    dicts = [json.loads(l) for l in open(path, encoding='utf-8') if l.strip()]\n"
         "before = b._trimmed_rss_mib()\n"
         "index = b._tantivy_build(texts) if kind == 'tantivy' else b.BUILDS[kind](path, dicts)\n"
-        "del dicts, texts\n"
+        "del dicts  # (tantivy's texts stay: its index holds none of them)\n"
         "print(b._trimmed_rss_mib() - before)\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code, kind, path, str(Path(__file__).parent)],
+        [sys.executable, "-c", code, kind, path, str(Path(__file__).parent), texts],
         check=True,
         capture_output=True,
         text=True,
@@ -181,7 +181,10 @@ def main() -> None:
                 "from_records(path)",
                 "from_records(dicts)",
             ]
-            mem = {kind: _memory(kind, path) for kind in [*kinds, "tantivy"]}
+            texts_path = os.path.join(workdir, f"{name}.texts")
+            with open(texts_path, "w", encoding="utf-8") as fh:
+                fh.write("\n".join(t.replace("\n", " ") for t in _texts(path)))
+            mem = {kind: _memory(kind, path, texts_path) for kind in [*kinds, "tantivy"]}
             for kind, mib in mem.items():
                 print(f"  {kind:34s} {mib:8.1f} MiB  {mib / max(mem['tantivy'], 0.1):6.2f}x")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import string
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -267,3 +268,32 @@ def test_generated_definitions_build_the_same_index(
     from_bytes = _outcome(lambda: ToolIndex.from_records(data, server=server, profile=profile))  # type: ignore[arg-type]
     assert isinstance(from_bytes, ToolIndex)
     assert_same(from_bytes, want, queries)
+
+
+@pytest.mark.parametrize(
+    ("items", "fast"),
+    [
+        # Values the extraction never reads are not converted: any Python value is fine there.
+        ([{"name": "a", "input_schema": {"enum": {1, 2}, "x": "\ud800"}, "meta": object()}], True),
+        ([{"name": "a", "input_schema": {"properties": {"p": {"description": ("t",)}}}}], True),
+        ([{"name": "a", "input_schema": {"items": [1], "properties": {"q": None}}}], True),
+        # Mappings that are not dicts, and lone surrogates in read text: the loaders' path.
+        ([{"name": "a", "input_schema": MappingProxyType({"properties": {"p": {}}})}], False),
+        ([{"name": "a", "input_schema": {"properties": MappingProxyType({"p": {}})}}], False),
+        ([{"name": "a", "description": "half \ud83d emoji"}], False),
+        ([{"name": "a", "input_schema": {"properties": {"\ud800": {}}}}], False),
+        (
+            [{"name": "a", "inputSchema": {}, "annotations": MappingProxyType({"title": "T"})}],
+            False,
+        ),
+    ],
+)
+def test_python_values_in_definitions(items: list[Any], fast: bool) -> None:
+    want = _outcome(lambda: ToolIndex(load_tools(items, server="s")))
+    got = _outcome(lambda: ToolIndex.from_records(items, server="s"))
+    if isinstance(want, tuple):
+        assert got == want
+        return
+    assert isinstance(got, ToolIndex)
+    assert isinstance(got._tools, SourceTools) is fast
+    assert_same(got, want, ["a", "t"])

@@ -62,6 +62,104 @@ fn to_value(obj: &Bound<'_, PyAny>, depth: usize) -> Option<Value> {
     None
 }
 
+/// A value that the extraction only tests for presence (or finds neither null nor an object):
+/// it is not converted.
+const UNREAD: Value = Value::Bool(false);
+
+/// Keys of a tool item whose values are read as they are (names, texts, `type`, `annotations`).
+const ITEM_FIELDS: [&str; 11] = [
+    "name",
+    "description",
+    "title",
+    "annotations",
+    "server",
+    "mcp_tool_name",
+    "label",
+    "summary",
+    "search_hint",
+    "source",
+    "type",
+];
+
+/// A tool item for the extraction (`crate::build::records`): the fields it reads converted,
+/// the schema through [`schema_value`], every other key kept for its presence only (its value
+/// [`UNREAD`]). `None` when the item is not a plain `dict` or a read value is not plain JSON.
+fn item_value(obj: &Bound<'_, PyAny>) -> Option<Value> {
+    let Ok(dict) = obj.cast_exact::<PyDict>() else {
+        return to_value(obj, 0); // not a tool: its conversion decides what Python sees
+    };
+    let mut map = Map::with_capacity(dict.len());
+    for (key, value) in dict.iter() {
+        let key = utf8(key.cast::<PyString>().ok()?)?;
+        let value = match key.as_str() {
+            "inputSchema" | "input_schema" => schema_value(&value, 1)?,
+            k if ITEM_FIELDS.contains(&k) => to_value(&value, 1)?,
+            _ => UNREAD,
+        };
+        map.insert(key, value);
+    }
+    Some(Value::Object(map))
+}
+
+/// A value read as a JSON schema (`_collect_descriptions`): of an object, only `properties`,
+/// `items` and `description` are read. `None` for a mapping that is not a `dict`.
+fn schema_value(obj: &Bound<'_, PyAny>, depth: usize) -> Option<Value> {
+    if depth > MAX_DEPTH {
+        return Some(UNREAD);
+    }
+    let Ok(dict) = obj.cast_exact::<PyDict>() else {
+        return plain(obj);
+    };
+    let mut map = Map::with_capacity(dict.len());
+    for (key, value) in dict.iter() {
+        let key = utf8(key.cast::<PyString>().ok()?)?;
+        let value = match key.as_str() {
+            "properties" => properties_value(&value, depth + 1)?,
+            "items" => schema_value(&value, depth + 1)?,
+            "description" => match value.cast::<PyString>() {
+                Ok(s) => Value::String(utf8(s)?),
+                Err(_) => UNREAD,
+            },
+            _ => UNREAD,
+        };
+        map.insert(key, value);
+    }
+    Some(Value::Object(map))
+}
+
+/// A schema's `properties`: every property name, each value a schema.
+fn properties_value(obj: &Bound<'_, PyAny>, depth: usize) -> Option<Value> {
+    if depth > MAX_DEPTH {
+        return Some(UNREAD);
+    }
+    let Ok(dict) = obj.cast_exact::<PyDict>() else {
+        return plain(obj);
+    };
+    let mut map = Map::with_capacity(dict.len());
+    for (key, value) in dict.iter() {
+        map.insert(
+            utf8(key.cast::<PyString>().ok()?)?,
+            schema_value(&value, depth + 1)?,
+        );
+    }
+    Some(Value::Object(map))
+}
+
+/// A value that is not a `dict` where a schema is read: `null`, [`UNREAD`] for any other plain
+/// JSON value, `None` for anything else (it may be a mapping, which Python would read).
+fn plain(obj: &Bound<'_, PyAny>) -> Option<Value> {
+    if obj.is_none() {
+        return Some(Value::Null);
+    }
+    let json = obj.cast::<PyString>().is_ok()
+        || obj.is_exact_instance_of::<PyList>()
+        || obj.is_exact_instance_of::<PyTuple>()
+        || obj.is_exact_instance_of::<PyBool>()
+        || obj.is_exact_instance_of::<PyInt>()
+        || obj.is_exact_instance_of::<PyFloat>();
+    json.then_some(UNREAD)
+}
+
 /// What `_build_records` returns: the engine index, each tool's name, server and raw MCP name,
 /// the items' byte spans in the source (native-endian `u64` pairs; `None` for a list of dicts)
 /// and the server the items belong to.
@@ -118,7 +216,7 @@ pub fn _build_records(
             items.server,
         )
     } else if let Ok(list) = source.cast_exact::<PyList>() {
-        let values: Option<Vec<Value>> = list.iter().map(|item| to_value(&item, 0)).collect();
+        let values: Option<Vec<Value>> = list.iter().map(|item| item_value(&item)).collect();
         let Some(values) = values else {
             return Ok(None);
         };
