@@ -56,6 +56,7 @@ class SourceTools(LazyTools):
     converter for its format, as :func:`toolsift.loaders.load_tools` converts it.
 
     Example:
+        >>> from toolsift import ToolIndex
         >>> index = ToolIndex.from_records([{"name": "a", "server": "s"}])
         >>> type(index._tools).__name__, index._tools[0].name
         ('SourceTools', 'mcp__s__a')
