@@ -30,9 +30,9 @@ from ._analysis import DEFAULT_PROFILE, check_profile
 from ._documents import FieldWeights, check_field_weights, default_delta
 from ._engines import select_engine
 from ._lazytools import LazyTools, _record
-from ._loader_files import _describe_place, _jsonl_entries, _line_number, _parse, utf8_text
+from ._loader_files import _describe_place, _line_number, _parse, utf8_text
 from ._loader_formats import _detect
-from ._loader_walk import _Located, _walk
+from ._loader_walk import _jsonl_entries, _Located, _walk
 from .errors import CatalogError, ToolsiftError
 from .loaders import _check_server_argument, _convert, _unique, load_catalog, load_tools
 from .tools import Tool
