@@ -178,10 +178,8 @@ def from_records(
         with open(path, "rb") as handle:
             payload = handle.read()
         jsonl_first = path.lower().endswith((".jsonl", ".ndjson"))
-    elif type(source) is list:
-        payload = source
-    elif isinstance(source, tuple):
-        payload = list(source)
+    elif isinstance(source, (list, tuple)):
+        payload = list(source)  # a copy: the caller's list may change after the build
     else:
         payload = None  # another document form: the loaders read it
 
