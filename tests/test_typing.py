@@ -35,6 +35,8 @@ def test_public_api_types() -> None:
     name: str = first.tool.name
     score: float = first.score
     assert name and score > 0
+    built: ToolIndex = ToolIndex.from_records([t.to_dict() for t in tools], profile="seed")
+    assert built.search("create a calendar event", limit=1)[0].tool.name
     tokens: list[str] = toolsift.tokenize("getCurrentTime")
     assert tokens == ["get", "current", "time"]
     for cls in _engine_types_satisfy_the_protocol():

@@ -25,6 +25,7 @@ __all__ = [
     "_set_scoring_mode",
     "_set_search_parts",
     "_new_matches",
+    "_build_records",
     "__version__",
 ]
 
@@ -79,6 +80,32 @@ def _new_matches(
     >>> from toolsift import Match, Tool
     >>> from toolsift._core import _new_matches
     >>> [m.name for m in _new_matches(Match, [Tool(name="a", description="")], [(0, 1.0)], "bm25")]
+    ['a']
+    """
+
+def _build_records(
+    source: list[Any] | bytes,
+    server: str | None,
+    jsonl_first: bool,
+    field_weights: list[float],
+    k1: float,
+    b: float,
+    delta: float,
+    profile: str,
+) -> tuple[Index, list[str], list[str | None], list[str | None], bytes | None, str | None] | None:
+    """The engine index of raw tool definitions: ``source`` is a list of tool dicts or a JSON /
+    JSON Lines catalogue's bytes (``jsonl_first``: the file is named ``.jsonl``), read by
+    ``toolsift.Tool``'s and the loaders' rules (MCP ``tools/list`` items and toolsift records).
+
+    Returns ``(index, names, servers, mcp_tool_names, spans, server)``: the index, each tool's
+    name fields, the items' byte spans in ``source`` (native ``u64`` start/end pairs; ``None``
+    for a list) and the server the items belong to; or ``None`` when ``source`` must be loaded
+    by the Python loaders (another format, an invalid or duplicate definition, word pairs).
+
+    For ``toolsift.ToolIndex.from_records`` only.
+
+    >>> from toolsift._core import _build_records
+    >>> _build_records([{"name": "a"}], None, False, [1.0] * 10, 1.2, 0.75, 1.0, "seed")[1]
     ['a']
     """
 

@@ -21,6 +21,7 @@ from ._engine.select import select_engine as _select_engine
 from ._index import persist
 from ._index.explain import explain
 from ._index.lookups import NameLookups
+from ._index.records import build_records, load_records
 from ._index.regex import RegexSearcher
 from ._index.request import _checked_limit, _Request
 from ._index.search import Ranker, Searcher
@@ -48,6 +49,7 @@ from .tools import Tool
 
 if TYPE_CHECKING:
     from ._engine.protocol import EngineIndex
+    from ._index.records import RecordSource
 
 __all__ = [
     "FieldWeights",
@@ -187,6 +189,58 @@ class ToolIndex:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_unpickle_tool_index, (self.to_bytes(), self.engine))
+
+    @classmethod
+    def from_records(
+        cls,
+        source: RecordSource,
+        *,
+        server: str | None = None,
+        engine: EngineName = "auto",
+        k1: float = 1.2,
+        b: float = 0.75,
+        delta: float | None = None,
+        field_weights: FieldWeights | None = None,
+        profile: ProfileName = DEFAULT_PROFILE,
+    ) -> ToolIndex:
+        """An index of raw tool definitions, parsed and indexed in Rust: the same index as
+        ``ToolIndex(load_tools(source, server=server), ...)`` (or ``load_catalog(path)``), same
+        rankings and scores, about 10x faster to build, and lighter: each :class:`Tool` is made
+        only when a search returns it (or it is read).
+
+        The Rust engine reads MCP ``tools/list`` items and toolsift records, as a list, JSON
+        Lines, or a JSON list or ``{"tools": [...]}`` document; anything else (other formats,
+        catalogues of servers, invalid definitions, ``engine="python"``) is loaded by the
+        loaders, with their errors. Dicts are converted when their tool is first read: do not
+        change them after the build.
+
+        Arguments:
+            source: a list of tool definitions (dicts) or any document :func:`load_tools`
+                reads; ``bytes`` holding a JSON or JSON Lines catalogue; or the path of a
+                ``.json`` / ``.jsonl`` file (read as :func:`load_catalog` reads it).
+            server: the MCP server of every item that names none itself.
+            engine, k1, b, delta, field_weights, profile: as for :class:`ToolIndex`.
+
+        Raises:
+            ToolDefinitionError: a definition is invalid (as :func:`load_tools`).
+            CatalogError: the bytes or file are not a catalogue (as :func:`load_catalog`;
+                bytes are named ``<bytes>``).
+            DuplicateToolError: two tools share a canonical name.
+            OSError: the file cannot be read.
+
+        Example:
+            >>> index = ToolIndex.from_records(
+            ...     [{"name": "read_file", "description": "Read a file from disk"}], server="fs"
+            ... )
+            >>> [m.name for m in index.search("read a file")]
+            ['mcp__fs__read_file']
+        """
+        options: dict[str, Any] = {"engine": engine, "k1": k1, "b": b, "delta": delta}
+        options.update(field_weights=field_weights, profile=profile)
+        parts = build_records(source, server, options)
+        if parts is not None:
+            return cls._from_parts(parts)
+        return cls(load_records(source, server), **options)
 
     @property
     def tools(self) -> tuple[Tool, ...]:

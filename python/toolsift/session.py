@@ -543,9 +543,9 @@ class DiscoverySession(_SessionState):
             names = self._provider_names
             if names is None or names[0] != key:
                 table: dict[str, str] = {}
-                for canonical, e in self._entries.items():
-                    for form in (provider_name(canonical), *e.tool.aliases()):
-                        table.setdefault(form, canonical)
+                for entry_name, e in self._entries.items():
+                    for form in (provider_name(entry_name), *e.tool.aliases()):
+                        table.setdefault(form, entry_name)
                 names = self._provider_names = (key, table)
             canonical = names[1].get(name)
             return self._entries[canonical].tool if canonical is not None else None

@@ -22,6 +22,13 @@ pub struct PyIndex {
     inner: Index,
 }
 
+impl PyIndex {
+    /// The Python object of an index built elsewhere (`records`).
+    pub(crate) fn wrap(inner: Index) -> Self {
+        PyIndex { inner }
+    }
+}
+
 #[pymethods]
 impl PyIndex {
     #[new]

@@ -14,4 +14,5 @@ pub(crate) mod index;
 pub(crate) mod keyword_index;
 pub(crate) mod matches;
 pub(crate) mod name_keys;
+pub(crate) mod records;
 pub(crate) mod regex_index;

@@ -20,11 +20,13 @@ use crate::index::bm25::{self, Params};
 use crate::index::{Index, TermIds};
 use crate::text::PackedStrings;
 
+pub mod catalog;
 mod chunk;
 mod flat;
 mod intern;
 mod memo;
 mod merge;
+pub mod records;
 mod sequential;
 pub(crate) mod share;
 mod stems;

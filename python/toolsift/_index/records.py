@@ -1,0 +1,208 @@
+"""``ToolIndex.from_records``: an index straight from raw tool definitions, built in Rust.
+
+The Rust engine parses the catalogue (a list of dicts, JSON / JSON Lines bytes, or a file),
+reads every tool's fields by :class:`~toolsift.Tool`'s rules and tokenizes them on its thread
+pool (``toolsift._core._build_records``, ``rust/build/catalog.rs``): no :class:`~toolsift.Tool`
+is made. The tools stay in their source form in a :class:`SourceTools` and each one is
+converted by the loaders' own converter the first time it is read (a search returns it), so a
+match's tool is exactly what :func:`toolsift.loaders.load_tools` would have made.
+
+Whatever the Rust reader does not handle exactly as the loaders do (other formats, a
+catalogue of servers, invalid records, duplicate names, ``engine="python"``) is built the
+Python way, ``ToolIndex(load_tools(...))``, with the same result and the same errors.
+
+Example:
+    >>> from toolsift import ToolIndex
+    >>> index = ToolIndex.from_records([{"name": "read_file", "description": "Read a file"}])
+    >>> index.search("read a file")[0].tool.description
+    'Read a file'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Union
+
+from .._engine.select import select_engine
+from .._loaders.files import _describe_place, _line_number, _parse, utf8_text
+from .._loaders.formats import _detect
+from .._loaders.walk import _jsonl_entries, _Located, _walk
+from .._options import check_bm25_params
+from .._snapshot.tools_section import LazyTools, _record
+from .._text.analysis import DEFAULT_PROFILE, check_profile
+from .._text.documents import FieldWeights, check_field_weights, default_delta
+from ..errors import CatalogError, ToolsiftError
+from ..loaders import _check_server_argument, _convert, _unique, load_catalog, load_tools
+from ..tools import Tool
+from .persist import Parts
+
+__all__ = ["RecordSource", "SourceTools", "build_records", "load_records"]
+
+#: What :meth:`toolsift.ToolIndex.from_records` reads: parsed definitions, a catalogue's bytes,
+#: or the path of a catalogue file.
+RecordSource = Union[Iterable[Any], bytes, str, "os.PathLike[str]"]
+
+#: The name that errors give bytes passed without a file.
+_BYTES_NAME = "<bytes>"
+
+
+class SourceTools(LazyTools):
+    """The tools of an index from :func:`from_records`, each kept in its source form (a dict, or
+    its span of the catalogue's bytes) until first read, then converted by the loaders'
+    converter for its format, as :func:`toolsift.loaders.load_tools` converts it.
+
+    Example:
+        >>> from toolsift import ToolIndex
+        >>> index = ToolIndex.from_records([{"name": "a", "server": "s"}])
+        >>> type(index._tools).__name__, index._tools[0].name
+        ('SourceTools', 'mcp__s__a')
+    """
+
+    __slots__ = ("_origin", "_blob", "_spans", "_context")
+
+    def __init__(
+        self,
+        origin: Sequence[Any],
+        names: list[str],
+        servers: list[str | None],
+        mcp_tool_names: list[str | None],
+        blob: bytes | None = None,
+        spans: memoryview | None = None,
+        context: str | None = None,
+    ) -> None:
+        super().__init__([None] * len(names), names, servers, mcp_tool_names)  # type: ignore[list-item]
+        #: Per tool: its dict, the number of its span in ``_spans``, or ``None`` (a Tool).
+        self._origin = origin
+        self._blob = blob
+        self._spans = spans
+        self._context = context
+
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        item = self._items[i]
+        if item is None:
+            item = self._items[i] = self._convert(i)
+        return item
+
+    def _convert(self, i: int) -> Tool:
+        j = i % len(self._items)
+        raw = self._origin[j]
+        if type(raw) is int:
+            assert self._blob is not None and self._spans is not None
+            raw = json.loads(self._blob[self._spans[2 * raw] : self._spans[2 * raw + 1]])
+        tool = _detect(raw, self._context)(raw, self._context, False)
+        if tool is None or tool.name != self.names[j]:
+            raise ToolsiftError(
+                f"The definition of tool {self.names[j]!r} was changed after the index was built "
+                "from it; build the index again (or pass copies of the definitions)."
+            )
+        return tool
+
+    def records(self) -> Iterator[bytes]:
+        """Every tool's JSON record (:meth:`toolsift.Tool.to_dict`), converting each tool."""
+        for i in range(len(self._items)):
+            yield _record(self[i])
+
+    def subset(self, keep: Iterable[int], add: Sequence[Tool] = ()) -> SourceTools:
+        """The tools at positions ``keep`` (in that order), then ``add``; nothing is converted."""
+        keep = list(keep)
+        out = SourceTools(
+            [self._origin[i] for i in keep] + [None] * len(add),
+            [self.names[i] for i in keep] + [t.name for t in add],
+            [self.servers[i] for i in keep] + [t.server for t in add],
+            [self.mcp_tool_names[i] for i in keep] + [t.mcp_tool_name for t in add],
+            self._blob,
+            self._spans,
+            self._context,
+        )
+        out._items = [self._items[i] for i in keep] + list(add)
+        return out
+
+
+def _load_bytes(data: bytes, server: str | None) -> list[Tool]:
+    """:func:`toolsift.loaders.load_catalog` of bytes that are not in a file (errors name
+    ``<bytes>`` where they would name the file)."""
+    text = utf8_text(data, _BYTES_NAME)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text or text.isspace():
+        return []
+    is_jsonl, parsed = _parse(_BYTES_NAME, text)
+    entries = _jsonl_entries(parsed, server) if is_jsonl else _walk(parsed, server)
+    try:
+        located = _convert(entries, False)
+    except _Located as exc:
+        message = str(exc.error)
+        raise CatalogError(
+            f"{_describe_place((_BYTES_NAME, exc.where))}: {message[:1].lower()}{message[1:]}",
+            path=_BYTES_NAME,
+            line=_line_number(exc.where),
+            field=exc.error.field,
+        ) from None
+    return _unique((((_BYTES_NAME, w), t) for w, t in located), _describe_place)
+
+
+def build_records(
+    source: RecordSource, server: str | None, options: dict[str, Any]
+) -> Parts | None:
+    """:meth:`toolsift.ToolIndex.from_records`'s Rust path: the index's parts, or ``None`` when
+    the Rust path does not take this input (then :func:`load_records` and ``ToolIndex(...)``
+    give the same index, and the same errors). The constructor's checks come first, in its
+    order, before anything is read."""
+    if server is not None:
+        _check_server_argument(server, "from_records")
+    profile = check_profile(options.get("profile", DEFAULT_PROFILE))
+    weights = check_field_weights(options.get("field_weights"))
+    delta = options.get("delta")
+    params = check_bm25_params(
+        options.get("k1", 1.2),
+        options.get("b", 0.75),
+        default_delta(profile) if delta is None else delta,
+    )
+    field_weights = weights if weights is not None else FieldWeights.for_profile(profile)
+    engine, _ = select_engine(options.get("engine", "auto"))
+
+    payload: Any
+    jsonl_first = False
+    if isinstance(source, bytes):
+        payload = source
+    elif isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        with open(path, "rb") as handle:
+            payload = handle.read()
+        jsonl_first = path.lower().endswith((".jsonl", ".ndjson"))
+    elif isinstance(source, (list, tuple)):
+        payload = list(source)  # a copy: the caller's list may change after the build
+    else:
+        payload = None  # another document form: the loaders read it
+
+    if engine != "rust" or payload is None:
+        return None
+    from .._core import _build_records
+
+    built = _build_records(payload, server, jsonl_first, field_weights.as_list(), *params, profile)
+    if built is None:
+        return None
+    index, names, servers, mcp, spans, context = built
+    lazy = SourceTools(
+        payload if spans is None else range(len(names)),
+        names,
+        servers,
+        mcp,
+        payload if spans is not None else None,
+        None if spans is None else memoryview(spans).cast("Q"),
+        context,
+    )
+    return Parts(lazy, "rust", index, field_weights, params, names)
+
+
+def load_records(source: RecordSource, server: str | None) -> list[Tool]:
+    """The tools of ``source`` as the loaders read them (the path ``build_records`` leaves)."""
+    if isinstance(source, (str, os.PathLike)):
+        return load_catalog(source, server=server)
+    if isinstance(source, bytes):
+        return _load_bytes(source, server)
+    return load_tools(source, server=server)

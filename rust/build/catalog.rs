@@ -1,0 +1,327 @@
+//! A catalogue's raw text (JSON or JSON Lines) or parsed items to an index, with no per-tool
+//! work outside Rust: items are parsed, read into their fields (`records`), and tokenized chunk by
+//! chunk on the pool, then the chunks are merged as `Index::build_parallel` merges them.
+//!
+//! The text is read as `toolsift.load_catalog` reads a file: UTF-8 with an optional BOM; JSON
+//! Lines (one tool per line, blank lines allowed) or one JSON document (a list of tools, or an
+//! MCP `tools/list` result `{"tools": [...], "server"?}`), the extension deciding which is tried
+//! first. Whatever else Python accepts or rejects (catalogue forms with servers, other item
+//! formats, invalid records, duplicate names, invalid JSON) is a [`Outcome::Fallback`]: the
+//! caller then loads the catalogue the Python way, with its errors.
+
+use rayon::prelude::*;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::records::{tool_fields, ToolFields, PAIRS};
+use super::{tokenize_chunk_with, Chunk, FlatChunk, Merge, Stems, CHUNK_DOCS};
+use crate::analysis::Profile;
+use crate::error::Result;
+use crate::index::bm25::Params;
+use crate::index::Index;
+
+/// The name fields of one tool, as `ToolIndex` keeps them.
+pub type NameFields = (String, Option<String>, Option<String>);
+
+/// An index built from raw tool items, with each tool's name fields in order.
+pub struct Built {
+    pub index: Index,
+    pub tools: Vec<NameFields>,
+}
+
+/// One part of the items, tokenized, with its tools' name fields.
+type TokenizedPart = (Chunk, Vec<NameFields>);
+
+/// What a fast build came to.
+pub enum Outcome {
+    Built(Box<Result<Built>>),
+    /// The input needs Python's loaders (see the module docs).
+    Fallback,
+}
+
+/// Where the tool items of a catalogue text are, and the server they belong to.
+#[derive(Debug, PartialEq)]
+pub struct Items {
+    /// Byte spans of the items in the text given to [`item_spans`] (a BOM included).
+    pub spans: Vec<(usize, usize)>,
+    /// Whether the items are JSON Lines rows (a row may be a server entry, which is left to
+    /// Python), rather than the items of one document.
+    pub jsonl: bool,
+    /// The server of the items (the document's `"server"` when none was given).
+    pub server: Option<String>,
+}
+
+/// JSON's white space (what `json.loads` skips around a value).
+fn json_space(text: &str) -> bool {
+    text.bytes()
+        .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
+/// The items of a catalogue file's bytes, `None` when Python must read it (see the module docs).
+/// `jsonl_first`: the file is named `.jsonl` / `.ndjson`.
+pub fn item_spans(bytes: &[u8], jsonl_first: bool, server: Option<&str>) -> Option<Items> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let text = &text[bom..];
+    let shift = |spans: Vec<(usize, usize)>| spans.into_iter().map(|(s, e)| (s + bom, e + bom));
+    let server = server.map(str::to_owned);
+    if json_space(text) {
+        // (`text.isspace()` in Python also holds for other white space: that text fails to parse
+        // below and is left to Python.)
+        return Some(Items {
+            spans: Vec::new(),
+            jsonl: true,
+            server,
+        });
+    }
+    let lines = || {
+        Some(Items {
+            spans: shift(line_spans(text)).collect(),
+            jsonl: true,
+            server: server.clone(),
+        })
+    };
+    if jsonl_first {
+        // (Python reads the text as one JSON document when a line is not JSON: the fallback.)
+        return lines();
+    }
+    match document_spans(text, server.as_deref()) {
+        Ok(Some((spans, server))) => Some(Items {
+            spans: shift(spans).collect(),
+            jsonl: false,
+            server,
+        }),
+        Ok(None) => None,
+        // Several values: JSON Lines (Python's "Extra data").
+        Err(e) if e.to_string().starts_with("trailing characters") => lines(),
+        Err(_) => None,
+    }
+}
+
+/// The non-blank lines of `text` (not parsed yet: a line that is not a JSON value is found
+/// when its item is read, and leaves the whole text to Python).
+fn line_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', text.as_bytes()).chain([text.len()]) {
+        let line = &text[start..end];
+        if !json_space(line) {
+            spans.push((start, end));
+        }
+        start = end + 1;
+    }
+    spans
+}
+
+/// The items of one JSON document: a list of tools, or `{"tools": [...], "server"?}`.
+type DocumentItems = Option<(Vec<(usize, usize)>, Option<String>)>;
+
+fn document_spans(text: &str, server: Option<&str>) -> serde_json::Result<DocumentItems> {
+    let offset = |raw: &RawValue| {
+        let start = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+        (start, start + raw.get().len())
+    };
+    let doc: &RawValue = serde_json::from_str(text)?;
+    let spans = |list: Vec<&RawValue>| list.into_iter().map(offset).collect();
+    match doc.get().as_bytes().first() {
+        Some(b'[') => {
+            let list: Vec<&RawValue> = serde_json::from_str(doc.get())?;
+            Ok(Some((spans(list), server.map(str::to_owned))))
+        }
+        Some(b'{') => {
+            let object: std::collections::HashMap<String, &RawValue> =
+                serde_json::from_str(doc.get())?;
+            let is = |key: &str, first: u8| {
+                object
+                    .get(key)
+                    .is_some_and(|v| v.get().as_bytes().first() == Some(&first))
+            };
+            // A single tool or server entry, a JSON-RPC response, a catalogue, a mapping of
+            // servers: left to Python.
+            if (object.contains_key("name") && !is("name", b'['))
+                || is("result", b'{')
+                || object.contains_key("servers")
+                || !is("tools", b'[')
+            {
+                return Ok(None);
+            }
+            let server = match (server, object.get("server")) {
+                (Some(server), _) => Some(server.to_owned()),
+                (None, None) => None,
+                (None, Some(raw)) => match serde_json::from_str::<Value>(raw.get())? {
+                    Value::Null => None,
+                    Value::String(s) if !s.is_empty() => Some(s),
+                    _ => return Ok(None),
+                },
+            };
+            let list: Vec<&RawValue> = serde_json::from_str(object["tools"].get())?;
+            Ok(Some((spans(list), server)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// `_is_server_entry` of a JSON Lines row: `{"name", "tools": [...]}` without a schema key.
+fn is_server_entry(item: &Value) -> bool {
+    let Some(object) = item.as_object() else {
+        return false;
+    };
+    object.contains_key("name")
+        && matches!(object.get("tools"), Some(Value::Array(_)))
+        && ["inputSchema", "input_schema", "parameters", "function"]
+            .iter()
+            .all(|k| !object.contains_key(*k))
+}
+
+/// The fields of the item at `span` of `text` ([`Items`]), `None` when it is left to Python.
+pub fn span_fields(text: &[u8], span: (usize, usize), items: &Items) -> Option<ToolFields> {
+    let value: Value = serde_json::from_slice(text.get(span.0..span.1)?).ok()?;
+    if items.jsonl && is_server_entry(&value) {
+        return None;
+    }
+    tool_fields(&value, items.server.as_deref())
+}
+
+/// Builds the index of `items`, each read by `fields` (`None`: left to Python), on the pool.
+/// A fallback when an item is left to Python, two tools share a name, or the weights index
+/// word pairs (derived in Python only).
+pub fn build<T: Sync>(
+    items: &[T],
+    fields: impl Fn(&T) -> Option<ToolFields> + Sync,
+    field_weights: Vec<f64>,
+    params: Params,
+    profile: Profile,
+) -> Outcome {
+    if field_weights.get(PAIRS).is_some_and(|&w| w != 0.0) {
+        return Outcome::Fallback;
+    }
+    let stems = Stems::default();
+    let weights = &field_weights;
+    let chunks: Option<Vec<Result<TokenizedPart>>> = crate::pool::install(|| {
+        items
+            .par_chunks(CHUNK_DOCS)
+            .enumerate()
+            .map(|(c, part)| {
+                let mut flat = FlatChunk::default();
+                let mut names = Vec::with_capacity(part.len());
+                for item in part {
+                    let tool = fields(item)?;
+                    tool.push_document(&mut flat, weights);
+                    names.push((tool.name, tool.server, tool.mcp_tool_name));
+                }
+                let docs = flat.documents();
+                let chunk = tokenize_chunk_with(c * CHUNK_DOCS, &docs, weights, profile, &stems);
+                Some(chunk.map(|chunk| (chunk, names)))
+            })
+            .collect()
+    });
+    let Some(chunks) = chunks else {
+        return Outcome::Fallback;
+    };
+    let mut merge = Merge::default();
+    let mut tools = Vec::with_capacity(items.len());
+    for chunk in chunks {
+        match chunk {
+            Ok((chunk, names)) => {
+                merge.add(chunk);
+                tools.extend(names);
+            }
+            Err(e) => return Outcome::Built(Box::new(Err(e))),
+        }
+    }
+    let mut seen = std::collections::HashSet::with_capacity(tools.len());
+    if !tools.iter().all(|(name, _, _)| seen.insert(name.as_str())) {
+        return Outcome::Fallback; // Python names both places in its DuplicateToolError
+    }
+    drop(seen);
+    let names = tools.iter().map(|(name, _, _)| name.clone()).collect();
+    let index = crate::pool::install(|| merge.finish(names, field_weights, params, profile));
+    Outcome::Built(Box::new(index.map(|index| Built { index, tools })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spans_of(text: &str, jsonl_first: bool) -> Option<Vec<&str>> {
+        let items = item_spans(text.as_bytes(), jsonl_first, None)?;
+        Some(items.spans.iter().map(|&(s, e)| &text[s..e]).collect())
+    }
+
+    #[test]
+    fn finds_the_items_of_each_form() {
+        let rows = "{\"name\":\"a\"}\n\n{\"name\":\"b\"}\r\n";
+        assert_eq!(
+            spans_of(rows, true).unwrap(),
+            ["{\"name\":\"a\"}", "{\"name\":\"b\"}\r"]
+        );
+        assert_eq!(spans_of(rows, false).unwrap().len(), 2); // "Extra data": JSON Lines
+        let list = "\u{feff}[{\"name\":\"a\"},\n {\"name\":\"b\"}]";
+        assert_eq!(
+            spans_of(list, false).unwrap(),
+            ["{\"name\":\"a\"}", "{\"name\":\"b\"}"]
+        );
+        let doc = "{\"server\": \"fs\", \"tools\": [{\"name\": \"r\"}]}";
+        let items = item_spans(doc.as_bytes(), false, None).unwrap();
+        assert_eq!(items.server.as_deref(), Some("fs"));
+        assert_eq!(spans_of("  \n", false).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn leaves_other_documents_to_python() {
+        for text in [
+            "{\"servers\": []}",
+            "{\"name\": \"a\"}",
+            "{\"github\": []}",
+            "[NaN]",
+            "{\"a\":\n",
+            "\"x\"",
+        ] {
+            assert!(spans_of(text, false).is_none(), "{text}");
+        }
+        assert!(item_spans(b"\xff", false, None).is_none());
+    }
+
+    #[test]
+    fn builds_what_the_documents_would() {
+        let items = [
+            serde_json::json!({"name": "read_file", "description": "Read a file"}),
+            serde_json::json!({"name": "write_file", "description": "Write a file"}),
+        ];
+        let weights = vec![6.0, 4.0, 2.0, 4.0, 2.0, 1.0, 4.0, 0.0, 0.0, 0.0, 0.0];
+        let Outcome::Built(built) = build(
+            &items,
+            |v| tool_fields(v, None),
+            weights.clone(),
+            Params::default(),
+            Profile::Seed,
+        ) else {
+            panic!("not built");
+        };
+        let built = (*built).unwrap();
+        let docs: Vec<Vec<(usize, String)>> = items
+            .iter()
+            .map(|v| {
+                let mut flat = FlatChunk::default();
+                tool_fields(v, None)
+                    .unwrap()
+                    .push_document(&mut flat, &weights);
+                let d = flat.documents();
+                use super::super::Document;
+                d[0].fields().map(|(f, t)| (f, t.to_owned())).collect()
+            })
+            .collect();
+        let names = vec!["read_file".to_owned(), "write_file".to_owned()];
+        let want = Index::build(names, &docs, weights, Params::default()).unwrap();
+        assert_eq!(built.index.fingerprint(), want.fingerprint());
+        let dup = [items[0].clone(), items[0].clone()];
+        let out = build(
+            &dup,
+            |v| tool_fields(v, None),
+            vec![1.0; 10],
+            Params::default(),
+            Profile::Seed,
+        );
+        assert!(matches!(out, Outcome::Fallback));
+    }
+}

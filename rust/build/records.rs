@@ -1,0 +1,416 @@
+//! Raw tool definitions (JSON values) to the fields a tool indexes: the rules of Python's
+//! `toolsift.tools.Tool`, `toolsift._loader_formats` (MCP `tools/list` items and toolsift
+//! records) and `toolsift._documents.documents`, for the records they accept.
+//!
+//! [`tool_fields`] returns `None` for every record it does not handle exactly as Python does: other
+//! formats (OpenAI, Anthropic with a `type`, provider built-ins), anything Python would reject,
+//! and the rare values whose Python handling is not mirrored here (a name of only whitespace,
+//! for instance). The caller then builds the whole catalogue the Python way, so the result,
+//! and every error, is Python's.
+
+use serde_json::{Map, Value};
+
+use super::FlatChunk;
+
+/// Field ids: positions in `toolsift.FieldWeights`, in the order Python builds a document.
+const NAME: usize = 0;
+const LABEL: usize = 1;
+const SERVER: usize = 2;
+const MCP: usize = 3;
+const SUMMARY: usize = 4;
+const KEY: usize = 5;
+const HINT: usize = 6;
+const DESCRIPTION: usize = 7;
+const TITLE: usize = 8;
+const PARAMS: usize = 9;
+/// Word pairs: not derived here (a catalogue indexed with them is built the Python way).
+pub const PAIRS: usize = 10;
+
+/// How many UTF-16 code units of the description make the summary (`SUMMARY_UTF16_UNITS`).
+const SUMMARY_UTF16_UNITS: usize = 200;
+/// `parameter_descriptions` reads nested properties at most this deep.
+const MAX_PARAM_DEPTH: usize = 8;
+/// Keys only toolsift records have (`_RECORD_KEYS`).
+const RECORD_KEYS: [&str; 7] = [
+    "input_schema",
+    "server",
+    "mcp_tool_name",
+    "label",
+    "summary",
+    "search_hint",
+    "source",
+];
+
+/// What one tool contributes to the index, and the name fields the index keeps.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolFields {
+    pub name: String,
+    pub server: Option<String>,
+    pub mcp_tool_name: Option<String>,
+    pub label: String,
+    pub summary: String,
+    /// The top-level property names, sorted by code point.
+    pub keys: Vec<String>,
+    pub search_hint: Option<String>,
+    pub description: String,
+    pub title: Option<String>,
+    /// The properties' descriptions, nested ones included, in schema order.
+    pub params: Vec<String>,
+}
+
+impl ToolFields {
+    /// Appends this tool's document to `chunk`: `documents()`'s fields in its order (empty
+    /// texts hold no terms and are left out). `weights` must not enable word pairs.
+    pub fn push_document(&self, chunk: &mut FlatChunk, weights: &[f64]) {
+        let mut push = |field: usize, text: &str| {
+            if !text.is_empty() {
+                chunk.push_field(field, |out| out.push_str(text));
+            }
+        };
+        push(NAME, &self.name);
+        push(LABEL, &self.label);
+        if let Some(server) = &self.server {
+            push(SERVER, server);
+            if let Some(mcp) = &self.mcp_tool_name {
+                push(MCP, mcp);
+            }
+        }
+        push(SUMMARY, &self.summary);
+        for key in &self.keys {
+            push(KEY, key);
+        }
+        push(HINT, self.search_hint.as_deref().unwrap_or(""));
+        push(DESCRIPTION, &self.description);
+        if weights.get(TITLE).is_some_and(|&w| w != 0.0) {
+            push(TITLE, self.title.as_deref().unwrap_or(""));
+        }
+        if weights.get(PARAMS).is_some_and(|&w| w != 0.0) {
+            for text in &self.params {
+                push(PARAMS, text);
+            }
+        }
+        chunk.end_document();
+    }
+}
+
+/// Python's `str.isspace` for one character: Unicode white space plus U+001C..U+001F.
+fn python_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// `_sanitize_part`: every character outside `[A-Za-z0-9_-]` becomes one `_` per UTF-16 unit.
+pub fn sanitize_part(part: &str) -> String {
+    let mut out = String::with_capacity(part.len());
+    for c in part.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            out.push(c);
+        } else if c > '\u{ffff}' {
+            out.push_str("__");
+        } else {
+            out.push('_');
+        }
+    }
+    out
+}
+
+/// `_utf16_prefix`: the longest prefix of `text` at most `units` UTF-16 code units long.
+pub fn utf16_prefix(text: &str, units: usize) -> &str {
+    let mut used = 0;
+    for (at, c) in text.char_indices() {
+        used += c.len_utf16();
+        if used > units {
+            return &text[..at];
+        }
+    }
+    text
+}
+
+/// A value that is `null` or absent, a string, or something else (Python's `None` / `str` /
+/// other, for the `str | None` fields).
+enum Opt<'a> {
+    None,
+    Str(&'a str),
+    Other,
+}
+
+fn opt<'a>(item: &'a Map<String, Value>, key: &str) -> Opt<'a> {
+    match item.get(key) {
+        None | Some(Value::Null) => Opt::None,
+        Some(Value::String(s)) => Opt::Str(s),
+        Some(_) => Opt::Other,
+    }
+}
+
+/// An optional string field (`None` for the whole record when it is neither null nor a string).
+fn optional(item: &Map<String, Value>, key: &str) -> Option<Option<String>> {
+    match opt(item, key) {
+        Opt::None => Some(None),
+        Opt::Str(s) => Some(Some(s.to_owned())),
+        Opt::Other => None,
+    }
+}
+
+/// `_name_of`: a required, non-blank string.
+fn name_of(item: &Map<String, Value>) -> Option<&str> {
+    match opt(item, "name") {
+        Opt::Str(s) if !s.chars().all(python_space) => Some(s),
+        _ => None,
+    }
+}
+
+/// Which converter `_detect` picks, among those handled here.
+enum Format {
+    Mcp,
+    Record,
+}
+
+fn detect(item: &Map<String, Value>, server: Option<&str>) -> Option<Format> {
+    if !matches!(item.get("type"), None | Some(Value::Null)) {
+        return None; // OpenAI / Anthropic `type`d items and provider built-ins
+    }
+    if item.contains_key("inputSchema") {
+        return Some(Format::Mcp);
+    }
+    if item.contains_key("parameters") {
+        return None; // OpenAI
+    }
+    if RECORD_KEYS.iter().any(|k| item.contains_key(*k)) || server.is_none() {
+        return Some(Format::Record);
+    }
+    Some(Format::Mcp)
+}
+
+/// The fields of one tool item under the document's `server`, or `None` when this record is
+/// left to Python (see the module docs).
+pub fn tool_fields(item: &Value, server: Option<&str>) -> Option<ToolFields> {
+    let item = item.as_object()?;
+    match detect(item, server)? {
+        Format::Mcp => mcp_fields(item, server?),
+        Format::Record => record_fields(item, server),
+    }
+}
+
+/// `_mcp_item`.
+fn mcp_fields(item: &Map<String, Value>, server: &str) -> Option<ToolFields> {
+    let raw = name_of(item)?;
+    let mut title = optional(item, "title")?;
+    if title.is_none() {
+        match item.get("annotations") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(annotations)) => title = optional(annotations, "title")?,
+            Some(_) => return None,
+        }
+    }
+    let name = format!("mcp__{}__{}", sanitize_part(server), sanitize_part(raw));
+    let description = text(item, "description")?;
+    let (keys, params) = schema_fields(item.get("inputSchema"))?;
+    Some(ToolFields {
+        label: format!("{server}/{raw}"),
+        summary: utf16_prefix(&description, SUMMARY_UTF16_UNITS).to_owned(),
+        name,
+        server: Some(server.to_owned()),
+        mcp_tool_name: Some(raw.to_owned()),
+        keys,
+        search_hint: None,
+        description,
+        title,
+        params,
+    })
+}
+
+/// `_record_item`.
+fn record_fields(item: &Map<String, Value>, server: Option<&str>) -> Option<ToolFields> {
+    let raw = name_of(item)?;
+    let server = match item.get("server") {
+        None => server,
+        Some(Value::Null) => None,
+        Some(Value::String(s)) if !s.is_empty() => Some(s.as_str()),
+        Some(_) => return None,
+    };
+    let mut mcp_tool_name = optional(item, "mcp_tool_name")?;
+    if mcp_tool_name.as_deref() == Some("") {
+        return None;
+    }
+    let mut name = raw.to_owned();
+    if let Some(server) = server {
+        let prefix = format!("mcp__{}__", sanitize_part(server));
+        if raw.starts_with(&prefix) && raw.len() > prefix.len() {
+            if mcp_tool_name.is_none() {
+                mcp_tool_name = Some(raw[prefix.len()..].to_owned());
+            }
+        } else {
+            name = prefix + &sanitize_part(raw);
+            match &mcp_tool_name {
+                None => mcp_tool_name = Some(raw.to_owned()),
+                Some(given) if given != raw => return None,
+                Some(_) => {}
+            }
+        }
+    }
+    let label = optional(item, "label")?;
+    if label.as_deref() == Some("") {
+        return None;
+    }
+    let title = optional(item, "title")?;
+    let summary = optional(item, "summary")?;
+    let search_hint = optional(item, "search_hint")?;
+    optional(item, "source")?; // not indexed, but a non-string is an error
+    let description = text(item, "description")?;
+    let (keys, params) = schema_fields(item.get("input_schema"))?;
+    let label = match (label, server) {
+        (Some(label), _) => label,
+        (None, Some(server)) => {
+            format!("{server}/{}", mcp_tool_name.as_deref().unwrap_or(&name))
+        }
+        (None, None) => name.clone(),
+    };
+    let summary =
+        summary.unwrap_or_else(|| utf16_prefix(&description, SUMMARY_UTF16_UNITS).to_owned());
+    Some(ToolFields {
+        name,
+        server: server.map(str::to_owned),
+        mcp_tool_name,
+        label,
+        summary,
+        keys,
+        search_hint,
+        description,
+        title,
+        params,
+    })
+}
+
+/// `_text`: a string field whose null or absence is `""`.
+fn text(item: &Map<String, Value>, key: &str) -> Option<String> {
+    match opt(item, key) {
+        Opt::None => Some(String::new()),
+        Opt::Str(s) => Some(s.to_owned()),
+        Opt::Other => None,
+    }
+}
+
+/// The sorted top-level property names and the parameter descriptions of a schema value
+/// (null or absent: the default, empty schema); `None` when `Tool` would reject it.
+fn schema_fields(schema: Option<&Value>) -> Option<(Vec<String>, Vec<String>)> {
+    let schema = match schema {
+        None | Some(Value::Null) => return Some((Vec::new(), Vec::new())),
+        Some(Value::Object(schema)) => schema,
+        Some(_) => return None,
+    };
+    let keys = match schema.get("properties") {
+        None => Vec::new(),
+        Some(Value::Object(properties)) => {
+            let mut keys: Vec<String> = properties.keys().cloned().collect();
+            keys.sort_unstable(); // UTF-8 byte order is code point order
+            keys
+        }
+        Some(_) => return None, // null or not an object: `Tool` raises
+    };
+    let mut params = Vec::new();
+    collect_descriptions(schema, 0, &mut params);
+    Some((keys, params))
+}
+
+/// Python's truthiness of a JSON value.
+fn truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|x| x != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
+/// `_collect_descriptions`, over an object.
+fn collect_descriptions(schema: &Map<String, Value>, depth: usize, out: &mut Vec<String>) {
+    if depth > MAX_PARAM_DEPTH {
+        return;
+    }
+    if let Some(Value::Object(props)) = schema.get("properties").filter(|p| truthy(p)) {
+        for sub in props.values() {
+            if let Value::Object(sub) = sub {
+                if let Some(Value::String(desc)) = sub.get("description") {
+                    if !desc.is_empty() {
+                        out.push(desc.clone());
+                    }
+                }
+                if sub.contains_key("properties") || sub.contains_key("items") {
+                    collect_descriptions(sub, depth + 1, out);
+                }
+            }
+        }
+    }
+    if let Some(Value::Object(items)) = schema.get("items").filter(|i| truthy(i)) {
+        collect_descriptions(items, depth + 1, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn sanitizes_one_underscore_per_utf16_unit() {
+        for (part, want) in [
+            ("read_file", "read_file"),
+            ("@smithery-ai/slack", "_smithery-ai_slack"),
+            ("a😀b", "a__b"),
+            ("é", "_"),
+        ] {
+            assert_eq!(sanitize_part(part), want, "{part}");
+        }
+    }
+
+    #[test]
+    fn cuts_the_summary_before_a_surrogate_pair() {
+        let text = format!("{}😀x", "a".repeat(199));
+        assert_eq!(utf16_prefix(&text, 200), "a".repeat(199));
+        assert_eq!(utf16_prefix("short", 200), "short");
+    }
+
+    #[test]
+    fn reads_an_mcp_item() {
+        let item = json!({"name": "read_file", "description": "Read a file",
+            "inputSchema": {"properties": {"path": {"description": "Where"}, "b": {}}},
+            "annotations": {"title": "Read"}});
+        let t = tool_fields(&item, Some("fs")).unwrap();
+        assert_eq!(t.name, "mcp__fs__read_file");
+        assert_eq!(t.label, "fs/read_file");
+        assert_eq!(t.keys, ["b", "path"]);
+        assert_eq!(t.params, ["Where"]);
+        assert_eq!(t.title.as_deref(), Some("Read"));
+    }
+
+    #[test]
+    fn reads_a_record_with_its_own_server() {
+        let item = json!({"name": "x", "server": "s", "description": null});
+        let t = tool_fields(&item, None).unwrap();
+        assert_eq!(
+            (t.name.as_str(), t.mcp_tool_name.as_deref()),
+            ("mcp__s__x", Some("x"))
+        );
+        let canonical = json!({"name": "mcp__s__y", "server": "s"});
+        let t = tool_fields(&canonical, None).unwrap();
+        assert_eq!(t.mcp_tool_name.as_deref(), Some("y"));
+    }
+
+    #[test]
+    fn leaves_what_python_rejects_or_other_formats_to_python() {
+        for item in [
+            json!({"name": " \u{1c}"}),
+            json!({"name": "a", "input_schema": {"properties": null}}),
+            json!({"name": "a", "type": "function"}),
+            json!({"name": "a", "parameters": {}}),
+            json!({"name": "a", "label": ""}),
+            json!({"name": "a", "description": 3}),
+            json!({"name": "a", "server": "s", "mcp_tool_name": "b"}),
+            json!(["not", "an", "object"]),
+        ] {
+            assert!(tool_fields(&item, None).is_none(), "{item}");
+        }
+        assert!(tool_fields(&json!({"name": "a", "inputSchema": {}}), None).is_none());
+    }
+}
