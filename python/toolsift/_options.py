@@ -38,6 +38,12 @@ def check_text(value: object, what: str) -> str:
 #: The largest field weight (``build::MAX_FIELD_WEIGHT``): term frequencies are float32 sums of
 #: weights, which a larger weight could overflow to infinity (a NaN score).
 MAX_FIELD_WEIGHT = 1e30
+#: The smallest field weight but 0 (``build::MIN_FIELD_WEIGHT``): a smaller one is lost in the
+#: float32 sums of the Rust engine, so the engines would disagree on the scores.
+MIN_FIELD_WEIGHT = 1e-6
+#: The largest BM25+ ``k1`` and ``delta``: larger ones overflow the scores to infinity (and a
+#: normalized score to NaN); the useful values are 0-3 (``k1``) and 0-2 (``delta``).
+MAX_BM25_PARAM = 1000.0
 
 #: The largest count option passed on (``prefix_min_len``, ``max_expansions``): a larger value
 #: acts as this one (no term is that long, no term has that many expansions), and it fits the
@@ -58,7 +64,12 @@ def as_real(value: object, what: str) -> float:
         hasattr(type(value), "__float__") or hasattr(type(value), "__index__")
     ):
         raise TypeError(f"{what} must be a number, got {type(value).__name__}")
-    return float(value)  # type: ignore[arg-type]  # it has __float__ or __index__
+    try:
+        return float(value)  # type: ignore[arg-type]  # it has __float__ or __index__
+    except OverflowError:  # an int past the float range (10**400)
+        raise ValueError(
+            f"{what} must be a finite number, got an int too large for a float"
+        ) from None
 
 
 def as_count(value: object, what: str) -> int:
@@ -98,12 +109,12 @@ def check_limit(limit: object) -> int:
 def check_bm25_params(k1: float, b: float, delta: float) -> tuple[float, float, float]:
     """BM25+'s ``k1``, ``b`` and ``delta`` as floats, each in its range (both engines' check)."""
     k1, b, delta = as_real(k1, "k1"), as_real(b, "b"), as_real(delta, "delta")
-    if not (math.isfinite(k1) and k1 >= 0.0):
-        raise ValueError(f"Invalid k1: must be a finite number >= 0, got {k1}")
+    if not (math.isfinite(k1) and 0.0 <= k1 <= MAX_BM25_PARAM):
+        raise ValueError(f"Invalid k1: must be between 0 and 1000, got {k1}")
     if not (math.isfinite(b) and 0.0 <= b <= 1.0):
         raise ValueError(f"Invalid b: must be between 0 and 1, got {b}")
-    if not (math.isfinite(delta) and delta >= 0.0):
-        raise ValueError(f"Invalid delta: must be a finite number >= 0, got {delta}")
+    if not (math.isfinite(delta) and 0.0 <= delta <= MAX_BM25_PARAM):
+        raise ValueError(f"Invalid delta: must be between 0 and 1000, got {delta}")
     return k1, b, delta
 
 

@@ -78,9 +78,10 @@ class ToolIndex:
             ``RuntimeWarning`` when the extension cannot be loaded).
         k1, b, delta: BM25+ parameters (defaults 1.2, 0.75, and δ by profile:
             :func:`~toolsift._text.documents.default_delta`, 0.5 for ``"english"``, 1.0 for
-            ``"seed"``).
-        field_weights: per-field weights; defaults to the profile's,
-            :meth:`FieldWeights.for_profile`.
+            ``"seed"``); ``k1`` and ``delta`` between 0 and 1,000, ``b`` between 0 and 1, so
+            that every score is finite (see :mod:`toolsift.limits` for every cap).
+        field_weights: per-field weights (each 0, or between 1e-6 and 1e30); defaults to the
+            profile's, :meth:`FieldWeights.for_profile`.
         profile: the analysis profile (how text becomes terms; ``toolsift._text.analysis``):
             ``"english"`` (the default: CJK bigrams, half-weight Snowball-stemmed copies, query
             stop words, each distinct query term once) or ``"seed"`` (the plain profile of OMP
