@@ -245,10 +245,12 @@ def test_a_schema_too_deep_to_serialise_is_a_tool_definition_error() -> None:
     schema: dict = {"type": "string"}
     for _ in range(2000):
         schema = {"type": "object", "properties": {"a": schema}}
-    deep = Tool(name="mcp__evil__deep", server="evil", mcp_tool_name="deep", input_schema=schema)
-    assert deep.to_mcp()["inputSchema"]["type"] == "object"  # copied without recursion
     session = DiscoverySession(TOOLS)
-    with pytest.raises(ToolDefinitionError, match="mcp__evil__deep.*input_schema.*too deeply"):
+    with pytest.raises(ToolDefinitionError, match="mcp__evil__deep.*input_schema.*too deep"):
+        # refused when made (toolsift.limits.MAX_SCHEMA_DEPTH), before the session sees it
+        deep = Tool(
+            name="mcp__evil__deep", server="evil", mcp_tool_name="deep", input_schema=schema
+        )
         session.connect_server("evil", [deep])
     assert "mcp__evil__deep" not in {t.name for t in session.tools}
     assert session.search("read a file").matches  # still searches

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from .errors import LimitError
 
@@ -183,3 +183,57 @@ class SearchOptions:
             raise ValueError(
                 f"Invalid relative floor: must be between 0 and 1, got {self.relative_floor}"
             )
+
+
+def check_max_bytes(max_bytes: object) -> int:
+    """A file size cap (``load_catalog``'s and ``ToolIndex.load``'s ``max_bytes``): an int >= 0.
+
+    Example:
+        >>> check_max_bytes(1024)
+        1024
+    """
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int):
+        raise TypeError(f"max_bytes must be an int, got {type(max_bytes).__name__}")
+    if max_bytes < 0:
+        raise ValueError(f"max_bytes must be >= 0, got {max_bytes}")
+    return max_bytes
+
+
+def check_flag(value: object, what: str) -> bool:
+    """``value`` if it is a bool, else a ``TypeError`` naming ``what`` (``"no"`` is truthy: it
+    must not turn an option on).
+
+    Example:
+        >>> check_flag(False, "normalize")
+        False
+    """
+    if not isinstance(value, bool):
+        raise TypeError(f"{what} must be a bool, got {type(value).__name__}")
+    return value
+
+
+def check_names(value: object, what: str) -> tuple[str, ...]:
+    """``value`` (one name as a str, or an iterable of str names) as a tuple of names, else a
+    ``TypeError`` (bytes, a mapping, a name that is not a str) or ``ValueError`` (an empty
+    name) naming ``what`` (``exclude``, ``servers``).
+
+    Example:
+        >>> check_names("slack", "servers"), check_names(["a", "b"], "exclude")
+        (('slack',), ('a', 'b'))
+    """
+    if isinstance(value, str):
+        names: tuple[object, ...] = (value,)
+    elif isinstance(value, (bytes, bytearray, memoryview, Mapping)) or not isinstance(
+        value, Iterable
+    ):
+        raise TypeError(
+            f"{what} must be a str or an iterable of str names, got {type(value).__name__}"
+        )
+    else:
+        names = tuple(value)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"{what} must hold str names, got {type(name).__name__}")
+        if not name:
+            raise ValueError(f"{what} must not hold an empty name")
+    return names  # type: ignore[return-value]  # every item is a str

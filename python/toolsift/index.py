@@ -42,6 +42,7 @@ from ._text.documents import (
 )
 from .errors import DuplicateToolError
 from .explain import Explanation
+from .limits import MAX_SNAPSHOT_BYTES
 from .query import DEFAULT_MAX_QUERY_LENGTH, parse_query
 from .result import Match, SearchResult
 from .tools import Tool
@@ -456,14 +457,27 @@ class ToolIndex:
         persist.write(path, self.to_bytes())
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], *, engine: EngineName = "auto") -> ToolIndex:
+    def load(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        engine: EngineName = "auto",
+        max_bytes: int = MAX_SNAPSHOT_BYTES,
+    ) -> ToolIndex:
         """Reads a file written by :meth:`save` (by either engine).
 
+        Arguments:
+            path: the snapshot file.
+            engine: as for :class:`ToolIndex`.
+            max_bytes: the largest file read (default 4 GiB,
+                :data:`toolsift.limits.MAX_SNAPSHOT_BYTES`).
+
         Raises:
-            SnapshotError: the file is truncated, corrupted or of a newer format version.
+            SnapshotError: the file is truncated, corrupted or of a newer format version, is
+                not a regular file (a device, a FIFO), or is over ``max_bytes``.
             OSError: the file cannot be read.
         """
-        return cls.from_bytes(persist.read(path), engine=engine)
+        return cls.from_bytes(persist.read(path, max_bytes), engine=engine)
 
     def with_tools(self, add: Iterable[Tool] = (), remove: Iterable[str] = ()) -> ToolIndex:
         """A new index with ``add`` added and the tools named in ``remove`` removed; this one is
