@@ -606,11 +606,12 @@ def test_keyword_query_kind_and_required_words(session):
     assert "web_fetch" not in result.activated
 
 
-def test_limit_is_not_capped_below_the_corpus(engine):
+def test_the_models_limit_is_capped_at_25(engine):
+    """A model's limit past 25 (even 10**6) activates 25 tools, not the corpus."""
     s = DiscoverySession(mode="all", engine=engine)
     s.connect_server("github", github_tools(40))
-    assert len(s.search("github", limit=30).activated) == 30
-    assert len(s.search("github", limit=30).activated) == 10
+    assert len(s.search("github", limit=30).activated) == 25
+    assert len(s.search("github", limit=10**6).activated) == 15
 
 
 def test_a_tool_named_exactly_is_found(engine):

@@ -30,6 +30,7 @@ from ._options import DEFAULT_MAX_LIMIT as DEFAULT_MAX_LIMIT
 from ._options import DEFAULT_PREFIX_FRACTION as DEFAULT_PREFIX_FRACTION
 from ._options import (
     check_bm25_params,
+    check_names,
 )
 from ._options import check_query_length as check_query_length
 from ._snapshot.tools_section import LazyTools
@@ -579,9 +580,9 @@ class ToolIndex:
         queries = list(queries)
         if not queries:
             return []
-        exclude = (exclude,) if isinstance(exclude, str) else tuple(exclude)
-        if servers is not None and not isinstance(servers, str):
-            servers = tuple(servers)
+        exclude = check_names(exclude, "exclude")  # read once, as the docstring says
+        if servers is not None:
+            servers = check_names(servers, "servers")
         options: dict[str, Any] = {
             "exclude": exclude,
             "servers": servers,

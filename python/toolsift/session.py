@@ -365,7 +365,7 @@ class DiscoverySession(_SessionState):
             check_regex_query(query)  # the pattern's error before the limit's
         else:
             parse_query(query)  # the query's QueryError before the limit's LimitError, as the seed
-        check_limit(limit)
+        limit = min(check_limit(limit), DEFAULT_MAX_LIMIT)  # the model's limit: at most 25
         attempt = 1
         while True:
             found = self._search_once(query, limit, ranker, retry=attempt < _SEARCH_ATTEMPTS)
