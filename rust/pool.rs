@@ -8,8 +8,9 @@
 //! pool. The parent's pool is never dropped (dropping would wait for threads the child does not
 //! have), so a reference to any pool stays valid for the life of the process.
 
+use std::cell::Cell;
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
@@ -22,30 +23,45 @@ struct ProcessPool {
 /// The current process's pool (null until first use). Entries are leaked, never freed.
 static POOL: AtomicPtr<ProcessPool> = AtomicPtr::new(ptr::null_mut());
 
+/// The process id (+ 1) whose pool could not start its threads (0: none failed), so a process
+/// that cannot start threads does not try again on every call.
+static FAILED: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// This thread's own one-thread pool, whose only worker is the thread itself (no thread is
+    /// started): the fallback when the process pool cannot start (address-space or process
+    /// limits). Created on first need, leaked (rayon never releases a current-thread pool).
+    static LOCAL: Cell<Option<&'static ThreadPool>> = const { Cell::new(None) };
+}
+
 /// This process's thread pool (`RAYON_NUM_THREADS` threads, else one per core), created on
-/// first use, and again in a forked child.
-///
-/// # Panics
-/// If the operating system refuses to start the pool's threads.
-pub fn pool() -> &'static ThreadPool {
+/// first use, and again in a forked child; `None` if the operating system refuses to start its
+/// threads (then every parallel call runs on the calling thread: [`install`], [`spawn`]).
+pub fn pool() -> Option<&'static ThreadPool> {
     let pid = std::process::id();
     loop {
         let current = POOL.load(Ordering::Acquire);
         // SAFETY: a non-null POOL points to a leaked `ProcessPool`, never freed.
         if let Some(entry) = unsafe { current.as_ref() } {
             if entry.pid == pid {
-                return &entry.pool;
+                return Some(&entry.pool);
             }
         }
-        let pool = ThreadPoolBuilder::new()
+        if FAILED.load(Ordering::Relaxed) == u64::from(pid) + 1 {
+            return None;
+        }
+        let Ok(pool) = ThreadPoolBuilder::new()
             .thread_name(|i| format!("toolsift-{i}"))
             .build()
-            .expect("toolsift: cannot start the thread pool's threads");
+        else {
+            FAILED.store(u64::from(pid) + 1, Ordering::Relaxed);
+            return None;
+        };
         let fresh = Box::into_raw(Box::new(ProcessPool { pid, pool }));
         match POOL.compare_exchange(current, fresh, Ordering::AcqRel, Ordering::Acquire) {
             // The old entry (null, or the parent's pool) is leaked on purpose (module docs).
             // SAFETY: `fresh` was just published and is never freed.
-            Ok(_) => return unsafe { &(*fresh).pool },
+            Ok(_) => return Some(unsafe { &(*fresh).pool }),
             Err(_) => {
                 // Another thread installed a pool first; ours never ran a job: drop it.
                 // SAFETY: `fresh` came from `Box::into_raw` above and was never published.
@@ -55,9 +71,48 @@ pub fn pool() -> &'static ThreadPool {
     }
 }
 
-/// Runs `f` in this process's pool (see [`pool`]): every rayon call inside it uses that pool.
+/// The calling thread's own one-thread pool ([`LOCAL`]), or `None` when the thread already
+/// works for a pool (its parallel calls then stay in that pool).
+fn local() -> Option<&'static ThreadPool> {
+    LOCAL.with(|cell| {
+        if cell.get().is_none() {
+            let built = ThreadPoolBuilder::new()
+                .num_threads(1)
+                .use_current_thread()
+                .build();
+            cell.set(built.ok().map(|p| &*Box::leak(Box::new(p))));
+        }
+        cell.get()
+    })
+}
+
+/// How many threads a parallel call can use: the pool's, or 1 on the fallback.
+pub fn threads() -> usize {
+    pool().map_or(1, ThreadPool::current_num_threads)
+}
+
+/// Runs `f` in this process's pool (see [`pool`]): every rayon call inside it uses that pool;
+/// without one, on the calling thread (its own one-thread pool, so no rayon call reaches
+/// rayon's global pool, which would panic on the same limits).
 pub fn install<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    pool().install(f)
+    if let Some(pool) = pool() {
+        return pool.install(f);
+    }
+    if rayon::current_thread_index().is_some() {
+        return f();
+    }
+    match local() {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
+}
+
+/// Runs `f` as a task of this process's pool, or at once on the calling thread without one.
+pub fn spawn(f: impl FnOnce() + Send + 'static) {
+    match pool() {
+        Some(pool) => pool.spawn(f),
+        None => install(f),
+    }
 }
 
 #[cfg(test)]
@@ -68,8 +123,30 @@ mod tests {
     fn jobs_run_in_the_process_pool() {
         let sum: u64 = super::install(|| (0..1000u64).into_par_iter().sum());
         assert_eq!(sum, 499_500);
-        assert!(std::ptr::eq(super::pool(), super::pool()));
+        assert!(std::ptr::eq(super::pool().unwrap(), super::pool().unwrap()));
         let name = super::install(|| std::thread::current().name().map(str::to_owned));
         assert!(name.is_some_and(|n| n.starts_with("toolsift-")));
+    }
+
+    #[test]
+    fn the_fallback_runs_parallel_calls_on_the_calling_thread() {
+        // What `install` does when the process pool cannot start (checked in a thread of its
+        // own: the calling thread becomes its one-thread pool's worker for good).
+        std::thread::spawn(|| {
+            let me = std::thread::current().id();
+            let pool = super::local().expect("a thread outside any pool");
+            let (sum, ids): (u64, Vec<_>) = pool.install(|| {
+                let sum = (0..1000u64).into_par_iter().sum();
+                let ids = (0..8)
+                    .into_par_iter()
+                    .map(|_| std::thread::current().id())
+                    .collect();
+                (sum, ids)
+            });
+            assert_eq!(sum, 499_500);
+            assert!(ids.iter().all(|id| *id == me));
+        })
+        .join()
+        .unwrap();
     }
 }

@@ -82,7 +82,7 @@ def test_cli_deep_catalogue(tmp_path: Path, capsys, command: list[str]) -> None:
 
 
 def test_cli_schema_too_deep_to_process_is_no_traceback(tmp_path: Path, capsys) -> None:
-    """Parsed, but nested deeper than converting a schema recurses (about 330 levels)."""
+    """Parsed, but nested deeper than a schema may be (``toolsift.limits.MAX_SCHEMA_DEPTH``)."""
     schema: dict = {}
     for _ in range(600):
         schema = {"a": schema}
@@ -90,11 +90,12 @@ def test_cli_schema_too_deep_to_process_is_no_traceback(tmp_path: Path, capsys) 
     path = tmp_path / "tools.json"
     path.write_text(json.dumps([tool]))
     code, err, out = cli(capsys, "search", "t", "--catalog", str(path))
-    assert code in (0, 2)  # 0 once schemas this deep are supported
-    if code:
-        assert (
-            err == f"toolsift: error: {path}: a tool definition is nested too deeply to process.\n"
-        )
+    assert code == 2
+    assert err.startswith(
+        f"toolsift: error: {path}:$[0]: tool 't': field 'input_schema' is nested too deep: "
+        "more than 64 levels at ..."
+    )
+    assert "Traceback" not in err and len(err) < 300
 
 
 def test_cli_reports_a_recursion_error_cleanly(monkeypatch, capsys) -> None:

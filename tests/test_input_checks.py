@@ -154,7 +154,7 @@ def test_exclude_takes_one_name_as_a_str(indexes, engine) -> None:
     [
         ({"k1": "1.2"}, TypeError, "k1 must be a number, got str"),
         ({"b": None}, TypeError, "b must be a number, got NoneType"),
-        ({"delta": float("nan")}, ValueError, "Invalid delta: must be a finite number >= 0"),
+        ({"delta": float("nan")}, ValueError, "Invalid delta: must be between 0 and 1000"),
     ],
 )
 def test_bad_bm25_parameters_raise_the_same_error_in_each_engine(
@@ -168,9 +168,21 @@ def test_bad_bm25_parameters_raise_the_same_error_in_each_engine(
     ("weights", "error", "message"),
     [
         ({"name": "6"}, TypeError, r"^FieldWeights\.name must be a number, got str$"),
-        ({"summary": 1e39}, ValueError, r"^FieldWeights\.summary must be a finite number >= 0"),
-        ({"word_pairs": float("nan")}, ValueError, r"^FieldWeights\.word_pairs must be a finite"),
-        ({"label": -1}, ValueError, r"^FieldWeights\.label must be a finite number >= 0"),
+        (
+            {"summary": 1e39},
+            ValueError,
+            r"^FieldWeights\.summary must be 0 or a number between 1e-6 and 1e30",
+        ),
+        (
+            {"word_pairs": float("nan")},
+            ValueError,
+            r"^FieldWeights\.word_pairs must be 0 or a number between",
+        ),
+        (
+            {"label": -1},
+            ValueError,
+            r"^FieldWeights\.label must be 0 or a number between 1e-6 and 1e30",
+        ),
     ],
 )
 def test_field_weights_are_checked_when_made(weights, error, message) -> None:
@@ -186,7 +198,7 @@ def test_the_engines_refuse_a_weight_that_overflows_float32(engine) -> None:
         from toolsift._core import Index
     else:
         from toolsift._pyengine.index import Index
-    with pytest.raises(ValueError, match="at most 1e30"):
+    with pytest.raises(ValueError, match="between 1e-6 and 1e30"):
         Index(["a"], [[(0, "send message")]], [1e39])
     index = Index(["a"], [[(0, "send message")] * 3], [1e30])
     [(doc, score)] = index.search("send", 1)
@@ -233,10 +245,12 @@ def test_a_schema_too_deep_to_serialise_is_a_tool_definition_error() -> None:
     schema: dict = {"type": "string"}
     for _ in range(2000):
         schema = {"type": "object", "properties": {"a": schema}}
-    deep = Tool(name="mcp__evil__deep", server="evil", mcp_tool_name="deep", input_schema=schema)
-    assert deep.to_mcp()["inputSchema"]["type"] == "object"  # copied without recursion
     session = DiscoverySession(TOOLS)
-    with pytest.raises(ToolDefinitionError, match="mcp__evil__deep.*input_schema.*too deeply"):
+    with pytest.raises(ToolDefinitionError, match="mcp__evil__deep.*input_schema.*too deep"):
+        # refused when made (toolsift.limits.MAX_SCHEMA_DEPTH), before the session sees it
+        deep = Tool(
+            name="mcp__evil__deep", server="evil", mcp_tool_name="deep", input_schema=schema
+        )
         session.connect_server("evil", [deep])
     assert "mcp__evil__deep" not in {t.name for t in session.tools}
     assert session.search("read a file").matches  # still searches
@@ -245,7 +259,7 @@ def test_a_schema_too_deep_to_serialise_is_a_tool_definition_error() -> None:
 @pytest.mark.parametrize("engine", ENGINES)
 def test_server_filters_are_remembered_per_list_without_mixing_them(engine) -> None:
     """The ids of a ``servers`` list are cached on the index: a list asked again gets the same
-    answer, another list its own, and an unhashable name matches nothing (as before)."""
+    answer, another list its own, and a name that is not a str is a TypeError."""
     index = ToolIndex(TOOLS, engine=engine)
     fresh = ToolIndex(TOOLS, engine=engine)
     for servers in (["github"], ["filesystem", "github"], "github", ("github",), ["github"]):
@@ -253,5 +267,6 @@ def test_server_filters_are_remembered_per_list_without_mixing_them(engine) -> N
             fresh.search("read a file", servers=list(servers) if servers != "github" else "github")
         )
         fresh = ToolIndex(TOOLS, engine=engine)  # never cached
-    assert index.search("read a file", servers=[["github"]]).matches == ()
+    with pytest.raises(TypeError, match="servers must hold str names, got list"):
+        index.search("read a file", servers=[["github"]])
     assert {m.tool.server for m in index.search("file", servers=["github"])} == {"github"}

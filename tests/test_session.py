@@ -617,6 +617,14 @@ def test_limit_is_capped_at_max_limit(engine):
     assert len(s.search("github", limit=30).activated) == 10
 
 
+def test_the_models_limit_is_capped_at_25(engine):
+    """A model's limit past 25 (even 10**6) activates 25 tools, not the corpus."""
+    s = DiscoverySession(mode="all", engine=engine)
+    s.connect_server("github", github_tools(40))
+    assert len(s.search("github", limit=30).activated) == 25
+    assert len(s.search("github", limit=10**6).activated) == 15
+
+
 def test_a_tool_named_exactly_is_found(engine):
     s = DiscoverySession(mode="all", engine=engine)
     s.connect_server("github", github_tools(12))

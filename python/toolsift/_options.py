@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from .errors import LimitError
 
@@ -38,6 +38,12 @@ def check_text(value: object, what: str) -> str:
 #: The largest field weight (``build::MAX_FIELD_WEIGHT``): term frequencies are float32 sums of
 #: weights, which a larger weight could overflow to infinity (a NaN score).
 MAX_FIELD_WEIGHT = 1e30
+#: The smallest field weight but 0 (``build::MIN_FIELD_WEIGHT``): a smaller one is lost in the
+#: float32 sums of the Rust engine, so the engines would disagree on the scores.
+MIN_FIELD_WEIGHT = 1e-6
+#: The largest BM25+ ``k1`` and ``delta``: larger ones overflow the scores to infinity (and a
+#: normalized score to NaN); the useful values are 0-3 (``k1``) and 0-2 (``delta``).
+MAX_BM25_PARAM = 1000.0
 
 #: The largest count option passed on (``prefix_min_len``, ``max_expansions``): a larger value
 #: acts as this one (no term is that long, no term has that many expansions), and it fits the
@@ -58,7 +64,12 @@ def as_real(value: object, what: str) -> float:
         hasattr(type(value), "__float__") or hasattr(type(value), "__index__")
     ):
         raise TypeError(f"{what} must be a number, got {type(value).__name__}")
-    return float(value)  # type: ignore[arg-type]  # it has __float__ or __index__
+    try:
+        return float(value)  # type: ignore[arg-type]  # it has __float__ or __index__
+    except OverflowError:  # an int past the float range (10**400)
+        raise ValueError(
+            f"{what} must be a finite number, got an int too large for a float"
+        ) from None
 
 
 def as_count(value: object, what: str) -> int:
@@ -98,12 +109,12 @@ def check_limit(limit: object) -> int:
 def check_bm25_params(k1: float, b: float, delta: float) -> tuple[float, float, float]:
     """BM25+'s ``k1``, ``b`` and ``delta`` as floats, each in its range (both engines' check)."""
     k1, b, delta = as_real(k1, "k1"), as_real(b, "b"), as_real(delta, "delta")
-    if not (math.isfinite(k1) and k1 >= 0.0):
-        raise ValueError(f"Invalid k1: must be a finite number >= 0, got {k1}")
+    if not (math.isfinite(k1) and 0.0 <= k1 <= MAX_BM25_PARAM):
+        raise ValueError(f"Invalid k1: must be between 0 and 1000, got {k1}")
     if not (math.isfinite(b) and 0.0 <= b <= 1.0):
         raise ValueError(f"Invalid b: must be between 0 and 1, got {b}")
-    if not (math.isfinite(delta) and delta >= 0.0):
-        raise ValueError(f"Invalid delta: must be a finite number >= 0, got {delta}")
+    if not (math.isfinite(delta) and 0.0 <= delta <= MAX_BM25_PARAM):
+        raise ValueError(f"Invalid delta: must be between 0 and 1000, got {delta}")
     return k1, b, delta
 
 
@@ -172,3 +183,57 @@ class SearchOptions:
             raise ValueError(
                 f"Invalid relative floor: must be between 0 and 1, got {self.relative_floor}"
             )
+
+
+def check_max_bytes(max_bytes: object) -> int:
+    """A file size cap (``load_catalog``'s and ``ToolIndex.load``'s ``max_bytes``): an int >= 0.
+
+    Example:
+        >>> check_max_bytes(1024)
+        1024
+    """
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int):
+        raise TypeError(f"max_bytes must be an int, got {type(max_bytes).__name__}")
+    if max_bytes < 0:
+        raise ValueError(f"max_bytes must be >= 0, got {max_bytes}")
+    return max_bytes
+
+
+def check_flag(value: object, what: str) -> bool:
+    """``value`` if it is a bool, else a ``TypeError`` naming ``what`` (``"no"`` is truthy: it
+    must not turn an option on).
+
+    Example:
+        >>> check_flag(False, "normalize")
+        False
+    """
+    if not isinstance(value, bool):
+        raise TypeError(f"{what} must be a bool, got {type(value).__name__}")
+    return value
+
+
+def check_names(value: object, what: str) -> tuple[str, ...]:
+    """``value`` (one name as a str, or an iterable of str names) as a tuple of names, else a
+    ``TypeError`` (bytes, a mapping, a name that is not a str) or ``ValueError`` (an empty
+    name) naming ``what`` (``exclude``, ``servers``).
+
+    Example:
+        >>> check_names("slack", "servers"), check_names(["a", "b"], "exclude")
+        (('slack',), ('a', 'b'))
+    """
+    if isinstance(value, str):
+        names: tuple[object, ...] = (value,)
+    elif isinstance(value, (bytes, bytearray, memoryview, Mapping)) or not isinstance(
+        value, Iterable
+    ):
+        raise TypeError(
+            f"{what} must be a str or an iterable of str names, got {type(value).__name__}"
+        )
+    else:
+        names = tuple(value)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"{what} must hold str names, got {type(name).__name__}")
+        if not name:
+            raise ValueError(f"{what} must not hold an empty name")
+    return names  # type: ignore[return-value]  # every item is a str

@@ -31,6 +31,7 @@ from ._options import DEFAULT_MAX_LIMIT as DEFAULT_MAX_LIMIT
 from ._options import DEFAULT_PREFIX_FRACTION as DEFAULT_PREFIX_FRACTION
 from ._options import (
     check_bm25_params,
+    check_names,
 )
 from ._options import check_query_length as check_query_length
 from ._snapshot.tools_section import LazyTools
@@ -43,6 +44,7 @@ from ._text.documents import (
 )
 from .errors import DuplicateToolError
 from .explain import Explanation
+from .limits import MAX_SNAPSHOT_BYTES
 from .query import DEFAULT_MAX_QUERY_LENGTH, parse_query
 from .result import Match, SearchResult
 from .tools import Tool
@@ -80,9 +82,10 @@ class ToolIndex:
             ``RuntimeWarning`` when the extension cannot be loaded).
         k1, b, delta: BM25+ parameters (defaults 1.2, 0.75, and δ by profile:
             :func:`~toolsift._text.documents.default_delta`, 0.5 for ``"english"``, 1.0 for
-            ``"seed"``).
-        field_weights: per-field weights; defaults to the profile's,
-            :meth:`FieldWeights.for_profile`.
+            ``"seed"``); ``k1`` and ``delta`` between 0 and 1,000, ``b`` between 0 and 1, so
+            that every score is finite (see :mod:`toolsift.limits` for every cap).
+        field_weights: per-field weights (each 0, or between 1e-6 and 1e30); defaults to the
+            profile's, :meth:`FieldWeights.for_profile`.
         profile: the analysis profile (how text becomes terms; ``toolsift._text.analysis``):
             ``"english"`` (the default: CJK bigrams, half-weight Snowball-stemmed copies, query
             stop words, each distinct query term once) or ``"seed"`` (the plain profile of OMP
@@ -509,14 +512,27 @@ class ToolIndex:
         persist.write(path, self.to_bytes())
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], *, engine: EngineName = "auto") -> ToolIndex:
+    def load(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        engine: EngineName = "auto",
+        max_bytes: int = MAX_SNAPSHOT_BYTES,
+    ) -> ToolIndex:
         """Reads a file written by :meth:`save` (by either engine).
 
+        Arguments:
+            path: the snapshot file.
+            engine: as for :class:`ToolIndex`.
+            max_bytes: the largest file read (default 4 GiB,
+                :data:`toolsift.limits.MAX_SNAPSHOT_BYTES`).
+
         Raises:
-            SnapshotError: the file is truncated, corrupted or of a newer format version.
+            SnapshotError: the file is truncated, corrupted or of a newer format version, is
+                not a regular file (a device, a FIFO), or is over ``max_bytes``.
             OSError: the file cannot be read.
         """
-        return cls.from_bytes(persist.read(path), engine=engine)
+        return cls.from_bytes(persist.read(path, max_bytes), engine=engine)
 
     def with_tools(self, add: Iterable[Tool] = (), remove: Iterable[str] = ()) -> ToolIndex:
         """A new index with ``add`` added and the tools named in ``remove`` removed; this one is
@@ -618,9 +634,9 @@ class ToolIndex:
         queries = list(queries)
         if not queries:
             return []
-        exclude = (exclude,) if isinstance(exclude, str) else tuple(exclude)
-        if servers is not None and not isinstance(servers, str):
-            servers = tuple(servers)
+        exclude = check_names(exclude, "exclude")  # read once, as the docstring says
+        if servers is not None:
+            servers = check_names(servers, "servers")
         options: dict[str, Any] = {
             "exclude": exclude,
             "servers": servers,

@@ -42,7 +42,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Callable, NoReturn, TypeVar
 
 from ._loaders.files import StrPath as StrPath
-from ._loaders.files import _describe_place, _file_entries, _line_number
+from ._loaders.files import (
+    _describe_place,
+    _file_entries,
+    _line_number,
+    bytes_entries,
+    check_path,
+)
 from ._loaders.formats import (
     _anthropic_item,
     _Converter,
@@ -52,7 +58,9 @@ from ._loaders.formats import (
     _record_item,
 )
 from ._loaders.walk import _jsonpath, _Located, _walk, _Where
+from ._options import check_max_bytes
 from .errors import CatalogError, DuplicateToolError, ToolDefinitionError
+from .limits import MAX_CATALOG_BYTES
 from .tools import Tool, _kind
 
 __all__ = [
@@ -308,9 +316,15 @@ def load_tools(
 
 
 def _load_file(
-    path: StrPath, server: str | None, skip: bool
+    path: StrPath, server: str | None, skip: bool, max_bytes: int = MAX_CATALOG_BYTES
 ) -> list[tuple[tuple[str, _Where], Tool]]:
-    file, entries = _file_entries(path, server)
+    file, entries = _file_entries(path, server, max_bytes)
+    return _located_tools(file, entries, skip)
+
+
+def _located_tools(
+    file: str, entries: Iterable[tuple[_Where, Any, str | None]], skip: bool
+) -> list[tuple[tuple[str, _Where], Tool]]:
     try:
         located = _convert(entries, skip)
     except _Located as exc:
@@ -326,8 +340,18 @@ def _load_file(
     return [((file, where), tool) for where, tool in located]
 
 
+def _load_bytes(data: bytes, file: str = "catalogue.json") -> list[Tool]:
+    """:func:`load_catalog` of a file's bytes already in memory (``file`` names it in errors
+    and its extension decides which parse is tried first), for the fuzz campaign."""
+    return _unique(_located_tools(file, bytes_entries(data, file, None), False), _describe_place)
+
+
 def load_catalog(
-    path: StrPath, *, server: str | None = None, skip_unsupported: bool = False
+    path: StrPath,
+    *,
+    server: str | None = None,
+    skip_unsupported: bool = False,
+    max_bytes: int = MAX_CATALOG_BYTES,
 ) -> list[Tool]:
     """Tools from a ``.json`` or ``.jsonl`` file in any format :func:`load_tools` reads.
 
@@ -341,18 +365,24 @@ def load_catalog(
         server: The MCP server of every item that names none itself (catalogue entries
             name their own); such items become MCP tools of that server.
         skip_unsupported: Drop provider built-in tools instead of raising.
+        max_bytes: The largest file read (default 256 MiB,
+            :data:`toolsift.limits.MAX_CATALOG_BYTES`); each tool is also capped
+            (:mod:`toolsift.limits`).
 
     Raises:
-        CatalogError: The file is not UTF-8 or not JSON, or an item is invalid. The message
+        CatalogError: The file is not a regular file (a device, a FIFO), is over ``max_bytes``,
+            is not UTF-8 or not JSON, or an item is invalid. The message
             starts with ``file:line:`` (JSONL, or a JSON syntax error), ``file:line:$.tools[i]:``
             (a server entry's tool in JSONL) or ``file:$.json.path:`` (JSON), and names the tool
             and field; ``path``, ``line`` (``None`` for a JSON path) and ``field`` are set.
         DuplicateToolError: Two tools in the file have the same canonical name.
         OSError: The file cannot be read.
     """
+    path = check_path(path, "load_catalog")
+    max_bytes = check_max_bytes(max_bytes)
     if server is not None:
         _check_server_argument(server, "load_catalog")
-    return _unique(_load_file(path, server, skip_unsupported), _describe_place)
+    return _unique(_load_file(path, server, skip_unsupported, max_bytes), _describe_place)
 
 
 def load_catalogs(paths: Iterable[StrPath], *, skip_unsupported: bool = False) -> list[Tool]:
@@ -363,7 +393,12 @@ def load_catalogs(paths: Iterable[StrPath], *, skip_unsupported: bool = False) -
         DuplicateToolError: A canonical name appears twice, in one file or across files; the
             message names both places.
     """
+    if isinstance(paths, (str, bytes)) or hasattr(type(paths), "__fspath__"):
+        raise TypeError(
+            "load_catalogs: paths must be an iterable of paths, not a single path "
+            "(use load_catalog for one file)"
+        )
     located: list[tuple[tuple[str, _Where], Tool]] = []
     for path in paths:
-        located += _load_file(path, None, skip_unsupported)
+        located += _load_file(check_path(path, "load_catalogs"), None, skip_unsupported)
     return _unique(located, _describe_place)

@@ -34,6 +34,7 @@ from types import MappingProxyType
 from typing import Any, Optional
 
 from .errors import ToolDefinitionError
+from .limits import MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, schema_problem
 
 __all__ = ["Tool", "mcp_name", "provider_name"]
 
@@ -316,6 +317,21 @@ class Tool:
         for field_name in _NON_EMPTY_FIELDS:
             if getattr(self, field_name) == "":
                 raise _invalid(name, field_name, "must not be empty (use None)")
+        # The caps of toolsift.limits, checked before any work is done on the text.
+        for field_name in ("name", "server", "mcp_tool_name"):
+            value = getattr(self, field_name)
+            if value is not None and len(value) > MAX_NAME_LENGTH:
+                raise _invalid(
+                    name if len(name) <= 80 else name[:80] + "...", field_name,
+                    f"is {len(value):,} characters, over the cap of {MAX_NAME_LENGTH:,}",
+                )  # fmt: skip
+        for field_name in _TEXT_FIELDS:
+            value = getattr(self, field_name)
+            if value is not None and len(value) > MAX_DESCRIPTION_LENGTH:
+                raise _invalid(
+                    name, field_name,
+                    f"is {len(value):,} characters, over the cap of {MAX_DESCRIPTION_LENGTH:,}",
+                )  # fmt: skip
         # A lone surrogate (half of an emoji from a broken "\ud83d" JSON escape, or a description
         # cut between the two halves) cannot be written as UTF-8: in text it becomes U+FFFD, so
         # the tool stays searchable, savable and printable; in a name it is an error.
@@ -333,6 +349,9 @@ class Tool:
         schema = self.input_schema
         if type(schema) is not dict and not isinstance(schema, Mapping):
             raise _invalid(name, "input_schema", f"must be a JSON object, got {_kind(schema)}")
+        problem = schema_problem(schema)
+        if problem is not None:
+            raise _invalid(name, "input_schema", problem)
         properties = schema.get("properties")
         if properties is None:
             if "properties" in schema:

@@ -171,12 +171,18 @@ fn with_stem_copy<R>(term: &str, f: impl FnOnce(&str) -> R) -> R {
     STEM_CACHE.with(|cache| f(&cache.borrow_mut().word(term).copy))
 }
 
-/// The stemmed copy of a plain term: [`STEM_MARK`] + its Porter2 stem (all-ASCII terms) or
-/// the term itself (any other).
+/// The longest term that is stemmed, in bytes (= characters: only all-ASCII terms are stemmed).
+/// The Snowball algorithm is quadratic in the word's length (one 800 KB word took ~26 s), and
+/// no English word is this long; a longer term's copy is the term itself, in both engines
+/// (`toolsift._text.analysis.MAX_STEM_LENGTH`).
+pub const MAX_STEM_LENGTH: usize = 64;
+
+/// The stemmed copy of a plain term: [`STEM_MARK`] + its Porter2 stem (all-ASCII terms of at
+/// most [`MAX_STEM_LENGTH`] characters) or the term itself (any other).
 pub fn stem_copy(term: &str) -> String {
     let mut out = String::with_capacity(term.len() + 2);
     out.push(STEM_MARK);
-    if term.is_ascii() {
+    if term.is_ascii() && term.len() <= MAX_STEM_LENGTH {
         out.push_str(&stemmer().stem(term));
     } else {
         out.push_str(term);
@@ -204,5 +210,18 @@ mod tests {
                 assert_eq!(with_stem_copy(w, str::to_owned), stem_copy(w), "{w}");
             }
         }
+    }
+
+    #[test]
+    fn a_term_past_the_stem_length_is_copied_unchanged() {
+        let long = "ay".repeat(400_000);
+        assert_eq!(stem_copy(&long), format!("{STEM_MARK}{long}"));
+        let at_cap = "x".repeat(MAX_STEM_LENGTH - 7) + "walking";
+        assert_eq!(
+            stem_copy(&at_cap),
+            format!("{STEM_MARK}{}", &at_cap[..at_cap.len() - 3])
+        );
+        let past = at_cap + "s";
+        assert_eq!(stem_copy(&past), format!("{STEM_MARK}{past}"));
     }
 }

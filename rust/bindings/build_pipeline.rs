@@ -132,7 +132,7 @@ pub fn build_pipelined(
     // converted at once (~400 MB at 1M english tools: a fifth of the build's peak memory).
     // While the reader waits for a chunk's text to be freed, it merges the chunks tokenized so
     // far, which it would otherwise do only once every document is read.
-    let in_flight = Arc::new(InFlight::new(4 * crate::pool::pool().current_num_threads()));
+    let in_flight = Arc::new(InFlight::new(4 * crate::pool::threads()));
     let send = |chunk: FlatChunk| {
         if tokenize {
             let permit = py.detach(|| {
@@ -144,7 +144,7 @@ pub fn build_pipelined(
             });
             let (tx, weights, stems) = (tx.clone(), Arc::clone(&weights), Arc::clone(&stems));
             let c = spawned;
-            crate::pool::pool().spawn(move || {
+            crate::pool::spawn(move || {
                 let docs = chunk.documents();
                 let out = tokenize_chunk_with(c * CHUNK_DOCS, &docs, &weights, profile, &stems);
                 drop(docs);

@@ -89,13 +89,17 @@ pub(crate) fn check_build_inputs(
 /// 10^8 occurrences of a term.
 pub const MAX_FIELD_WEIGHT: f64 = 1e30;
 
-/// Field weights must be finite, >= 0 and at most [`MAX_FIELD_WEIGHT`].
+/// The smallest field weight but 0: a smaller one (5e-324) is lost when its `f32` sums are made
+/// (the engines then disagree on a score), and weighs nothing next to another field anyway.
+pub const MIN_FIELD_WEIGHT: f64 = 1e-6;
+
+/// Field weights must be 0, or between [`MIN_FIELD_WEIGHT`] and [`MAX_FIELD_WEIGHT`].
 pub(crate) fn check_weights(field_weights: &[f64]) -> Result<()> {
     for (f, w) in field_weights.iter().enumerate() {
-        if !(w.is_finite() && (0.0..=MAX_FIELD_WEIGHT).contains(w)) {
+        if !(*w == 0.0 || (MIN_FIELD_WEIGHT..=MAX_FIELD_WEIGHT).contains(w)) {
             return Err(Error::InvalidParameter(
                 "field weight",
-                format!("field {f} has weight {w}; weights must be finite, >= 0 and at most 1e30"),
+                format!("field {f} has weight {w}; weights must be 0 or between 1e-6 and 1e30"),
             ));
         }
     }

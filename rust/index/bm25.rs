@@ -35,13 +35,17 @@ impl Default for Params {
     }
 }
 
+/// The largest `k1` and `delta` (`toolsift._options.MAX_BM25_PARAM`).
+pub const MAX_PARAM: f64 = 1000.0;
+
 impl Params {
-    /// Checks the ranges in which every matched term contributes a finite, positive amount.
+    /// Checks the ranges in which every matched term contributes a finite, positive amount
+    /// (`k1` and `delta` at most [`MAX_PARAM`]: a larger one overflows scores to infinity).
     pub fn validated(k1: f64, b: f64, delta: f64) -> Result<Params> {
-        if !(k1.is_finite() && k1 >= 0.0) {
+        if !(k1.is_finite() && (0.0..=MAX_PARAM).contains(&k1)) {
             return Err(Error::InvalidParameter(
                 "k1",
-                format!("must be a finite number >= 0, got {k1}"),
+                format!("must be between 0 and 1000, got {k1}"),
             ));
         }
         if !(b.is_finite() && (0.0..=1.0).contains(&b)) {
@@ -50,10 +54,10 @@ impl Params {
                 format!("must be between 0 and 1, got {b}"),
             ));
         }
-        if !(delta.is_finite() && delta >= 0.0) {
+        if !(delta.is_finite() && (0.0..=MAX_PARAM).contains(&delta)) {
             return Err(Error::InvalidParameter(
                 "delta",
-                format!("must be a finite number >= 0, got {delta}"),
+                format!("must be between 0 and 1000, got {delta}"),
             ));
         }
         Ok(Params { k1, b, delta })

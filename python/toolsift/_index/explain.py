@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .._options import DEFAULT_PREFIX_FRACTION
+from .._options import DEFAULT_PREFIX_FRACTION, SearchOptions, check_query_length
 from .._snapshot.tools_section import LazyTools
 from .._text.analysis import STEM_WEIGHT, ProfileName, stem_copy
 from .._text.analysis import terms as analysed_terms
@@ -45,20 +45,27 @@ def explain(
 ) -> Explanation:
     """:meth:`toolsift.ToolIndex.explain` over the index's parts: its tools, tool id by name,
     engine index and field weights."""
+    # The checks search() makes, with its messages (``toolsift._options``), before any work.
+    checked = SearchOptions(
+        None, None, None, prefix_fraction, prefix_min_len, max_expansions, 0.0, 0.0, False
+    )
+    max_query_length = check_query_length(max_query_length)
     name = tool.name if isinstance(tool, Tool) else tool
+    if not isinstance(name, str):
+        raise TypeError(f"tool must be a str or a toolsift.Tool, got {type(tool).__name__}")
     doc = by_name.get(name)
     if doc is None:
         raise KeyError(name)
-    parsed = parse_query(query, max_length=max(1, max_query_length))
+    parsed = parse_query(query, max_length=max_query_length)
     target = tools[doc]
     if parsed.kind == "select":
         return Explanation(target, parsed.query, 0.0)
     raw = index.explain(
         scored_text(parsed.text, field_weights),
         doc,
-        prefix_fraction=prefix_fraction,
-        prefix_min_len=prefix_min_len,
-        max_expansions=max_expansions,
+        prefix_fraction=checked.prefix_fraction,
+        prefix_min_len=checked.prefix_min_len,
+        max_expansions=checked.max_expansions,
     )
     weights = field_weights.as_list()
     field_names = [f.name for f in dataclasses.fields(FieldWeights)]

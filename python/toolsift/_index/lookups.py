@@ -26,6 +26,7 @@ from .._snapshot.tools_section import LazyTools
 from .._text.documents import FieldWeights, scored_text
 from .._text.name_parts import keyword_name_parts
 from ..errors import LimitError
+from ..limits import MAX_NAME_LENGTH
 from ..query import ParsedQuery, without
 from ..result import Match, SearchResult, new_match, new_matches
 from ..tools import Tool
@@ -38,6 +39,11 @@ __all__ = ["NameLookups", "EXACT_NAME_MAX_TOOLS", "SUGGESTED_NAMES_MAX", "name_s
 
 #: The most tools one name of the query brings into the exact-name tier.
 EXACT_NAME_MAX_TOOLS = 3
+#: The longest ``select:`` name that gets suggestions: a name (and a server-qualified alias) is
+#: at most about 2 * ``toolsift.limits.MAX_NAME_LENGTH`` characters, and difflib's 0.6 cutoff
+#: rules out a name more than 2.4 times longer; so a 10 MB name costs no search and no scan.
+SUGGESTED_NAME_LENGTH_MAX = 8 * MAX_NAME_LENGTH
+
 #: Only the first this many missing names of a ``select:`` get "did you mean" suggestions (each
 #: costs an engine search and a look at the close name forms); later ones get ``()``.
 SUGGESTED_NAMES_MAX = 5
@@ -353,7 +359,10 @@ class NameLookups:
 
     def suggest(self, name: str, allowed: frozenset[int] | None) -> tuple[str, ...]:
         """Up to three "did you mean" names for a ``select:`` name that matched nothing (only the
-        first :data:`SUGGESTED_NAMES_MAX` missing names of a query get any)."""
+        first :data:`SUGGESTED_NAMES_MAX` missing names of a query get any; a name too long to
+        be close to any tool's, :data:`SUGGESTED_NAME_LENGTH_MAX`, gets none)."""
+        if len(name) > SUGGESTED_NAME_LENGTH_MAX:
+            return ()
         try:
             hits = self._index.search(name, 20, prefix_fraction=DEFAULT_PREFIX_FRACTION)
         except LimitError:  # pragma: no cover - 20 is a valid limit

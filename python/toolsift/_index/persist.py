@@ -22,11 +22,13 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._engine.select import EngineName, select_engine
+from .._options import check_max_bytes
 from .._snapshot.format import stored_field_weights, write_atomic
 from .._snapshot.positions import new_ids, without
 from .._snapshot.tools_section import LazyTools, decode_tool_section, encode_tool_section
 from .._text.documents import FieldWeights, documents
 from ..errors import DuplicateToolError, SnapshotError
+from ..limits import MAX_SNAPSHOT_BYTES, read_regular_file
 from ..tools import Tool
 
 if TYPE_CHECKING:
@@ -58,6 +60,8 @@ def to_bytes(tools: Sequence[Tool] | LazyTools, index: EngineIndex, weights: Fie
 
 def from_bytes(data: bytes, engine: EngineName) -> Parts:
     """The parts of the index in snapshot ``data`` (see :meth:`toolsift.ToolIndex.from_bytes`)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"snapshot data must be bytes, got {type(data).__name__}")
     name, engine_cls = select_engine(engine)
     loader: Any = engine_cls  # from_bytes is static (Rust) or a class method (Python)
     index, blob = loader.from_bytes(data, with_metadata=True)
@@ -79,10 +83,14 @@ def write(path: str | os.PathLike[str], data: bytes) -> None:
     write_atomic(path, data)
 
 
-def read(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of the snapshot file at ``path``."""
-    with open(path, "rb") as fh:
-        return fh.read()
+def read(path: str | os.PathLike[str], max_bytes: int = MAX_SNAPSHOT_BYTES) -> bytes:
+    """The bytes of the snapshot file at ``path``: a regular file of at most ``max_bytes``
+    (:func:`toolsift.limits.read_regular_file`), else a :class:`SnapshotError`."""
+    file = os.fsdecode(path)
+    data, problem = read_regular_file(file, check_max_bytes(max_bytes), "snapshot")
+    if data is None:
+        raise SnapshotError(f"{file}: {problem}.")
+    return data
 
 
 def updated(

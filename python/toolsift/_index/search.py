@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._options import MAX_COUNT_OPTION, SearchOptions
+from .._options import MAX_COUNT_OPTION, SearchOptions, check_flag, check_names
 from .._snapshot.tools_section import LazyTools
 from .._text.documents import FieldWeights, scored_text
 from ..query import ParsedQuery, parse_query
@@ -87,6 +87,11 @@ class Searcher:
             None, None, None, prefix_fraction, prefix_min_len, max_expansions,
             threshold, relative_floor, coverage,
         )  # fmt: skip
+        exact_names = check_flag(exact_names, "exact_names")
+        normalize = check_flag(normalize, "normalize")
+        exclude = check_names(exclude, "exclude")
+        if servers is not None:
+            servers = check_names(servers, "servers")
         prefix_fraction = checked.prefix_fraction
         prefix_min_len = checked.prefix_min_len
         max_expansions = checked.max_expansions
@@ -94,8 +99,6 @@ class Searcher:
         relative_floor = checked.relative_floor
         clamped = limit > max_limit
         allowed, include = self._lookups.allowed(servers)
-        if isinstance(exclude, str):  # one name, as ``servers="slack"`` is one server
-            exclude = (exclude,)
         excluded = frozenset(self._by_name[n] for n in exclude if n in self._by_name)
         notices = (f"limit {limit} clamped to {max_limit}",) if clamped else ()
         plain = ranker == "bm25" and not relative_floor and not normalize

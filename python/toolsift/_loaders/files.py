@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable
 from typing import Any, Union
 
 from ..errors import CatalogError
+from ..limits import MAX_CATALOG_BYTES, read_regular_file
 from .walk import _jsonl_entries, _jsonpath, _Line, _walk, _Where
 
 # This alias is evaluated at run time, so it keeps typing's spelling for Python 3.9.
@@ -57,7 +59,30 @@ def _parse_jsonl(file: str, text: str) -> list[tuple[int, Any]]:
             ) from None
         except RecursionError:
             raise _too_deep(file, number) from None
+        except ValueError as error:  # an integer past Python's digit limit
+            raise _bad_number(file, line, error, number) from None
     return rows
+
+
+# An integer literal longer than Python's int <-> str conversion limit (4,300 digits by default).
+_LONG_DIGITS = re.compile(r"[0-9]{4300,}")
+
+
+def _bad_number(file: str, text: str, error: ValueError, line: int = 1) -> CatalogError:
+    """The error of a JSON number Python cannot read (an integer past its digit limit), at the
+    line and column of the first such number in ``text`` (which starts at line ``line``)."""
+    found = _LONG_DIGITS.search(text)
+    if found is not None:
+        line += text.count("\n", 0, found.start())
+        column = found.start() - text.rfind("\n", 0, found.start())
+        where = f" (column {column})"
+    else:
+        where = ""
+    return CatalogError(
+        f"{file}:{line}: invalid JSON: a number is too long to read{where}: {error}.",
+        path=file,
+        line=line,
+    )
 
 
 def _too_deep(file: str, line: int | None) -> CatalogError:
@@ -107,27 +132,59 @@ def _parse(file: str, text: str) -> tuple[bool, Any]:
             path=file,
             line=error.lineno,
         ) from None
+    except ValueError as error:  # an integer past Python's digit limit
+        raise _bad_number(file, text, error) from None
+
+
+def check_path(path: object, caller: str) -> str:
+    """``path`` as a str (a str, bytes or ``os.PathLike``), else a ``TypeError`` naming
+    ``caller``.
+
+    Example:
+        >>> check_path(b"tools.json", "load_catalog")
+        'tools.json'
+    """
+    if isinstance(path, (str, bytes)) or hasattr(type(path), "__fspath__"):
+        return os.fsdecode(path)  # type: ignore[arg-type]
+    raise TypeError(
+        f"{caller}: path must be a str, bytes or os.PathLike, got {type(path).__name__}"
+    )
 
 
 def _file_entries(
-    path: StrPath, server: str | None
+    path: StrPath, server: str | None, max_bytes: int = MAX_CATALOG_BYTES
 ) -> tuple[str, Iterable[tuple[_Where, Any, str | None]]]:
     """The file's name and its tool items, with their places (lazily: walking a document raises
-    its structure errors as :class:`~toolsift._loaders.walk._Located`)."""
+    its structure errors as :class:`~toolsift._loaders.walk._Located`). Only a regular file of
+    at most ``max_bytes`` is read (:func:`toolsift.limits.read_regular_file`)."""
     file = os.fspath(path)
-    with open(path, "rb") as handle:
-        text = utf8_text(handle.read(), file)
+    data, problem = read_regular_file(file, max_bytes, "catalogue")
+    if data is None:
+        raise CatalogError(f"{file}: {problem}.", path=file)
+    return file, bytes_entries(data, file, server)
+
+
+def bytes_entries(
+    data: bytes, file: str, server: str | None
+) -> Iterable[tuple[_Where, Any, str | None]]:
+    """The tool items of a catalogue file's bytes ``data`` (named ``file`` in errors).
+
+    Example:
+        >>> [item for _, item, _ in bytes_entries(b'[{"name": "a"}]', "tools.json", None)]
+        [{'name': 'a'}]
+    """
+    text = utf8_text(data, file)
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text or text.isspace():
-        return file, ()
+        return ()
     is_jsonl, parsed = _parse(file, text)
     entries: Iterable[tuple[_Where, Any, str | None]]
     if is_jsonl:
         entries = _jsonl_entries(parsed, server)
     else:
         entries = _walk(parsed, server)
-    return file, entries
+    return entries
 
 
 def _line_number(where: _Where) -> int | None:

@@ -120,6 +120,8 @@ class LazyTools(Sequence[Tool]):
             tool = Tool.from_dict(json.loads(raw))
         except (ValueError, ToolDefinitionError) as exc:
             raise _corrupt(f"tool {i}: {exc}") from None
+        except RecursionError:  # nested deeper than Python's parser recurses
+            raise _corrupt(f"tool {i}: its record is nested too deep to read") from None
         j = i % len(self._items)
         if (tool.name, tool.server, tool.mcp_tool_name) != (
             self.names[j],
@@ -246,6 +248,8 @@ def decode_tool_section(
         header = json.loads(head_bytes.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         header = None
+    except RecursionError:  # nested deeper than Python's parser recurses
+        raise _corrupt("its header is nested too deep to read") from None
     if not isinstance(header, dict) or header.get("format") != kind:
         raise SnapshotError(
             "This index snapshot holds no tools (it was saved by Index.save(), not "

@@ -220,9 +220,15 @@ def _stemmer() -> Callable[[str], str]:
     return _stem_word
 
 
+#: The longest term that is stemmed (characters; the Rust engine's ``MAX_STEM_LENGTH``): the
+#: Snowball algorithm is quadratic in the word's length, and no English word is this long; a
+#: longer term's stemmed copy is the term itself, in both engines.
+MAX_STEM_LENGTH = 64
+
+
 def stem_copy(term: str) -> str:
-    """The stemmed copy of a plain term: ``§`` + its Porter2 stem (all-ASCII terms) or ``§`` +
-    the term (others).
+    """The stemmed copy of a plain term: ``§`` + its Porter2 stem (all-ASCII terms of at most
+    :data:`MAX_STEM_LENGTH` characters) or ``§`` + the term (others).
 
     Example:
         >>> stem_copy("running")
@@ -230,7 +236,9 @@ def stem_copy(term: str) -> str:
     """
     copy = _STEM_CACHE.get(term)
     if copy is None:
-        copy = STEM_MARK + (_stemmer()(term) if term.isascii() else term)
+        copy = STEM_MARK + (
+            _stemmer()(term) if term.isascii() and len(term) <= MAX_STEM_LENGTH else term
+        )
         if len(_STEM_CACHE) < 1 << 20:
             _STEM_CACHE[term] = copy
     return copy

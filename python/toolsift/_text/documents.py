@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, overload
 
-from .._options import MAX_FIELD_WEIGHT, as_real
+from .._options import MAX_FIELD_WEIGHT, MIN_FIELD_WEIGHT, as_real
 from .analysis import STOPWORDS_EN
 from .tokenize import tokenize as _py_tokenize
 
@@ -74,9 +73,9 @@ class FieldWeights:
         # Checked when made, naming the field: each engine would only name the field's id.
         for f in dataclasses.fields(self):
             weight = as_real(getattr(self, f.name), f"FieldWeights.{f.name}")
-            if not (math.isfinite(weight) and 0.0 <= weight <= MAX_FIELD_WEIGHT):
+            if not (weight == 0.0 or MIN_FIELD_WEIGHT <= weight <= MAX_FIELD_WEIGHT):
                 raise ValueError(
-                    f"FieldWeights.{f.name} must be a finite number >= 0 and at most 1e30, "
+                    f"FieldWeights.{f.name} must be 0 or a number between 1e-6 and 1e30, "
                     f"got {weight!r}"
                 )
 

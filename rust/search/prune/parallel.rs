@@ -104,7 +104,7 @@ impl Index {
         {
             return 1;
         }
-        crate::pool::pool().current_num_threads().min(MAX_PARTS)
+        crate::pool::threads().min(MAX_PARTS)
     }
 
     /// Runs `f` with every pruned search of this thread cut into `parts` ranges (`0`: the
@@ -141,13 +141,22 @@ impl Index {
         // hand-off of the whole search to the pool and back: ~12 µs less per search).
         let mut found: Vec<Vec<(u32, f64)>> = vec![Vec::new(); parts as usize];
         let (first, rest) = found.split_at_mut(1);
-        crate::pool::pool().in_place_scope(|scope| {
-            for (i, slot) in rest.iter_mut().enumerate() {
-                let range = &range;
-                scope.spawn(move |_| *slot = range(i as u64 + 1));
+        match crate::pool::pool() {
+            Some(pool) => pool.in_place_scope(|scope| {
+                for (i, slot) in rest.iter_mut().enumerate() {
+                    let range = &range;
+                    scope.spawn(move |_| *slot = range(i as u64 + 1));
+                }
+                first[0] = range(0);
+            }),
+            // No pool (the process cannot start threads): the ranges one after another.
+            None => {
+                first[0] = range(0);
+                for (i, slot) in rest.iter_mut().enumerate() {
+                    *slot = range(i as u64 + 1);
+                }
             }
-            first[0] = range(0);
-        });
+        }
         let mut top = TopK::new(search.limit);
         for (doc, score) in found.into_iter().flatten() {
             // Every document here passed the filters in its range.

@@ -481,7 +481,7 @@ fn only_a_large_search_running_alone_off_the_pool_is_split() {
         .collect();
     let idx = Index::build_parallel(names, &docs, vec![6.0, 2.0], Params::default()).unwrap();
     assert!(n >= crate::index::bounds::IMPACT_MAX_DOCS && idx.bounds.impacts.is_empty());
-    let threads = crate::pool::pool().current_num_threads();
+    let threads = crate::pool::threads();
     let big = PARALLEL_MIN_POSTINGS;
     let want = if threads > 1 { threads.min(8) } else { 1 };
     assert_eq!(idx.search_parts(big, 0), want);

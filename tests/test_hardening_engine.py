@@ -1,0 +1,117 @@
+"""Hardening of the engines: stemming linear in its input, BM25+ parameters and field weights
+bounded (finite scores, parity), no panic when the thread pool cannot start. Each hostile input
+ends at once, in both engines, with a typed error (or a correct result)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+import toolsift
+from toolsift import (
+    FieldWeights,
+    Tool,
+    ToolIndex,
+)
+from toolsift._text.analysis import MAX_STEM_LENGTH, stem_copy
+
+TOOLS = [
+    Tool(name="read_file", description="Read a file from disk"),
+    Tool(name="write_file", description="Write a file to disk"),
+    Tool(name="mcp__slack__send", description="Send a message", server="slack",
+         mcp_tool_name="send"),
+]  # fmt: skip
+
+
+def _index(engine: str, **kwargs) -> ToolIndex:
+    return ToolIndex(TOOLS, engine=engine, **kwargs)  # type: ignore[arg-type]
+
+
+# 1. Stemming is linear: a word past MAX_STEM_LENGTH is copied unchanged, in both engines.
+
+
+def test_a_long_word_is_not_stemmed_so_the_build_is_linear(engine) -> None:
+    long = "ay" * 400_000  # 800 KB: took ~26 s when every ASCII word was stemmed
+    index = ToolIndex([Tool(name="a", description=long)], engine=engine)  # type: ignore[arg-type]
+    assert [m.name for m in index.search(long, max_query_length=len(long))] == ["a"]
+    assert stem_copy(long) == "§" + long
+    at_cap = "x" * (MAX_STEM_LENGTH - 7) + "walking"  # stemmed: 64 characters
+    assert stem_copy(at_cap) == "§" + at_cap[:-3]
+    assert stem_copy(at_cap + "s") == "§" + at_cap + "s"  # 65: copied unchanged
+
+
+def test_the_engines_agree_on_words_around_the_stem_length(engine) -> None:
+    words = ["running" * k for k in range(8, 12)]  # 56..77 characters: both sides of 64
+    tools = [Tool(name=f"t{i}", description=w) for i, w in enumerate(words)]
+    rust = ToolIndex(tools, engine="rust" if engine == "rust" else "python")
+    python = ToolIndex(tools, engine="python")
+    for w in words:
+        a, b = rust.search(w), python.search(w)
+        assert [m.name for m in a] == [m.name for m in b]
+        assert all(abs(x.score - y.score) < 1e-9 for x, y in zip(a, b))
+
+
+# 6. A pool that cannot start its threads falls back to the calling thread: no panic.
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS and /proc behave so on Linux")
+def test_no_panic_when_the_thread_pool_cannot_start() -> None:
+    """Address space for the process but not for 8 thread stacks: the pool cannot start, and
+    every parallel call runs on the calling thread (it raised PanicException before)."""
+    pytest.importorskip("toolsift._core")
+    script = (
+        "import resource, toolsift\n"
+        "tools = [toolsift.Tool(name='a', description='alpha beta')] + "
+        "[toolsift.Tool(name=f't{i}', description='gamma') for i in range(3000)]\n"
+        "size = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize()\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (size + 8 * 2**20, resource.RLIM_INFINITY))\n"
+        "index = toolsift.ToolIndex(tools, engine='rust')\n"
+        "hits = index.search_many(['alpha', 'gamma'])\n"
+        "threads = [l.split()[1] for l in open('/proc/self/status') if l.startswith('Threads')]\n"
+        "print(hits[0][0].name, index.search('alpha')[0].name, threads[0])\n"
+    )
+    env = dict(os.environ, RAYON_NUM_THREADS="8")
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert "PanicException" not in run.stderr and "panicked" not in run.stderr, run.stderr
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["a", "a", "1"]  # one thread: the pool never started
+
+
+# 8. BM25+ parameters are bounded so that scores stay finite.
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"k1": 1e308}, "Invalid k1: must be between 0 and 1000"),
+        ({"delta": 1e308}, "Invalid delta: must be between 0 and 1000"),
+        ({"k1": 10**400}, "k1 must be a finite number, got an int too large"),
+        ({"delta": 10**400}, "delta must be a finite number, got an int too large"),
+    ],
+)
+def test_huge_bm25_parameters_are_refused_naming_the_parameter(engine, kwargs, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        _index(engine, **kwargs)
+
+
+def test_the_largest_parameters_score_finitely(engine) -> None:
+    index = _index(engine, k1=1000.0, delta=1000.0)
+    result = index.search("read file", normalize=True)
+    assert all(m.score < float("inf") and m.normalized_score == m.normalized_score for m in result)
+
+
+# 10. Field weights are bounded so that the engines agree.
+
+
+def test_a_tiny_field_weight_is_refused() -> None:
+    with pytest.raises(ValueError, match="between 1e-6 and 1e30"):
+        FieldWeights(name=5e-324)
+    weights = FieldWeights(name=1e-6)
+    a = ToolIndex(TOOLS, engine="python", field_weights=weights).search("read file")
+    if "rust" in toolsift.available_engines():
+        b = ToolIndex(TOOLS, engine="rust", field_weights=weights).search("read file")
+        assert [(m.name, round(m.score, 9)) for m in a] == [(m.name, round(m.score, 9)) for m in b]
