@@ -228,5 +228,14 @@ def test_cli_reads_the_config(capsys, tmp_path: Path) -> None:
     assert code == 2 and err == (
         f"toolsift: error: {path}: tool_search.max_result is not a known key (known: "
         "always_available, call_timeout, enabled, gate, max_limit, max_results, meta_tool_name, "
-        "mode, profile, rate_limit, style, threshold)\n"
+        "mode, profile, rate_limit, regex_tool, style, threshold)\n"
     )
+
+
+def test_regex_tool_is_a_flag_like_gate() -> None:
+    from toolsift.config import parse_tool_search
+
+    assert parse_tool_search({"regex_tool": "on"}).regex_tool is True
+    assert parse_tool_search({}).regex_tool is False
+    with pytest.raises(ConfigError, match="tool_search.regex_tool"):
+        parse_tool_search({"regex_tool": "yes please"})

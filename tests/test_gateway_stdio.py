@@ -184,3 +184,30 @@ def test_search_rate_limit(tmp_path: Path, repo: Path) -> None:
             assert error and "Search rate limit exceeded (2/min for this session)" in text
 
     asyncio.run(scenario())
+
+
+def test_the_regex_meta_tool_activates_its_matches(tmp_path: Path, repo: Path) -> None:
+    """`regex_tool: true` adds Anthropic-style `tool_search_tool_regex` beside the BM25
+    meta-tool: a pattern activates its matches for this client, which can then call them; a
+    pattern outside the accepted syntax is a tool error that names its position."""
+    servers_ = {k: v for k, v in servers(repo).items() if k in ("time", "git")}
+    config = write_config(tmp_path / "mcp.json", servers_, regex_tool=True)
+
+    async def scenario() -> None:
+        async with serve(config) as s:
+            assert await s.names() == ["search_tool_bm25", "tool_search_tool_regex"]
+            error, text = await s.call("tool_search_tool_regex", {"pattern": "^git_(status|log)$"})
+            assert not error, text
+            # Names are canonical (mcp__git__git_status): an anchored raw name finds nothing.
+            assert json.loads(text)["activated_tools"] == []
+            error, text = await s.call("tool_search_tool_regex", {"pattern": "git_(status|log)$"})
+            assert not error, text
+            # Both names match at the same place: ties go by name.
+            assert json.loads(text)["activated_tools"] == ["mcp__git__git_log", GIT_STATUS]
+            assert GIT_STATUS in await s.names()
+            error, text = await s.call(GIT_STATUS, {"repo_path": str(repo)})
+            assert not error, text
+            error, text = await s.call("tool_search_tool_regex", {"pattern": r"(a)\1"})
+            assert error and "position 3" in text, text
+
+    asyncio.run(scenario())

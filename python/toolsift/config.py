@@ -110,6 +110,9 @@ class ToolSearchConfig:
             client, which then lists them) or ``"search-and-call"`` (``search_tools`` +
             ``call_tool``, as FastMCP's search transforms).
         gate: refuse calls to tools the client session never activated or selected.
+        regex_tool: also offer the regex search meta-tool (Anthropic
+            ``tool_search_tool_regex``-style: a pattern over names, descriptions and
+            parameters), in the ``activate`` style.
         rate_limit: searches allowed per client session (a token bucket), or ``None``.
         call_timeout: seconds a downstream tool call may take before it fails.
         meta_tool_name: the name of the search tool the model sees.
@@ -128,6 +131,7 @@ class ToolSearchConfig:
     profile: str = "english"
     style: SearchStyle = "activate"
     gate: bool = True
+    regex_tool: bool = False
     rate_limit: RateLimit | None = None
     call_timeout: float = 30.0
     meta_tool_name: str = "search_tool_bm25"
@@ -279,7 +283,7 @@ def parse_tool_search(block: Any, *, path: StrPath | None = None) -> ToolSearchC
             raise _fail(file, name, f"is not a known key (known: {', '.join(sorted(known))})")
         if key in ("enabled",):
             values[key] = _typed(value, "bool", file, name)
-        elif key == "gate":
+        elif key in ("gate", "regex_tool"):
             if value in ("on", "off"):
                 value = value == "on"
             values[key] = _typed(value, "bool", file, name)

@@ -26,12 +26,19 @@ from typing import Any
 from ._options import limit_error
 from .contract import search_tool_bm25_content, search_tool_bm25_details
 from .errors import DiscoveryError, QueryError
-from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT
+from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, Ranker
 from .query import TRIMMED
 from .session import UNAVAILABLE_MESSAGE, DiscoveryResult, DiscoverySession
 from .tools import Tool
 
-__all__ = ["meta_tool", "meta_tool_description", "call_meta_tool", "MetaToolCall"]
+__all__ = [
+    "meta_tool",
+    "meta_tool_description",
+    "regex_meta_tool",
+    "call_meta_tool",
+    "MetaToolCall",
+    "REGEX_META_TOOL_NAME",
+]
 
 #: Built-in (server-less) tools are listed under this heading in the description.
 BUILTIN_GROUP = "built-in"
@@ -171,6 +178,44 @@ def meta_tool(
     )
 
 
+#: The name of the regex meta-tool (Anthropic's ``tool_search_tool_regex``).
+REGEX_META_TOOL_NAME = "tool_search_tool_regex"
+
+
+def regex_meta_tool(session: DiscoverySession, *, name: str = REGEX_META_TOOL_NAME) -> Tool:
+    """The regex search meta-tool for ``session`` (Anthropic ``tool_search_tool_regex``-style):
+    the model passes a Python ``re``-style ``pattern`` (at most 200 characters), searched
+    case-insensitively in the hidden tools' names, descriptions and parameters, and the matches
+    are activated as by :func:`meta_tool`'s search. Call it with :func:`call_meta_tool` and
+    ``ranker="regex"`` (the pattern may come as ``pattern`` or ``query``).
+
+    Example:
+        >>> from toolsift import DiscoverySession
+        >>> regex_meta_tool(DiscoverySession.from_default_catalog()).input_schema["required"]
+        ['pattern']
+    """
+    schema = _input_schema(session.default_limit, session.max_limit)
+    properties = dict(schema["properties"])
+    del properties["query"]
+    properties = {
+        "pattern": {
+            "type": "string",
+            "maxLength": 200,
+            "description": "A Python re-style regular expression (case-insensitive), e.g. "
+            "'slack.*message' or '^get_', matched in tool names, descriptions and parameters.",
+        },
+        **properties,
+    }
+    return Tool(
+        name=name,
+        description="Search the hidden tools with a regular expression and activate the "
+        "matches for the rest of the session: tools whose name matches come first, then those "
+        "whose description or parameters match. "
+        'The result is JSON: {"query","activated_tools","match_count","total_tools"}.',
+        input_schema={**schema, "properties": properties, "required": ["pattern"]},
+    )
+
+
 @dataclass(frozen=True)
 class MetaToolCall:
     """The outcome of one meta-tool call (OMP ``search_tool_bm25``'s ``AgentToolResult``).
@@ -203,13 +248,17 @@ def _limit(value: Any, default: int = DEFAULT_LIMIT) -> int:
     return value
 
 
-def call_meta_tool(session: DiscoverySession | None, arguments: Mapping[str, Any]) -> MetaToolCall:
+def call_meta_tool(
+    session: DiscoverySession | None, arguments: Mapping[str, Any], *, ranker: Ranker = "bm25"
+) -> MetaToolCall:
     """Run a meta-tool call as OMP ``search_tool_bm25``'s ``execute()`` does: check, search,
     activate.
 
     Arguments:
         session: the session, or ``None`` where discovery is not wired in.
-        arguments: the call's arguments: ``query`` (string) and optional ``limit``.
+        arguments: the call's arguments: ``query`` (string) and optional ``limit``; with
+            ``ranker="regex"`` (:func:`regex_meta_tool`) the pattern as ``pattern`` or ``query``.
+        ranker: the session's ranker: ``"bm25"`` (default) or ``"regex"``.
 
     Raises:
         DiscoveryError: ``session`` is ``None`` ("Tool discovery is unavailable in this
@@ -231,6 +280,8 @@ def call_meta_tool(session: DiscoverySession | None, arguments: Mapping[str, Any
     if not isinstance(arguments, Mapping):
         raise QueryError(f"Arguments must be a JSON object, got {type(arguments).__name__}.")
     query = arguments.get("query")
+    if ranker == "regex" and query is None:
+        query = arguments.get("pattern")
     if query is None:
         raise QueryError("Query must not be empty.")
     if not isinstance(query, str):
@@ -238,7 +289,8 @@ def call_meta_tool(session: DiscoverySession | None, arguments: Mapping[str, Any
     if not query.strip(TRIMMED):  # the query is checked before the limit, as the seed does
         raise QueryError("Query must not be empty.")
     # A limit above the session's max_limit (default 25) is clamped to it by the search.
-    result = session.search(query, _limit(arguments.get("limit"), session.default_limit))
+    limit = _limit(arguments.get("limit"), session.default_limit)
+    result = session.search(query, limit, ranker=ranker)
     return MetaToolCall(
         content=search_tool_bm25_content(result),
         details=search_tool_bm25_details(result),

@@ -53,6 +53,7 @@ EDITABLE = (
     "threshold",
     "profile",
     "gate",
+    "regex_tool",
     "rate_limit",
     "call_timeout",
 )

@@ -43,7 +43,7 @@ from ..config import GatewayConfig, ToolSearchConfig
 from ..contract import dumps
 from ..errors import ConfigError, ToolsiftError
 from ..loaders import from_mcp
-from ..metatool import call_meta_tool, meta_tool
+from ..metatool import call_meta_tool, meta_tool, regex_meta_tool
 from ..tools import Tool
 from .downstream import Downstream, DownstreamError
 from .limits import gate_message, rate_limit_message
@@ -111,11 +111,16 @@ def _client_key(ctx: Context | None) -> str:
     return str(key) if key else SHARED_CLIENT
 
 
-async def _search(state: ClientState, arguments: dict[str, Any]) -> Any:
+async def _search(state: ClientState, arguments: dict[str, Any], ranker: str = "bm25") -> Any:
     """The meta-tool call in a worker thread (the session is thread-safe): a first search that
     builds a large index does not hold up the other clients and the downstream connections."""
     try:
-        return await asyncio.to_thread(call_meta_tool, state.session, arguments)
+        return await asyncio.to_thread(
+            call_meta_tool,
+            state.session,
+            arguments,
+            ranker=ranker,  # type: ignore[arg-type]
+        )
     except ToolsiftError as exc:
         raise ToolError(str(exc)) from None
 
@@ -215,6 +220,16 @@ class Gateway:
                     self._search_activate,
                 )
             ]
+            if settings.regex_tool:
+                regex = regex_meta_tool(self.registry.template)
+                tools.append(
+                    _tool(
+                        regex.name,
+                        regex.description,
+                        dict(regex.to_mcp()["inputSchema"]),
+                        self._search_activate_regex,
+                    )
+                )
         else:
             search_schema = dict(definition.to_mcp()["inputSchema"])
             tools = [
@@ -304,16 +319,22 @@ class Gateway:
         if bucket is not None and not bucket.take():
             raise ToolError(rate_limit_message(bucket.limit, bucket.retry_after()))
 
-    async def _search_activate(self, _name: str, arguments: dict[str, Any]) -> ToolResult:
+    async def _search_activate(
+        self, _name: str, arguments: dict[str, Any], ranker: str = "bm25"
+    ) -> ToolResult:
         ctx = get_context()
         state = self.client(ctx)
         self._check_rate(state)
-        call = await _search(state, arguments)
-        state.record(arguments["query"], call.result)
+        call = await _search(state, arguments, ranker)
+        state.record(call.result.query, call.result)
         if call.result.activated:
             with contextlib.suppress(Exception):
                 await ctx.send_notification(mcp_types.ToolListChangedNotification())
         return _text(call.content)
+
+    async def _search_activate_regex(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """The regex meta-tool (``tool_search_tool_regex``): a pattern activates its matches."""
+        return await self._search_activate(name, arguments, "regex")
 
     async def _search_definitions(self, _name: str, arguments: dict[str, Any]) -> ToolResult:
         state = self.client()
