@@ -12,6 +12,8 @@ import threading
 
 import pytest
 import toolsift
+from hypothesis import given
+from hypothesis import strategies as st
 from toolsift import (
     CatalogError,
     SnapshotError,
@@ -215,3 +217,22 @@ def test_from_bytes_of_a_non_bytes_value_is_a_type_error(engine, data) -> None:
 def test_the_empty_query_stays_a_query_error(engine) -> None:
     with pytest.raises(QueryError):
         _index(engine).search("   ")
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=2), inner),
+        max_leaves=60,
+    ),
+    st.integers(1, 6),
+)
+def test_the_fast_schema_check_agrees_with_the_located_one(schema, cap) -> None:
+    """``schema_problem``'s first walk (no paths) decides exactly as the walk that names the
+    place, under small caps so that depth and size problems are common."""
+    from toolsift import limits
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(limits, "MAX_SCHEMA_DEPTH", cap)
+        patch.setattr(limits, "MAX_SCHEMA_NODES", cap * 4)
+        assert limits._fits(schema) == (limits._located_problem(schema) is None)

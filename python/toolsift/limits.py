@@ -62,8 +62,15 @@ MAX_CATALOG_BYTES = 256 * 1024 * 1024
 MAX_SNAPSHOT_BYTES = 4 * 1024 * 1024 * 1024
 
 
+#: Values that hold no other value: a schema made of them needs no further walk.
+_LEAF_TYPES = frozenset((str, int, float, bool, type(None)))
+
+
 def schema_problem(schema: Any) -> str | None:
     """What is wrong with ``schema``'s shape (a cycle, too deep, too large), or ``None``.
+
+    A first walk only decides whether anything is wrong (no paths, no per-leaf work); the rare
+    schema that fails it is walked again to name the place.
 
     Example:
         >>> d = {"type": "object", "properties": {}}
@@ -71,6 +78,45 @@ def schema_problem(schema: Any) -> str | None:
         >>> schema_problem(d)
         'contains itself (a cycle at properties.self)'
     """
+    if _fits(schema):
+        return None
+    return _located_problem(schema)
+
+
+def _fits(schema: Any) -> bool:
+    """Whether ``schema`` has no cycle, no nesting past ``MAX_SCHEMA_DEPTH`` and at most
+    ``MAX_SCHEMA_NODES`` values: exactly when :func:`_located_problem` finds nothing."""
+    nodes = 1
+    on_path: set[int] = set()
+    stack: list[tuple[Any, int, bool]] = [(schema, 1, False)]
+    while stack:
+        value, depth, leaving = stack.pop()
+        if leaving:
+            on_path.discard(id(value))
+            continue
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, (list, tuple)):
+            children = value
+        elif hasattr(value, "items") and hasattr(value, "__getitem__"):
+            children = [v for _, v in value.items()]
+        else:
+            continue
+        if id(value) in on_path or depth > MAX_SCHEMA_DEPTH:
+            return False
+        nodes += len(children)
+        if nodes > MAX_SCHEMA_NODES:
+            return False
+        on_path.add(id(value))
+        stack.append((value, depth, True))
+        for child in children:
+            if type(child) not in _LEAF_TYPES:
+                stack.append((child, depth + 1, False))
+    return True
+
+
+def _located_problem(schema: Any) -> str | None:
+    """:func:`schema_problem` naming the place: the first problem in walk order."""
     nodes = 0
     on_path: set[int] = set()
     # Iterative, so no depth reaches Python's recursion limit: (value, depth, path, leaving).
