@@ -9,6 +9,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+import toolsift.shared_catalog as shared_catalog
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
@@ -70,9 +71,12 @@ class CatalogMachine(RuleBasedStateMachine):
     equals a fresh index over that generation's tools with the session's visible tools out."""
 
     engine = "python"
+    #: 0: every search takes the two-search path that excludes the visible tools in the engine.
+    split_at_most = shared_catalog._SPLIT_AT_MOST
 
     @initialize(descriptions=st.lists(words, min_size=0, max_size=6), builtins=st.integers(0, 3))
     def start(self, descriptions, builtins):
+        shared_catalog._SPLIT_AT_MOST = self.split_at_most
         tools = [Tool(name=n, description=f"{n} tool") for n in ("read", "bash", "edit")[:builtins]]
         self.catalog = Catalog(
             tools, servers={"mail": _server_tools("mail", descriptions)}, engine=self.engine
@@ -146,6 +150,9 @@ class CatalogMachine(RuleBasedStateMachine):
         assert not set(result.activated) & {t.name for t in session.hidden_tools}
         assert set(result.already_active).isdisjoint(hidden)
 
+    def teardown(self):
+        shared_catalog._SPLIT_AT_MOST = CatalogMachine.split_at_most
+
     @invariant()
     def sessions_see_the_current_generation(self):
         if not hasattr(self, "catalog"):
@@ -168,10 +175,23 @@ class RustCatalogMachine(CatalogMachine):
     engine = "rust"
 
 
+@_machine_settings
+class PythonExcludingMachine(CatalogMachine):
+    engine = "python"
+    split_at_most = 0
+
+
+@_machine_settings
+class RustExcludingMachine(CatalogMachine):
+    engine = "rust"
+    split_at_most = 0
+
+
+_needs_rust = pytest.mark.skipif(not HAVE_RUST, reason="toolsift._core is not built")
 TestPythonCatalogMachine = PythonCatalogMachine.TestCase
-TestRustCatalogMachine = pytest.mark.skipif(not HAVE_RUST, reason="toolsift._core is not built")(
-    RustCatalogMachine.TestCase
-)
+TestRustCatalogMachine = _needs_rust(RustCatalogMachine.TestCase)
+TestPythonExcludingMachine = PythonExcludingMachine.TestCase
+TestRustExcludingMachine = _needs_rust(RustExcludingMachine.TestCase)
 
 
 # --- the API -------------------------------------------------------------------------------------

@@ -63,7 +63,8 @@ from ._session.state import (
 from ._text.analysis import DEFAULT_PROFILE, ProfileName, check_profile
 from ._text.documents import FieldWeights, check_field_weights
 from .errors import DiscoveryError
-from .index import DEFAULT_MAX_LIMIT, EngineName, Ranker, ToolIndex
+from .index import DEFAULT_MAX_LIMIT, DEFAULT_PREFIX_FRACTION, EngineName, Ranker, ToolIndex
+from .query import DEFAULT_MAX_QUERY_LENGTH, parse_query
 from .session import META_TOOL_NAME, DiscoverySession, _Ranked, _Snapshot
 from .tools import Tool
 
@@ -364,6 +365,7 @@ class _CatalogSession(DiscoverySession):
         self._catalog_generation = 0
         self._gen: Generation | None = None
         self._visible: tuple[int, frozenset[str]] | None = None  # (session generation, names)
+        self._request: tuple[Any, ...] | None = None  # see _excluding
         self._snapshot: _Snapshot | None = None
         self._builds = 0
         self._lock = _SyncLock(self._sync)  # type: ignore[assignment]
@@ -473,11 +475,36 @@ class _CatalogSession(DiscoverySession):
                 return _Ranked(result, fresh, list(result), None, total)
             fresh = [m for m in result if m.tool.name not in visible][:limit]
             return _Ranked(result, fresh, list(result)[:limit], None, total)
-        result = index.search(query, limit, exclude=visible, max_limit=cap, ranker=ranker)
+        if ranker == "regex":
+            result = index.search(query, limit, exclude=visible, max_limit=cap, ranker=ranker)
+        else:  # the visible tools' ids are resolved once per session state, not per search
+            request = self._excluding(index, visible, limit, ranker, cap)
+            result = index._searcher.search_one(parse_query(query), request)  # noqa: SLF001
         ranked = list(result)
         if visible and result.query_kind == "keyword":
             ranked = list(index.search(query, limit, max_limit=cap, ranker=ranker))
         return _Ranked(result, list(result), ranked, None, total)
+
+    def _excluding(
+        self, index: ToolIndex, visible: frozenset[str], limit: int, ranker: str, cap: int
+    ) -> Any:
+        """The validated search request that leaves ``visible`` out of ``index``: cached until
+        the index, the visible set (a new object when the session's state moves) or the
+        options change."""
+        cached = self._request
+        if (
+            cached is not None
+            and cached[0] is index
+            and cached[1] is visible
+            and cached[2] == (limit, ranker, cap)
+        ):
+            return cached[3]
+        request = index._searcher.request(  # noqa: SLF001 - ToolIndex.search's own request
+            limit, visible, None, ranker, True, DEFAULT_PREFIX_FRACTION, 3, 16, 0.0, 0.0,
+            False, False, cap, DEFAULT_MAX_QUERY_LENGTH,
+        )  # fmt: skip
+        self._request = (index, visible, (limit, ranker, cap), request)
+        return request
 
     # --- the catalogue is changed through the Catalog ---------------------------------------
 
