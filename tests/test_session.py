@@ -632,7 +632,7 @@ def test_a_tool_named_exactly_is_found(engine):
 
 
 def test_an_index_build_does_not_block_state_changes(monkeypatch):
-    import toolsift.session as session_module
+    import toolsift._session.snapshot as session_module  # where snapshots are built
 
     started, release = threading.Event(), threading.Event()
     real = session_module.ToolIndex

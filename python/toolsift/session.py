@@ -50,12 +50,22 @@ import asyncio
 import itertools
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from ._engine.select import select_engine
 from ._index.regex import check_regex_query
 from ._options import check_limit
+from ._session.snapshot import (
+    _UPDATE_AT_MOST,
+    _current,
+    _derive,
+    _moved_out,
+    _Ranked,
+    _redefined,
+    _resolved,
+    _Snapshot,
+)
 from ._session.state import AUTO_MAX_TOKENS as AUTO_MAX_TOKENS
 from ._session.state import AUTO_MAX_TOOLS as AUTO_MAX_TOOLS
 from ._session.state import (
@@ -64,7 +74,6 @@ from ._session.state import (
     ToolSource,
     _check_flag,
     _check_mode,
-    _Entry,
     _SessionState,
 )
 from ._text.analysis import DEFAULT_PROFILE, ProfileName, check_profile
@@ -72,7 +81,7 @@ from ._text.documents import FieldWeights, check_field_weights
 from .errors import DiscoveryError
 from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, EngineName, Ranker, ToolIndex
 from .query import parse_query
-from .result import Match, QueryKind, SearchResult
+from .result import Match, QueryKind
 from .tools import Tool
 
 __all__ = [
@@ -141,28 +150,6 @@ class DiscoveryResult:
     missing: tuple[str, ...] = ()
     generation: int = 0
     already_active_matches: tuple[Match, ...] = ()
-
-
-@dataclass(frozen=True)
-class _Ranked:
-    """What one search ranked, before the session decides what it activates."""
-
-    result: SearchResult  # the search for fresh tools (its query, kind and missing names)
-    fresh: list[Match]  # candidates to activate, best first (active ones excluded)
-    ranked: list[Match]  # the top of the same search with nothing excluded
-    fixed: SearchResult | None  # the same search over the always-visible tools, if separate
-    total: int  # how many hidden tools were searched
-
-
-@dataclass(frozen=True)
-class _Snapshot:
-    """What searches read: immutable, replaced whole when its corpus changes."""
-
-    key: int  # the generation it was built for (see DiscoverySession._corpus_key)
-    discoverable: ToolIndex  # the hidden tools (and the active ones, without rebuilds)
-    fixed: ToolIndex  # the visible tools that `discoverable` leaves out
-    catalog: int  # the catalogue generation it was built for
-    selected: int  # how many activations it took into account (`_selected` only grows)
 
 
 class DiscoverySession(_SessionState):
@@ -617,56 +604,3 @@ class DiscoverySession(_SessionState):
     def _selected_in(self, snapshot: _Snapshot) -> tuple[str, ...]:
         index = snapshot.discoverable
         return tuple(n for n in self._selected if n in index)
-
-
-def _derive(
-    previous: ToolIndex | None,
-    tools: list[Tool],
-    engine: EngineName,
-    analysis: tuple[ProfileName, FieldWeights | None],
-) -> ToolIndex:
-    """An index over ``tools``: the previous snapshot's index updated in place of a rebuild when
-    few tools changed (an activation moves one or a few tools out of the hidden corpus).
-
-    ``ToolIndex.with_tools`` ranks exactly like a rebuild over the same tools (IDF and average
-    length included), so scores stay OMP's; only the order of ``.tools`` may differ, and
-    names are unique, so no ranking depends on it.
-    """
-    if previous is None or previous.engine != _resolved(engine, previous):
-        return ToolIndex(tools, engine=engine, profile=analysis[0], field_weights=analysis[1])
-    old = {t.name: t for t in previous.tools}
-    new = {t.name for t in tools}
-    remove = [name for name in old if name not in new]
-    add = [t for t in tools if old.get(t.name) is not t]
-    if len(remove) + len(add) > max(_UPDATE_AT_MOST, len(tools) // 4):
-        return ToolIndex(tools, engine=engine, profile=analysis[0], field_weights=analysis[1])
-    if not remove and not add:
-        return previous
-    return previous.with_tools(add=add, remove=remove)
-
-
-def _moved_out(index: ToolIndex, moved: list[Tool]) -> ToolIndex:
-    """``index`` without the tools of ``moved`` (all indexed in it)."""
-    return index.with_tools(remove=[t.name for t in moved]) if moved else index
-
-
-#: Changes up to this many tools (or a quarter of the corpus) update the previous index.
-_UPDATE_AT_MOST = 64
-
-
-def _resolved(engine: EngineName, previous: ToolIndex) -> str:
-    """The engine ``engine`` stands for (``"auto"`` means whatever the previous index runs on)."""
-    return previous.engine if engine == "auto" else engine
-
-
-def _redefined(match: Match, entries: Mapping[str, _Entry]) -> bool:
-    """Whether the tool of ``match`` (a present name) was replaced by a changed definition."""
-    tool = entries[match.tool.name].tool
-    return tool is not match.tool and tool != match.tool
-
-
-def _current(match: Match, entries: Mapping[str, _Entry]) -> Match:
-    """``match`` with the tool of that name as the session holds it now."""
-    if _redefined(match, entries):
-        return replace(match, tool=entries[match.tool.name].tool)
-    return match

@@ -43,6 +43,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._session.generation import CatalogCore, Generation
+from ._session.snapshot import _Ranked, _Snapshot
 from ._session.state import (
     AUTO_MAX_TOKENS,
     AUTO_MAX_TOOLS,
@@ -65,7 +66,7 @@ from ._text.documents import FieldWeights, check_field_weights
 from .errors import DiscoveryError
 from .index import DEFAULT_MAX_LIMIT, DEFAULT_PREFIX_FRACTION, EngineName, Ranker, ToolIndex
 from .query import DEFAULT_MAX_QUERY_LENGTH, parse_query
-from .session import META_TOOL_NAME, DiscoverySession, _Ranked, _Snapshot
+from .session import META_TOOL_NAME, DiscoverySession
 from .tools import Tool
 
 __all__ = ["Catalog"]
