@@ -116,15 +116,19 @@ def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
         index.search(q)
         bare.append(time.perf_counter() - start)
     out["bare_p50"] = statistics.median(bare)
-    cycle = []
-    for i, q in enumerate(queries[:200]):
+    cycle, firsts, later = [], [], []
+    for i, q in enumerate(queries[:300]):
         if i % 10 == 0:  # conversations of ten turns
             one = catalog.session()
         start = time.perf_counter()
         one.search(q)  # searches and activates: the next search excludes more tools
-        cycle.append(time.perf_counter() - start)
+        took = time.perf_counter() - start
+        cycle.append(took)
+        (firsts if i % 10 == 0 else later).append(took)
     out["view_p50"] = statistics.median(cycle)
     out["view_p99"] = pct(cycle, 0.99)
+    out["view_first"] = statistics.median(firsts)
+    out["view_after"] = statistics.median(later)
 
     gc.collect()
     before = rss()
@@ -223,8 +227,8 @@ def main() -> None:
         print("|---|---:|---:|---:|")
         rows = [
             ("create a session", p["create"], v["create"]),
-            ("first search", p["first"], v["view_p50"]),
-            ("search after an activation, p50 (turns 2-10)", p["after"], v["view_p50"]),
+            ("first search (p50 of 30 views)", p["first"], v["view_first"]),
+            ("search after an activation, p50 (turns 2-10)", p["after"], v["view_after"]),
         ]
         for label, a, b in rows:
             print(f"| {label} | {us(a)} | {us(b)} | {a / b:,.0f}× |")
