@@ -345,3 +345,25 @@ def test_a_thousand_asyncio_tasks_share_one_catalogue(engine):
         assert _pairs(first.matches) in options
         assert set(first.activated).isdisjoint(second.activated)
         assert set(second.activated) <= every
+
+
+def test_asearch_builds_on_a_worker_thread_and_equals_search(engine):
+    catalog = _catalog(engine)
+    threads: set[str] = set()
+    exact, twin = (catalog.session(rebuild_on_activation=True) for _ in range(2))
+    real = exact.search
+
+    def search(*args, **kwargs):
+        threads.add(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    exact.search = search  # type: ignore[method-assign]
+    assert not exact._ready()  # its first search builds its own index
+
+    async def turns():
+        return [await exact.asearch(q, limit=1) for q in ("send email", "create issue")]
+
+    got = asyncio.run(turns())
+    expected = [twin.search(q, limit=1) for q in ("send email", "create issue")]
+    assert [_pairs(r.matches) for r in got] == [_pairs(r.matches) for r in expected]
+    assert threading.current_thread().name not in threads  # built off the event loop's thread
