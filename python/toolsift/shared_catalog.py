@@ -19,7 +19,7 @@ Scores: a view searches the index of every tool of the catalogue, so BM25's corp
 (document count, IDF, average length) include the tools that are active in the session. The
 exact scores of an index over the hidden tools only (OMP ``search_tool_bm25``'s corpus) are
 ``catalog.session(rebuild_on_activation=True)``: that session then keeps its own index, derived
-from the shared one and updated after each activation (about 10 ms at 11,578 tools).
+from the shared one and updated after each activation (tens of ms at 11,578 tools).
 
 Example:
     >>> from toolsift import Catalog, Tool
