@@ -40,7 +40,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from ._session.generation import CatalogCore, Generation
 from ._session.snapshot import _Ranked, _Snapshot
@@ -386,11 +386,8 @@ class _CatalogSession(DiscoverySession):
         self._servers = gen.servers  # type: ignore[assignment]
         self._summaries = gen.summaries  # type: ignore[assignment]
         index = gen.index
-        self._engine, self._profile, self._field_weights = (
-            index.engine,  # type: ignore[assignment]
-            index.profile,
-            index.field_weights,
-        )
+        self._engine = cast(EngineName, index.engine)  # the resolved engine, "rust" or "python"
+        self._profile, self._field_weights = index.profile, index.field_weights
         self._always_names, always_tokens = gen.always_names(self._always)
         self._auto_over = (
             len(gen.entries) - len(self._always_names) > self._auto_max_tools
@@ -487,7 +484,7 @@ class _CatalogSession(DiscoverySession):
         return _Ranked(result, list(result), ranked, None, total)
 
     def _excluding(
-        self, index: ToolIndex, visible: frozenset[str], limit: int, ranker: str, cap: int
+        self, index: ToolIndex, visible: frozenset[str], limit: int, ranker: Ranker, cap: int
     ) -> Any:
         """The validated search request that leaves ``visible`` out of ``index``: cached until
         the index, the visible set (a new object when the session's state moves) or the
