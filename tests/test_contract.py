@@ -62,7 +62,9 @@ def _result(**overrides) -> DiscoveryResult:
 @pytest.fixture
 def default_session() -> DiscoverySession:
     # The golden files are seed 000's output: its analysis profile.
-    return DiscoverySession.from_default_catalog(engine="python", profile="seed")
+    return DiscoverySession.from_default_catalog(
+        engine="python", profile="seed", rebuild_on_activation=True
+    )
 
 
 # --- seed 000 --------------------------------------------------------------------------------

@@ -324,3 +324,27 @@ def test_dashboard_command_reads_catalog_files_and_settings(
     code, _, _ = cli(capsys, "dashboard", "--dashboard-token", "t", "--host", "0.0.0.0")
     assert code == 0 and seen["guard"].token == "t" and seen["guard"].local is False
     assert seen["board"].catalog()["total_tools"] == len(default_tools())  # built-in
+
+
+def test_client_sessions_are_views_of_one_catalogue_changed_once() -> None:
+    from toolsift import Tool
+    from toolsift.gateway.sessions import SessionRegistry
+
+    registry = SessionRegistry(ToolSearchConfig(always_available=()))
+    registry.set_server("files", [Tool(name="grep", description="Search files")])
+    first, second = registry.state("a").session, registry.state("b").session
+    assert first.search("search files", 1).activated == ("grep",)
+    registry.set_server("files", [Tool(name="find", description="Find files")])  # replaced
+    generation = registry.shared.generation
+    registry.set_server("git", [Tool(name="mcp__git__log", server="git", description="Git log")])
+    assert registry.shared.generation == generation + 1  # one change, whatever the clients
+    assert {t.name for t in second.tools} == {"find", "mcp__git__log"}
+    assert first.selected == ()
+    registry.set_server("files", [Tool(name="grep", description="Search files")])  # back
+    assert first.selected == ("grep",) and second.selected == ()  # activation outlasts it
+    registry.reconfigure(ToolSearchConfig(always_available=(), profile="seed"))
+    assert registry.shared.index.profile == "seed"
+    again = registry.state("a").session
+    assert again is not first and again.search("git log", 1).activated == ("mcp__git__log",)
+    assert again.selected == ("grep", "mcp__git__log")
+    assert registry.find("grep") is not None and registry.find("find") is None

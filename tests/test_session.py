@@ -65,6 +65,14 @@ def session(engine) -> DiscoverySession:
     return s
 
 
+@pytest.fixture
+def exact_session(engine) -> DiscoverySession:
+    """``session`` with OMP's exact scores: its index holds the hidden tools only."""
+    s = DiscoverySession(builtins(), mode="all", engine=engine, rebuild_on_activation=True)
+    s.connect_server("slack", slack_tools(), summary="Slack messaging")
+    return s
+
+
 # --- modes ---------------------------------------------------------------------------------------
 
 
@@ -260,7 +268,8 @@ def test_tools_of_another_server_are_rejected(session):
 # --- index lifetime ----------------------------------------------------------------------------
 
 
-def test_index_is_rebuilt_only_when_the_hidden_corpus_changes(session):
+def test_index_is_rebuilt_only_when_the_hidden_corpus_changes(exact_session):
+    session = exact_session
     session.search("slack message", limit=1)  # builds, then activates: the corpus changed
     builds = session._builds
     session.search("web page", limit=1)  # rebuilds for the activation, then activates
@@ -299,7 +308,9 @@ def test_without_rebuild_on_activation_only_catalogue_changes_rebuild(engine):
 def test_scores_after_activation_are_the_seeds(engine, reference):
     from toolsift import default_tools
 
-    s = DiscoverySession(default_tools(), mode="all", engine=engine, profile="seed")
+    s = DiscoverySession(
+        default_tools(), mode="all", engine=engine, profile="seed", rebuild_on_activation=True
+    )
     for query in ["open a pull request", "send a slack message", "create a calendar event"]:
         hidden = s.hidden_tools
         records = [
@@ -633,7 +644,7 @@ def test_a_tool_named_exactly_is_found(engine):
 
 
 def test_an_index_build_does_not_block_state_changes(monkeypatch):
-    import toolsift.session as session_module
+    import toolsift._session.snapshot as session_module  # where snapshots are built
 
     started, release = threading.Event(), threading.Event()
     real = session_module.ToolIndex
@@ -697,7 +708,9 @@ def test_the_index_after_any_operations_is_a_fresh_index_of_the_hidden_tools(eng
     and the visible-tool index holds exactly the visible tools."""
     from toolsift import ToolIndex
 
-    s = DiscoverySession(builtins(), mode="all", engine=engine, profile=profile)
+    s = DiscoverySession(
+        builtins(), mode="all", engine=engine, profile=profile, rebuild_on_activation=True
+    )
     s.connect_server("slack", slack_tools())
     s.connect_server("github", github_tools(12))
     for op, arg in ops:
@@ -727,7 +740,7 @@ def test_the_index_after_any_operations_is_a_fresh_index_of_the_hidden_tools(eng
 
 
 def test_prepare_updates_the_index_before_the_next_search(engine):
-    s = DiscoverySession(builtins(), mode="all", engine=engine)
+    s = DiscoverySession(builtins(), mode="all", engine=engine, rebuild_on_activation=True)
     s.connect_server("slack", slack_tools())
     s.connect_server("github", github_tools(6))
     assert s.prepare() is True  # the first build

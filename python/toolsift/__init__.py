@@ -32,6 +32,7 @@ from .loaders import load_catalog, load_tools
 from .metatool import meta_tool
 from .result import Match, SearchResult
 from .session import DiscoveryResult, DiscoverySession
+from .shared_catalog import Catalog
 from .tools import Tool
 
 try:
@@ -52,6 +53,7 @@ __all__ = [
     "default_tools",
     "DiscoverySession",
     "DiscoveryResult",
+    "Catalog",
     "meta_tool",
     "tokenize",
     "available_engines",

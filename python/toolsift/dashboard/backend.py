@@ -27,7 +27,6 @@ from ..contract import anthropic_tool_result, search_tool_bm25_details, tool_sea
 from ..errors import ConfigError
 from ..explain import Explanation
 from ..gateway.sessions import SHARED_CLIENT, SessionRegistry, new_session
-from ..index import ToolIndex
 from ..metatool import call_meta_tool, meta_tool
 from ..tokens import tool_tokens
 from ..tools import Tool
@@ -190,12 +189,14 @@ class Dashboard:
         if contract not in CONTRACTS:
             raise ValueError(f"contract must be one of {', '.join(CONTRACTS)}, got {contract!r}")
         settings = self.settings
-        session = new_session(self.registry.catalog, settings)
+        shared = self.registry.shared
+        session = new_session(shared, settings)
         arguments: dict[str, Any] = {"query": query}
         if limit is not None:
             arguments["limit"] = limit
-        # The index the session searches: its hidden tools, with the same profile.
-        index = ToolIndex(session.hidden_tools, profile=settings.profile)  # type: ignore[arg-type]
+        # The index the session searches: the shared catalogue's (its visible tools are left
+        # out of the search, which changes no score).
+        index = shared.index
         call = call_meta_tool(session, arguments)
         result = call.result
         suggestions: Mapping[str, tuple[str, ...]] = {}

@@ -1,9 +1,11 @@
 """Per-client discovery state of the gateway: one :class:`~toolsift.DiscoverySession` per
-connected MCP client session, made by ONE factory, :func:`new_session`.
+connected MCP client session, each a view of ONE shared :class:`~toolsift.Catalog` (no index
+of its own: a few KiB per client), made by ONE factory, :func:`new_session`.
 
 Each client has its own activations (a search by one client never lists a tool for another),
 its own search rate-limit bucket, and the last server session it used, through which the
-gateway tells it ``notifications/tools/list_changed``.
+gateway tells it ``notifications/tools/list_changed``. A server's new tool list changes the
+catalogue once; every client sees it at its next call.
 
 Example:
     >>> from toolsift import Tool
@@ -21,7 +23,7 @@ import contextlib
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +31,7 @@ import mcp_types
 
 from ..config import ToolSearchConfig
 from ..session import DiscoverySession
+from ..shared_catalog import Catalog
 from ..tools import Tool
 from .limits import TokenBucket
 
@@ -40,28 +43,12 @@ SHARED_CLIENT = "shared"
 RECENT_SEARCHES = 50
 
 
-def new_session(
-    catalog: Mapping[str, Sequence[Tool]], config: ToolSearchConfig
-) -> DiscoverySession:
-    """THE factory of a client's discovery session: every server's tools, set up by ``config``.
+def new_session(catalog: Catalog, config: ToolSearchConfig) -> DiscoverySession:
+    """THE factory of a client's discovery session: a view of ``catalog`` set up by ``config``.
 
-    The one place the gateway makes sessions, so that a shared-catalogue session view can
-    replace it.
+    The one place the gateway makes sessions (clients, the template, the dashboard's trials).
     """
-    session = DiscoverySession(config=config)
-    for server, tools in catalog.items():
-        _connect(session, server, tools)
-    return session
-
-
-def _connect(session: DiscoverySession, server: str, tools: Sequence[Tool]) -> None:
-    """``server``'s tools into ``session``; tools of no server (a catalogue file of plain
-    function tools) are added as built-in tools."""
-    if tools and all(t.server is None for t in tools):
-        session.remove_tools([t.name for t in tools])  # a catalogue set again replaces them
-        session.add_tools(list(tools))
-    else:
-        session.connect_server(server, list(tools))
+    return catalog.session(config=config)
 
 
 @dataclass(frozen=True)
@@ -107,16 +94,18 @@ class ClientState:
 
 
 class SessionRegistry:
-    """The client states by client key, and the catalogue they are made from."""
+    """The client states by client key, and the shared catalogue they are views of."""
 
     def __init__(self, config: ToolSearchConfig) -> None:
         self.config = config
+        #: Every server's tools as the gateway set them (the dashboard lists them).
         self._catalog: dict[str, tuple[Tool, ...]] = {}
+        #: The one catalogue and index every client session searches.
+        self.shared = Catalog(profile=config.profile)  # type: ignore[arg-type]
         self._states: dict[str, ClientState] = {}
         self._lock = threading.Lock()
-        #: A session holding the catalogue only (never searched): the meta-tool description
-        #: and name resolution read it.
-        self.template = new_session({}, config)
+        #: A session of the catalogue that is never searched: the meta-tool description reads it.
+        self.template = new_session(self.shared, config)
 
     @property
     def catalog(self) -> dict[str, tuple[Tool, ...]]:
@@ -131,7 +120,7 @@ class SessionRegistry:
                 limit = self.config.rate_limit
                 state = ClientState(
                     key,
-                    new_session(self._catalog, self.config),
+                    new_session(self.shared, self.config),
                     TokenBucket(limit) if limit is not None else None,
                 )
                 self._states[key] = state
@@ -145,13 +134,16 @@ class SessionRegistry:
     def reconfigure(self, config: ToolSearchConfig) -> None:
         """New ``tool_search`` settings for every client, live: each session is made again by
         :func:`new_session` and keeps its activations; a changed ``rate_limit`` gives each
-        client a new, full bucket."""
+        client a new, full bucket. A new analysis ``profile`` indexes the catalogue again
+        (once, for every client)."""
         with self._lock:
             rate_changed = config.rate_limit != self.config.rate_limit
+            if config.profile != self.shared.index.profile:
+                self.shared = _rebuilt(self.shared, config.profile)
             self.config = config
-            self.template = new_session(self._catalog, config)
+            self.template = new_session(self.shared, config)
             for state in self._states.values():
-                session = new_session(self._catalog, config)
+                session = new_session(self.shared, config)
                 session.activate(state.session.selected)
                 state.session = session
                 if rate_changed:
@@ -159,14 +151,22 @@ class SessionRegistry:
                     state.bucket = TokenBucket(limit) if limit is not None else None
 
     def set_server(self, server: str, tools: Sequence[Tool]) -> None:
-        """A server's (new) tool list, for every client (their activations are kept)."""
+        """A server's (new) tool list: one change of the shared catalogue, which every client
+        sees at its next call (their activations are kept). Tools of no server (a catalogue
+        file of plain function tools) are built-in tools that replace those set before."""
+        tools = tuple(tools)
         with self._lock:
-            self._catalog[server] = tuple(tools)
-            states = list(self._states.values())
-            template = self.template
-        _connect(template, server, tools)
-        for state in states:
-            _connect(state.session, server, tools)
+            shared = self.shared
+            previous = self._catalog.get(server)
+            if tools and all(t.server is None for t in tools):
+                gone = {t.name for t in previous or ()} | {t.name for t in tools}
+                shared.remove_tools(sorted(gone))
+                shared.add_tools(list(tools))
+            elif server in shared.servers:
+                shared.replace_server(server, list(tools))
+            else:
+                shared.connect_server(server, list(tools))
+            self._catalog[server] = tools
 
     def find(self, name: str) -> Tool | None:
         return self.template.find_tool(name)
@@ -179,3 +179,17 @@ class SessionRegistry:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(1.0):
                     await server_session.send_notification(mcp_types.ToolListChangedNotification())
+
+
+def _rebuilt(catalog: Catalog, profile: str) -> Catalog:
+    """``catalog``'s tools and servers in a new catalogue indexed with ``profile``."""
+    servers = catalog.servers
+    in_server = {n for names in servers.values() for n in names}
+    tools = catalog.tools
+    by_name = {t.name: t for t in tools}
+    return Catalog(
+        [t for t in tools if t.name not in in_server],
+        servers={s: [by_name[n] for n in names] for s, names in servers.items()},
+        engine=catalog.index.engine,  # type: ignore[arg-type]
+        profile=profile,  # type: ignore[arg-type]
+    )

@@ -1,0 +1,262 @@
+"""Gateway scale: many conversations over one catalogue, private sessions beside Catalog views.
+
+    TOOLSIFT_SHARED_DIR=/path/to/shared python benches/bench_gateway.py [--sizes mcp_mixed,100k]
+
+For each catalogue (mcp_mixed, 11,578 real tools, and 100,000 synthetic ones from
+``benches/_synthetic.py``), on the Rust engine, in one run so the rows are side by side:
+
+- a private ``DiscoverySession(tools)`` (OMP-exact, ``rebuild_on_activation=True``): creation,
+  RSS, first search, search after an activation;
+- ``catalog.session()`` views: creation and RSS per session over 10,000 sessions, a bare
+  ``ToolIndex.search`` beside a view's search + activate cycle (one thread), the same cycles
+  across the 10,000 sessions from 8 threads and from 1,000 asyncio tasks (p50 / p99);
+- one 20-tool server reconnecting every second (``replace_server``) while 8 threads search:
+  how long an update takes to publish (every session sees it at its next call), and the worst
+  search latency meanwhile.
+
+Prints a Markdown table (ratios first). Timings are wall-clock on a shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import statistics
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _synthetic import synthetic_queries, synthetic_tools  # noqa: E402
+from toolsift import Catalog, DiscoverySession, Tool, load_catalog  # noqa: E402
+
+SESSIONS = 10_000
+TASKS = 1_000
+
+
+def rss() -> int:
+    """Resident set size of this process, in bytes."""
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmRSS")
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def us(seconds: float) -> str:
+    return f"{seconds * 1e6:,.1f} µs" if seconds < 1e-3 else f"{seconds * 1e3:,.2f} ms"
+
+
+def load(name: str) -> tuple[list[Tool], list[str]]:
+    if name == "100k":
+        return synthetic_tools(100_000), synthetic_queries(400)
+    shared = Path(os.environ.get("TOOLSIFT_SHARED_DIR", Path(__file__).parents[2] / "shared"))
+    data = shared / "data"
+    tools = load_catalog(data / "mcp_mixed.tools.jsonl")
+    with (data / "mcp_mixed.queries.jsonl").open(encoding="utf-8") as fh:
+        queries = [json.loads(line)["query"] for line in fh][:400]
+    return tools, queries
+
+
+def server_tools(round_: int) -> list[Tool]:
+    words = ["deploy", "rollback", "status", "logs", "metrics", "alert", "scale", "restart"]
+    return [
+        Tool(
+            name=f"mcp__reconnecting__tool_{i}",
+            server="reconnecting",
+            description=f"{words[i % 8]} {words[(i + round_) % 8]} service number {i}",
+        )
+        for i in range(20)
+    ]
+
+
+def timed(fn, *args, **kwargs) -> float:
+    start = time.perf_counter()
+    fn(*args, **kwargs)
+    return time.perf_counter() - start
+
+
+def private_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
+    gc.collect()
+    before = rss()
+    start = time.perf_counter()
+    session = DiscoverySession(tools, engine="rust", rebuild_on_activation=True)
+    create = time.perf_counter() - start
+    first = timed(session.search, queries[0])
+    memory = rss() - before
+    after = [timed(session.search, q) for q in queries[1:10]]  # each follows an activation
+    del session
+    return {
+        "create": create,
+        "rss": memory,
+        "first": first,
+        "after": statistics.median(after),
+    }
+
+
+def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    catalog = Catalog(tools, engine="rust")
+    catalog.session().search(queries[0])  # warm the shared index's lazy parts
+    index = catalog.index
+    bare = []
+    for q in queries[:200]:
+        start = time.perf_counter()
+        index.search(q)
+        bare.append(time.perf_counter() - start)
+    out["bare_p50"] = statistics.median(bare)
+    cycle, firsts, later = [], [], []
+    for i, q in enumerate(queries[:300]):
+        if i % 10 == 0:  # conversations of ten turns
+            one = catalog.session()
+        start = time.perf_counter()
+        one.search(q)  # searches and activates: the next search excludes more tools
+        took = time.perf_counter() - start
+        cycle.append(took)
+        (firsts if i % 10 == 0 else later).append(took)
+    out["view_p50"] = statistics.median(cycle)
+    out["view_p99"] = pct(cycle, 0.99)
+    out["view_first"] = statistics.median(firsts)
+    out["view_after"] = statistics.median(later)
+
+    gc.collect()
+    before = rss()
+    start = time.perf_counter()
+    sessions = [catalog.session() for _ in range(SESSIONS)]
+    out["create"] = (time.perf_counter() - start) / SESSIONS
+    out["rss"] = (rss() - before) / SESSIONS
+
+    # 8 threads, search + activate cycles spread over every session.
+    lat: list[float] = []
+    lock = threading.Lock()
+
+    def worker(offset: int) -> None:
+        mine = []
+        for i in range(offset, SESSIONS, 8):
+            q = queries[i % len(queries)]
+            start = time.perf_counter()
+            sessions[i].search(q, limit=3)
+            mine.append(time.perf_counter() - start)
+        with lock:
+            lat.extend(mine)
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(worker, range(8)))
+    out["t8_p50"], out["t8_p99"] = statistics.median(lat), pct(lat, 0.99)
+    gc.collect()
+    out["rss_active"] = (rss() - before) / SESSIONS  # with 3 activations per session
+
+    # 1,000 asyncio tasks, each 5 search + activate cycles on its own session.
+    async def task(i: int, sink: list[float]) -> None:
+        session = sessions[i]
+        for k in range(5):
+            start = time.perf_counter()
+            await session.asearch(queries[(i * 5 + k) % len(queries)], limit=3)
+            sink.append(time.perf_counter() - start)
+            await asyncio.sleep(0)
+
+    async def many() -> list[float]:
+        sink: list[float] = []
+        await asyncio.gather(*(task(i, sink) for i in range(TASKS)))
+        return sink
+
+    alat = asyncio.run(many())
+    out["a_p50"], out["a_p99"] = statistics.median(alat), pct(alat, 0.99)
+
+    # A 20-tool server reconnecting every second while 8 threads search.
+    catalog.connect_server("reconnecting", server_tools(0))
+    stop = threading.Event()
+    worst = [0.0]
+    updates: list[float] = []
+
+    def reconnect() -> None:
+        round_ = 1
+        while not stop.is_set():
+            updates.append(timed(catalog.replace_server, "reconnecting", server_tools(round_)))
+            round_ += 1
+            stop.wait(1.0)
+
+    def searcher(offset: int) -> None:
+        i = offset
+        while not stop.is_set():
+            start = time.perf_counter()
+            sessions[i % SESSIONS].search(queries[i % len(queries)], limit=3)
+            worst[0] = max(worst[0], time.perf_counter() - start)
+            i += 8
+
+    threads = [threading.Thread(target=reconnect)]
+    threads += [threading.Thread(target=searcher, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    time.sleep(5.5)
+    stop.set()
+    for t in threads:
+        t.join()
+    out["update_p50"], out["update_max"] = statistics.median(updates), max(updates)
+    out["worst_search"] = worst[0]
+    for session in sessions:  # every session is on the last generation at its next call
+        assert session.generation and session._gen is catalog._core.current  # noqa: SLF001
+    assert catalog.generation >= 2 and len(updates) >= 1
+    out["updates"] = len(updates)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="mcp_mixed,100k")
+    args = parser.parse_args()
+    for name in args.sizes.split(","):
+        tools, queries = load(name)
+        p = private_rows(tools, queries)
+        v = view_rows(tools, queries)
+        print(f"\n### {name}: {len(tools):,} tools (Rust engine)\n")
+        print(
+            "| | private `DiscoverySession(tools)`, exact scores (the previous default) "
+            "| `catalog.session()` view | ratio |"
+        )
+        print("|---|---:|---:|---:|")
+        rows = [
+            ("create a session", p["create"], v["create"]),
+            ("first search (p50 of 30 views)", p["first"], v["view_first"]),
+            ("search after an activation, p50 (turns 2-10)", p["after"], v["view_after"]),
+        ]
+        for label, a, b in rows:
+            print(f"| {label} | {us(a)} | {us(b)} | {a / b:,.0f}× |")
+        print(
+            f"| RSS per session | {p['rss'] / 2**20:,.1f} MiB | {v['rss'] / 1024:,.2f} KiB "
+            f"({v['rss_active'] / 1024:,.2f} KiB with 3 activations) | "
+            f"{p['rss'] / max(v['rss'], 1):,.0f}× |"
+        )
+        print("\n| view measurement | value |\n|---|---:|")
+        print(f"| bare `ToolIndex.search`, p50 | {us(v['bare_p50'])} |")
+        print(
+            f"| view search + activate, one thread, p50 / p99 | {us(v['view_p50'])} / "
+            f"{us(v['view_p99'])} ({v['view_p50'] / v['bare_p50']:.2f}× bare) |"
+        )
+        print(f"| {SESSIONS:,} views: create, per session | {us(v['create'])} |")
+        print(f"| 8 threads over {SESSIONS:,} views, p50 / p99 | {us(v['t8_p50'])} / "
+              f"{us(v['t8_p99'])} |")  # fmt: skip
+        print(f"| {TASKS:,} asyncio tasks (`asearch`), p50 / p99 | {us(v['a_p50'])} / "
+              f"{us(v['a_p99'])} |")  # fmt: skip
+        print(
+            f"| 20-tool server reconnect: publish (all sessions see it), p50 / max "
+            f"({v['updates']:.0f} updates in 5.5 s) | "
+            f"{us(v['update_p50'])} / {us(v['update_max'])} |"
+        )
+        print(f"| worst search latency during reconnects (8 threads) | {us(v['worst_search'])} |")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,261 @@
+"""The generations of a shared catalogue (:class:`toolsift.Catalog`): immutable snapshots of its
+tools, servers and index, and the one writer that publishes the next one.
+
+A generation is never changed once published. An update (a server connects, disconnects or
+sends a new tool list; tools are added or removed) is checked whole first, then builds ONE new
+generation from the previous one (the index by a copy-on-write ``ToolIndex.with_tools`` update,
+or a rebuild when much changed) and publishes it with one reference assignment: a reader sees the
+previous generation or the next one, never a part of an update, and a search keeps the generation
+it started with. A refused update (a malformed or duplicate tool) leaves the current generation
+as it was.
+
+Example:
+    >>> from toolsift import Tool
+    >>> core = CatalogCore([Tool(name="deploy")], {}, {}, "auto", "english", None)
+    >>> core.connect_server("notes", [Tool(name="mcp__notes__add", server="notes")], None)
+    >>> core.current.number, sorted(core.current.entries)
+    (1, ['deploy', 'mcp__notes__add'])
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import DuplicateToolError
+from ..index import EngineName, ToolIndex
+from ..tokens import tool_tokens
+from ..tools import Tool, provider_name
+from .state import ToolSource, _as_tools, _check_tools, _Entry
+
+__all__ = ["CatalogCore", "Generation"]
+
+#: Changes up to this many tools (or a quarter of the catalogue) update the previous index;
+#: more are rebuilt, which is then as quick.
+_UPDATE_AT_MOST = 64
+
+
+@dataclass(frozen=True, eq=False)
+class Generation:
+    """One published state of a shared catalogue. Never mutated (the caches only memoise).
+
+    Attributes:
+        number: 0 for the first generation, then +1 per published update.
+        entries: every tool by canonical name, in the order they joined (``always`` is
+            ``False``: what is always available is a session's option, see
+            :meth:`always_names`).
+        servers: the canonical names of each MCP server's tools.
+        summaries: the one-line summaries of servers.
+        index: the index over every tool of the generation, shared by all sessions.
+        aliases: the canonical names each name form (``Tool.aliases``) answers to.
+        tokens: the schema tokens of every tool.
+    """
+
+    number: int
+    entries: Mapping[str, _Entry]
+    servers: Mapping[str, tuple[str, ...]]
+    summaries: Mapping[str, str]
+    index: ToolIndex
+    aliases: Mapping[str, tuple[str, ...]]
+    tokens: int
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    def always_names(self, always: frozenset[str]) -> tuple[frozenset[str], int]:
+        """The tools ``always`` (tool names, name forms or server names) keeps visible, and
+        their schema tokens; memoised per distinct ``always`` (sessions mostly share one)."""
+        cached = self._cache.get(always)
+        if cached is None:
+            names: set[str] = set()
+            for name in always:
+                names.update(self.aliases.get(name, ()))
+                names.update(self.servers.get(name, ()))
+            cached = (frozenset(names), sum(self.entries[n].tokens for n in names))
+            if len(self._cache) < 64:  # benign race: two threads store equal values
+                self._cache[always] = cached
+        return cached
+
+    def provider_names(self) -> Mapping[str, str]:
+        """The canonical name each other form of a name answers to (the OpenAI/Anthropic alias
+        of :func:`toolsift.tools.provider_name`, then :meth:`Tool.aliases`), the first tool
+        first: what :meth:`toolsift.DiscoverySession.resolve` reads. Built on first use."""
+        cached = self._cache.get("provider-names")
+        if cached is None:
+            cached = {}
+            for name, entry in self.entries.items():
+                for form in (provider_name(name), *entry.tool.aliases()):
+                    cached.setdefault(form, name)
+            self._cache["provider-names"] = cached
+        return cached
+
+    def non_mcp_names(self) -> frozenset[str]:
+        """The tools that no MCP server provides (visible in ``"mcp-only"`` mode)."""
+        cached = self._cache.get("non-mcp")
+        if cached is None:
+            cached = frozenset(n for n, e in self.entries.items() if e.source != "mcp")
+            self._cache["non-mcp"] = cached
+        return cached
+
+
+class CatalogCore:
+    """The current generation of a shared catalogue and the one writer of the next.
+
+    Arguments are :class:`toolsift.Catalog`'s, already checked: ``servers`` maps a server name
+    to its tools (Tool objects or a raw ``tools/list`` result).
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[Tool],
+        servers: Mapping[str, Any],
+        summaries: Mapping[str, str],
+        engine: EngineName,
+        profile: Any,
+        field_weights: Any,
+    ) -> None:
+        self._write = threading.Lock()  # one update at a time; readers never wait
+        builtins = _check_tools(tools, "tools")
+        by_server: dict[str, list[Tool]] = {}
+        for tool in builtins:
+            if tool.server is not None:
+                by_server.setdefault(tool.server, []).append(tool)
+        builtins = [t for t in builtins if t.server is None]
+        for name, server_tools in servers.items():
+            by_server.setdefault(name, []).extend(_as_tools(server_tools, name))
+        entries: dict[str, _Entry] = {}
+        _add(entries, [_entry(t, "builtin") for t in builtins])
+        for server_tools in by_server.values():
+            _add(entries, [_entry(t, "mcp") for t in server_tools])
+        every = [e.tool for e in entries.values()]
+        index = ToolIndex(every, engine=engine, profile=profile, field_weights=field_weights)
+        aliases: dict[str, tuple[str, ...]] = {}
+        _index_aliases(aliases, every, ())
+        self.current = Generation(
+            number=0,
+            entries=entries,
+            servers={s: tuple(t.name for t in ts) for s, ts in by_server.items()},
+            summaries=dict(summaries),
+            index=index,
+            aliases=aliases,
+            tokens=sum(e.tokens for e in entries.values()),
+        )
+
+    # --- updates: each checks everything, then publishes one generation -------------------------
+
+    def connect_server(self, name: str, tools: Any, summary: str | None) -> None:
+        """Add server ``name`` or replace its tools (``tools`` as ``Catalog.connect_server``)."""
+        server_tools = _as_tools(tools, name)
+        new = [_entry(t, "mcp") for t in server_tools]
+        with self._write:
+            gen = self.current
+            servers = dict(gen.servers)
+            servers[name] = tuple(t.name for t in server_tools)
+            summaries = gen.summaries
+            if summary is not None:
+                summaries = {**summaries, name: summary}
+            self._publish(gen, gen.servers.get(name, ()), new, servers, summaries)
+
+    def disconnect_server(self, name: str) -> bool:
+        """Remove server ``name`` and its tools; ``False`` if it is not connected."""
+        with self._write:
+            gen = self.current
+            if name not in gen.servers:
+                return False
+            servers = dict(gen.servers)
+            removed = servers.pop(name)
+            self._publish(gen, removed, [], servers, gen.summaries)
+            return True
+
+    def add_tools(self, tools: list[Tool], source: ToolSource) -> None:
+        """Add non-MCP tools (checked by the caller)."""
+        new = [_entry(t, source) for t in tools]
+        with self._write:
+            gen = self.current
+            self._publish(gen, (), new, gen.servers, gen.summaries)
+
+    def remove_tools(self, names: list[str]) -> bool:
+        """Remove non-MCP tools by canonical name (unknown names ignored); ``False`` if none."""
+        with self._write:
+            gen = self.current
+            gone = [n for n in dict.fromkeys(names) if n in gen.entries]
+            gone = [n for n in gone if gen.entries[n].source != "mcp"]
+            if not gone:
+                return False
+            self._publish(gen, gone, [], gen.servers, gen.summaries)
+            return True
+
+    def _publish(
+        self,
+        gen: Generation,
+        removed: Iterable[str],
+        new: list[_Entry],
+        servers: Mapping[str, tuple[str, ...]],
+        summaries: Mapping[str, str],
+    ) -> None:
+        """Build the next generation from ``gen`` and publish it (with ``_write`` held). Every
+        check runs before the assignment at the end: a refused update publishes nothing."""
+        removed = list(removed)
+        entries = dict(gen.entries)
+        for name in removed:
+            del entries[name]
+        _add(entries, new)
+        added = [e.tool for e in new]
+        kept = len(entries) - len(added)
+        if len(removed) + len(added) > max(_UPDATE_AT_MOST, kept // 4):
+            index = ToolIndex(
+                [e.tool for e in entries.values()],
+                engine=gen.index.engine,  # type: ignore[arg-type]
+                profile=gen.index.profile,
+                field_weights=gen.index.field_weights,
+            )
+        else:
+            index = gen.index.with_tools(add=added, remove=removed)
+        aliases = dict(gen.aliases)
+        _index_aliases(aliases, added, [gen.entries[n].tool for n in removed])
+        tokens = gen.tokens - sum(gen.entries[n].tokens for n in removed)
+        self.current = Generation(
+            number=gen.number + 1,
+            entries=entries,
+            servers=servers,
+            summaries=summaries,
+            index=index,
+            aliases=aliases,
+            tokens=tokens + sum(e.tokens for e in new),
+        )
+
+
+def _entry(tool: Tool, source: ToolSource) -> _Entry:
+    return _Entry(tool, source, tool_tokens(tool), False)
+
+
+def _add(entries: dict[str, _Entry], new: list[_Entry]) -> None:
+    """Add ``new`` to ``entries``; a name already there (or twice in ``new``) is refused before
+    ``entries`` changes."""
+    seen: set[str] = set()
+    for entry in new:
+        name = entry.tool.name
+        if name in seen or name in entries:
+            raise DuplicateToolError(
+                f"Duplicate tool name {name!r}: a catalogue holds each canonical name once.",
+                tool=name,
+                field="name",
+            )
+        seen.add(name)
+    for entry in new:
+        entries[entry.tool.name] = entry
+
+
+def _index_aliases(
+    aliases: dict[str, tuple[str, ...]], added: Iterable[Tool], removed: Iterable[Tool]
+) -> None:
+    for tool in removed:
+        for alias in tool.aliases():
+            left = tuple(n for n in aliases.get(alias, ()) if n != tool.name)
+            if left:
+                aliases[alias] = left
+            else:
+                aliases.pop(alias, None)
+    for tool in added:
+        for alias in tool.aliases():
+            aliases[alias] = (*aliases.get(alias, ()), tool.name)
