@@ -348,3 +348,14 @@ def test_client_sessions_are_views_of_one_catalogue_changed_once() -> None:
     assert again is not first and again.search("git log", 1).activated == ("mcp__git__log",)
     assert again.selected == ("grep", "mcp__git__log")
     assert registry.find("grep") is not None and registry.find("find") is None
+
+
+def test_without_the_mcp_extra_the_commands_say_what_to_install(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain `pip install toolsift` has no Starlette: an error naming the extra, no traceback."""
+    for name in [m for m in sys.modules if m.startswith(("starlette", "toolsift.dashboard."))]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "starlette", None)  # `import starlette` now fails
+    code, err, _ = cli(capsys, "dashboard")
+    assert code == 2 and "pip install 'toolsift[mcp]'" in err and "Traceback" not in err

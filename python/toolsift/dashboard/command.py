@@ -114,7 +114,6 @@ def _url(host: str, port: int, token: str | None) -> str:
 def _serve(args: argparse.Namespace) -> int:
     if not args.dashboard:
         return int(args.gateway_handler(args))
-    token = _token(args)
     try:
         from ..gateway.commands import _gateway_config
         from ..gateway.server import Gateway
@@ -122,6 +121,7 @@ def _serve(args: argparse.Namespace) -> int:
         from .backend import Dashboard
     except ImportError as exc:
         raise ConfigError(f"{_HINT} ({exc})") from None
+    token = _token(args)
     check_bind(args.host, token)
     config = _gateway_config(args, args.config)
     gateway = Gateway(config)
@@ -169,12 +169,12 @@ def _server(board: Any, guard: Any, host: str, port: int) -> Any:
 
 
 def _dashboard(args: argparse.Namespace) -> int:
-    token = _token(args)
-    try:
+    try:  # Starlette and uvicorn come with the MCP extra
         from .api import Guard, check_bind, is_local
         from .backend import Dashboard
     except ImportError as exc:
         raise ConfigError(f"{_HINT} ({exc})") from None
+    token = _token(args)
     check_bind(args.host, token)
     settings = ToolSearchConfig()
     if args.config is not None and os.path.exists(args.config):
