@@ -7,10 +7,8 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use std::path::PathBuf;
 
 use super::build_pipeline;
-use super::convert::{
-    extract_bytes, extract_documents, extract_ids, extract_limit, extract_options, extract_queries,
-    extract_text,
-};
+use super::convert::{extract_limit, extract_options, extract_queries, extract_text};
+use super::index_persist;
 use crate::analysis::Profile;
 use crate::index::Index;
 
@@ -331,7 +329,8 @@ impl PyIndex {
         )
     }
 
-    // Batch search, snapshots and updates; the pipelined build is in `build_pipeline.rs`.
+    // Batch search, snapshots and updates (`index_persist`); the pipelined build is in
+    // `build_pipeline.rs`.
 
     #[pyo3(signature = (
         queries, limit, exclude = None, *, include = None, required = None, prefix_fraction = 0.0,
@@ -372,15 +371,8 @@ impl PyIndex {
     }
 
     #[pyo3(signature = (metadata = None))]
-    fn to_bytes<'py>(
-        &self,
-        py: Python<'py>,
-        metadata: Option<&[u8]>,
-    ) -> Bound<'py, pyo3::types::PyBytes> {
-        let inner = &self.inner;
-        let bytes =
-            py.detach(|| crate::pool::install(|| inner.to_bytes(metadata.unwrap_or_default())));
-        pyo3::types::PyBytes::new(py, &bytes)
+    fn to_bytes<'py>(&self, py: Python<'py>, metadata: Option<&[u8]>) -> Bound<'py, PyBytes> {
+        index_persist::to_bytes(py, &self.inner, metadata)
     }
 
     #[staticmethod]
@@ -390,42 +382,22 @@ impl PyIndex {
         data: &Bound<'_, PyAny>,
         with_metadata: bool,
     ) -> PyResult<Py<PyAny>> {
-        // Borrow bytes (immutable, kept alive by the caller) instead of copying them.
-        if let Ok(b) = data.cast::<PyBytes>() {
-            let bytes = b.as_bytes();
-            let (inner, meta) =
-                py.detach(|| crate::pool::install(|| Index::from_bytes_borrowed(bytes)))?;
-            return loaded(py, PyIndex { inner }, meta, with_metadata);
-        }
-        let data = extract_bytes(data)?;
-        let (inner, meta) =
-            py.detach(|| crate::pool::install(|| Index::from_bytes_borrowed(&data)))?;
-        loaded(py, PyIndex { inner }, meta, with_metadata)
+        index_persist::from_bytes(py, data, |inner, meta| {
+            loaded(py, PyIndex { inner }, meta, with_metadata)
+        })
     }
 
     #[pyo3(signature = (path, metadata = None))]
     fn save(&self, py: Python<'_>, path: PathBuf, metadata: Option<&[u8]>) -> PyResult<()> {
-        let inner = &self.inner;
-        let meta = metadata.unwrap_or_default();
-        py.detach(|| {
-            crate::snapshot::write_atomic(&path, &crate::pool::install(|| inner.to_bytes(meta)))
-        })?;
-        Ok(())
+        index_persist::save(py, &self.inner, &path, metadata)
     }
 
     #[staticmethod]
     #[pyo3(signature = (path, *, with_metadata = false))]
     fn load(py: Python<'_>, path: PathBuf, with_metadata: bool) -> PyResult<Py<PyAny>> {
-        let (inner, data, start, len) = py.detach(|| -> PyResult<_> {
-            let data = std::fs::read(&path)?;
-            let (inner, meta) = crate::pool::install(|| Index::from_bytes_borrowed(&data))?;
-            // Where the metadata sits in `data`, so it is copied once, into Python bytes.
-            let start = meta.as_ptr() as usize - data.as_ptr() as usize;
-            let len = meta.len();
-            Ok((inner, data, start, len))
-        })?;
-        let meta = &data[start..start + len];
-        loaded(py, PyIndex { inner }, meta, with_metadata)
+        index_persist::load(py, &path, |inner, meta| {
+            loaded(py, PyIndex { inner }, meta, with_metadata)
+        })
     }
 
     #[pyo3(signature = (names = None, documents = None, *, remove = None))]
@@ -436,31 +408,7 @@ impl PyIndex {
         documents: Option<&Bound<'_, PyAny>>,
         remove: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let names: Vec<String> = match names {
-            Some(names) => names
-                .try_iter()?
-                .map(|n| n.and_then(|n| extract_text(&n, "name").map(|s| s.into_owned())))
-                .collect::<PyResult<_>>()?,
-            None => Vec::new(),
-        };
-        let documents = match documents {
-            Some(docs) => extract_documents(docs)?,
-            None => Vec::new(),
-        };
-        let remove = extract_ids(remove)?;
-        let inner = &self.inner;
-        // An update that tokenizes a few documents frees little scratch; trimming the heap
-        // after it would only hand back pages that the next update faults in again (a session
-        // updates its index at every activation).
-        let trim = documents.len() >= crate::build::CHUNK_DOCS;
-        let inner = py.detach(|| {
-            let index = crate::pool::install(|| inner.updated(&remove, names, &documents));
-            drop(documents);
-            if trim {
-                build_pipeline::release_free_memory();
-            }
-            index
-        })?;
+        let inner = index_persist::updated(py, &self.inner, names, documents, remove)?;
         Ok(PyIndex { inner })
     }
 

@@ -1,6 +1,7 @@
 //! The only code that uses pyo3: converts Python data in, detaches from the interpreter for the
 //! work, and converts plain results out. One file per Python-facing class (`index`,
-//! `keyword_index`, `name_keys`, `dense_matrix`) or group of functions (`functions`, `matches`);
+//! `keyword_index`, `name_keys`, `dense_matrix`; `index_persist` holds `index`'s snapshot and
+//! update methods) or group of functions (`functions`, `matches`);
 //! `convert` and `errors` are the leaves every other file may use.
 
 pub(crate) mod build_pipeline;
@@ -11,6 +12,7 @@ pub(crate) mod errors;
 pub(crate) mod fast_path;
 pub(crate) mod functions;
 pub(crate) mod index;
+pub(crate) mod index_persist;
 pub(crate) mod keyword_index;
 pub(crate) mod matches;
 pub(crate) mod name_keys;

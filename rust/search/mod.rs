@@ -18,6 +18,7 @@ pub mod fast_path;
 pub mod keyword;
 pub mod name_keys;
 mod options;
+mod posting_loop;
 pub mod prune;
 pub mod regex;
 mod top_k;

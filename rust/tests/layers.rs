@@ -8,8 +8,8 @@
 //! * the references between the top-level modules, or between the files of one folder (e.g.
 //!   `bindings/*.rs`), form a cycle.
 //!
-//! Test code (`#[cfg(test)]` items and `tests.rs` files) is left out: a unit test may build an
-//! index with `crate::build` to exercise a lower layer.
+//! Test code (`#[cfg(test)]` items, `tests.rs` and `*_tests.rs` files) is left out: a unit test
+//! may build an index with `crate::build` to exercise a lower layer.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -114,7 +114,10 @@ fn sources() -> Vec<Source> {
         if is_mod || module == ["lib"] {
             module.pop();
         }
-        if module.last().is_some_and(|m| m == "tests") {
+        if module
+            .last()
+            .is_some_and(|m| m == "tests" || m.ends_with("_tests"))
+        {
             continue;
         }
         let code = strip(&fs::read_to_string(&path).unwrap());

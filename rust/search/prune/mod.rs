@@ -424,4 +424,6 @@ struct PrunedSearch {
 }
 
 #[cfg(test)]
+mod bounds_tests;
+#[cfg(test)]
 mod tests;
