@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import pickle
 import re
+import struct
 
 import pytest
 from hypothesis import given
@@ -353,6 +354,41 @@ def test_search_matches_is_search_then_matches(
     assert [m.normalized_score for m in got] == [None] * len(want)
 
 
+def _same_match(got, want):
+    """Equal as objects (a NaN score compared by its bits), in repr, field order and pickle."""
+    assert type(got) is type(want) is Match
+    assert list(vars(got)) == list(vars(want)), "field order"
+    assert repr(got) == repr(want)
+    assert (got.tool, got.reason, got.normalized_score) == (want.tool, want.reason, None)
+    assert struct.pack("<d", got.score) == struct.pack("<d", want.score)
+    assert repr(pickle.loads(pickle.dumps(got))) == repr(want)
+
+
+@given(
+    hits=st.lists(
+        st.tuples(st.integers(0, len(TOOLS) - 1), st.floats(allow_nan=True, allow_infinity=True)),
+        max_size=12,
+    ),
+    reason=st.sampled_from(["bm25", "keyword", "exact_name", "select", "regex"]),
+)
+def test_compiled_matches_equal_the_python_ones(hits, reason):
+    """``_core._new_matches`` (``rust/bindings/matches.rs``) is ``toolsift.result.new_match``'s
+    deliberate twin: for arbitrary hits, scores and reasons, the same objects."""
+    from .conftest import HAVE_RUST
+
+    if not HAVE_RUST:
+        pytest.skip("toolsift._core is not built")
+    from toolsift._core import _new_matches
+
+    compiled = _new_matches(Match, TOOLS, hits, reason)
+    assert len(compiled) == len(hits)
+    for got, (d, score) in zip(compiled, hits):
+        _same_match(got, new_match(TOOLS[d], score, reason))
+        if score == score:  # not NaN: equal and same hash as the dataclass's own object
+            assert got == Match(TOOLS[d], score, reason)  # type: ignore[arg-type]
+            assert hash(got) == hash(Match(TOOLS[d], score, reason))  # type: ignore[arg-type]
+
+
 def test_compiled_matches_equal_the_python_ones_and_fail_cleanly():
     from .conftest import HAVE_RUST
 
@@ -480,6 +516,16 @@ def test_search_plain_equals_the_general_path(names, picks, words, limit):
     query = " ".join(words + squashed + words[:3])
     want = _search_general(index, query, {"limit": limit}, pytest.MonkeyPatch())
     assert _outcome(lambda: index.search(query, limit)) == want
+    plain = _outcome(lambda: _search_plain(index, query, limit or 8))
+    assert plain is None or plain == want
+
+
+@given(query=texts, limit=st.sampled_from([None, 1, 3, 30]))
+def test_search_plain_equals_the_general_path_on_any_text(query, limit):
+    """The one-call path (``rust/search/fast_path.rs``, ``rust/bindings/fast_path.rs``) answers
+    any text exactly as the general path, or declines it."""
+    index = _rust_index(TOOLS)
+    want = _search_general(index, query, {"limit": limit}, pytest.MonkeyPatch())
     plain = _outcome(lambda: _search_plain(index, query, limit or 8))
     assert plain is None or plain == want
 

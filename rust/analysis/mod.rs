@@ -1,7 +1,7 @@
 //! Analysis profiles: how text becomes index terms and query terms, on top of the tokenizer.
 //!
 //! A profile is chosen when an index is built and stored with it (snapshots record it).
-//! `python/toolsift/_analysis.py` implements the same rules for the pure-Python engine; the two
+//! `python/toolsift/_text/analysis.py` implements the same rules for the pure-Python engine; the two
 //! must produce the same terms for every input (`tests/test_analysis.py` checks it with
 //! Hypothesis over arbitrary Unicode).
 //!

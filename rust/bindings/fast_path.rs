@@ -2,6 +2,11 @@
 //! option at its default, a plain query that names no tool) answered in one call, parse to
 //! `SearchResult`, and the same for a batch. Every query it cannot answer exactly as the
 //! Python layer would is declined (`None`), and the caller's general path takes it.
+//!
+//! A deliberate twin of that general path for the queries it answers (the parse is
+//! `crate::search::fast_path`'s, the name proof `crate::search::name_keys`'s); the Hypothesis
+//! tests of `tests/test_fastpath.py` (`test_search_plain_equals_the_general_path*`,
+//! `test_search_many_plain_batch_equals_the_general_path`) prove it answers as that path does.
 
 use pyo3::intern;
 use pyo3::prelude::*;

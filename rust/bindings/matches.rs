@@ -1,6 +1,12 @@
 //! The Python layer's result objects, built in one call: a ranked list's `Match` objects cost
 //! ~0.45 µs each from Python (a function call, `object.__new__`, a keyword dict and its update)
 //! and ~0.15 µs here, on every search.
+//!
+//! A deliberate twin: [`build_matches`] makes each object as `toolsift.result.new_match`
+//! (`python/toolsift/result.py`, the specification) makes it. `tests/test_fastpath.py` proves
+//! them equal with Hypothesis (`test_compiled_matches_equal_the_python_ones`: arbitrary hits,
+//! scores and reasons give equal, same-repr, same-field-order, picklable objects;
+//! `test_search_matches_is_search_then_matches`: `Index.search_matches` is `search` then these).
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;

@@ -8,6 +8,13 @@
 //! Python parser as before: it never disagrees with the parser, it only declines. A query it
 //! declines may still be valid, and an invalid one (empty, no letter or digit) is always
 //! declined, so the Python path raises the error.
+//!
+//! A deliberate twin of that parser's plain case (and, with `bindings::fast_path`, of
+//! `ToolIndex.search`'s general path for such a query): `tests/test_fastpath.py` proves with
+//! Hypothesis that the one-call path answers exactly as the general path or declines, on
+//! arbitrary text (`test_search_plain_equals_the_general_path_on_any_text`,
+//! `test_search_many_plain_batch_equals_the_general_path`) and on query-like word lists
+//! (`test_search_plain_equals_the_general_path`).
 
 use crate::search::name_keys::{is_py_space, py_split};
 

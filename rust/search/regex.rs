@@ -1,7 +1,7 @@
 //! Regex search over tools (Anthropic `tool_search_tool_regex`-compatible): the Rust half of
-//! `ranker="regex"`; `python/toolsift/_regex.py` is its pure-Python twin.
+//! `ranker="regex"`; `python/toolsift/_pyengine/regex.py` is its pure-Python twin.
 //!
-//! The pattern arrives already checked and translated by `toolsift._regex_pattern` (Python owns
+//! The pattern arrives already checked and translated by `toolsift._text.regex_pattern` (Python owns
 //! the agent's query): its letters lowercased, its classes widened with the lowercase forms of
 //! their members, every escape spelled out. Matching is then case-sensitive over texts
 //! lowercased here with `text::case_fold::FOLD` (Unicode 14 simple lowercase, one character for one,

@@ -7,7 +7,7 @@
 //! `[Lu]`); every character that is not a letter (`L*`) or number (`N*`) becomes a separator;
 //! lowercase; split on whitespace and drop empty tokens.
 //!
-//! `python/toolsift/_tokenize.py` implements the same rule and the two must agree on every input
+//! `python/toolsift/_text/tokenize.py` implements the same rule and the two must agree on every input
 //! (`tests/data/tokenize_cases.jsonl` checks it from both sides); `tests/test_tokenize.py` checks
 //! the Python one against the independent reference port of the seed.
 //!

@@ -1,5 +1,5 @@
 //! Parity with the Python engine: `tests/data/tokenize_cases.jsonl`, which
-//! `scripts/gen_tokenize_cases.py` writes from `python/toolsift/_tokenize.py`, read without
+//! `scripts/gen_tokenize_cases.py` writes from `python/toolsift/_text/tokenize.py`, read without
 //! adding a JSON dependency.
 
 use super::Tokenizer;
