@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from toolsift import Tool, ToolIndex
+from toolsift import QueryError, Tool, ToolIndex
 
 TOOLS = [
     Tool(
@@ -83,3 +85,62 @@ def test_both_engines_explain_identically(query):
     py = ToolIndex(TOOLS, engine="python")
     for tool in TOOLS:
         assert rust.explain(query, tool) == py.explain(query, tool)
+
+
+# Words that stem (files, reading), repeat across fields, or are not ASCII (CJK bigrams, a
+# ligature, combining marks), and arbitrary Unicode between them.
+VOCAB = [
+    "read", "reading", "reads", "file", "files", "issue", "issues", "create", "github", "café",
+    "Ünïcode", "ﬁle", "日本語", "天気予報", "東京タワー", "naïve", "x", "runs", "running",
+]  # fmt: skip
+field_texts = st.lists(st.sampled_from(VOCAB) | st.text(max_size=8), max_size=8).map(" ".join)
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    texts=st.lists(st.tuples(field_texts, field_texts, field_texts), min_size=1, max_size=4),
+    query=st.lists(st.sampled_from(VOCAB) | st.text(max_size=6), min_size=1, max_size=5).map(
+        " ".join
+    ),
+    profile=st.sampled_from(["seed", "english"]),
+    prefix_fraction=st.sampled_from([0.0, 0.5, 1.0]),
+)
+def test_engines_explain_arbitrary_unicode_fields_alike(texts, query, profile, prefix_fraction):
+    """Each engine breaks a term's frequency down per field with its own analysis of the tool's
+    field texts; both give the same terms, fields and numbers, and the parts add up to tf."""
+    tools = [
+        Tool(
+            name=f"tool_{i}",
+            description=description or "-",
+            search_hint=hint or None,
+            title=title or None,
+        )
+        for i, (description, hint, title) in enumerate(texts)
+    ]
+    rust = ToolIndex(tools, engine="rust", profile=profile)
+    py = ToolIndex(tools, engine="python", profile=profile)
+    for tool in tools:
+        try:
+            want = py.explain(query, tool, prefix_fraction=prefix_fraction)
+        except QueryError:
+            with pytest.raises(QueryError):
+                rust.explain(query, tool, prefix_fraction=prefix_fraction)
+            continue
+        got = rust.explain(query, tool, prefix_fraction=prefix_fraction)
+        assert (got.tool, got.query) == (want.tool, want.query)
+        assert _close(got.score, want.score)
+        assert [(t.term, t.matched, t.prefix) for t in got.terms] == [
+            (t.term, t.matched, t.prefix) for t in want.terms
+        ]
+        for g, w in zip(got.terms, want.terms):
+            for a, b in [(g.qtf, w.qtf), (g.idf, w.idf), (g.tf, w.tf), (g.norm, w.norm)]:
+                assert _close(a, b)
+            assert _close(g.contribution, w.contribution)
+            assert list(g.fields) == list(w.fields), "the same fields, in the same order"
+            assert all(_close(g.fields[f], w.fields[f]) for f in w.fields)
+            # The fields' parts add up to the (float32) term frequency the index holds.
+            assert math.isclose(sum(g.fields.values()), g.tf, rel_tol=1e-6)

@@ -87,15 +87,17 @@ def test_engines_agree_on_every_option(
     )
     for doc in ids[:5]:
         r = rust.explain(
-            query, doc, prefix_fraction=fraction, prefix_min_len=min_len, max_expansions=expansions
-        )
+            query, doc, docs[doc], prefix_fraction=fraction, prefix_min_len=min_len,
+            max_expansions=expansions,
+        )  # fmt: skip
         p = py.explain(
-            query, doc, prefix_fraction=fraction, prefix_min_len=min_len, max_expansions=expansions
-        )
+            query, doc, docs[doc], prefix_fraction=fraction, prefix_min_len=min_len,
+            max_expansions=expansions,
+        )  # fmt: skip
         assert r == p
         total = 0.0
         for term in r:
-            total += term[-1]
+            total += term[7]
         score = dict(
             py.score_documents(
                 query,

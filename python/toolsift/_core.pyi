@@ -229,22 +229,28 @@ class Index:
         self,
         query: str,
         doc: int,
+        document: Iterable[tuple[int, str]],
         *,
         prefix_fraction: float = 0.0,
         prefix_min_len: int = 3,
         max_expansions: int = 16,
-    ) -> list[tuple[str, str, bool, float, float, float, float, float]]:
+    ) -> list[tuple[str, str, bool, float, float, float, float, float, list[tuple[int, float]]]]:
         """Per matched query term of ``doc``: ``(term, matched index term, prefix?, qtf, idf, tf,
-        norm, contribution)``, in query order. The contributions summed left to right from 0.0
-        equal the score exactly.
+        norm, contribution, fields)``, in query order. The contributions summed left to right
+        from 0.0 equal the score exactly. ``fields`` is what each field of ``document`` (the
+        ``(field id, text)`` pairs ``doc`` was built from, analysed again with the index's
+        profile) brought to ``tf``: ``(field id, occurrences × the field's weight)``, a stemmed
+        copy's occurrences at half the weight, in the order the fields first bring it (fields
+        of weight 0 bring nothing).
 
         Raises:
             IndexError: ``doc`` is out of range.
 
         Example:
-            >>> idx = Index(["a"], [[(0, "read file")]], [1.0])
-            >>> [(t[0], t[1]) for t in idx.explain("read", 0)]
-            [('read', 'read')]
+            >>> doc = [(0, "read file"), (1, "read")]
+            >>> idx = Index(["a"], [doc], [1.0, 2.0], profile="seed")
+            >>> [(t[0], t[1], t[8]) for t in idx.explain("read", 0, doc)]
+            [('read', 'read', [(0, 1.0), (1, 2.0)])]
         """
     def document_frequency(self, term: str) -> int:
         """Number of documents that contain ``term`` (an already tokenized term)."""

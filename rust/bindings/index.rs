@@ -7,13 +7,26 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use std::path::PathBuf;
 
 use super::build_pipeline;
-use super::convert::{extract_limit, extract_options, extract_queries, extract_text};
+use super::convert::{
+    extract_document, extract_limit, extract_options, extract_queries, extract_text,
+};
 use super::index_persist;
 use crate::analysis::Profile;
 use crate::index::Index;
 
-/// One term of an explanation: (term, matched, prefix, qtf, idf, tf, norm, contribution).
-type Explained = (String, String, bool, f64, f64, f64, f64, f64);
+/// One term of an explanation: (term, matched, prefix, qtf, idf, tf, norm, contribution, and
+/// per field of the document, `(field id, its part of tf)`).
+type Explained = (
+    String,
+    String,
+    bool,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    Vec<(usize, f64)>,
+);
 
 #[pyclass(name = "Index", module = "toolsift._core", frozen)]
 pub struct PyIndex {
@@ -248,11 +261,17 @@ impl PyIndex {
         Ok(self.inner.score_documents(&tokens, &docs, &options)?)
     }
 
-    #[pyo3(signature = (query, doc, *, prefix_fraction = 0.0, prefix_min_len = 3, max_expansions = 16))]
+    /// Each matched query term's part of `doc`'s score, with what each field of `document`
+    /// (the `(field id, text)` pairs `doc` was built from) brought to its term frequency.
+    #[pyo3(signature = (
+        query, doc, document, *, prefix_fraction = 0.0, prefix_min_len = 3, max_expansions = 16
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn explain(
         &self,
         query: &Bound<'_, PyAny>,
         doc: u32,
+        document: &Bound<'_, PyAny>,
         prefix_fraction: f64,
         prefix_min_len: usize,
         max_expansions: usize,
@@ -269,14 +288,18 @@ impl PyIndex {
             0.0,
             false,
         )?;
+        let document = extract_document(doc as usize, document)?;
         let tokens = self.inner.query_terms(&query);
         let terms = self
             .inner
             .explain(&tokens, doc, &options)?
             .ok_or_else(|| PyIndexError::new_err(format!("document {doc} is out of range")))?;
+        let matched: Vec<&str> = terms.iter().map(|t| t.matched.as_str()).collect();
+        let fields = self.inner.field_parts(&document, &matched);
         Ok(terms
             .into_iter()
-            .map(|t| {
+            .zip(fields)
+            .map(|(t, fields)| {
                 (
                     t.term,
                     t.matched,
@@ -286,6 +309,7 @@ impl PyIndex {
                     t.tf,
                     t.norm,
                     t.contribution,
+                    fields,
                 )
             })
             .collect())

@@ -1,9 +1,14 @@
-//! Per-document scores outside the top-k path: `score_documents` (the scores of given documents)
-//! and `explain` (each query term's part of one document's score).
+//! Per-document scores outside the top-k path: `score_documents` (the scores of given documents),
+//! `explain` (each query term's part of one document's score) and `field_parts` (each field's
+//! part of a term's frequency, for `ToolIndex.explain`'s per-field breakdown).
+
+use std::collections::HashMap;
 
 use super::{distinct_terms, SearchOptions, SCRATCH};
+use crate::analysis;
 use crate::error::Result;
 use crate::index::Index;
+use crate::text::tokenize::Tokenizer;
 
 /// One query term's part of a document's score, as `Index::explain` reports it.
 #[derive(Debug, Clone, PartialEq)]
@@ -120,12 +125,85 @@ impl Index {
         }
         Ok(Some(out))
     }
+
+    /// What each field of a document brought to the term frequency of each of `terms` in it:
+    /// per term, `(field id, occurrences × the field's weight)`, a stemmed copy's occurrences
+    /// at [`analysis::STEM_WEIGHT`] × the weight, in the order the fields first bring it.
+    ///
+    /// `document` is the `(field id, text)` pairs the document was built from: the index keeps
+    /// no per-field data, so the fields are analysed again with the index's own profile, as the
+    /// build analysed them. A field of weight 0 (or of an id without a weight) brings nothing.
+    /// Each sum adds f64 weights in document order, as the pure-Python engine adds them.
+    pub fn field_parts<S: AsRef<str>, T: AsRef<str>>(
+        &self,
+        document: &[(usize, S)],
+        terms: &[T],
+    ) -> Vec<Vec<(usize, f64)>> {
+        let mut parts: HashMap<&str, Vec<(usize, f64)>> =
+            terms.iter().map(|t| (t.as_ref(), Vec::new())).collect();
+        // Stemmed copies are only worth making when a term asks for one.
+        let stems = self.profile.stems() && terms.iter().any(|t| analysis::is_marked(t.as_ref()));
+        let mut tokenizer = Tokenizer::new();
+        for (field, text) in document {
+            let weight = self.field_weights.get(*field).copied().unwrap_or(0.0);
+            if weight == 0.0 {
+                continue;
+            }
+            let mut add = |term: &str, w: f64| {
+                if let Some(fields) = parts.get_mut(term) {
+                    match fields.iter_mut().find(|(f, _)| f == field) {
+                        Some((_, sum)) => *sum += w,
+                        None => fields.push((*field, w)),
+                    }
+                }
+            };
+            self.profile
+                .for_each_term(&mut tokenizer, text.as_ref(), |tok| {
+                    add(tok, weight);
+                    if stems {
+                        add(&analysis::stem_copy(tok), weight * analysis::STEM_WEIGHT);
+                    }
+                });
+        }
+        terms.iter().map(|t| parts[t.as_ref()].clone()).collect()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::index::fixtures::{build, ids, none};
+
+    #[test]
+    fn field_parts_are_each_fields_weighted_occurrences() {
+        use crate::analysis::Profile;
+        use crate::index::bm25::Params;
+        let doc = vec![
+            (0usize, "read files"),
+            (1, "read the file"),
+            (2, "read"),
+            (9, "read"),
+        ];
+        let names = vec!["a".to_string()];
+        let weights = vec![6.0, 2.0, 0.0];
+        let idx = Index::build_profiled(
+            names,
+            &[doc[..3].to_vec()],
+            weights,
+            Params::default(),
+            Profile::English,
+        )
+        .unwrap();
+        let parts = idx.field_parts(&doc, &["read", "§file", "nowhere", "read"]);
+        let read = vec![(0, 6.0), (1, 2.0)];
+        assert_eq!(
+            parts,
+            vec![read.clone(), vec![(0, 3.0), (1, 1.0)], vec![], read]
+        );
+        let tf: f64 = parts[1].iter().map(|p| p.1).sum();
+        let explained = idx.explain(&["§file"], 0, &none()).unwrap().unwrap();
+        assert_eq!(explained[0].tf, tf);
+    }
 
     #[test]
     fn score_documents_keeps_zero_scores_and_applies_filters() {

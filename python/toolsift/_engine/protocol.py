@@ -75,11 +75,14 @@ class EngineIndex(Protocol):
         self,
         query: str,
         doc: int,
+        document: Iterable[tuple[int, str]],
         *,
         prefix_fraction: float = ...,
         prefix_min_len: int = ...,
         max_expansions: int = ...,
-    ) -> list[tuple[str, str, bool, float, float, float, float, float]]: ...
+    ) -> list[
+        tuple[str, str, bool, float, float, float, float, float, list[tuple[int, float]]]
+    ]: ...
 
     def document_frequency(self, term: str) -> int: ...
 

@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING
 
 from .._options import DEFAULT_PREFIX_FRACTION, SearchOptions, check_query_length
 from .._snapshot.tools_section import LazyTools
-from .._text.analysis import STEM_WEIGHT, ProfileName, stem_copy
-from .._text.analysis import terms as analysed_terms
 from .._text.documents import FieldWeights, scored_text
 from .._text.documents import document as _document
 from ..explain import Explanation, TermContribution
@@ -29,6 +27,9 @@ if TYPE_CHECKING:
     from .._engine.protocol import EngineIndex
 
 __all__ = ["explain"]
+
+#: Field name by field id (``FieldWeights.as_list`` order).
+_FIELD_NAMES = [f.name for f in dataclasses.fields(FieldWeights)]
 
 
 def explain(
@@ -60,29 +61,19 @@ def explain(
     target = tools[doc]
     if parsed.kind == "select":
         return Explanation(target, parsed.query, 0.0)
+    weights = field_weights.as_list()
+    # The engine reports each term's parts per field, from the tool's field texts and with its
+    # own analysis: this module only names the fields.
     raw = index.explain(
         scored_text(parsed.text, field_weights),
         doc,
+        _document(target, weights),
         prefix_fraction=checked.prefix_fraction,
         prefix_min_len=checked.prefix_min_len,
         max_expansions=checked.max_expansions,
     )
-    weights = field_weights.as_list()
-    field_names = [f.name for f in dataclasses.fields(FieldWeights)]
-    counts: dict[str, dict[str, float]] = {}
-    profile: ProfileName = index.profile  # type: ignore[assignment]
-    for fid, text in _document(target, weights):
-        if weights[fid] == 0.0:
-            continue
-        field = field_names[fid]
-        for tok in analysed_terms(profile, text):
-            per_field = counts.setdefault(tok, {})
-            per_field[field] = per_field.get(field, 0.0) + weights[fid]
-            if profile == "english":  # the stemmed copy, at a fraction of the field's weight
-                per_field = counts.setdefault(stem_copy(tok), {})
-                per_field[field] = per_field.get(field, 0.0) + weights[fid] * STEM_WEIGHT
     terms = tuple(
-        TermContribution(*row, fields=counts.get(row[1], {}))  # type: ignore[misc]
+        TermContribution(*row[:8], fields={_FIELD_NAMES[fid]: part for fid, part in row[8]})
         for row in raw
     )
     score = 0.0

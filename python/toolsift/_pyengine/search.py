@@ -12,7 +12,7 @@ Example:
     >>> idx = Index(["a", "b"], [[(0, "read file")], [(0, "read write")]], [1.0])
     >>> [doc for doc, _ in idx.search("wri", 5, prefix_fraction=0.5)]
     [1]
-    >>> idx.explain("wri", 1, prefix_fraction=0.5)[0][:3]
+    >>> idx.explain("wri", 1, [(0, "read write")], prefix_fraction=0.5)[0][:3]
     ('wri', 'write', True)
 """
 
@@ -25,10 +25,23 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 
 from .._options import SearchOptions, check_limit, check_text
-from .._text.analysis import STEM_QUERY_WEIGHT, ProfileName, is_marked, query_terms, required_terms
+from .._text.analysis import (
+    STEM_QUERY_WEIGHT,
+    STEM_WEIGHT,
+    ProfileName,
+    is_marked,
+    query_terms,
+    required_terms,
+    stem_copy,
+)
+from .._text.analysis import terms as analysed_terms
 from ..errors import QueryError
 from ..result import Match, MatchReason, new_matches
 from ..tools import Tool
+
+#: One term of :meth:`_Search.explain`: (term, matched, prefix, qtf, idf, tf, norm, contribution,
+#: per field ``(field id, its part of tf)``).
+Explained = tuple[str, str, bool, float, float, float, float, float, list[tuple[int, float]]]
 
 
 def _idf(n_docs: int, df: int) -> float:
@@ -195,12 +208,15 @@ class _Search(_Fields):
         self,
         query: str,
         doc: int,
+        document: Iterable[tuple[int, str]],
         *,
         prefix_fraction: float = 0.0,
         prefix_min_len: int = 3,
         max_expansions: int = 16,
-    ) -> list[tuple[str, str, bool, float, float, float, float, float]]:
-        """Per matched query term: (term, matched, prefix, qtf, idf, tf, norm, contribution)."""
+    ) -> list[Explained]:
+        """Per matched query term: (term, matched, prefix, qtf, idf, tf, norm, contribution,
+        fields), ``fields`` being :meth:`_field_parts` of ``document`` (the ``(field id, text)``
+        pairs ``doc`` was built from) for ``matched``."""
         tokens = query_terms(self._profile, check_text(query, "query"))
         opts = SearchOptions(
             None, None, None, prefix_fraction, prefix_min_len, max_expansions, 0.0, 0.0, False
@@ -233,7 +249,35 @@ class _Search(_Fields):
                     best = (tok, term, True, qtf, idf, tf, norm, score)
             if best is not None and best[7] != 0.0:
                 out.append(best)
-        return out
+        parts = self._field_parts(document, [row[1] for row in out])
+        return [(*row, fields) for row, fields in zip(out, parts)]
+
+    def _field_parts(
+        self, document: Iterable[tuple[int, str]], terms: list[str]
+    ) -> list[list[tuple[int, float]]]:
+        """Per term of ``terms``, what each field of ``document`` brought to its term frequency:
+        ``(field id, occurrences × the field's weight)``, a stemmed copy's occurrences at
+        ``STEM_WEIGHT`` × the weight, in the order the fields first bring it. The fields are
+        analysed again (the index keeps no per-field data), as the build analysed them; a field
+        of weight 0 (or of an id without a weight) brings nothing. ``Index::field_parts`` in
+        ``rust/search/explain.rs`` is the same, sum for sum."""
+        parts: dict[str, dict[int, float]] = {term: {} for term in terms}
+        weights = self._weights
+        stems = self._profile == "english" and any(is_marked(t) for t in terms)
+        for fid, text in document:
+            check_text(text, "field text")
+            weight = weights[fid] if 0 <= fid < len(weights) else 0.0
+            if weight == 0.0:
+                continue
+            for tok in analysed_terms(self._profile, text):
+                fields = parts.get(tok)
+                if fields is not None:
+                    fields[fid] = fields.get(fid, 0.0) + weight
+                if stems:
+                    fields = parts.get(stem_copy(tok))
+                    if fields is not None:
+                        fields[fid] = fields.get(fid, 0.0) + weight * STEM_WEIGHT
+        return [list(parts[term].items()) for term in terms]
 
     def _expansions(self, tok: str, opts: SearchOptions) -> list[str]:
         """The scored terms ``tok`` expands to (``PrefixOptions`` in ``rust/index/options.rs``)."""
