@@ -9,8 +9,11 @@ pub enum Error {
     EmptyQuery,
     /// The query tokenizes to nothing: it has no letter or number.
     NoSearchableTerms,
-    /// `limit` is not a positive integer.
-    InvalidLimit(i64),
+    /// A value out of the range the engine computes with (a limit of 0, a NaN or negative
+    /// fraction, a relative floor above 1: what it names). The option checks and their messages
+    /// are `toolsift._options`' alone, which the bindings consult before this: reaching it is a
+    /// caller's bug, reported rather than computed with.
+    Unchecked(&'static str),
     /// A parameter is out of its range (name, message).
     InvalidParameter(&'static str, String),
     /// A document or field id is out of range.
@@ -30,7 +33,7 @@ impl fmt::Display for Error {
             Error::NoSearchableTerms => {
                 f.write_str("Query must contain at least one letter or number.")
             }
-            Error::InvalidLimit(n) => write!(f, "Limit must be a positive integer, got {n}."),
+            Error::Unchecked(what) => write!(f, "internal error: the engine got {what}"),
             Error::InvalidParameter(name, msg) => write!(f, "Invalid {name}: {msg}"),
             Error::InvalidDocument(msg) => f.write_str(msg),
             Error::Snapshot(msg) => f.write_str(msg),
@@ -44,5 +47,8 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// What [`Error::Unchecked`] names for a search asked for no match at all.
+pub const LIMIT_0: &str = "a limit of 0";
 
 pub type Result<T> = std::result::Result<T, Error>;

@@ -1,7 +1,9 @@
 """Every search and build option's validation and error message, once: the public calls
 (``ToolIndex``, ``search_many``, ``explain``, the session, ``HybridIndex``, the CLI) and the
-pure-Python engine all check their options here, so each message is written in one place and
-matches the Rust engine's.
+pure-Python engine all check their options here, so each message is written in one place. The
+Rust engine has no copy: it takes the values it can compute with, and asks this module for the
+error of any other (``rust/bindings/convert.rs``, ``refused``); ``tests/test_options_once.py``
+proves both engines raise the same errors and take the same values.
 
 Example:
     >>> check_limit(0)
@@ -90,7 +92,7 @@ def as_count(value: object, what: str) -> int:
 
 
 def limit_error(limit: object) -> LimitError:
-    """The one error for a limit that is not a positive integer (the Rust engine's message)."""
+    """The one error for a limit that is not a positive integer (both engines raise it)."""
     return LimitError(f"Limit must be a positive integer, got {limit!r}.")
 
 
@@ -134,7 +136,9 @@ def check_query_length(max_query_length: object) -> int:
 
 
 class SearchOptions:
-    """The validated keyword options of a search (``SearchOptions``, ``rust/index/options.rs``)."""
+    """The validated keyword options of a search: both engines' one check of them (the Rust
+    engine's ``SearchOptions``, ``rust/search/options.rs``, asks it about any value it cannot
+    take)."""
 
     __slots__ = (
         "exclude",

@@ -5,17 +5,41 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
+use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyString, PyTuple};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyFloat, PyString, PyTuple};
 
-use crate::search::{PrefixOptions, SearchOptions};
+use crate::search::SearchOptions;
 
 pub fn extract_text<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Cow<'static, str>> {
-    let s = obj.cast::<PyString>().map_err(|_| {
-        PyTypeError::new_err(format!("{what} must be a str, got {}", type_name(obj)))
-    })?;
+    let Ok(s) = obj.cast::<PyString>() else {
+        return Err(refused(obj.py(), "check_text", (obj, what), what));
+    };
     Ok(Cow::Owned(s.to_string_lossy().into_owned()))
+}
+
+/// The error for a value the engine refuses, as `toolsift._options.<check>(*args)` raises it:
+/// each option's rule and message are written once, there, for both engines (the pure-Python
+/// one calls the same functions), and the engine only asks on this error path. Should the check
+/// accept the value, that is a bug between the two, reported as such rather than computed with.
+pub(crate) fn refused<'py>(
+    py: Python<'py>,
+    check: &str,
+    args: impl pyo3::call::PyCallArgs<'py>,
+    what: &str,
+) -> PyErr {
+    let checked = py
+        .import(intern!(py, "toolsift._options"))
+        .and_then(|options| options.getattr(check))
+        .and_then(|check| check.call1(args));
+    match checked {
+        Err(err) => err,
+        Ok(_) => PyValueError::new_err(format!(
+            "internal error: toolsift._options.{check} accepts a {what} that the engine refuses"
+        )),
+    }
 }
 
 pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
@@ -87,19 +111,48 @@ pub(crate) fn extract_id_set(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<
     Ok(Some(set))
 }
 
-/// The keyword-only search options shared by `search`, `search_many`, `score_documents` and
-/// `explain`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn extract_options(
-    exclude: Option<&Bound<'_, PyAny>>,
-    include: Option<&Bound<'_, PyAny>>,
-    required: Option<&Bound<'_, PyAny>>,
-    prefix_fraction: f64,
-    prefix_min_len: usize,
-    max_expansions: usize,
-    threshold: f64,
-    relative_floor: f64,
-    coverage: bool,
+/// An optional argument as the caller passed it, or `Given::default()` when it was not (its
+/// signature default): `None` passed is a value, which the option's check refuses.
+#[derive(Default)]
+pub(crate) struct Given<'py>(Option<Bound<'py, PyAny>>);
+
+impl Given<'_> {
+    /// The signature default of an optional argument.
+    pub(crate) const NO: Self = Given(None);
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Given<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        Ok(Given(Some(obj.to_owned())))
+    }
+}
+
+/// A search's numeric and flag options as the caller passed them.
+#[derive(Default)]
+pub(crate) struct RawOptions<'py> {
+    pub prefix_fraction: Given<'py>,
+    pub prefix_min_len: Given<'py>,
+    pub max_expansions: Given<'py>,
+    pub threshold: Given<'py>,
+    pub relative_floor: Given<'py>,
+    pub coverage: Given<'py>,
+}
+
+/// The search options of `search`, `search_many`, `score_documents` and `explain`.
+///
+/// Values the engine takes as they are (a float, an int within `usize`, a bool, each in the
+/// range `SearchOptions::validate` requires) cost no call. Any other value goes to
+/// `toolsift._options.SearchOptions`, the one definition of the options' checks and messages:
+/// it raises the caller's error, or accepts the value as a checked one (an int past `usize` is
+/// capped; a numpy float is a float), which the engine then takes.
+pub(crate) fn extract_options<'py>(
+    py: Python<'py>,
+    exclude: Option<&Bound<'py, PyAny>>,
+    include: Option<&Bound<'py, PyAny>>,
+    required: Option<&Bound<'py, PyAny>>,
+    raw: RawOptions<'py>,
 ) -> PyResult<SearchOptions> {
     let mut req = Vec::new();
     if let Some(required) = required {
@@ -107,21 +160,83 @@ pub(crate) fn extract_options(
             req.push(extract_text(&item?, "required term")?.into_owned());
         }
     }
-    let options = SearchOptions {
+    let mut options = SearchOptions {
         exclude: extract_id_set(exclude)?.unwrap_or_default(),
         include: extract_id_set(include)?,
         required: req,
-        prefix: PrefixOptions {
-            fraction: prefix_fraction,
-            min_len: prefix_min_len,
-            max_expansions,
-        },
-        threshold,
-        relative_floor,
-        coverage,
+        ..SearchOptions::default()
     };
-    options.validate()?;
+    if set_numbers(&mut options, &raw).is_some() && options.validate().is_ok() {
+        return Ok(options);
+    }
+    // Python's check raises the caller's error, or returns the values checked.
+    let d = SearchOptions::default();
+    let given = |value: Given<'py>, default: Bound<'py, PyAny>| value.0.unwrap_or(default);
+    let args = (
+        py.None(),
+        py.None(),
+        py.None(),
+        given(
+            raw.prefix_fraction,
+            PyFloat::new(py, d.prefix.fraction).into_any(),
+        ),
+        given(
+            raw.prefix_min_len,
+            d.prefix.min_len.into_pyobject(py)?.into_any(),
+        ),
+        given(
+            raw.max_expansions,
+            d.prefix.max_expansions.into_pyobject(py)?.into_any(),
+        ),
+        given(raw.threshold, PyFloat::new(py, d.threshold).into_any()),
+        given(
+            raw.relative_floor,
+            PyFloat::new(py, d.relative_floor).into_any(),
+        ),
+        given(
+            raw.coverage,
+            PyBool::new(py, d.coverage).to_owned().into_any(),
+        ),
+    );
+    let checked = py
+        .import(intern!(py, "toolsift._options"))?
+        .getattr(intern!(py, "SearchOptions"))?
+        .call1(args)?;
+    let attr = |name: &str| checked.getattr(name).map(|v| Given(Some(v)));
+    let raw = RawOptions {
+        prefix_fraction: attr("prefix_fraction")?,
+        prefix_min_len: attr("prefix_min_len")?,
+        max_expansions: attr("max_expansions")?,
+        threshold: attr("threshold")?,
+        relative_floor: attr("relative_floor")?,
+        coverage: attr("coverage")?,
+    };
+    if set_numbers(&mut options, &raw).is_none() || options.validate().is_err() {
+        return Err(PyValueError::new_err(
+            "internal error: toolsift._options accepts search options that the engine refuses",
+        ));
+    }
     Ok(options)
+}
+
+/// Sets `options`' numbers and flag from `raw` where each extracts as the engine's type.
+fn set_numbers(options: &mut SearchOptions, raw: &RawOptions<'_>) -> Option<()> {
+    fn get<'py, T: FromPyObjectOwned<'py>>(value: &Given<'py>, out: &mut T) -> Option<()> {
+        if let Some(value) = &value.0 {
+            *out = value.extract().ok()?;
+        }
+        Some(())
+    }
+    get(&raw.prefix_fraction, &mut options.prefix.fraction)?;
+    get(&raw.prefix_min_len, &mut options.prefix.min_len)?;
+    get(&raw.max_expansions, &mut options.prefix.max_expansions)?;
+    get(&raw.threshold, &mut options.threshold)?;
+    get(&raw.relative_floor, &mut options.relative_floor)?;
+    // Only a bool is a flag (pyo3 takes numpy's bool too; `_options` does not).
+    if let Some(coverage) = &raw.coverage.0 {
+        options.coverage = coverage.cast::<PyBool>().ok()?.is_true();
+    }
+    Some(())
 }
 
 /// A batch of queries: any iterable of `str` (a lone `str` is refused: it would be one query
@@ -174,28 +289,28 @@ pub(crate) fn extract_bytes(data: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     Ok(bytes.cast::<PyBytes>()?.as_bytes().to_vec())
 }
 
-/// `limit` must be an int (not a bool) >= 1; the message is the same as the pure-Python engine's.
+/// `limit` as the engine takes it: an int (not a bool) >= 1, a positive one past `usize`
+/// asking for every match. Any other value gets `toolsift._options.check_limit`'s error.
 pub(crate) fn extract_limit(limit: &Bound<'_, PyAny>) -> PyResult<usize> {
-    let bad = || -> PyErr {
-        super::errors::LimitError::new_err(format!(
-            "Limit must be a positive integer, got {}.",
-            limit
-                .repr()
-                .map(|r| r.to_string())
-                .unwrap_or_else(|_| "?".into())
-        ))
-    };
-    if limit.is_instance_of::<pyo3::types::PyBool>()
-        || !limit.is_instance_of::<pyo3::types::PyInt>()
+    if !limit.is_instance_of::<pyo3::types::PyBool>()
+        && limit.is_instance_of::<pyo3::types::PyInt>()
     {
-        return Err(bad());
+        match limit.extract::<i64>() {
+            Ok(n) if n >= 1 => return Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+            // Past i64: a positive one asks for every match (the pure-Python engine takes any
+            // int).
+            Err(_) if limit.gt(0).unwrap_or(false) => return Ok(usize::MAX),
+            _ => {}
+        }
     }
-    match limit.extract::<i64>() {
-        Ok(n) if n >= 1 => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
-        Ok(_) => Err(bad()),
-        // Past i64: a positive one asks for every match, as `usize::MAX` does (the pure-Python
-        // engine takes any int).
-        Err(_) if limit.gt(0).unwrap_or(false) => Ok(usize::MAX),
-        Err(_) => Err(bad()),
+    Err(refused(limit.py(), "check_limit", (limit,), "limit"))
+}
+
+/// `limit` (a `usize` the caller checked) if it is >= 1, else `toolsift._options.check_limit`'s
+/// error for it.
+pub(crate) fn checked_limit(py: Python<'_>, limit: usize) -> PyResult<usize> {
+    if limit >= 1 {
+        return Ok(limit);
     }
+    Err(refused(py, "check_limit", (limit,), "limit"))
 }

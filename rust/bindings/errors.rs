@@ -16,11 +16,12 @@ impl From<Error> for PyErr {
         let msg = err.to_string();
         match err {
             Error::EmptyQuery | Error::NoSearchableTerms => QueryError::new_err(msg),
-            Error::InvalidLimit(_) => LimitError::new_err(msg),
             Error::Snapshot(_) => SnapshotError::new_err(msg),
             Error::UnknownProfile(_) => ProfileError::new_err(msg),
             Error::Pattern(_) => PatternError::new_err(msg),
-            Error::InvalidParameter(..) | Error::InvalidDocument(_) => PyValueError::new_err(msg),
+            Error::InvalidParameter(..) | Error::InvalidDocument(_) | Error::Unchecked(_) => {
+                PyValueError::new_err(msg)
+            }
         }
     }
 }

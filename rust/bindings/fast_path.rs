@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use rayon::prelude::*;
 
+use super::convert::{checked_limit, refused};
 use crate::index::Index;
 use crate::search::fast_path::{parse_plain, PlainQuery};
 use crate::search::name_keys::NameKeys;
@@ -34,6 +35,7 @@ impl<'a> Plain<'a> {
     /// The call's settings: `prefix` is `(fraction, min_len, max_expansions)`; every other
     /// search option is at its default.
     pub(super) fn new(
+        py: Python<'_>,
         index: &'a Index,
         keys: &'a NameKeys,
         limit: usize,
@@ -48,12 +50,22 @@ impl<'a> Plain<'a> {
             },
             ..SearchOptions::default()
         };
-        options.validate()?;
-        if limit == 0 {
-            return Err(super::errors::LimitError::new_err(
-                "Limit must be a positive integer, got 0.",
-            ));
+        if options.validate().is_err() {
+            // `toolsift._options` raises the error for these values (see `convert::refused`).
+            let args = (
+                py.None(),
+                py.None(),
+                py.None(),
+                fraction,
+                min_len,
+                max_expansions,
+                0.0,
+                0.0,
+                false,
+            );
+            return Err(refused(py, "SearchOptions", args, "search options"));
         }
+        let limit = checked_limit(py, limit)?;
         Ok(Plain {
             index,
             keys,

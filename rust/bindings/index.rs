@@ -1,6 +1,5 @@
 //! `toolsift._core.Index`: the Rust engine as a frozen Python class.
 
-use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
@@ -8,25 +7,12 @@ use std::path::PathBuf;
 
 use super::build_pipeline;
 use super::convert::{
-    extract_document, extract_limit, extract_options, extract_queries, extract_text,
+    extract_limit, extract_options, extract_queries, extract_text, Given, RawOptions,
 };
 use super::index_persist;
+use super::index_scores::{self, Explained};
 use crate::analysis::Profile;
 use crate::index::Index;
-
-/// One term of an explanation: (term, matched, prefix, qtf, idf, tf, norm, contribution, and
-/// per field of the document, `(field id, its part of tf)`).
-type Explained = (
-    String,
-    String,
-    bool,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    Vec<(usize, f64)>,
-);
 
 #[pyclass(name = "Index", module = "toolsift._core", frozen)]
 pub struct PyIndex {
@@ -75,11 +61,16 @@ impl PyIndex {
 
     // Every option may be passed by position as well: `ToolIndex` passes them so, since PyO3
     // matches keyword arguments by name one by one (~0.1 µs each).
-    #[pyo3(signature = (
-        query, limit, exclude = None, include = None, required = None, prefix_fraction = 0.0,
-        prefix_min_len = 3, max_expansions = 16, threshold = 0.0, relative_floor = 0.0,
-        coverage = false
-    ))]
+    #[pyo3(
+        signature = (
+            query, limit, exclude = None, include = None, required = None,
+            prefix_fraction = Given::NO, prefix_min_len = Given::NO, max_expansions = Given::NO,
+            threshold = Given::NO, relative_floor = Given::NO, coverage = Given::NO
+        ),
+        text_signature = "($self, query, limit, exclude=None, include=None, required=None, \
+            prefix_fraction=0.0, prefix_min_len=3, max_expansions=16, threshold=0.0, \
+            relative_floor=0.0, coverage=False)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn search(
         &self,
@@ -89,25 +80,28 @@ impl PyIndex {
         exclude: Option<&Bound<'_, PyAny>>,
         include: Option<&Bound<'_, PyAny>>,
         required: Option<&Bound<'_, PyAny>>,
-        prefix_fraction: f64,
-        prefix_min_len: usize,
-        max_expansions: usize,
-        threshold: f64,
-        relative_floor: f64,
-        coverage: bool,
+        prefix_fraction: Given<'_>,
+        prefix_min_len: Given<'_>,
+        max_expansions: Given<'_>,
+        threshold: Given<'_>,
+        relative_floor: Given<'_>,
+        coverage: Given<'_>,
     ) -> PyResult<Vec<(u32, f64)>> {
         let query = extract_text(query, "query")?;
         let limit = extract_limit(limit)?;
         let options = extract_options(
+            py,
             exclude,
             include,
             required,
-            prefix_fraction,
-            prefix_min_len,
-            max_expansions,
-            threshold,
-            relative_floor,
-            coverage,
+            RawOptions {
+                prefix_fraction,
+                prefix_min_len,
+                max_expansions,
+                threshold,
+                relative_floor,
+                coverage,
+            },
         )?;
         let inner = &self.inner;
         Ok(py.detach(|| inner.search(&query, limit, &options))?)
@@ -116,11 +110,16 @@ impl PyIndex {
     /// `search` whose hits come back as `toolsift.result.Match` objects of `tools[id]` with
     /// `reason`: `ToolIndex.search`'s ranked list in one call, without the intermediate list of
     /// pairs (its 8 tuples, their extraction and a second call: ~1 µs of a 20 µs search).
-    #[pyo3(signature = (
-        tools, reason, query, limit, exclude = None, include = None, required = None,
-        prefix_fraction = 0.0, prefix_min_len = 3, max_expansions = 16, threshold = 0.0,
-        relative_floor = 0.0, coverage = false
-    ))]
+    #[pyo3(
+        signature = (
+            tools, reason, query, limit, exclude = None, include = None, required = None,
+            prefix_fraction = Given::NO, prefix_min_len = Given::NO, max_expansions = Given::NO,
+            threshold = Given::NO, relative_floor = Given::NO, coverage = Given::NO
+        ),
+        text_signature = "($self, tools, reason, query, limit, exclude=None, include=None, \
+            required=None, prefix_fraction=0.0, prefix_min_len=3, max_expansions=16, \
+            threshold=0.0, relative_floor=0.0, coverage=False)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn search_matches<'py>(
         &self,
@@ -132,12 +131,12 @@ impl PyIndex {
         exclude: Option<&Bound<'py, PyAny>>,
         include: Option<&Bound<'py, PyAny>>,
         required: Option<&Bound<'py, PyAny>>,
-        prefix_fraction: f64,
-        prefix_min_len: usize,
-        max_expansions: usize,
-        threshold: f64,
-        relative_floor: f64,
-        coverage: bool,
+        prefix_fraction: Given<'py>,
+        prefix_min_len: Given<'py>,
+        max_expansions: Given<'py>,
+        threshold: Given<'py>,
+        relative_floor: Given<'py>,
+        coverage: Given<'py>,
     ) -> PyResult<Bound<'py, PyList>> {
         let hits = self.search(
             py,
@@ -189,6 +188,7 @@ impl PyIndex {
         max_expansions: usize,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
         let plain = super::fast_path::Plain::new(
+            py,
             &self.inner,
             keys.keys(),
             limit,
@@ -220,6 +220,7 @@ impl PyIndex {
         max_expansions: usize,
     ) -> PyResult<Bound<'py, PyList>> {
         let plain = super::fast_path::Plain::new(
+            py,
             &self.inner,
             keys.keys(),
             limit,
@@ -229,90 +230,65 @@ impl PyIndex {
         plain.search_many(py, tools, fields, queries)
     }
 
-    #[pyo3(signature = (
-        query, docs, exclude = None, *, include = None, required = None, prefix_fraction = 0.0,
-        prefix_min_len = 3, max_expansions = 16
-    ))]
+    #[pyo3(
+        signature = (
+            query, docs, exclude = None, *, include = None, required = None,
+            prefix_fraction = Given::NO, prefix_min_len = Given::NO, max_expansions = Given::NO
+        ),
+        text_signature = "($self, query, docs, exclude=None, *, include=None, required=None, \
+            prefix_fraction=0.0, prefix_min_len=3, max_expansions=16)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn score_documents(
         &self,
+        py: Python<'_>,
         query: &Bound<'_, PyAny>,
         docs: Vec<u32>,
         exclude: Option<&Bound<'_, PyAny>>,
         include: Option<&Bound<'_, PyAny>>,
         required: Option<&Bound<'_, PyAny>>,
-        prefix_fraction: f64,
-        prefix_min_len: usize,
-        max_expansions: usize,
+        prefix_fraction: Given<'_>,
+        prefix_min_len: Given<'_>,
+        max_expansions: Given<'_>,
     ) -> PyResult<Vec<(u32, f64)>> {
-        let query = extract_text(query, "query")?;
-        let options = extract_options(
-            exclude,
-            include,
-            required,
+        let prefix = RawOptions {
             prefix_fraction,
             prefix_min_len,
             max_expansions,
-            0.0,
-            0.0,
-            false,
-        )?;
-        let tokens = self.inner.query_terms(&query);
-        Ok(self.inner.score_documents(&tokens, &docs, &options)?)
+            ..RawOptions::default()
+        };
+        let filters = (exclude, include, required);
+        index_scores::score_documents(py, &self.inner, query, &docs, filters, prefix)
     }
 
     /// Each matched query term's part of `doc`'s score, with what each field of `document`
     /// (the `(field id, text)` pairs `doc` was built from) brought to its term frequency.
-    #[pyo3(signature = (
-        query, doc, document, *, prefix_fraction = 0.0, prefix_min_len = 3, max_expansions = 16
-    ))]
+    #[pyo3(
+        signature = (
+            query, doc, document, *, prefix_fraction = Given::NO, prefix_min_len = Given::NO,
+            max_expansions = Given::NO
+        ),
+        text_signature = "($self, query, doc, document, *, prefix_fraction=0.0, \
+            prefix_min_len=3, max_expansions=16)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn explain(
         &self,
+        py: Python<'_>,
         query: &Bound<'_, PyAny>,
         doc: u32,
         document: &Bound<'_, PyAny>,
-        prefix_fraction: f64,
-        prefix_min_len: usize,
-        max_expansions: usize,
+        prefix_fraction: Given<'_>,
+        prefix_min_len: Given<'_>,
+        max_expansions: Given<'_>,
     ) -> PyResult<Vec<Explained>> {
-        let query = extract_text(query, "query")?;
-        let options = extract_options(
-            None,
-            None,
-            None,
+        let prefix = RawOptions {
             prefix_fraction,
             prefix_min_len,
             max_expansions,
-            0.0,
-            0.0,
-            false,
-        )?;
-        let document = extract_document(doc as usize, document)?;
-        let tokens = self.inner.query_terms(&query);
-        let terms = self
-            .inner
-            .explain(&tokens, doc, &options)?
-            .ok_or_else(|| PyIndexError::new_err(format!("document {doc} is out of range")))?;
-        let matched: Vec<&str> = terms.iter().map(|t| t.matched.as_str()).collect();
-        let fields = self.inner.field_parts(&document, &matched);
-        Ok(terms
-            .into_iter()
-            .zip(fields)
-            .map(|(t, fields)| {
-                (
-                    t.term,
-                    t.matched,
-                    t.prefix,
-                    t.qtf,
-                    t.idf,
-                    t.tf,
-                    t.norm,
-                    t.contribution,
-                    fields,
-                )
-            })
-            .collect())
+            ..RawOptions::default()
+        };
+        index_scores::explain(py, &self.inner, query, doc, document, prefix)
     }
 
     fn __len__(&self) -> usize {
@@ -356,11 +332,16 @@ impl PyIndex {
     // Batch search, snapshots and updates (`index_persist`); the pipelined build is in
     // `build_pipeline.rs`.
 
-    #[pyo3(signature = (
-        queries, limit, exclude = None, *, include = None, required = None, prefix_fraction = 0.0,
-        prefix_min_len = 3, max_expansions = 16, threshold = 0.0, relative_floor = 0.0,
-        coverage = false
-    ))]
+    #[pyo3(
+        signature = (
+            queries, limit, exclude = None, *, include = None, required = None,
+            prefix_fraction = Given::NO, prefix_min_len = Given::NO, max_expansions = Given::NO,
+            threshold = Given::NO, relative_floor = Given::NO, coverage = Given::NO
+        ),
+        text_signature = "($self, queries, limit, exclude=None, *, include=None, required=None, \
+            prefix_fraction=0.0, prefix_min_len=3, max_expansions=16, threshold=0.0, \
+            relative_floor=0.0, coverage=False)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn search_many(
         &self,
@@ -370,25 +351,28 @@ impl PyIndex {
         exclude: Option<&Bound<'_, PyAny>>,
         include: Option<&Bound<'_, PyAny>>,
         required: Option<&Bound<'_, PyAny>>,
-        prefix_fraction: f64,
-        prefix_min_len: usize,
-        max_expansions: usize,
-        threshold: f64,
-        relative_floor: f64,
-        coverage: bool,
+        prefix_fraction: Given<'_>,
+        prefix_min_len: Given<'_>,
+        max_expansions: Given<'_>,
+        threshold: Given<'_>,
+        relative_floor: Given<'_>,
+        coverage: Given<'_>,
     ) -> PyResult<Vec<Vec<(u32, f64)>>> {
         let queries = extract_queries(queries)?;
         let limit = extract_limit(limit)?;
         let options = extract_options(
+            py,
             exclude,
             include,
             required,
-            prefix_fraction,
-            prefix_min_len,
-            max_expansions,
-            threshold,
-            relative_floor,
-            coverage,
+            RawOptions {
+                prefix_fraction,
+                prefix_min_len,
+                max_expansions,
+                threshold,
+                relative_floor,
+                coverage,
+            },
         )?;
         let inner = &self.inner;
         Ok(py.detach(|| crate::pool::install(|| inner.search_many(&queries, limit, &options)))?)

@@ -1,8 +1,8 @@
 //! The only code that uses pyo3: converts Python data in, detaches from the interpreter for the
 //! work, and converts plain results out. One file per Python-facing class (`index`,
-//! `keyword_index`, `name_keys`, `dense_matrix`; `index_persist` holds `index`'s snapshot and
-//! update methods) or group of functions (`functions`, `matches`);
-//! `convert` and `errors` are the leaves every other file may use.
+//! `keyword_index`, `name_keys`, `dense_matrix`) or group of functions (`functions`, `matches`);
+//! `index_persist` and `index_scores` hold the bodies of `index`'s snapshot and update methods
+//! and of its per-document ones. `convert` and `errors` are the leaves every other file may use.
 
 pub(crate) mod build_pipeline;
 pub(crate) mod convert;
@@ -13,6 +13,7 @@ pub(crate) mod fast_path;
 pub(crate) mod functions;
 pub(crate) mod index;
 pub(crate) mod index_persist;
+pub(crate) mod index_scores;
 pub(crate) mod keyword_index;
 pub(crate) mod matches;
 pub(crate) mod name_keys;

@@ -39,7 +39,7 @@ impl Index {
 
 #[cfg(test)]
 mod tests {
-    use crate::error::Error;
+    use crate::error::{Error, LIMIT_0};
     use crate::index::bm25::Params;
     use crate::index::Index;
     use crate::search::SearchOptions;
@@ -105,11 +105,11 @@ mod tests {
         );
         assert_eq!(
             idx.search_many(&queries, 0, &opts),
-            Err(Error::InvalidLimit(0))
+            Err(Error::Unchecked(LIMIT_0))
         );
         assert_eq!(
             idx.search_many(&["read"; 8], 0, &opts),
-            Err(Error::InvalidLimit(0))
+            Err(Error::Unchecked(LIMIT_0))
         );
     }
 }

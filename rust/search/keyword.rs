@@ -21,7 +21,7 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, LIMIT_0};
 use crate::text::tokenize::for_each_token;
 
 type Map = HashMap<Box<str>, u32, ahash::RandomState>;
@@ -287,7 +287,7 @@ impl KeywordIndex {
             return Err(Error::NoSearchableTerms);
         }
         if limit == 0 {
-            return Err(Error::InvalidLimit(0));
+            return Err(Error::Unchecked(LIMIT_0));
         }
         let mut terms: Vec<&str> = Vec::new();
         for tok in tokens {

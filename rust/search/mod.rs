@@ -31,7 +31,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use crate::analysis;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, LIMIT_0};
 use crate::index::Index;
 
 /// Per-thread accumulators of one search (see `SCRATCH`).
@@ -190,7 +190,7 @@ impl Index {
             return Err(Error::NoSearchableTerms);
         }
         if limit == 0 {
-            return Err(Error::InvalidLimit(0));
+            return Err(Error::Unchecked(LIMIT_0));
         }
         options.validate()?;
         if self.is_empty() {
@@ -411,7 +411,7 @@ mod tests {
     fn errors_and_empty_corpus() {
         let idx = build(&[("a", &[(1, "x")])]);
         assert_eq!(idx.search("!!!", 8, &none()), Err(Error::NoSearchableTerms));
-        assert_eq!(idx.search("x", 0, &none()), Err(Error::InvalidLimit(0)));
+        assert_eq!(idx.search("x", 0, &none()), Err(Error::Unchecked(LIMIT_0)));
         let empty = build(&[]);
         assert_eq!(empty.search("x", 8, &none()), Ok(vec![]));
         assert_eq!(empty.search("", 8, &none()), Err(Error::NoSearchableTerms));

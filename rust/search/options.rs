@@ -58,28 +58,23 @@ impl Default for PrefixOptions {
 }
 
 impl SearchOptions {
-    /// Checks the numeric options; `Index::search_tokens` calls it.
+    /// Whether the numbers are in the ranges the scoring computes with (a finite prefix
+    /// fraction and threshold >= 0, a relative floor in [0, 1]); `Index::search_tokens` calls it.
+    ///
+    /// An internal invariant, not the user-facing check: `toolsift._options.SearchOptions`
+    /// holds the one check of each option and its message, for both engines, and the bindings
+    /// ask it for any value this refuses (the same predicates, so whatever it accepts passes
+    /// here: `tests/test_options_once.py` proves it). [`Error::Unchecked`] otherwise.
     pub fn validate(&self) -> Result<()> {
         let p = &self.prefix;
-        if !(p.fraction.is_finite() && p.fraction >= 0.0) {
-            return Err(Error::InvalidParameter(
-                "prefix fraction",
-                format!("must be a finite number >= 0, got {}", p.fraction),
-            ));
+        let fraction = p.fraction.is_finite() && p.fraction >= 0.0;
+        let threshold = self.threshold.is_finite() && self.threshold >= 0.0;
+        let floor = self.relative_floor.is_finite() && (0.0..=1.0).contains(&self.relative_floor);
+        if fraction && threshold && floor {
+            Ok(())
+        } else {
+            Err(Error::Unchecked("search options out of range"))
         }
-        if !(self.threshold.is_finite() && self.threshold >= 0.0) {
-            return Err(Error::InvalidParameter(
-                "threshold",
-                format!("must be a finite number >= 0, got {}", self.threshold),
-            ));
-        }
-        if !(self.relative_floor.is_finite() && (0.0..=1.0).contains(&self.relative_floor)) {
-            return Err(Error::InvalidParameter(
-                "relative floor",
-                format!("must be between 0 and 1, got {}", self.relative_floor),
-            ));
-        }
-        Ok(())
     }
 }
 
@@ -207,9 +202,21 @@ mod tests {
             relative_floor: 2.0,
             ..SearchOptions::default()
         };
-        assert!(matches!(
-            idx.search("w", 8, &bad),
-            Err(Error::InvalidParameter(..))
-        ));
+        assert!(matches!(idx.search("w", 8, &bad), Err(Error::Unchecked(_))));
+        for bad in [
+            SearchOptions {
+                threshold: f64::NAN,
+                ..SearchOptions::default()
+            },
+            SearchOptions {
+                prefix: PrefixOptions {
+                    fraction: -1.0,
+                    ..PrefixOptions::default()
+                },
+                ..SearchOptions::default()
+            },
+        ] {
+            assert!(bad.validate().is_err());
+        }
     }
 }

@@ -21,7 +21,7 @@ use std::collections::HashSet;
 
 use regex::{Regex, RegexBuilder};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, LIMIT_0};
 use crate::text::case_fold::FOLD;
 
 /// Points of a match in each field, in search order: name, description, parameter names,
@@ -169,7 +169,7 @@ impl RegexIndex {
         options: &RegexOptions,
     ) -> Result<Vec<(u32, f64)>> {
         if limit == 0 {
-            return Err(Error::InvalidLimit(0));
+            return Err(Error::Unchecked(LIMIT_0));
         }
         let regex = compile(pattern)?;
         let mut hits: Vec<(u32, f64)> = (0..self.names.len())
@@ -265,7 +265,7 @@ mod tests {
             .map(|h| h.0)
             .collect();
         assert_eq!(got, vec![2]);
-        assert_eq!(idx.search("x", 0, &opts), Err(Error::InvalidLimit(0)));
+        assert_eq!(idx.search("x", 0, &opts), Err(Error::Unchecked(LIMIT_0)));
     }
 
     #[test]

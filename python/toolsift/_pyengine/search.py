@@ -3,9 +3,9 @@
 
 :class:`_Search` holds the query side of :class:`~toolsift._pyengine.index.Index`: ``search``,
 ``search_many``, ``score_documents`` and ``explain``, the score accumulation (the same IEEE-754
-double operations in the same order as ``rust/index/search.rs``), prefix expansion of unknown query
-terms, required terms and the option checks. :class:`_Fields` types the index's data for both
-mixins and derives the length norms.
+double operations in the same order as ``rust/search/exhaustive.rs``), prefix expansion of
+unknown query terms, required terms and the option checks. :class:`_Fields` types the index's
+data for both mixins and derives the length norms.
 
 Example:
     >>> from toolsift._pyengine.index import Index
@@ -280,7 +280,7 @@ class _Search(_Fields):
         return [list(parts[term].items()) for term in terms]
 
     def _expansions(self, tok: str, opts: SearchOptions) -> list[str]:
-        """The scored terms ``tok`` expands to (``PrefixOptions`` in ``rust/index/options.rs``)."""
+        """The scored terms ``tok`` expands to (``PrefixOptions`` in ``rust/search/options.rs``)."""
         if not (opts.prefix_fraction > 0.0 and len(tok) >= opts.prefix_min_len):
             return []
         if is_marked(tok):  # stemmed copies never expand
