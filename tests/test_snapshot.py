@@ -139,6 +139,37 @@ def test_structural_corruption_with_a_valid_checksum_is_caught(engine_index, fli
         idx.search(q, 5)
 
 
+@pytest.mark.skipif(not HAVE_RUST, reason="toolsift._core is not built")
+@given(
+    params=st.tuples(
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.floats(allow_nan=True, allow_infinity=True),
+    )
+)
+def test_both_readers_take_the_bm25_parameters_a_build_takes(params):
+    """Stored k1, b, delta: each reader loads exactly the ones a build accepts (k1 and delta up
+    to 1000; a larger one overflows the scores), and refuses the others with one message."""
+    data = bytearray(sample(PyIndex, 3).to_bytes())
+    data[32:56] = struct.pack("<3d", *params)
+    data[24:28] = struct.pack("<I", zlib.crc32(bytes(data[32:])))
+    from toolsift._core import Index as RustIndex
+
+    outcomes = []
+    for engine_index in (RustIndex, PyIndex):
+        try:
+            outcomes.append(engine_index.from_bytes(bytes(data)).params)
+        except SnapshotError as exc:
+            outcomes.append(str(exc))
+    assert repr(outcomes[0]) == repr(outcomes[1])
+    try:
+        PyIndex(["a"], [[(0, "x")]], [1.0], k1=params[0], b=params[1], delta=params[2])
+    except ValueError:
+        assert "BM25 parameters (k1, b, delta) are out of range" in str(outcomes[0])
+    else:
+        assert outcomes[0] == params
+
+
 def test_huge_counts_do_not_allocate(engine_index):
     """A header that claims 2^32 - 1 postings must fail on the length check, not allocate."""
     data = bytearray(sample(engine_index, 3).to_bytes())

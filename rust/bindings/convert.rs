@@ -1,6 +1,12 @@
-//! Text extraction that never fails on valid Python strings: a `str` may hold lone surrogates,
-//! which UTF-8 cannot; they become U+FFFD, which the tokenizer treats as a separator, exactly as
-//! the pure-Python tokenizer treats the surrogate itself.
+//! Python arguments to engine values, the leaf every binding file uses.
+//!
+//! Text extraction never fails on valid Python strings: a `str` may hold lone surrogates, which
+//! UTF-8 cannot; they become U+FFFD, which the tokenizer treats as a separator, exactly as the
+//! pure-Python tokenizer treats the surrogate itself.
+//!
+//! Options and limits have their checks and messages in `toolsift._options` alone: a value the
+//! engine cannot take is handed to the check there ([`refused`]), which raises the caller's
+//! error (or accepts it, when it only needs converting), so both engines raise the same errors.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -13,6 +19,7 @@ use pyo3::types::{PyBool, PyByteArray, PyBytes, PyFloat, PyString, PyTuple};
 
 use crate::search::SearchOptions;
 
+/// `obj` as text (a `str`; anything else gets `toolsift._options.check_text`'s `TypeError`).
 pub fn extract_text<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Cow<'static, str>> {
     let Ok(s) = obj.cast::<PyString>() else {
         return Err(refused(obj.py(), "check_text", (obj, what), what));

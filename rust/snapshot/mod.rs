@@ -239,8 +239,9 @@ impl Index {
             pos: 0,
         };
         let (k1, b, delta) = (r.f64("k1")?, r.f64("b")?, r.f64("delta")?);
-        let params =
-            Params::validated(k1, b, delta).map_err(|e| corrupt(&format!("{e}").to_lowercase()))?;
+        // The ranges a build accepts; `toolsift._snapshot.format` says the same of them.
+        let params = Params::validated(k1, b, delta)
+            .map_err(|_| corrupt("its BM25 parameters (k1, b, delta) are out of range"))?;
         let profile_id = r.u32("the analysis profile")?;
         let profile = Profile::from_id(profile_id).ok_or_else(|| {
             Error::Snapshot(format!(

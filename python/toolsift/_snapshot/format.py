@@ -37,6 +37,7 @@ import zlib
 from array import array
 from dataclasses import dataclass
 
+from .._options import check_bm25_params
 from ..errors import SnapshotError
 
 MAGIC = b"TSIFTIDX"
@@ -67,6 +68,10 @@ class Columns:
 # Profile name <-> snapshot id (``Profile::id`` in ``rust/analysis.rs``).
 _PROFILE_IDS = {"seed": 0, "english": 1}
 _PROFILE_NAMES = {v: k for k, v in _PROFILE_IDS.items()}
+
+
+#: What a reader says of stored BM25+ parameters out of the ranges a build accepts.
+_BAD_PARAMS = "its BM25 parameters (k1, b, delta) are out of range"
 
 
 def _corrupt(what: str) -> SnapshotError:
@@ -236,12 +241,10 @@ def loads(data: bytes) -> tuple[Columns, bytes]:
         raise TypeError(f"snapshot data must be bytes-like, got {type(data).__name__}")
     r = _Reader(_open_payload(data))
     k1, b, delta = struct.unpack("<3d", r.take(24, "k1"))
-    if not (math.isfinite(k1) and k1 >= 0.0):
-        raise _corrupt(f"invalid k1: must be a finite number >= 0, got {k1}")
-    if not (math.isfinite(b) and 0.0 <= b <= 1.0):
-        raise _corrupt(f"invalid b: must be between 0 and 1, got {b}")
-    if not (math.isfinite(delta) and delta >= 0.0):
-        raise _corrupt(f"invalid delta: must be a finite number >= 0, got {delta}")
+    try:  # the ranges a build accepts (the Rust reader's `Params::validated`, the same ones)
+        check_bm25_params(k1, b, delta)
+    except ValueError:
+        raise _corrupt(_BAD_PARAMS) from None
     profile_id = r.u32("the analysis profile")
     profile = _PROFILE_NAMES.get(profile_id)
     if profile is None:

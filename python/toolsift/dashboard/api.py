@@ -36,6 +36,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from .._options import limit_error
 from ..errors import ConfigError, ToolsiftError
 from .backend import Dashboard
 
@@ -162,7 +163,7 @@ def routes(board: Dashboard, guard: Guard) -> list[Route]:
             try:
                 limit = int(limit)
             except ValueError:
-                return _error(400, f"Limit must be a positive integer, got {limit!r}.", "limit")
+                return _error(400, str(limit_error(limit)), "limit")
         try:
             found = board.search(
                 params.get("q", ""), limit, params.get("contract", "search_tool_bm25")
