@@ -6,7 +6,6 @@ use pyo3::PyErr;
 use crate::error::Error;
 
 pyo3::import_exception!(toolsift.errors, QueryError);
-pyo3::import_exception!(toolsift.errors, LimitError);
 pyo3::import_exception!(toolsift.errors, SnapshotError);
 pyo3::import_exception!(toolsift.errors, ProfileError);
 pyo3::import_exception!(toolsift.errors, PatternError);
