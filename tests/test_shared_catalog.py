@@ -9,7 +9,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-import toolsift.shared_catalog as shared_catalog
+import toolsift._catalog_view as _catalog_view
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
@@ -83,11 +83,11 @@ class CatalogMachine(RuleBasedStateMachine):
 
     engine = "python"
     #: 0: every search takes the two-search path that excludes the visible tools in the engine.
-    split_at_most = shared_catalog._SPLIT_AT_MOST
+    split_at_most = _catalog_view._SPLIT_AT_MOST
 
     @initialize(descriptions=st.lists(words, min_size=0, max_size=6), builtins=st.integers(0, 3))
     def start(self, descriptions, builtins):
-        shared_catalog._SPLIT_AT_MOST = self.split_at_most
+        _catalog_view._SPLIT_AT_MOST = self.split_at_most
         tools = [Tool(name=n, description=f"{n} tool") for n in ("read", "bash", "edit")[:builtins]]
         self.catalog = Catalog(
             tools, servers={"mail": _server_tools("mail", descriptions)}, engine=self.engine
@@ -173,7 +173,7 @@ class CatalogMachine(RuleBasedStateMachine):
         assert set(result.already_active).isdisjoint(hidden)
 
     def teardown(self):
-        shared_catalog._SPLIT_AT_MOST = CatalogMachine.split_at_most
+        _catalog_view._SPLIT_AT_MOST = CatalogMachine.split_at_most
 
     @invariant()
     def sessions_see_the_current_generation(self):
