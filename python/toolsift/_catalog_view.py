@@ -17,7 +17,7 @@ Example:
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
 from ._session.checks import _check_always, _check_budget, _check_flag, _check_mode
@@ -34,8 +34,9 @@ from .tools import Tool
 __all__ = ["_CatalogSession"]
 
 _DEFAULT_ALWAYS = frozenset(DEFAULT_ALWAYS_AVAILABLE)
-#: A view searches once for fresh and already-active matches together while it has at most this
-#: many visible tools (``limit`` plus them, then split); above, two searches, one excluding them.
+#: A view searches once for fresh and already-active matches together, ``limit`` plus at most this
+#: many of its visible tools, then splits; when more visible tools than that fill the window, two
+#: searches, one excluding them in the engine.
 _SPLIT_AT_MOST = 32
 
 _VIEW_MESSAGE = (
@@ -181,6 +182,11 @@ class _CatalogSession(DiscoverySession):
         gen = self._gen
         return gen.index if gen is not None else None
 
+    def _active_test(self, mode: str) -> Callable[[str], bool]:
+        if mode == "off":  # every tool is visible (the cached set is of the modes that hide)
+            return super()._active_test(mode)
+        return self._visible_names().__contains__
+
     def _visible_names(self) -> frozenset[str]:
         """The tools of the generation the model sees now (with the lock held): left out of
         the search; cached until the session's generation moves."""
@@ -208,23 +214,26 @@ class _CatalogSession(DiscoverySession):
         index = gen.index
         total = len(index) - len(visible)
         cap, ranker = options["max_limit"], options["ranker"]
-        if ranker == "bm25" and "threshold" not in options and len(visible) <= _SPLIT_AT_MOST:
-            # One search of `limit` more than the visible tools, nothing excluded, split: the
-            # hidden ones are the top `limit` of the search that excludes the visible ones
-            # (scores do not depend on exclusion), the visible ones in its top `limit` are
-            # already active.
-            wide = limit + len(visible)
+        if ranker == "bm25" and "threshold" not in options:
+            # One search of `limit` more than the visible tools (at most _SPLIT_AT_MOST more),
+            # nothing excluded, split: the hidden ones are the top `limit` of the search that
+            # excludes the visible ones (scores do not depend on exclusion) when the window
+            # holds `limit` of them or every match; the visible ones in its top `limit` are
+            # already active. A window short of hidden tools takes the two searches below.
+            wide = limit + min(len(visible), _SPLIT_AT_MOST)
             if wide <= DEFAULT_MAX_LIMIT:
                 result, used = index.search(query, wide), DEFAULT_MAX_LIMIT  # the one-call path
-            else:
-                result, used = index.search(query, wide, max_limit=wide), wide
+            else:  # the same, through a request cached per width (it has no exclusion)
+                result = index._searcher.search_text(query, _wide_request(index, wide))  # noqa: SLF001
+                used = wide
             if result.query_kind == "select":
                 if used != cap:  # select: returns up to max_limit names: the session's
                     result = index.search(query, limit, max_limit=cap)
                 fresh = [m for m in result if m.tool.name not in visible]
                 return _Ranked(result, fresh, list(result), None, total)
-            fresh = [m for m in result if m.tool.name not in visible][:limit]
-            return _Ranked(result, fresh, list(result)[:limit], None, total)
+            fresh = [m for m in result if m.tool.name not in visible]
+            if len(fresh) >= limit or len(result) < wide:
+                return _Ranked(result, fresh[:limit], list(result)[:limit], None, total)
         if ranker == "regex":
             result = index.search(query, limit, exclude=visible, **options)
         else:  # the visible tools' ids are resolved once per session state, not per search
@@ -279,3 +288,19 @@ class _CatalogSession(DiscoverySession):
 
     def disconnect_server(self, name: str) -> None:
         raise DiscoveryError(_VIEW_MESSAGE.format(method="disconnect_server"))
+
+
+#: The validated requests of the searches that exclude nothing, by width: they hold no tool id
+#: (no exclusion, no server filter), so one serves every index and every view.
+_WIDE_REQUESTS: dict[int, Any] = {}
+
+
+def _wide_request(index: ToolIndex, wide: int) -> Any:
+    """The request of ``index.search(query, wide, max_limit=wide)``, validated once per width."""
+    request = _WIDE_REQUESTS.get(wide)
+    if request is None:
+        request = _WIDE_REQUESTS[wide] = index._searcher.request(  # noqa: SLF001
+            wide, (), None, "bm25", True, DEFAULT_PREFIX_FRACTION, 3, 16, 0.0, 0.0, False,
+            False, wide, DEFAULT_MAX_QUERY_LENGTH,
+        )  # fmt: skip
+    return request

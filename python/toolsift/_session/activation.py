@@ -13,9 +13,11 @@ Example:
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..result import Match, QueryKind
+from ..result import Match, QueryKind, _new
 from .snapshot import _current, _Ranked, _redefined
 from .state import _SessionState
 
@@ -85,39 +87,47 @@ class _Activation(_SessionState):
         with self._lock:
             mode = self._effective_mode()
             entries, selected = self._entries, self._selected
+            is_active = self._active_test(mode)
             fresh = [
-                m
-                for m in ranked.fresh
-                if m.tool.name in entries and not self._is_active(m.tool.name, mode)
+                m for m in ranked.fresh if m.tool.name in entries and not is_active(m.tool.name)
             ]
             fixed = [m.tool.name for m in fixed_result or () if m.tool.name in entries]
-            if retry and (
-                len(fresh) < len(ranked.fresh)
-                or any(_redefined(m, entries) for m in fresh)
-                or not all(self._is_active(n, mode) for n in fixed)
-            ):
-                return None
-            # Without retries left, report the tools as they are now: a redefined tool as
-            # loaded, and nothing hidden or gone as active.
-            fresh = [_current(m, entries) for m in fresh]
+            if retry:
+                if (
+                    len(fresh) < len(ranked.fresh)
+                    or any(
+                        _redefined(m, entries)
+                        for m in fresh
+                        if entries[m.tool.name].tool is not m.tool
+                    )
+                    or not all(map(is_active, fixed))
+                ):
+                    return None
+            else:
+                # Without retries left, report the tools as they are now: a redefined tool as
+                # loaded, and nothing hidden or gone as active.
+                fresh = [_current(m, entries) for m in fresh]
             fixed_matches = [m for m in fixed_result or () if m.tool.name in entries]
             already_matches: dict[str, Match] = {}
             for m in [*(m for m in ranked.ranked if m.tool.name in entries), *fixed_matches]:
-                if m.tool.name not in already_matches and self._is_active(m.tool.name, mode):
+                if m.tool.name not in already_matches and is_active(m.tool.name):
                     already_matches[m.tool.name] = _current(m, entries)
             already = list(already_matches)
             for match in fresh:
                 selected[match.tool.name] = None
             if fresh:
                 self._changed(catalog=False)
-            active_selected = tuple(n for n in selected if n in entries)
+            active_selected = tuple(filter(entries.__contains__, selected))
             generation = self._generation
         missing = result.missing
         if missing and fixed_result is not None:
             # A select: name of an always-visible tool is found, not missing.
             also_missing = set(fixed_result.missing)
             missing = tuple(n for n in missing if n in also_missing)
-        return DiscoveryResult(
+        # DiscoveryResult(...) without the frozen dataclass's __init__ (one object.__setattr__
+        # per field): the same object, in a fraction of the time.
+        found = _new(DiscoveryResult)
+        found.__dict__.update(
             query=result.query,
             limit=limit,
             matches=tuple(fresh),
@@ -130,3 +140,9 @@ class _Activation(_SessionState):
             generation=generation,
             already_active_matches=tuple(already_matches.values())[:limit],
         )
+        return found
+
+    def _active_test(self, mode: str) -> Callable[[str], bool]:
+        """Whether a tool (by a name present in the session) is visible to the model in
+        ``mode``, as :meth:`_is_active` says (call with the lock held)."""
+        return functools.partial(self._is_active, mode=mode)
