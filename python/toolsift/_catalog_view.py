@@ -219,7 +219,7 @@ class _CatalogSession(DiscoverySession):
             # nothing excluded, split: the hidden ones are the top `limit` of the search that
             # excludes the visible ones (scores do not depend on exclusion) when the window
             # holds `limit` of them or every match; the visible ones in its top `limit` are
-            # already active. A window short of hidden tools takes the two searches below.
+            # already active. A window short of hidden tools also searches with them excluded.
             wide = limit + min(len(visible), _SPLIT_AT_MOST)
             if wide <= DEFAULT_MAX_LIMIT:
                 result, used = index.search(query, wide), DEFAULT_MAX_LIMIT  # the one-call path
@@ -232,8 +232,14 @@ class _CatalogSession(DiscoverySession):
                 fresh = [m for m in result if m.tool.name not in visible]
                 return _Ranked(result, fresh, list(result), None, total)
             fresh = [m for m in result if m.tool.name not in visible]
+            top = list(result)[:limit]
             if len(fresh) >= limit or len(result) < wide:
-                return _Ranked(result, fresh[:limit], list(result)[:limit], None, total)
+                return _Ranked(result, fresh[:limit], top, None, total)
+            # The window's top `limit` is the search's without exclusion: only the fresh
+            # matches need the search that leaves the visible tools out.
+            request = self._excluding(index, visible, limit, options)
+            result = index._searcher.search_one(parse_query(query), request)  # noqa: SLF001
+            return _Ranked(result, list(result), top, None, total)
         if ranker == "regex":
             result = index.search(query, limit, exclude=visible, **options)
         else:  # the visible tools' ids are resolved once per session state, not per search
