@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+import toolsift._cli.progress
 import toolsift.cli
 from toolsift import DiscoverySession, Tool, ToolIndex, default_tools
 from toolsift.render import print_details, render_text
@@ -150,7 +151,7 @@ class _Terminal(io.StringIO):
 
 def test_a_large_build_shows_a_spinner_on_a_terminal_only(monkeypatch) -> None:
     tools = [Tool(name=f"tool_{i}", description=f"does thing {i}") for i in range(30)]
-    monkeypatch.setattr(toolsift.cli, "PROGRESS_TOOLS", 20)
+    monkeypatch.setattr(toolsift._cli.progress, "PROGRESS_TOOLS", 20)
     terminal = _Terminal()
     monkeypatch.setattr("sys.stderr", terminal)
     session = DiscoverySession(tools, mode="all", always_available=())
@@ -171,7 +172,7 @@ def test_a_large_build_shows_a_spinner_on_a_terminal_only(monkeypatch) -> None:
 
 def test_search_and_stats_show_the_spinner_on_a_terminal(monkeypatch, capsys) -> None:
     """The session's build, and the explanation index of ``--explain``, each say so."""
-    monkeypatch.setattr(toolsift.cli, "PROGRESS_TOOLS", 200)  # the built-in 221 tools
+    monkeypatch.setattr(toolsift._cli.progress, "PROGRESS_TOOLS", 200)  # the built-in 221 tools
     terminal = _Terminal()
     monkeypatch.setattr("sys.stderr", terminal)
     assert toolsift.cli.main(["search", QUERY, "--limit", "1", "--explain"]) == 0

@@ -430,7 +430,7 @@ def test_two_views_read_apart_may_straddle_a_mode_change_but_agree_under_the_loc
     """The interleaving the viewer above used to hit (about 1 run in 8): it read visible_tools,
     a churner switched mcp-only to all, it read hidden_tools. Each view was right for its state,
     and the built-ins were in both. Under the session's lock the two views are of one state."""
-    import toolsift.session as session_module
+    import toolsift._session.state as state_module  # where set_mode checks the mode
 
     s = DiscoverySession(builtins(), mode="mcp-only")
     visible = set(names(s.visible_tools))
@@ -439,13 +439,13 @@ def test_two_views_read_apart_may_straddle_a_mode_change_but_agree_under_the_loc
 
     s.set_mode("mcp-only")
     on_its_way = threading.Event()
-    check_mode = session_module._check_mode
+    check_mode = state_module._check_mode
 
     def check_then_signal(mode):
         check_mode(mode)
         on_its_way.set()  # set_mode takes the lock next
 
-    monkeypatch.setattr(session_module, "_check_mode", check_then_signal)
+    monkeypatch.setattr(state_module, "_check_mode", check_then_signal)
     with ThreadPoolExecutor(max_workers=1) as pool:
         with s._lock:
             visible = set(names(s.visible_tools))

@@ -9,7 +9,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-import toolsift.shared_catalog as shared_catalog
+import toolsift._catalog_view as _catalog_view
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
@@ -82,12 +82,12 @@ class CatalogMachine(RuleBasedStateMachine):
     equals a fresh index over that generation's tools with the session's visible tools out."""
 
     engine = "python"
-    #: 0: every search takes the two-search path that excludes the visible tools in the engine.
-    split_at_most = shared_catalog._SPLIT_AT_MOST
+    #: 0: a search whose window holds a visible tool takes the two searches that exclude them.
+    split_at_most = _catalog_view._SPLIT_AT_MOST
 
     @initialize(descriptions=st.lists(words, min_size=0, max_size=6), builtins=st.integers(0, 3))
     def start(self, descriptions, builtins):
-        shared_catalog._SPLIT_AT_MOST = self.split_at_most
+        _catalog_view._SPLIT_AT_MOST = self.split_at_most
         tools = [Tool(name=n, description=f"{n} tool") for n in ("read", "bash", "edit")[:builtins]]
         self.catalog = Catalog(
             tools, servers={"mail": _server_tools("mail", descriptions)}, engine=self.engine
@@ -173,7 +173,7 @@ class CatalogMachine(RuleBasedStateMachine):
         assert set(result.already_active).isdisjoint(hidden)
 
     def teardown(self):
-        shared_catalog._SPLIT_AT_MOST = CatalogMachine.split_at_most
+        _catalog_view._SPLIT_AT_MOST = CatalogMachine.split_at_most
 
     @invariant()
     def sessions_see_the_current_generation(self):
@@ -434,3 +434,36 @@ def test_a_view_resolves_provider_names_from_the_shared_table():
     assert session.find_tool("nope") is None
     catalog.disconnect_server("git")
     assert session.find_tool(alias) is None
+
+
+@pytest.mark.parametrize("split_at_most", [0, 4, 32])
+def test_a_view_with_many_visible_tools_ranks_as_two_searches_would(engine, split_at_most):
+    """More visible tools than the one-search window holds: the window's answer, when it holds
+    enough hidden tools, and the two searches' otherwise, both equal the definition: fresh
+    matches from the hidden tools alone, already-active ones from the top of every tool."""
+    words = ["send", "urgent", "message", "report", "queue"]
+    tools = [
+        Tool(
+            name=f"mcp__ops__tool_{i}",
+            server="ops",
+            description=" ".join(words[j] for j in range(5) if (i >> j) & 1) + f" item {i}",
+        )
+        for i in range(90)
+    ]
+    catalog = Catalog(servers={"ops": tools}, engine=engine)
+    old = _catalog_view._SPLIT_AT_MOST
+    _catalog_view._SPLIT_AT_MOST = split_at_most
+    try:
+        for query, limit in [("send urgent message", 8), ("urgent", 3), ("report queue", 6)]:
+            for visible in (range(0, 90, 2), range(40), range(50, 90)):
+                session = catalog.session(mode="all")
+                session.activate([tools[i].name for i in visible])
+                hidden = {t.name for t in session.hidden_tools}
+                shown = {tools[i].name for i in visible}
+                result = session.search(query, limit)
+                expected = _expected(tools, hidden, query, limit, engine, False)
+                _same(_pairs(result.matches), expected)
+                top = catalog.index.search(query, limit)
+                assert result.already_active == tuple(m.name for m in top if m.name in shown)
+    finally:
+        _catalog_view._SPLIT_AT_MOST = old

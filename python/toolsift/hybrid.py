@@ -53,23 +53,27 @@ from __future__ import annotations
 
 import operator
 import os
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Optional
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from ._hybrid.arguments import _cut_query, _exclude_names, _server_names
 from ._hybrid.fusion import _check_real
 from ._hybrid.fusion import minmax_fuse as minmax_fuse
 from ._hybrid.fusion import rrf_fuse as rrf_fuse
+from ._hybrid.lexical import _NO_QUERY_CAP as _NO_QUERY_CAP
+from ._hybrid.lexical import lexical_search as lexical_search
+from ._hybrid.result import HybridMatch as HybridMatch
+from ._hybrid.result import HybridReason
+from ._hybrid.result import HybridResult as HybridResult
 from ._hybrid.vectors import _dense_kernel, _embedded, _float_array, _unit_rows
 from ._hybrid.vectors import _DenseColumns as _DenseColumns
 from ._hybrid.vectors import _DenseRust as _DenseRust
 from ._options import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, check_limit, check_query_length
 from .errors import QueryError
 from .index import Match, ToolIndex
-from .query import DEFAULT_MAX_QUERY_LENGTH, TRIMMED
-from .tools import Tool
+from .query import DEFAULT_MAX_QUERY_LENGTH
 
 if TYPE_CHECKING:
     from .embed import Embedder
@@ -84,13 +88,10 @@ __all__ = [
 ]
 
 Fusion = Literal["minmax", "rrf"]
-HybridReason = Literal["select", "exact_name", "bm25", "keyword", "dense", "hybrid"]
 
 #: Longest query text embedded, whatever ``max_query_length`` allows (seed 002 caps query
 #: length against abuse); :meth:`HybridIndex.search` first cuts the query to ``max_query_length``.
 MAX_QUERY_CHARS = 2000
-#: ``max_query_length`` of the uncapped searches (fusion candidates, the evaluation).
-_NO_QUERY_CAP = 1 << 20
 #: ``Match.reason`` values of ranked lexical matches; any other reason (``select``,
 #: ``exact_name``) is a tier that stays in front of the fused list.
 RANKED_REASONS = frozenset({"bm25", "keyword"})
@@ -98,103 +99,6 @@ RANKED_REASONS = frozenset({"bm25", "keyword"})
 DEFAULT_CANDIDATES = 100
 #: The dense list's weight in the fusion (chosen by the evaluation; see the module docstring).
 DEFAULT_DENSE_WEIGHT = 0.35
-
-
-def _names(value: Any, argument: str, what: str) -> frozenset[str]:
-    """The names of an ``exclude`` / ``servers`` argument: one ``str`` is one name, else an
-    iterable of ``str`` (a ``TypeError`` naming ``argument`` otherwise)."""
-    if isinstance(value, str):
-        return frozenset((value,))
-    try:
-        names = frozenset(value)
-    except TypeError:
-        raise TypeError(
-            f"{argument} must be a {what} name or an iterable of {what} names, "
-            f"got {type(value).__name__}"
-        ) from None
-    for name in names:
-        if not isinstance(name, str):
-            raise TypeError(f"{argument} must hold {what} names (str), got {type(name).__name__}")
-    return names
-
-
-def _exclude_names(exclude: Any) -> frozenset[str]:
-    """The tool names of an ``exclude`` argument: one ``str`` is one name."""
-    return _names(exclude, "exclude", "tool")
-
-
-def _server_names(servers: Any) -> frozenset[str] | None:
-    """The server names of a ``servers`` argument (``None``: no filter); one ``str`` is one
-    server."""
-    return None if servers is None else _names(servers, "servers", "server")
-
-
-def _cut_query(query: str, max_query_length: int) -> tuple[str, bool]:
-    """``query`` cut as :func:`toolsift.query.parse_query` cuts it: trimmed, longer than
-    ``max_query_length`` -> its first ``max_query_length`` characters (trailing space dropped).
-    A query within the cap is returned as given. Returns ``(query, truncated)``."""
-    text = query.strip(TRIMMED)
-    if len(text) <= max_query_length:
-        return query, False
-    return text[:max_query_length].rstrip(), True
-
-
-@dataclass(frozen=True)
-class HybridMatch:
-    """One ranked tool of a hybrid search.
-
-    Attributes:
-        tool: the tool.
-        score: 0..1, the best fused tool has 1.0 (non-BM25 lexical matches too).
-        reason: ``"select"`` / ``"exact_name"`` (kept from the lexical engine), ``"hybrid"`` (in
-            both lists), ``"bm25"`` (lexical list only) or ``"dense"`` (dense list only).
-        lexical: the lexical score (BM25+, or the engine's keyword points), ``None`` when the tool
-            was not in the lexical list.
-        dense: the cosine similarity, or ``None`` when it was not in the dense list.
-    """
-
-    tool: Tool
-    score: float
-    reason: HybridReason
-    lexical: Optional[float] = None
-    dense: Optional[float] = None
-
-    @property
-    def name(self) -> str:
-        return self.tool.name
-
-
-@dataclass(frozen=True)
-class HybridResult:
-    """Matches, best first, and how they were found.
-
-    Attributes:
-        matches: the ranked tools.
-        mode: ``"hybrid"``, or ``"keyword"`` when no query embedding was available.
-        note: why the search fell back to keywords (``None`` in hybrid mode).
-        notices: remarks on the request, as :attr:`SearchResult.notices
-            <toolsift.SearchResult.notices>`: ``"limit 100 clamped to 25"``, ``"query cut to 500
-            characters"``.
-        clamped: the requested limit was above ``max_limit`` and was lowered to it.
-        truncated: the query was longer than ``max_query_length`` and was cut (before it was
-            embedded and searched).
-    """
-
-    matches: list[HybridMatch]
-    mode: Literal["hybrid", "keyword"]
-    note: Optional[str] = None
-    notices: tuple[str, ...] = ()
-    clamped: bool = False
-    truncated: bool = False
-
-    def __iter__(self) -> Iterator[HybridMatch]:
-        return iter(self.matches)
-
-    def __len__(self) -> int:
-        return len(self.matches)
-
-    def __getitem__(self, i: int) -> HybridMatch:
-        return self.matches[i]
 
 
 class HybridIndex:
@@ -520,39 +424,3 @@ class HybridIndex:
                 HybridMatch(tools[d], s / best, reason, lex_score.get(d), dense_score.get(d))
             )
         return HybridResult(out, "hybrid", None, notices, clamped, truncated)
-
-
-def lexical_search(
-    index: ToolIndex, query: str, limit: int, exclude: Iterable[str] = (), **options: Any
-) -> Sequence[Match]:
-    """``index.search(query, limit, exclude=...)`` without the agent-facing caps.
-
-    Where ``ToolIndex.search`` caps ``limit`` (``max_limit``) and the query length
-    (``max_query_length``) for agents, fusion and evaluation need the full candidate list and the
-    whole query, so both caps are lifted when the installed ``ToolIndex`` has them. ``options``
-    (e.g. ``exact_names=False``) are passed on when ``search`` accepts them, else dropped.
-    """
-    params = _search_parameters(index)
-    kwargs = {k: v for k, v in options.items() if k in params}
-    if "max_limit" in params and "max_query_length" in params:
-        kwargs.update(max_limit=max(limit, 1), max_query_length=_NO_QUERY_CAP)
-    return index.search(query, limit, exclude=exclude, **kwargs)
-
-
-#: ``_search_parameters`` per class: ``inspect.signature`` took ~0.16 ms of every hybrid search.
-_SEARCH_PARAMETERS: dict[type, frozenset[str]] = {}
-
-
-def _search_parameters(index: ToolIndex) -> frozenset[str]:
-    """The names of the parameters of ``index.search`` (looked up once per class, unless the
-    instance has a ``search`` of its own)."""
-    import inspect
-
-    kind = type(index)
-    own = "search" in getattr(index, "__dict__", {})
-    params = None if own else _SEARCH_PARAMETERS.get(kind)
-    if params is None:
-        params = frozenset(inspect.signature(index.search).parameters)
-        if not own:
-            _SEARCH_PARAMETERS[kind] = params
-    return params

@@ -13,18 +13,11 @@ of threads may search, activate, connect and disconnect at once. Each view (``vi
 against the state it activates in); two views read one after the other may be of two states: a
 mode change between them can hide a tool the first one showed.
 
-Index lifetime: a snapshot is rebuilt only when the corpus it indexes changes, by the first
-search that needs it (one build at a time, outside the state lock), never per query. By default
-(``rebuild_on_activation=False``) it indexes every discoverable tool, active or not, is rebuilt
-only when the catalogue or the mode changes (:attr:`catalog_generation`), and active tools are
-left out inside the engine, before the cut: activation is a filter, so the search after an
-activation costs what any search costs. BM25's corpus statistics then include the active tools,
-so scores (and, in about half of the searches of a ten-search session, the order of the top 5)
-differ slightly from OMP's. ``rebuild_on_activation=True`` indexes the hidden tools only, exactly
-OMP ``search_tool_bm25``'s corpus, so every score is OMP's; an activating search changes that
-corpus, and the next search (or :meth:`DiscoverySession.prepare`, called off the search path)
-updates the index: the previous one less the tools activated since, a copy-on-write update
-(about 10 ms at 11,578 tools) rather than a rebuild.
+Index lifetime: the index is rebuilt only when the corpus it indexes changes, by the first search
+that needs it, never per query. By default it indexes every discoverable tool and leaves the
+active ones out inside the engine (activation is a filter, not a rebuild; BM25's statistics then
+include the active tools); ``rebuild_on_activation=True`` indexes the hidden tools only, exactly
+OMP ``search_tool_bm25``'s corpus and scores, and updates the index after an activation.
 
 Many sessions over one catalogue (a gateway): make them with :meth:`toolsift.Catalog.session`,
 views that share one index and cost a few KiB each; a ``DiscoverySession(tools)`` owns its
@@ -47,44 +40,28 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import itertools
-import math
 import os
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from ._engine.select import select_engine
 from ._index.regex import check_regex_query
 from ._options import check_limit
-from ._session.snapshot import (
-    _UPDATE_AT_MOST,
-    _current,
-    _derive,
-    _moved_out,
-    _Ranked,
-    _redefined,
-    _resolved,
-    _Snapshot,
-)
+from ._session.activation import DiscoveryResult, _Activation
+from ._session.checks import _check_flag, _check_mode
+from ._session.indexes import DISABLED_MESSAGE, _IndexedSession
+from ._session.options import META_TOOL_NAME, _check_limits
+from ._session.snapshot import _Snapshot
 from ._session.state import AUTO_MAX_TOKENS as AUTO_MAX_TOKENS
 from ._session.state import AUTO_MAX_TOOLS as AUTO_MAX_TOOLS
-from ._session.state import (
-    DEFAULT_ALWAYS_AVAILABLE,
-    DiscoveryMode,
-    ToolSource,
-    _check_flag,
-    _check_mode,
-    _SessionState,
-)
+from ._session.state import DEFAULT_ALWAYS_AVAILABLE, DiscoveryMode, ToolSource
 from ._text.analysis import DEFAULT_PROFILE, ProfileName, check_profile
 from ._text.documents import FieldWeights, check_field_weights
 from .config import ToolSearchConfig
-from .errors import DiscoveryError, LimitError
-from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, EngineName, Ranker, ToolIndex
+from .errors import DiscoveryError
+from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, EngineName, Ranker
 from .query import parse_query
-from .result import Match, QueryKind
 from .tools import Tool, provider_name
 
 __all__ = [
@@ -96,13 +73,9 @@ __all__ = [
     "DISABLED_MESSAGE",
     "UNAVAILABLE_MESSAGE",
 ]
-# The modes, sources and auto budgets live with the catalogue state (_session.state) and are
-# re-exported here.
+# The modes, sources and auto budgets live with the catalogue state (_session.state), the
+# result with the activation (_session.activation), and are re-exported here.
 
-META_TOOL_NAME = "search_tool_bm25"
-DISABLED_MESSAGE = (
-    "Tool discovery is disabled. Enable tools.discoveryMode or mcp.discoveryMode to use {name}."
-)
 UNAVAILABLE_MESSAGE = "Tool discovery is unavailable in this session."
 
 # How often a search is retried when the state moved past its snapshot (a match activated,
@@ -110,52 +83,7 @@ UNAVAILABLE_MESSAGE = "Tool discovery is unavailable in this session."
 _SEARCH_ATTEMPTS = 8
 
 
-@dataclass(frozen=True)
-class DiscoveryResult:
-    """What one search did: the fresh matches it activated and the state right after.
-
-    Attributes:
-        query: the trimmed query.
-        limit: the validated limit.
-        matches: the fresh matches, best first: hidden tools the query matched, now active.
-        activated: names this call activated, in rank order (``search_tool_bm25``'s
-            ``activated_tools``).
-            Equal to the names of ``matches`` unless another thread activated one of them
-            first; that one is then listed in ``already_active`` instead.
-        already_active: names of active tools the query also matched (an essential tool, or
-            one activated earlier): left out of ``matches`` and reported here instead, so
-            the model knows it can already call them.
-        selected: every tool activated by discovery so far and still loaded, in activation
-            order (``search_tool_bm25``'s ``active_selected_tools``).
-        total_tools: how many hidden tools were searched (``search_tool_bm25``'s ``total_tools``).
-        query_kind: ``"select"`` for a ``select:A,B`` lookup, else ``"keyword"``.
-        missing: for ``select``, the requested names that match no tool of the session.
-        generation: the session generation right after the search.
-        already_active_matches: the matches of ``already_active``, in the same order (a Claude
-            Code ``ToolSearch`` ``select:`` response lists them with the fresh ones: the model
-            asked for their schemas).
-
-    Example:
-        >>> session = DiscoverySession([Tool(name="send_email", description="Send an email")])
-        >>> result = session.search("select:send_email,fax")
-        >>> result.query_kind, result.activated, result.missing
-        ('select', ('send_email',), ('fax',))
-    """
-
-    query: str
-    limit: int
-    matches: tuple[Match, ...]
-    activated: tuple[str, ...]
-    already_active: tuple[str, ...]
-    selected: tuple[str, ...]
-    total_tools: int
-    query_kind: QueryKind = "keyword"
-    missing: tuple[str, ...] = ()
-    generation: int = 0
-    already_active_matches: tuple[Match, ...] = ()
-
-
-class DiscoverySession(_SessionState):
+class DiscoverySession(_IndexedSession, _Activation):
     """A live tool catalogue with OMP ``search_tool_bm25``'s discovery modes and session-scoped
     activation.
 
@@ -301,46 +229,6 @@ class DiscoverySession(_SessionState):
         options.setdefault("summaries", default_server_summaries())
         return cls(default_tools(), **options)
 
-    # --- configuration -------------------------------------------------------------------------
-
-    @property
-    def mode(self) -> DiscoveryMode:
-        """The configured mode (see :attr:`effective_mode` for what is in force)."""
-        return self._mode
-
-    def set_mode(self, mode: DiscoveryMode, *, mcp_discovery: bool | None = None) -> None:
-        """Change the discovery mode (and the legacy MCP flag) while the session runs.
-
-        Activations are kept. Example: ``session.set_mode("mcp-only")``.
-
-        Raises:
-            ValueError: an unknown mode.
-            TypeError: ``mcp_discovery`` is not ``True``, ``False`` or ``None`` (keep it).
-        """
-        _check_mode(mode)
-        if mcp_discovery is not None:
-            _check_flag(mcp_discovery, "mcp_discovery")
-        with self._lock:
-            self._mode = mode
-            if mcp_discovery is not None:
-                self._mcp_discovery = mcp_discovery
-            self._changed(catalog=True)
-
-    @property
-    def effective_mode(self) -> Literal["off", "all", "mcp-only"]:
-        """The mode in force: ``"auto"`` and the legacy flag resolved."""
-        with self._lock:
-            return self._effective_mode()
-
-    @property
-    def enabled(self) -> bool:
-        """Whether discovery is on, i.e. the meta-tool is offered and searching works."""
-        return self.effective_mode != "off"
-
-    def _check_enabled(self) -> None:
-        if self._effective_mode() == "off":
-            raise DiscoveryError(DISABLED_MESSAGE.format(name=self.meta_tool_name))
-
     def ensure_enabled(self) -> None:
         """Raise OMP's :class:`~toolsift.DiscoveryError` when discovery is off.
 
@@ -349,16 +237,6 @@ class DiscoverySession(_SessionState):
         """
         with self._lock:
             self._check_enabled()
-
-    @property
-    def generation(self) -> int:
-        """A counter bumped by every change of the hidden corpus (tools, mode, activation)."""
-        return self._generation
-
-    @property
-    def catalog_generation(self) -> int:
-        """A counter bumped by every change of the catalogue or mode, but not by activation."""
-        return self._catalog_generation
 
     # --- search --------------------------------------------------------------------------------
 
@@ -473,74 +351,11 @@ class DiscoverySession(_SessionState):
             self.search, query, limit, threshold=threshold, ranker=ranker
         )
 
-    def _ready(self) -> bool:
-        """Whether a search would only search now (no index to build or update first)."""
-        with self._lock:
-            snapshot = self._snapshot
-            return self._effective_mode() == "off" or (
-                snapshot is not None and snapshot.key == self._corpus_key()
-            )
-
     def _search_once(
         self, query: str, limit: int, options: dict[str, Any], *, retry: bool
     ) -> DiscoveryResult | None:
-        """One search and its activation; ``None`` (when ``retry``) if it lost a race.
-
-        The search runs on a snapshot, outside the lock; what it reports about the state
-        (fresh, active, the tools themselves) is decided under the lock from the live state, as
-        the views are. A snapshot older than that state lost a race: a matched tool was
-        activated, removed or redefined since, or an always-visible one hidden (a mode change).
-        """
-        ranked = self._rank(query, limit, options)
-        result, fixed_result = ranked.result, ranked.fixed
-        with self._lock:
-            mode = self._effective_mode()
-            entries, selected = self._entries, self._selected
-            fresh = [
-                m
-                for m in ranked.fresh
-                if m.tool.name in entries and not self._is_active(m.tool.name, mode)
-            ]
-            fixed = [m.tool.name for m in fixed_result or () if m.tool.name in entries]
-            if retry and (
-                len(fresh) < len(ranked.fresh)
-                or any(_redefined(m, entries) for m in fresh)
-                or not all(self._is_active(n, mode) for n in fixed)
-            ):
-                return None
-            # Without retries left, report the tools as they are now: a redefined tool as
-            # loaded, and nothing hidden or gone as active.
-            fresh = [_current(m, entries) for m in fresh]
-            fixed_matches = [m for m in fixed_result or () if m.tool.name in entries]
-            already_matches: dict[str, Match] = {}
-            for m in [*(m for m in ranked.ranked if m.tool.name in entries), *fixed_matches]:
-                if m.tool.name not in already_matches and self._is_active(m.tool.name, mode):
-                    already_matches[m.tool.name] = _current(m, entries)
-            already = list(already_matches)
-            for match in fresh:
-                selected[match.tool.name] = None
-            if fresh:
-                self._changed(catalog=False)
-            active_selected = tuple(n for n in selected if n in entries)
-            generation = self._generation
-        missing = result.missing
-        if missing and fixed_result is not None:
-            # A select: name of an always-visible tool is found, not missing.
-            also_missing = set(fixed_result.missing)
-            missing = tuple(n for n in missing if n in also_missing)
-        return DiscoveryResult(
-            query=result.query,
-            limit=limit,
-            matches=tuple(fresh),
-            activated=tuple(m.tool.name for m in fresh),
-            already_active=tuple(already)[:limit],
-            selected=active_selected,
-            total_tools=ranked.total,
-            query_kind=result.query_kind,
-            missing=missing,
-            generation=generation,
-            already_active_matches=tuple(already_matches.values())[:limit],
-        )
+        """One search and its activation; ``None`` (when ``retry``) if it lost a race."""
+        return self._settle(self._rank(query, limit, options), limit, retry=retry)
 
     def resolve(self, name: str) -> tuple[str | None, str]:
         """The server and raw MCP tool name of the tool a call names: its canonical name, any
@@ -581,29 +396,6 @@ class DiscoverySession(_SessionState):
             canonical = names[1].get(name)
             return self._entries[canonical].tool if canonical is not None else None
 
-    def _rank(self, query: str, limit: int, options: dict[str, Any]) -> _Ranked:
-        """The search itself, on the current snapshot, outside the state lock (``options``:
-        :meth:`ToolIndex.search`'s ``max_limit``, ``ranker`` and, when set, ``threshold``)."""
-        snapshot, active = self._current_snapshot()
-        # Active tools still in the index (all of them when activation does not rebuild it,
-        # else those activated since it was built) are excluded before the cut, so `limit`
-        # fresh tools come back. `ranked` is the same search without the exclusion: the active
-        # tools in it are reported as already active, as are the matches among `fixed`.
-        result = snapshot.discoverable.search(query, limit, exclude=active, **options)
-        ranked = result
-        if active and result.query_kind == "keyword":
-            ranked = snapshot.discoverable.search(query, limit, **options)
-        fixed_result = None
-        if len(snapshot.fixed):  # the always-visible tools the query matches are active too
-            fixed_result = snapshot.fixed.search(query, limit, **options)
-        return _Ranked(
-            result,
-            list(result),
-            list(ranked),
-            fixed_result,
-            len(snapshot.discoverable) - len(active),
-        )
-
     def __repr__(self) -> str:
         with self._lock:
             hidden = len(self._hidden_names())
@@ -611,110 +403,6 @@ class DiscoverySession(_SessionState):
                 f"DiscoverySession(mode={self._mode!r}, tools={len(self._entries)}, "
                 f"hidden={hidden}, servers={len(self._servers)}, generation={self._generation})"
             )
-
-    # --- snapshots -----------------------------------------------------------------------------
-
-    def _corpus_key(self) -> int:
-        """The generation that decides whether the snapshot is current."""
-        if self._rebuild_on_activation:
-            return self._generation  # any change, activation included
-        return self._catalog_generation
-
-    def _current_snapshot(self) -> tuple[_Snapshot, tuple[str, ...]]:
-        """The index snapshot of the current corpus, and which of its tools are active.
-
-        A snapshot is built at most once per corpus generation, by one thread at a time
-        (``_build_lock``) and outside the state lock, so connects, disconnects, activations and
-        searches on the previous snapshot go on while a large catalogue is indexed.
-        """
-        with self._lock:
-            self._check_enabled()
-            snapshot = self._snapshot
-            if snapshot is not None and snapshot.key == self._corpus_key():
-                return snapshot, self._selected_in(snapshot)
-        with self._build_lock:
-            with self._lock:
-                snapshot = self._snapshot
-                key = self._corpus_key()
-                if snapshot is not None and snapshot.key == key:
-                    return snapshot, self._selected_in(snapshot)  # built while we waited
-                previous = snapshot
-                catalog, n_selected = self._catalog_generation, len(self._selected)
-                moved = self._activated_since(previous)
-                if moved is None:
-                    mode = self._effective_mode()
-                    selected = self._selected if self._rebuild_on_activation else {}
-                    discoverable: list[Tool] = []
-                    fixed: list[Tool] = []
-                    for name, entry in self._entries.items():
-                        hidden = self._hideable(entry, mode) and name not in selected
-                        (discoverable if hidden else fixed).append(entry.tool)
-            if moved is not None and previous is not None:
-                # Only activations since `previous`: they leave the hidden corpus for the
-                # visible one, and nothing else changed (O(activations), not O(catalogue)).
-                snapshot = _Snapshot(
-                    key=key,
-                    discoverable=_moved_out(previous.discoverable, moved),
-                    fixed=previous.fixed.with_tools(add=moved) if moved else previous.fixed,
-                    catalog=catalog,
-                    selected=n_selected,
-                )
-            else:
-                snapshot = _Snapshot(
-                    key=key,
-                    discoverable=_derive(
-                        self._base_index(previous),
-                        discoverable,
-                        self._engine,
-                        (self._profile, self._field_weights),
-                    ),
-                    fixed=_derive(
-                        previous.fixed if previous else None,
-                        fixed,
-                        self._engine,
-                        (self._profile, self._field_weights),
-                    ),
-                    catalog=catalog,
-                    selected=n_selected,
-                )
-            with self._lock:
-                self._snapshot = snapshot
-                self._builds += 1
-                # If the corpus changed meanwhile, this search uses the snapshot it asked for
-                # (its results are checked against the live state before activation) and the
-                # next search builds again.
-                return snapshot, self._selected_in(snapshot)
-
-    def _base_index(self, previous: _Snapshot | None) -> ToolIndex | None:
-        """The index a new snapshot's hidden-tools index is derived from (updated, when few
-        tools differ, rather than rebuilt)."""
-        return previous.discoverable if previous else None
-
-    def _activated_since(self, previous: _Snapshot | None) -> list[Tool] | None:
-        """The tools activated since ``previous`` was built that it still indexes as hidden,
-        when activations are all that changed since (else ``None``: derive from the entries).
-
-        Between two catalogue changes the mode and every entry stay the same and ``_selected``
-        only grows, so the hidden corpus is ``previous``'s less the names activated after its
-        first ``previous.selected``, and the visible one gains them. Call with the lock held.
-        """
-        if (
-            previous is None
-            or not self._rebuild_on_activation
-            or previous.catalog != self._catalog_generation
-            or _resolved(self._engine, previous.discoverable) != previous.discoverable.engine
-        ):
-            return None
-        names = list(itertools.islice(self._selected, previous.selected, None))
-        index = previous.discoverable
-        moved = [self._entries[n].tool for n in names if n in index]
-        if len(moved) > max(_UPDATE_AT_MOST, len(index) // 4):
-            return None  # many at once: a rebuild is as quick as an update
-        return moved
-
-    def _selected_in(self, snapshot: _Snapshot) -> tuple[str, ...]:
-        index = snapshot.discoverable
-        return tuple(n for n in self._selected if n in index)
 
 
 def _session_arguments(config: ToolSearchConfig, given: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -737,17 +425,3 @@ def _session_arguments(config: ToolSearchConfig, given: Mapping[str, Any]) -> tu
         pick("threshold", 0.0, config.threshold),
         pick("meta_tool_name", META_TOOL_NAME, config.meta_tool_name),
     )
-
-
-def _check_limits(default_limit: Any, max_limit: Any, threshold: Any) -> None:
-    check_limit(max_limit)
-    check_limit(default_limit)
-    if default_limit > max_limit:
-        raise LimitError(f"default_limit {default_limit} is above max_limit {max_limit}.")
-    if (
-        isinstance(threshold, bool)
-        or not isinstance(threshold, (int, float))
-        or not math.isfinite(threshold)
-        or threshold < 0
-    ):
-        raise ValueError(f"threshold must be a finite number >= 0, got {threshold!r}.")

@@ -27,14 +27,16 @@ from __future__ import annotations
 import hashlib
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Optional
 
+from ._tool.checks import _OPTIONAL_STRING_FIELDS, _check_fields, _invalid
+from ._tool.checks import _kind as _kind
+from ._tool.values import _thaw, _utf16_prefix
 from .errors import ToolDefinitionError
-from .limits import MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, schema_problem
 
 __all__ = ["Tool", "mcp_name", "provider_name"]
 
@@ -45,33 +47,6 @@ SUMMARY_UTF16_UNITS = 200
 _UNSAFE_NAME_CHAR = re.compile(r"[^A-Za-z0-9_-]")
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_-]*")
 
-_OPTIONAL_STRING_FIELDS = (
-    "server",
-    "mcp_tool_name",
-    "label",
-    "title",
-    "summary",
-    "search_hint",
-    "source",
-)
-# Optional fields that are names: when given they must not be empty.
-_NON_EMPTY_FIELDS = ("server", "mcp_tool_name", "label")
-# Text fields, in which a lone surrogate becomes U+FFFD (see Tool); in the other string fields
-# (names) it is an error.
-_TEXT_FIELDS = ("description", "label", "title", "summary", "search_hint", "source")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _has_lone_surrogate(text: str) -> bool:
-    """Whether ``text`` holds a lone surrogate (UTF-8 cannot encode one). O(1) for ASCII."""
-    if text.isascii():
-        return False
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
 
 # ``slots=True`` needs Python 3.10; on 3.9 the class is frozen but keeps a ``__dict__``.
 _SLOTS: dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
@@ -79,21 +54,6 @@ _SLOTS: dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
 
 def _default_schema() -> dict[str, Any]:
     return {"type": "object", "properties": {}}
-
-
-def _kind(value: object) -> str:
-    """The type name used in error messages."""
-    return "None" if value is None else type(value).__name__
-
-
-def _invalid(tool: object, field_name: str, problem: str) -> ToolDefinitionError:
-    """The one place that words a field error: ``Tool 'x': field 'f' <problem>.``"""
-    who = "Tool without a name" if tool is None else f"Tool {tool!r}"
-    return ToolDefinitionError(
-        f"{who}: field {field_name!r} {problem}.",
-        tool=tool if isinstance(tool, str) else None,
-        field=field_name,
-    )
 
 
 @lru_cache(maxsize=4096)  # server names repeat on every tool of the server
@@ -151,75 +111,6 @@ def provider_name(name: str) -> str:
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:_ALIAS_HASH]
     readable = _UNSAFE_NAME_CHAR.sub("_", name)[: 64 - _ALIAS_HASH - 1]
     return f"{readable}_{digest}"
-
-
-def _utf16_prefix(text: str, units: int) -> str:
-    """The longest prefix of ``text`` that is at most ``units`` UTF-16 code units long.
-
-    This is JavaScript's ``text.slice(0, units)`` except that it never splits a surrogate pair:
-    when the last unit would be the first half of a pair, the cut falls before the whole pair.
-    """
-    if len(text) * 2 <= units:  # fits even if every character were astral
-        return text
-    head = text[:units]
-    if head.isascii() or max(head) <= "\uffff":  # one code unit per character
-        return head
-    used = 0
-    for index, char in enumerate(text):
-        used += 2 if char > "\uffff" else 1
-        if used > units:
-            return text[:index]
-    return text
-
-
-def _thaw(value: Any) -> Any:
-    """A deep copy of a JSON value as plain ``dict`` / ``list`` objects.
-
-    Recursive (the fast way for the schemas tools have); a schema nested deeper than Python's
-    recursion limit allows (a few hundred levels) is copied by :func:`_thaw_deep` instead.
-    """
-    try:
-        return _thaw_nested(value)
-    except RecursionError:
-        return _thaw_deep(value)
-
-
-def _thaw_nested(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {key: _thaw_nested(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_thaw_nested(item) for item in value]
-    return value
-
-
-def _thaw_deep(value: Any) -> Any:
-    """:func:`_thaw` with an explicit stack: any depth, same result.
-
-    Example:
-        >>> _thaw_deep({"a": ({"b": [1]},)})
-        {'a': [{'b': [1]}]}
-    """
-    root: list[Any] = [None]
-    stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
-    while stack:
-        source, parent, key = stack.pop()
-        items: Iterable[tuple[Any, Any]]
-        if isinstance(source, Mapping):
-            out: Any = dict.fromkeys(source)  # the keys in order; values filled below
-            items = source.items()
-        elif isinstance(source, (list, tuple)):
-            out = [None] * len(source)
-            items = enumerate(source)
-        else:
-            parent[key] = source
-            continue
-        parent[key] = out
-        for k, item in items:
-            if isinstance(item, (Mapping, list, tuple)):
-                stack.append((item, out, k))
-            else:
-                out[k] = item
-    return root[0]
 
 
 @lru_cache(maxsize=8192)
@@ -304,74 +195,8 @@ class Tool:
 
     def __post_init__(self) -> None:
         name = self.name
-        if not isinstance(name, str):
-            raise _invalid(name, "name", f"must be a string, got {_kind(name)}")
-        if not name or name.isspace():
-            raise _invalid(name, "name", "must not be empty")
-        if not isinstance(self.description, str):
-            raise _invalid(name, "description", f"must be a string, got {_kind(self.description)}")
-        for field_name in _OPTIONAL_STRING_FIELDS:
-            value = getattr(self, field_name)
-            if value is not None and not isinstance(value, str):
-                raise _invalid(name, field_name, f"must be a string or None, got {_kind(value)}")
-        for field_name in _NON_EMPTY_FIELDS:
-            if getattr(self, field_name) == "":
-                raise _invalid(name, field_name, "must not be empty (use None)")
-        # The caps of toolsift.limits, checked before any work is done on the text.
-        for field_name in ("name", "server", "mcp_tool_name"):
-            value = getattr(self, field_name)
-            if value is not None and len(value) > MAX_NAME_LENGTH:
-                raise _invalid(
-                    name if len(name) <= 80 else name[:80] + "...", field_name,
-                    f"is {len(value):,} characters, over the cap of {MAX_NAME_LENGTH:,}",
-                )  # fmt: skip
-        for field_name in _TEXT_FIELDS:
-            value = getattr(self, field_name)
-            if value is not None and len(value) > MAX_DESCRIPTION_LENGTH:
-                raise _invalid(
-                    name, field_name,
-                    f"is {len(value):,} characters, over the cap of {MAX_DESCRIPTION_LENGTH:,}",
-                )  # fmt: skip
-        # A lone surrogate (half of an emoji from a broken "\ud83d" JSON escape, or a description
-        # cut between the two halves) cannot be written as UTF-8: in text it becomes U+FFFD, so
-        # the tool stays searchable, savable and printable; in a name it is an error.
-        for field_name in ("name", "server", "mcp_tool_name"):
-            value = getattr(self, field_name)
-            if value is not None and _has_lone_surrogate(value):
-                raise _invalid(
-                    name, field_name, "contains a lone surrogate (U+D800..U+DFFF), not valid text"
-                )
-        for field_name in _TEXT_FIELDS:
-            value = getattr(self, field_name)
-            if value is not None and _has_lone_surrogate(value):
-                object.__setattr__(self, field_name, _LONE_SURROGATE.sub("\ufffd", value))
-
+        keys = _check_fields(self)
         schema = self.input_schema
-        if type(schema) is not dict and not isinstance(schema, Mapping):
-            raise _invalid(name, "input_schema", f"must be a JSON object, got {_kind(schema)}")
-        problem = schema_problem(schema)
-        if problem is not None:
-            raise _invalid(name, "input_schema", problem)
-        properties = schema.get("properties")
-        if properties is None:
-            if "properties" in schema:
-                raise _invalid(name, "input_schema.properties", "must be a JSON object, got None")
-            keys: tuple[str, ...] = ()
-        elif type(properties) is not dict and not isinstance(properties, Mapping):
-            raise _invalid(
-                name, "input_schema.properties", f"must be a JSON object, got {_kind(properties)}"
-            )
-        else:
-            for key in properties:
-                if not isinstance(key, str):
-                    raise _invalid(
-                        name, "input_schema.properties", f"has a key that is not a string: {key!r}"
-                    )
-                if _has_lone_surrogate(key):
-                    raise _invalid(
-                        name, "input_schema.properties", f"has a key with a lone surrogate: {key!r}"
-                    )
-            keys = tuple(sorted(properties))
 
         if self.label is not None:
             label = self.label

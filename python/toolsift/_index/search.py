@@ -165,6 +165,38 @@ class Searcher:
             )
         return self.finish(parsed, matches, notices, request)
 
+    def search_text(self, query: str, request: _Request) -> SearchResult:
+        """:meth:`search_one` of ``query`` unparsed: on the Rust engine, a plain query (see
+        :meth:`search_plain_many`) under a request without filter or gate takes the engine's
+        one call, parse to result, as ``ToolIndex.search`` does with its default options but
+        for any limit; any other query or request the parsed path, which gives the same
+        result."""
+        keys = self._lookups.names.keys if self.engine == "rust" else None
+        if not (
+            keys is None
+            or self.field_weights.word_pairs  # the engine's call searches the text as written
+            or request.plain_fields is None  # a gate acts on the whole result
+            or not request.exact_names
+            or request.allowed is not None
+            or request.excluded
+            or request.threshold
+            or request.coverage
+            or type(query) is not str
+        ):
+            prefix = request.prefix
+            # (Only the Rust engine's index has search_plain: not in EngineIndex.)
+            result: SearchResult | None = self._index.search_plain(  # type: ignore[attr-defined]
+                self._tools, keys, request.plain_fields, query,
+                min(request.limit, MAX_COUNT_OPTION), min(request.max_query_length,
+                MAX_COUNT_OPTION), prefix["prefix_fraction"], prefix["prefix_min_len"],
+                prefix["max_expansions"],
+            )  # fmt: skip
+            if result is not None:
+                return result
+        return self.search_one(
+            parse_query(query, max_length=max(1, request.max_query_length)), request
+        )
+
     def keyword_matches(self, parsed: ParsedQuery, request: _Request) -> list[Match]:
         """``ranker="keyword"``'s list before the gates: the exact-name tier (as for BM25+,
         scored in keyword points), then the keyword matches without the named tools, cut to the

@@ -28,7 +28,8 @@ from ..errors import DuplicateToolError
 from ..index import EngineName, ToolIndex
 from ..tokens import tool_tokens
 from ..tools import Tool, provider_name
-from .state import ToolSource, _as_tools, _check_tools, _Entry
+from .checks import _as_tools, _check_tools
+from .state import ToolSource, _Entry
 
 __all__ = ["CatalogCore", "Generation"]
 

@@ -1,0 +1,37 @@
+"""A discovery session's options: the meta-tool's default name and the checks of the search
+limits and threshold (shared by :class:`~toolsift.DiscoverySession` and the views of a
+:class:`~toolsift.Catalog`).
+
+Example:
+    >>> _check_limits(8, 25, 0.0)
+    >>> _check_limits(30, 25, 0.0)
+    Traceback (most recent call last):
+    ...
+    toolsift.errors.LimitError: default_limit 30 is above max_limit 25.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .._options import check_limit
+from ..errors import LimitError
+
+__all__ = ["META_TOOL_NAME", "_check_limits"]
+
+META_TOOL_NAME = "search_tool_bm25"
+
+
+def _check_limits(default_limit: Any, max_limit: Any, threshold: Any) -> None:
+    check_limit(max_limit)
+    check_limit(default_limit)
+    if default_limit > max_limit:
+        raise LimitError(f"default_limit {default_limit} is above max_limit {max_limit}.")
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, (int, float))
+        or not math.isfinite(threshold)
+        or threshold < 0
+    ):
+        raise ValueError(f"threshold must be a finite number >= 0, got {threshold!r}.")

@@ -1,0 +1,1 @@
+"""The parts of the :class:`~toolsift.Tool` model: field checks and derived values."""
