@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ._engine.select import EngineName, available_engines
 from ._engine.select import select_engine as _select_engine
 from ._index import persist
+from ._index.build import checked_tools, engine_index
 from ._index.explain import explain
 from ._index.lookups import NameLookups
 from ._index.records import build_records, load_records
@@ -36,13 +37,7 @@ from ._options import (
 from ._options import check_query_length as check_query_length
 from ._snapshot.tools_section import LazyTools
 from ._text.analysis import DEFAULT_PROFILE, ProfileName, check_profile
-from ._text.documents import (
-    FieldWeights,
-    check_field_weights,
-    default_delta,
-    documents,
-)
-from .errors import DuplicateToolError
+from ._text.documents import FieldWeights, check_field_weights, default_delta
 from .explain import Explanation
 from .limits import MAX_SNAPSHOT_BYTES
 from .query import DEFAULT_MAX_QUERY_LENGTH, parse_query
@@ -120,35 +115,15 @@ class ToolIndex:
             delta = default_delta(profile)
         # Checked here for both engines (a str is a TypeError in each), and passed on as floats.
         k1, b, delta = check_bm25_params(k1, b, delta)
-        self._tools: tuple[Tool, ...] | LazyTools = tuple(tools)
-        self._by_name: dict[str, int] = {}
-        servers: dict[str, list[int]] = {}
-        for i, tool in enumerate(self._tools):
-            if not isinstance(tool, Tool):
-                raise TypeError(f"tools[{i}] must be a toolsift.Tool, got {type(tool).__name__}")
-            if tool.name in self._by_name:
-                raise DuplicateToolError(
-                    f"Duplicate tool name {tool.name!r} (tools[{self._by_name[tool.name]}] and "
-                    f"tools[{i}]); tool names must be unique in an index.",
-                    tool=tool.name,
-                    field="name",
-                )
-            self._by_name[tool.name] = i
-            if tool.server is not None:
-                servers.setdefault(tool.server, []).append(i)
+        tools, self._by_name, servers = checked_tools(tools)
+        self._tools: tuple[Tool, ...] | LazyTools = tools
         self.field_weights = (
             field_weights if field_weights is not None else FieldWeights.for_profile(profile)
         )
-        weights = self.field_weights.as_list()
         self.engine, cls = _select_engine(engine)
-        self._index: EngineIndex = cls(
-            [t.name for t in self._tools],
-            documents(self._tools, weights),
-            weights,
-            k1=k1,
-            b=b,
-            delta=delta,
-            profile=profile,
+        weights = self.field_weights.as_list()
+        self._index: EngineIndex = engine_index(
+            self.engine, cls, tools, weights, (k1, b, delta), profile
         )
         self.params = (k1, b, delta)
         self._wire(
