@@ -7,12 +7,15 @@ Rows, each the median of a few runs in this process:
 
 * ``load_tools + ToolIndex`` / ``load_catalog + ToolIndex``: the path before, from the parsed
   dicts and from the JSONL file;
+* ``ToolIndex(tools), tools loaded``: the index alone, of ``Tool`` objects already loaded (the
+  engine reads them itself);
 * ``from_records(dicts)`` / ``from_records(path)``: the Rust path;
 * ``tantivy``: tantivy-py indexing the same text in memory, one ``Document`` per tool with one
   text field holding the tool's indexed fields (``toolsift._documents.document``), the
   ``default`` tokenizer, two threads, commit and reload.
 
-Memory is the RSS growth of a fresh process that builds one index (after ``gc.collect`` and
+Each row gives the wall clock and the CPU time (every thread of the process). Memory is the
+RSS growth of a fresh process that builds one index (after ``gc.collect`` and
 dropping the source), so the interpreter and the input data are not counted. The english
 profile (the default) throughout. mcp_mixed needs the shared catalogues
 (``TOOLSIFT_SHARED_DIR``); it is skipped without them.
@@ -45,14 +48,18 @@ def _rss_mib() -> float:
         return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def _median(fn: Callable[[], Any], rounds: int) -> float:
-    times = []
+def _median(fn: Callable[[], Any], rounds: int) -> tuple[float, float]:
+    """The median wall-clock and CPU seconds (every thread of the process: the engine's pool
+    and tantivy's writer threads included) of ``rounds`` calls. On a machine shared with other
+    jobs the wall clock mostly measures the load; the CPU time is the work done."""
+    walls, cpus = [], []
     for _ in range(rounds):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu)
         gc.collect()
-    return statistics.median(times)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def _tantivy_build(texts: list[str]) -> Any:
@@ -92,6 +99,7 @@ def _catalogue(name: str, n: int, workdir: str) -> str:
 
 BUILDS: dict[str, Callable[[str, list[Any]], Any]] = {
     "load_tools + ToolIndex (dicts)": lambda path, dicts: ToolIndex(load_tools(dicts)),
+    "ToolIndex(tools), tools loaded": lambda path, tools: ToolIndex(tools),
     "from_records(dicts)": lambda path, dicts: ToolIndex.from_records(dicts),
     "load_catalog + ToolIndex (file)": lambda path, dicts: ToolIndex(load_catalog(path)),
     "from_records(path)": lambda path, dicts: ToolIndex.from_records(path),
@@ -159,20 +167,28 @@ def main() -> None:
         if args.memory_only:
             times = {}
         else:
+            tools = load_tools(dicts)
             times = {
-                kind: _median(lambda b=build, p=path, d=dicts: b(p, d), rounds)
+                kind: _median(
+                    lambda b=build, p=path, d=(tools if "loaded" in kind else dicts): b(p, d),
+                    rounds,
+                )
                 for kind, build in BUILDS.items()
             }
+            del tools
             texts = _texts(path)
             times["tantivy (same text)"] = _median(lambda t=texts: _tantivy_build(t), rounds)
-        tantivy = times.get("tantivy (same text)", 1.0)
-        print(f"\n{label}: seconds (median of {rounds}), ratio to tantivy")
-        for kind, seconds in times.items():
-            print(f"  {kind:34s} {seconds:8.3f} s  {seconds / tantivy:6.2f}x")
+        tantivy_wall, tantivy_cpu = times.get("tantivy (same text)", (1.0, 1.0))
+        print(f"\n{label}: seconds (median of {rounds}), ratio to tantivy; wall clock, then CPU")
+        for kind, (wall, cpu) in times.items():
+            print(
+                f"  {kind:34s} {wall:8.3f} s  {wall / tantivy_wall:6.2f}x"
+                f"  cpu {cpu:8.3f} s  {cpu / tantivy_cpu:6.2f}x"
+            )
         if times:
-            dicts_x = times["load_tools + ToolIndex (dicts)"] / times["from_records(dicts)"]
-            file_x = times["load_catalog + ToolIndex (file)"] / times["from_records(path)"]
-            print(f"  speed-up, dicts: {dicts_x:.1f}x; file: {file_x:.1f}x")
+            dicts_x = times["load_tools + ToolIndex (dicts)"][0] / times["from_records(dicts)"][0]
+            file_x = times["load_catalog + ToolIndex (file)"][0] / times["from_records(path)"][0]
+            print(f"  speed-up (wall), dicts: {dicts_x:.1f}x; file: {file_x:.1f}x")
         if len(dicts) >= 50_000 or args.quick:
             print(f"{label}: RSS growth of one index (MiB), ratio to tantivy")
             kinds = [

@@ -41,6 +41,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bindings::functions::_set_search_parts, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::matches::new_matches, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::records::_build_records, m)?)?;
+    m.add_function(wrap_pyfunction!(bindings::tools::_build_tools, m)?)?;
+    m.add_function(wrap_pyfunction!(bindings::tools::_update_tools, m)?)?;
+    m.add_function(wrap_pyfunction!(bindings::tools::_tool_document, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -88,58 +88,74 @@ def _tools(n=N):
     ]
 
 
-@pytest.mark.parametrize("weights", ["seed", "english", "titled", "paired"])
-def test_document_columns_read_back_as_pairs_and_build_the_same_index(engine_index, weights):
-    """`documents()` hands the Rust engine flat columns; read as a sequence they are exactly the
-    `(field id, text)` pairs of `document()`, and either form builds the same index."""
-    from toolsift._text.documents import FieldWeights, document, documents
+def _weights(kind: str) -> list[float]:
+    from toolsift._text.documents import FieldWeights
 
-    if weights == "titled":
-        w = FieldWeights(title=1.5).as_list()
-    elif weights == "paired":
-        w = FieldWeights(summary=1.0, description=0.25, word_pairs=0.1).as_list()
-    else:
-        w = FieldWeights.for_profile(weights).as_list()
+    if kind == "titled":
+        return FieldWeights(title=1.5).as_list()
+    if kind == "paired":
+        return FieldWeights(summary=1.0, description=0.25, word_pairs=0.1).as_list()
+    return FieldWeights.for_profile(kind).as_list()
+
+
+@pytest.mark.skipif(not HAVE_RUST, reason="the Rust extension is not built")
+@pytest.mark.parametrize("weights", ["seed", "english", "titled", "paired"])
+def test_the_engine_reads_tools_into_the_twins_documents(weights):
+    """The Rust engine reads each Tool itself (`_build_tools`, several 2,048-tool chunks): the
+    same documents as the pure-Python twin's `document()`, and the same index as those
+    documents build, in a build and in an update."""
+    from toolsift import _core
+    from toolsift._pyengine.index import Index as PyIndex
+    from toolsift._text.documents import document
+
+    w = _weights(weights)
     tools = _tools()
-    columns = documents(tools, w)
     pairs = [document(t, w) for t in tools]
-    assert len(columns) == len(pairs)
-    assert list(columns) == pairs
-    assert columns[-1] == pairs[-1] and columns[10:20] == pairs[10:20]
-    with pytest.raises(IndexError):
-        columns[len(pairs)]
+    assert [_core._tool_document(t, w) for t in tools] == pairs
     names = [t.name for t in tools]
     profile = "seed" if weights == "seed" else "english"
-    want = engine_index(names, pairs, w, profile=profile).to_bytes()
-    # Read after the parts were joined (above), and part by part from fresh documents.
-    assert engine_index(names, columns, w, profile=profile).to_bytes() == want
-    fresh = documents(tools, w)
-    assert fresh._toolsift_columns is None and len(fresh) == len(pairs)
-    assert engine_index(names, fresh, w, profile=profile).to_bytes() == want
-    assert list(fresh) == pairs
+    built = _core._build_tools(tools, w, 1.2, 0.75, 0.5, profile)
+    assert built.to_bytes() == _core.Index(names, pairs, w, delta=0.5, profile=profile).to_bytes()
+    twin = PyIndex(names, pairs, w, delta=0.5, profile=profile)
+    assert built.to_bytes() == twin.to_bytes()
+    head = _core._build_tools(tools[:-2500], w, 1.2, 0.75, 0.5, profile)
+    updated = _core._update_tools(head, tools[-2500:], [0, 5])
+    twin_head = PyIndex(names[:-2500], pairs[:-2500], w, delta=0.5, profile=profile)
+    want = twin_head.updated(names[-2500:], pairs[-2500:], remove=[0, 5])
+    assert updated.to_bytes() == want.to_bytes()
 
 
-def test_malformed_document_parts_are_read_as_pairs_from_there(engine_index):
-    """A part that doesn't hold together ends the reading of parts: the documents after those of
-    the parts before it are read from the object's own iteration."""
-    from toolsift._text.documents import Documents, FieldWeights, document, documents
+@pytest.mark.skipif(not HAVE_RUST, reason="the Rust extension is not built")
+def test_reading_tools_fails_with_the_twins_errors():
+    """What the engine cannot read fails as the twin does: a `Mapping` in a schema is read
+    through its own methods (their error is raised), and a non-Tool's missing attribute is
+    an AttributeError; nothing is built."""
+    from collections.abc import Mapping
 
-    w = FieldWeights.for_profile("english").as_list()
-    tools = _tools()
-    names = [t.name for t in tools]
-    want = engine_index(names, [document(t, w) for t in tools], w, profile="english").to_bytes()
+    from toolsift import Tool, _core
+    from toolsift._text.documents import document
 
-    class Broken(Documents):
-        __slots__ = ("broken",)
+    class Exploding(Mapping):
+        def __getitem__(self, key):
+            raise KeyError(key)
 
-        def _toolsift_parts(self):
-            parts = self._each_part()
-            yield next(parts)
-            yield self.broken
-            yield from parts
+        def __iter__(self):
+            return iter(())
 
-    for broken in [("x", b"", []), (["a"], b"\x00", [2]), (["a"], b"\x00"), None, 7]:
-        docs = Broken._lazy(tools, w)
-        docs.broken = broken
-        assert engine_index(names, docs, w, profile="english").to_bytes() == want
-    assert len(list(documents(tools, w)._toolsift_parts())) == 3  # 2,048 tools a part
+        def __len__(self):
+            return 1
+
+        def values(self):
+            raise RuntimeError("boom")
+
+    w = _weights("english")
+    bad = Tool(name="x", input_schema={"properties": {"p": {"properties": Exploding()}}})
+    tools = [*_tools(3000), bad]
+    with pytest.raises(RuntimeError, match="boom"):
+        document(bad, w)
+    with pytest.raises(RuntimeError, match="boom"):
+        _core._build_tools(tools, w, 1.2, 0.75, 0.5, "english")
+    with pytest.raises(AttributeError):
+        _core._build_tools([*tools[:10], object()], w, 1.2, 0.75, 0.5, "english")
+    seed = _weights("seed")  # the parameters are not read: nothing fails
+    assert len(_core._build_tools(tools, seed, 1.2, 0.75, 0.5, "seed")) == len(tools)

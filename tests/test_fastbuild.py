@@ -127,11 +127,17 @@ def test_other_forms_and_formats_take_the_loaders_path(tmp_path: Path) -> None:
     catalogue = {"servers": [{"name": "fs", "tools": [{"name": "read_file"}]}]}
     assert_same(ToolIndex.from_records(catalogue), ToolIndex(load_tools(catalogue)))
     assert_same(ToolIndex.from_records(openai, engine="python"), ToolIndex(load_tools(openai)))
+
+
+def test_word_pairs_take_the_rust_path() -> None:
     paired = toolsift.FieldWeights(word_pairs=0.1)
-    fast = ToolIndex.from_records(
-        [{"name": "a", "description": "word cloud"}], field_weights=paired
-    )
-    assert not isinstance(fast._tools, SourceTools)
+    items = [
+        {"name": "a", "description": "Generate a word cloud chart"},
+        {"name": "b", "description": "Cloud storage: put a word in a bucket (日本語 word)"},
+    ]
+    fast = ToolIndex.from_records(items, field_weights=paired)
+    assert isinstance(fast._tools, SourceTools)
+    assert_same(fast, ToolIndex(load_tools(items), field_weights=paired), ["word cloud"])
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,9 @@ __all__ = [
     "_set_search_parts",
     "_new_matches",
     "_build_records",
+    "_build_tools",
+    "_update_tools",
+    "_tool_document",
     "__version__",
 ]
 
@@ -100,13 +103,59 @@ def _build_records(
     Returns ``(index, names, servers, mcp_tool_names, spans, server)``: the index, each tool's
     name fields, the items' byte spans in ``source`` (native ``u64`` start/end pairs; ``None``
     for a list) and the server the items belong to; or ``None`` when ``source`` must be loaded
-    by the Python loaders (another format, an invalid or duplicate definition, word pairs).
+    by the Python loaders (another format, an invalid or duplicate definition).
 
     For ``toolsift.ToolIndex.from_records`` only.
 
     >>> from toolsift._core import _build_records
     >>> _build_records([{"name": "a"}], None, False, [1.0] * 10, 1.2, 0.75, 1.0, "seed")[1]
     ['a']
+    """
+
+def _build_tools(
+    tools: Sequence[Tool],
+    field_weights: list[float],
+    k1: float,
+    b: float,
+    delta: float,
+    profile: str,
+) -> Index:
+    """The engine index of ``toolsift.Tool`` objects: each tool's attributes are read here (no
+    Python code runs per tool) into the record ``_build_records`` reads from JSON, and its
+    document is made by the same Rust field extraction; documents are tokenized on the thread
+    pool while the next ones are read. For ``toolsift.ToolIndex`` only.
+
+    Raises:
+        AttributeError: an item is not a ``Tool``.
+        ValueError: a parameter or field weight is out of range.
+        ProfileError: ``profile`` names no profile.
+
+    >>> from toolsift import Tool
+    >>> from toolsift._core import _build_tools
+    >>> len(_build_tools([Tool(name="a")], [1.0] * 11, 1.2, 0.75, 1.0, "seed"))
+    1
+    """
+
+def _update_tools(index: Index, tools: Sequence[Tool], remove: Iterable[int] | None) -> Index:
+    """``index.updated`` with the documents of ``tools`` (read as ``_build_tools`` reads them)
+    appended and the documents ``remove`` removed; ``index`` is not changed. For
+    ``toolsift.ToolIndex.with_tools`` only.
+
+    >>> from toolsift import Tool
+    >>> from toolsift._core import _build_tools, _update_tools
+    >>> index = _build_tools([Tool(name="a")], [1.0] * 11, 1.2, 0.75, 1.0, "seed")
+    >>> _update_tools(index, [Tool(name="b")], [0]).names
+    ['b']
+    """
+
+def _tool_document(tool: Tool, field_weights: list[float]) -> list[tuple[int, str]]:
+    """One tool's document as the Rust engine indexes it, ``(field id, text)`` pairs: the
+    test of the pure-Python twin (``toolsift._text.documents.document``) compares it.
+
+    >>> from toolsift import Tool
+    >>> from toolsift._core import _tool_document
+    >>> _tool_document(Tool(name="a", description="x"), [1.0] * 11)
+    [(0, 'a'), (1, 'a'), (4, 'x'), (7, 'x')]
     """
 
 def _set_scoring_mode(mode: Literal["auto", "exhaustive", "pruned"]) -> None:

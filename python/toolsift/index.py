@@ -12,46 +12,39 @@ Example:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ._engine.select import EngineName, available_engines
 from ._engine.select import select_engine as _select_engine
 from ._index import persist
+from ._index.batch import BatchSearch
+from ._index.build import checked_tools, engine_index
 from ._index.explain import explain
 from ._index.lookups import NameLookups
-from ._index.records import build_records, load_records
+from ._index.records import FromRecords
 from ._index.regex import RegexSearcher
 from ._index.request import _checked_limit, _Request
 from ._index.search import Ranker, Searcher
+from ._index.versions import Versions
 from ._names.table import NameTable
 from ._options import DEFAULT_LIMIT as DEFAULT_LIMIT
 from ._options import DEFAULT_MAX_LIMIT as DEFAULT_MAX_LIMIT
 from ._options import DEFAULT_PREFIX_FRACTION as DEFAULT_PREFIX_FRACTION
 from ._options import (
     check_bm25_params,
-    check_names,
 )
 from ._options import check_query_length as check_query_length
 from ._snapshot.tools_section import LazyTools
 from ._text.analysis import DEFAULT_PROFILE, ProfileName, check_profile
-from ._text.documents import (
-    FieldWeights,
-    check_field_weights,
-    default_delta,
-    documents,
-)
-from .errors import DuplicateToolError
+from ._text.documents import FieldWeights, check_field_weights, default_delta
 from .explain import Explanation
-from .limits import MAX_SNAPSHOT_BYTES
 from .query import DEFAULT_MAX_QUERY_LENGTH, parse_query
 from .result import Match, SearchResult
 from .tools import Tool
 
 if TYPE_CHECKING:
     from ._engine.protocol import EngineIndex
-    from ._index.records import RecordSource
 
 __all__ = [
     "FieldWeights",
@@ -73,7 +66,7 @@ _REQUEST_CACHE_SIZE = 64
 _DEFAULT_REQUESTS: dict[int | None, _Request] = {}
 
 
-class ToolIndex:
+class ToolIndex(FromRecords, Versions, BatchSearch):
     """A searchable, immutable index of tools.
 
     Arguments:
@@ -120,35 +113,15 @@ class ToolIndex:
             delta = default_delta(profile)
         # Checked here for both engines (a str is a TypeError in each), and passed on as floats.
         k1, b, delta = check_bm25_params(k1, b, delta)
-        self._tools: tuple[Tool, ...] | LazyTools = tuple(tools)
-        self._by_name: dict[str, int] = {}
-        servers: dict[str, list[int]] = {}
-        for i, tool in enumerate(self._tools):
-            if not isinstance(tool, Tool):
-                raise TypeError(f"tools[{i}] must be a toolsift.Tool, got {type(tool).__name__}")
-            if tool.name in self._by_name:
-                raise DuplicateToolError(
-                    f"Duplicate tool name {tool.name!r} (tools[{self._by_name[tool.name]}] and "
-                    f"tools[{i}]); tool names must be unique in an index.",
-                    tool=tool.name,
-                    field="name",
-                )
-            self._by_name[tool.name] = i
-            if tool.server is not None:
-                servers.setdefault(tool.server, []).append(i)
+        tools, self._by_name, servers = checked_tools(tools)
+        self._tools: tuple[Tool, ...] | LazyTools = tools
         self.field_weights = (
             field_weights if field_weights is not None else FieldWeights.for_profile(profile)
         )
-        weights = self.field_weights.as_list()
         self.engine, cls = _select_engine(engine)
-        self._index: EngineIndex = cls(
-            [t.name for t in self._tools],
-            documents(self._tools, weights),
-            weights,
-            k1=k1,
-            b=b,
-            delta=delta,
-            profile=profile,
+        weights = self.field_weights.as_list()
+        self._index: EngineIndex = engine_index(
+            self.engine, cls, tools, weights, (k1, b, delta), profile
         )
         self.params = (k1, b, delta)
         self._wire(
@@ -192,58 +165,6 @@ class ToolIndex:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_unpickle_tool_index, (self.to_bytes(), self.engine))
-
-    @classmethod
-    def from_records(
-        cls,
-        source: RecordSource,
-        *,
-        server: str | None = None,
-        engine: EngineName = "auto",
-        k1: float = 1.2,
-        b: float = 0.75,
-        delta: float | None = None,
-        field_weights: FieldWeights | None = None,
-        profile: ProfileName = DEFAULT_PROFILE,
-    ) -> ToolIndex:
-        """An index of raw tool definitions, parsed and indexed in Rust: the same index as
-        ``ToolIndex(load_tools(source, server=server), ...)`` (or ``load_catalog(path)``), same
-        rankings and scores, about 10x faster to build, and lighter: each :class:`Tool` is made
-        only when a search returns it (or it is read).
-
-        The Rust engine reads MCP ``tools/list`` items and toolsift records, as a list, JSON
-        Lines, or a JSON list or ``{"tools": [...]}`` document; anything else (other formats,
-        catalogues of servers, invalid definitions, ``engine="python"``) is loaded by the
-        loaders, with their errors. Dicts are converted when their tool is first read: do not
-        change them after the build.
-
-        Arguments:
-            source: a list of tool definitions (dicts) or any document :func:`load_tools`
-                reads; ``bytes`` holding a JSON or JSON Lines catalogue; or the path of a
-                ``.json`` / ``.jsonl`` file (read as :func:`load_catalog` reads it).
-            server: the MCP server of every item that names none itself.
-            engine, k1, b, delta, field_weights, profile: as for :class:`ToolIndex`.
-
-        Raises:
-            ToolDefinitionError: a definition is invalid (as :func:`load_tools`).
-            CatalogError: the bytes or file are not a catalogue (as :func:`load_catalog`;
-                bytes are named ``<bytes>``).
-            DuplicateToolError: two tools share a canonical name.
-            OSError: the file cannot be read.
-
-        Example:
-            >>> index = ToolIndex.from_records(
-            ...     [{"name": "read_file", "description": "Read a file from disk"}], server="fs"
-            ... )
-            >>> [m.name for m in index.search("read a file")]
-            ['mcp__fs__read_file']
-        """
-        options: dict[str, Any] = {"engine": engine, "k1": k1, "b": b, "delta": delta}
-        options.update(field_weights=field_weights, profile=profile)
-        parts = build_records(source, server, options)
-        if parts is not None:
-            return cls._from_parts(parts)
-        return cls(load_records(source, server), **options)
 
     @property
     def tools(self) -> tuple[Tool, ...]:
@@ -469,210 +390,6 @@ class ToolIndex:
             self._tools, self._by_name, self._index, self.field_weights, query, tool,
             prefix_fraction, prefix_min_len, max_expansions, max_query_length,
         )  # fmt: skip
-
-    def to_bytes(self) -> bytes:
-        """The index, its tools, parameters and field weights as snapshot bytes.
-
-        The bytes are the engine snapshot (see ``toolsift._snapshot.format``) with the tools
-        stored as JSON in its metadata section; both engines read and write the same format.
-
-        Example:
-            >>> from toolsift import Tool, ToolIndex
-            >>> index = ToolIndex([Tool(name="get_weather", description="Weather for a city")])
-            >>> ToolIndex.from_bytes(index.to_bytes()).search("weather")[0].name
-            'get_weather'
-        """
-        return persist.to_bytes(self._tools, self._index, self.field_weights)
-
-    @classmethod
-    def from_bytes(cls, data: bytes, *, engine: EngineName = "auto") -> ToolIndex:
-        """Loads :meth:`to_bytes` output (written by either engine) without re-tokenizing.
-
-        Raises:
-            SnapshotError: the data is truncated, corrupted, of a newer format version, or not a
-                ToolIndex snapshot; or its parts disagree (two tools with one name, field weights
-                that are not numbers or differ from the index's own).
-        """
-        loaded = cls._from_parts(persist.from_bytes(data, engine))
-        persist.check_unique(loaded._by_name, loaded._tools.names)  # type: ignore[union-attr]
-        return loaded
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Writes :meth:`to_bytes` to ``path`` atomically (a temporary file, then a rename), so a
-        gateway can build once and every worker :meth:`load` s it in milliseconds.
-
-        Example:
-            >>> import os, tempfile
-            >>> from toolsift import Tool, ToolIndex
-            >>> path = os.path.join(tempfile.mkdtemp(), "tools.tsift")
-            >>> ToolIndex([Tool(name="get_weather", description="Weather")]).save(path)
-            >>> len(ToolIndex.load(path))
-            1
-        """
-        persist.write(path, self.to_bytes())
-
-    @classmethod
-    def load(
-        cls,
-        path: str | os.PathLike[str],
-        *,
-        engine: EngineName = "auto",
-        max_bytes: int = MAX_SNAPSHOT_BYTES,
-    ) -> ToolIndex:
-        """Reads a file written by :meth:`save` (by either engine).
-
-        Arguments:
-            path: the snapshot file.
-            engine: as for :class:`ToolIndex`.
-            max_bytes: the largest file read (default 4 GiB,
-                :data:`toolsift.limits.MAX_SNAPSHOT_BYTES`).
-
-        Raises:
-            SnapshotError: the file is truncated, corrupted or of a newer format version, is
-                not a regular file (a device, a FIFO), or is over ``max_bytes``.
-            OSError: the file cannot be read.
-        """
-        return cls.from_bytes(persist.read(path, max_bytes), engine=engine)
-
-    def with_tools(self, add: Iterable[Tool] = (), remove: Iterable[str] = ()) -> ToolIndex:
-        """A new index with ``add`` added and the tools named in ``remove`` removed; this one is
-        not changed (copy-on-write), so searches running on other threads are unaffected.
-
-        A tool in ``add`` whose name is already indexed replaces that tool. The new index lists
-        the kept tools in their previous order, then ``add`` in the order given, and ranks
-        exactly like ``ToolIndex(kept + add)`` (same IDF, average length and scores); only the
-        added tools are tokenized.
-
-        ``remove`` is an iterable of tool names; a single ``str`` is one name.
-
-        Raises:
-            KeyError: a name in ``remove`` is not indexed.
-            DuplicateToolError: two tools in ``add`` share a name.
-            TypeError: ``add`` is not an iterable of :class:`~toolsift.Tool`, or ``remove`` is not
-                a name or an iterable of names.
-
-        Example:
-            >>> from toolsift import Tool, ToolIndex
-            >>> index = ToolIndex([Tool(name="a", description="alpha")])
-            >>> [t.name for t in index.with_tools(add=[Tool(name="b", description="beta")])]
-            ['a', 'b']
-        """
-        parts, new_ids, kept = persist.updated(self._parts(), self._by_name, add, remove)
-        table = self._lookups.carried_table(parts.tools, new_ids, kept)
-        return type(self)._from_parts(parts, table)
-
-    def replace_server(self, server: str, tools: Iterable[Tool]) -> ToolIndex:
-        """A new index in which ``server``'s tools are exactly ``tools`` (an MCP server
-        connected, changed its tool list, or disconnected with ``tools=[]``).
-
-        Equivalent to ``with_tools(add=tools, remove=[names of server's current tools])``.
-
-        Raises:
-            TypeError: ``server`` is not a str, or ``tools`` is not an iterable of
-                :class:`~toolsift.Tool`.
-            ValueError: a tool in ``tools`` belongs to another server.
-
-        Example:
-            >>> from toolsift import Tool, ToolIndex
-            >>> index = ToolIndex([Tool(name="mcp__s__a", server="s", mcp_tool_name="a")])
-            >>> [t.name for t in index.replace_server("s", [])]
-            []
-        """
-        tools = persist.server_tools(server, tools)
-        names = persist.tool_names(self._tools, self._by_name)
-        old = [names[i] for i in self._lookups.server_ids(server)]
-        return self.with_tools(add=tools, remove=old)
-
-    def search_many(
-        self,
-        queries: Iterable[str],
-        limit: int | None = None,
-        *,
-        exclude: Iterable[str] = (),
-        servers: Iterable[str] | None = None,
-        ranker: Ranker = "bm25",
-        exact_names: bool = True,
-        prefix_fraction: float = DEFAULT_PREFIX_FRACTION,
-        prefix_min_len: int = 3,
-        max_expansions: int = 16,
-        threshold: float = 0.0,
-        relative_floor: float = 0.0,
-        coverage: bool = False,
-        normalize: bool = False,
-        max_limit: int = DEFAULT_MAX_LIMIT,
-        max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
-    ) -> list[SearchResult]:
-        """:meth:`search` for many queries with the same options, in one call.
-
-        The BM25+ searches run on the engine's ``search_many``: in parallel on all cores with
-        the GIL released on the Rust engine (queries that need a different engine call, for
-        their ``+required`` words or their exact-name tier, are batched by what they share).
-        The results are in query order and each equals what :meth:`search` returns for that
-        query with the same options; if queries fail, the error a loop of :meth:`search` calls
-        would raise first is raised.
-
-        Arguments:
-            queries: the queries (an iterable of str, not a single str).
-            limit: and every other option (``exclude``, ``servers``, ``ranker``,
-                ``exact_names``, the prefix options, the gates, the caps): as for
-                :meth:`search`, applied to every query (``exclude`` and ``servers`` are read
-                once).
-
-        Raises:
-            TypeError: ``queries`` is a single str.
-            QueryError: a query is invalid (see :meth:`search`).
-            LimitError: ``limit`` or ``max_limit`` is not a positive integer.
-            ValueError: ``ranker`` is unknown, or a gate or prefix option is out of range.
-
-        Example:
-            >>> index = ToolIndex([Tool(name="get_weather", description="Weather for a city")])
-            >>> [r[0].tool.name for r in index.search_many(["weather", "city weather"])]
-            ['get_weather', 'get_weather']
-        """
-        if isinstance(queries, str):
-            raise TypeError("queries must be an iterable of str, not a single str")
-        queries = list(queries)
-        if not queries:
-            return []
-        exclude = check_names(exclude, "exclude")  # read once, as the docstring says
-        if servers is not None:
-            servers = check_names(servers, "servers")
-        options: dict[str, Any] = {
-            "exclude": exclude,
-            "servers": servers,
-            "ranker": ranker,
-            "exact_names": exact_names,
-            "prefix_fraction": prefix_fraction,
-            "prefix_min_len": prefix_min_len,
-            "max_expansions": max_expansions,
-            "threshold": threshold,
-            "relative_floor": relative_floor,
-            "coverage": coverage,
-            "normalize": normalize,
-            "max_limit": max_limit,
-            "max_query_length": max_query_length,
-        }
-        try:
-            for query in queries:
-                if not isinstance(query, str):
-                    parse_query(query)  # raises the QueryError
-            checked = _checked_limit(limit, ranker, max_limit, max_query_length)
-            length = max(1, max_query_length)
-            request = self._searcher.request(checked, **options)
-            if ranker == "regex":
-                return self._regex.results(queries, request)
-            plain = self._searcher.search_plain_many(queries, request, length)
-            if plain is not None:
-                return plain
-            parsed = [parse_query(query, max_length=length) for query in queries]
-            return self._searcher.search_parsed(parsed, request)
-        except Exception:
-            # Something is invalid. A loop of search() calls finds the error it would raise
-            # first (say an earlier query's engine error before a later query's parse error);
-            # errors are rare, so the loop's cost does not matter.
-            for query in queries:
-                self.search(query, limit, **options)
-            raise
 
 
 # The signature's default objects, for the identity checks of search()'s default-options path.

@@ -33,11 +33,13 @@
 //! not terms, and is the same in both profiles.
 
 mod cjk;
+mod pairs;
 mod stem;
 mod stopwords;
 
 use cjk::CjkBuffer;
 pub use cjk::{script_of, Script};
+pub use pairs::word_pairs;
 use stem::STEM_CACHE;
 pub use stem::{is_marked, stem_copy, STEM_MARK, STEM_QUERY_WEIGHT, STEM_WEIGHT};
 pub use stopwords::{is_stopword, stopwords, STOPWORDS_EN};

@@ -116,6 +116,24 @@ pub fn build_pipelined(
     names: Vec<String>,
     documents: &Bound<'_, PyAny>,
     field_weights: Vec<f64>,
+    params: (f64, f64, f64),
+    profile: crate::analysis::Profile,
+) -> PyResult<Index> {
+    build_pipelined_with(
+        py,
+        |send| Ok((super::documents::read_documents(documents, send)?, names)),
+        field_weights,
+        params,
+        profile,
+    )
+}
+
+/// [`build_pipelined`] of the documents that `read` converts (with the GIL) and hands to its
+/// argument a chunk at a time; `read` returns the number of documents and their names.
+pub fn build_pipelined_with(
+    py: Python<'_>,
+    read: impl FnOnce(&mut dyn FnMut(FlatChunk)) -> PyResult<(usize, Vec<String>)>,
+    field_weights: Vec<f64>,
     (k1, b, delta): (f64, f64, f64),
     profile: crate::analysis::Profile,
 ) -> PyResult<Index> {
@@ -133,7 +151,7 @@ pub fn build_pipelined(
     // While the reader waits for a chunk's text to be freed, it merges the chunks tokenized so
     // far, which it would otherwise do only once every document is read.
     let in_flight = Arc::new(InFlight::new(4 * crate::pool::threads()));
-    let send = |chunk: FlatChunk| {
+    let mut send = |chunk: FlatChunk| {
         if tokenize {
             let permit = py.detach(|| {
                 let rx = rx.lock().unwrap_or_else(|e| e.into_inner());
@@ -156,8 +174,8 @@ pub fn build_pipelined(
         }
         spawned += 1;
     };
-    let converted = super::documents::read_documents(documents, send);
-    let n_docs = *converted.as_ref().unwrap_or(&0);
+    let converted = read(&mut send);
+    let n_docs = converted.as_ref().map_or(0, |(n, _)| *n);
     drop(tx);
     let expected = if tokenize { spawned } else { 0 };
     // Wait for the tasks (GIL released) even on error, so none outlives this call's data.
@@ -173,7 +191,7 @@ pub fn build_pipelined(
     });
     // Every task is done: free the shared stemmed copies before the heap is trimmed below.
     drop(stems);
-    converted?;
+    let (_, names) = converted?;
     let params = Params::validated(k1, b, delta)?;
     let weights = Arc::try_unwrap(weights).unwrap_or_else(|w| (*w).clone());
     py.detach(|| {

@@ -24,6 +24,11 @@ impl PyIndex {
     pub(crate) fn wrap(inner: Index) -> Self {
         PyIndex { inner }
     }
+
+    /// The engine index (`tools`' updates read it).
+    pub(crate) fn inner(&self) -> &Index {
+        &self.inner
+    }
 }
 
 #[pymethods]

@@ -19,3 +19,4 @@ pub(crate) mod matches;
 pub(crate) mod name_keys;
 pub(crate) mod records;
 pub(crate) mod regex_index;
+pub(crate) mod tools;

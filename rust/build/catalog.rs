@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::records::{tool_fields, ToolFields, PAIRS};
+use super::records::{tool_fields, ToolFields};
 use super::{tokenize_chunk_with, Chunk, FlatChunk, Merge, Stems, CHUNK_DOCS};
 use crate::analysis::Profile;
 use crate::error::Result;
@@ -183,8 +183,7 @@ pub fn span_fields(text: &[u8], span: (usize, usize), items: &Items) -> Option<T
 }
 
 /// Builds the index of `items`, each read by `fields` (`None`: left to Python), on the pool.
-/// A fallback when an item is left to Python, two tools share a name, or the weights index
-/// word pairs (derived in Python only).
+/// A fallback when an item is left to Python or two tools share a name.
 pub fn build<T: Sync>(
     items: &[T],
     fields: impl Fn(&T) -> Option<ToolFields> + Sync,
@@ -192,9 +191,6 @@ pub fn build<T: Sync>(
     params: Params,
     profile: Profile,
 ) -> Outcome {
-    if field_weights.get(PAIRS).is_some_and(|&w| w != 0.0) {
-        return Outcome::Fallback;
-    }
     let stems = Stems::default();
     let weights = &field_weights;
     let chunks: Option<Vec<Result<TokenizedPart>>> = crate::pool::install(|| {

@@ -27,6 +27,7 @@ mod intern;
 mod memo;
 mod merge;
 pub mod records;
+pub mod schema;
 mod sequential;
 pub(crate) mod share;
 mod stems;

@@ -1,6 +1,9 @@
-//! Raw tool definitions (JSON values) to the fields a tool indexes: the rules of Python's
-//! `toolsift.tools.Tool`, `toolsift._loader_formats` (MCP `tools/list` items and toolsift
-//! records) and `toolsift._documents.documents`, for the records they accept.
+//! The one runtime field extraction: a tool's record ([`ToolFields`]) and the document made of
+//! it ([`ToolFields::for_each_field`]; the pure-Python twin is
+//! `toolsift._text.documents.document`). The record comes from raw tool definitions (JSON
+//! values, here: the rules of Python's `toolsift.tools.Tool` and `toolsift._loaders.formats`,
+//! MCP `tools/list` items and toolsift records) or from `Tool` objects
+//! (`crate::bindings::tools`).
 //!
 //! [`tool_fields`] returns `None` for every record it does not handle exactly as Python does: other
 //! formats (OpenAI, Anthropic with a `type`, provider built-ins), anything Python would reject,
@@ -10,7 +13,9 @@
 
 use serde_json::{Map, Value};
 
+use super::schema::value_descriptions;
 use super::FlatChunk;
+use crate::analysis::word_pairs;
 
 /// Field ids: positions in `toolsift.FieldWeights`, in the order Python builds a document.
 const NAME: usize = 0;
@@ -22,14 +27,12 @@ const KEY: usize = 5;
 const HINT: usize = 6;
 const DESCRIPTION: usize = 7;
 const TITLE: usize = 8;
-const PARAMS: usize = 9;
-/// Word pairs: not derived here (a catalogue indexed with them is built the Python way).
+pub const PARAMS: usize = 9;
+/// Word pairs of the summary (`crate::analysis::word_pairs`).
 pub const PAIRS: usize = 10;
 
 /// How many UTF-16 code units of the description make the summary (`SUMMARY_UTF16_UNITS`).
 const SUMMARY_UTF16_UNITS: usize = 200;
-/// `parameter_descriptions` reads nested properties at most this deep.
-const MAX_PARAM_DEPTH: usize = 8;
 /// Keys only toolsift records have (`_RECORD_KEYS`).
 const RECORD_KEYS: [&str; 7] = [
     "input_schema",
@@ -59,14 +62,17 @@ pub struct ToolFields {
 }
 
 impl ToolFields {
-    /// Appends this tool's document to `chunk`: `documents()`'s fields in its order (empty
-    /// texts hold no terms and are left out). `weights` must not enable word pairs.
-    pub fn push_document(&self, chunk: &mut FlatChunk, weights: &[f64]) {
+    /// Calls `each(field id, text)` for every field of this tool's document: the fields in the
+    /// order of the pure-Python twin, `toolsift._text.documents.document` (empty texts hold no
+    /// terms and are left out); the title, the parameter descriptions and the summary's word
+    /// pairs only when `weights` scores them.
+    pub fn for_each_field(&self, weights: &[f64], mut each: impl FnMut(usize, &str)) {
         let mut push = |field: usize, text: &str| {
             if !text.is_empty() {
-                chunk.push_field(field, |out| out.push_str(text));
+                each(field, text);
             }
         };
+        let scored = |field: usize| weights.get(field).is_some_and(|&w| w != 0.0);
         push(NAME, &self.name);
         push(LABEL, &self.label);
         if let Some(server) = &self.server {
@@ -81,15 +87,32 @@ impl ToolFields {
         }
         push(HINT, self.search_hint.as_deref().unwrap_or(""));
         push(DESCRIPTION, &self.description);
-        if weights.get(TITLE).is_some_and(|&w| w != 0.0) {
+        if scored(TITLE) {
             push(TITLE, self.title.as_deref().unwrap_or(""));
         }
-        if weights.get(PARAMS).is_some_and(|&w| w != 0.0) {
+        if scored(PARAMS) {
             for text in &self.params {
                 push(PARAMS, text);
             }
         }
+        if scored(PAIRS) {
+            push(PAIRS, &word_pairs(&self.summary).join(" "));
+        }
+    }
+
+    /// Appends this tool's document ([`ToolFields::for_each_field`]) to `chunk`.
+    pub fn push_document(&self, chunk: &mut FlatChunk, weights: &[f64]) {
+        self.for_each_field(weights, |field, text| {
+            chunk.push_field(field, |out| out.push_str(text));
+        });
         chunk.end_document();
+    }
+
+    /// This tool's document as `(field id, text)` pairs ([`ToolFields::for_each_field`]).
+    pub fn document(&self, weights: &[f64]) -> Vec<(usize, String)> {
+        let mut fields = Vec::new();
+        self.for_each_field(weights, |field, text| fields.push((field, text.to_owned())));
+        fields
     }
 }
 
@@ -292,9 +315,9 @@ fn text(item: &Map<String, Value>, key: &str) -> Option<String> {
 /// The sorted top-level property names and the parameter descriptions of a schema value
 /// (null or absent: the default, empty schema); `None` when `Tool` would reject it.
 fn schema_fields(schema: Option<&Value>) -> Option<(Vec<String>, Vec<String>)> {
-    let schema = match schema {
+    let (value, schema) = match schema {
         None | Some(Value::Null) => return Some((Vec::new(), Vec::new())),
-        Some(Value::Object(schema)) => schema,
+        Some(value @ Value::Object(schema)) => (value, schema),
         Some(_) => return None,
     };
     let keys = match schema.get("properties") {
@@ -306,45 +329,7 @@ fn schema_fields(schema: Option<&Value>) -> Option<(Vec<String>, Vec<String>)> {
         }
         Some(_) => return None, // null or not an object: `Tool` raises
     };
-    let mut params = Vec::new();
-    collect_descriptions(schema, 0, &mut params);
-    Some((keys, params))
-}
-
-/// Python's truthiness of a JSON value.
-fn truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|x| x != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
-    }
-}
-
-/// `_collect_descriptions`, over an object.
-fn collect_descriptions(schema: &Map<String, Value>, depth: usize, out: &mut Vec<String>) {
-    if depth > MAX_PARAM_DEPTH {
-        return;
-    }
-    if let Some(Value::Object(props)) = schema.get("properties").filter(|p| truthy(p)) {
-        for sub in props.values() {
-            if let Value::Object(sub) = sub {
-                if let Some(Value::String(desc)) = sub.get("description") {
-                    if !desc.is_empty() {
-                        out.push(desc.clone());
-                    }
-                }
-                if sub.contains_key("properties") || sub.contains_key("items") {
-                    collect_descriptions(sub, depth + 1, out);
-                }
-            }
-        }
-    }
-    if let Some(Value::Object(items)) = schema.get("items").filter(|i| truthy(i)) {
-        collect_descriptions(items, depth + 1, out);
-    }
+    Some((keys, value_descriptions(value)))
 }
 
 #[cfg(test)]

@@ -26,10 +26,11 @@ from .._options import check_max_bytes
 from .._snapshot.format import stored_field_weights, write_atomic
 from .._snapshot.positions import new_ids, without
 from .._snapshot.tools_section import LazyTools, decode_tool_section, encode_tool_section
-from .._text.documents import FieldWeights, documents
+from .._text.documents import FieldWeights
 from ..errors import DuplicateToolError, SnapshotError
 from ..limits import MAX_SNAPSHOT_BYTES, read_regular_file
 from ..tools import Tool
+from .build import updated_index
 
 if TYPE_CHECKING:
     from .._engine.protocol import EngineIndex
@@ -119,7 +120,7 @@ def updated(
     drop_set.update(by_name[t.name] for t in add if t.name in by_name)
     drop = sorted(drop_set)
     weights = parts.field_weights.as_list()
-    index = parts.index.updated([t.name for t in add], documents(add, weights), remove=drop)
+    index = updated_index(parts.engine, parts.index, add, weights, drop)
     # Kept tools by slices between the dropped positions: C-level copies, so an update
     # that changes a few tools of a large index does no per-tool Python work.
     old_tools = parts.tools

@@ -1,5 +1,12 @@
 """What a tool contributes to the index: its fields, and how much each field weighs.
 
+:class:`FieldWeights` and the query side (:func:`scored_text`, :func:`word_pairs`) serve both
+engines. :func:`document` (with :func:`parameter_descriptions` and :func:`word_pairs`) is the
+pure-Python twin of the Rust field extraction (``rust/build/records.rs``, ``ToolFields``; the
+Rust engine reads each :class:`~toolsift.Tool` itself, ``rust/bindings/tools.rs``): the Python
+engine builds its documents with it, and ``tests/test_tool_documents.py`` proves with Hypothesis
+that both give the same documents and bit-identical indexes for arbitrary tools.
+
 Example:
     >>> from toolsift import Tool
     >>> [f for f, _ in document(Tool(name="a", description="x"), FieldWeights().as_list())]
@@ -9,11 +16,10 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import gc
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Callable, overload
+from typing import Any, Callable
 
 from .._options import MAX_FIELD_WEIGHT, MIN_FIELD_WEIGHT, as_real
 from .analysis import STOPWORDS_EN
@@ -26,10 +32,8 @@ except ImportError:
 from ..tools import Tool
 
 __all__ = [
-    "Documents",
     "FieldWeights",
     "document",
-    "documents",
     "parameter_descriptions",
     "default_delta",
     "word_pairs",
@@ -139,9 +143,9 @@ def _is_mapping(value: object) -> bool:
 
 def _collect_descriptions(schema: Any, depth: int, out: list[str]) -> None:
     """Appends the descriptions of ``schema``'s properties to ``out`` (see
-    :func:`parameter_descriptions`). :func:`documents` calls it on every tool's schema (~33k
-    properties in mcp_mixed), so a plain ``dict`` is recognised before any call to
-    :func:`_is_mapping`, and the descriptions go straight into ``out``: no list per tool."""
+    :func:`parameter_descriptions`; the twin of ``collect_descriptions`` in
+    ``rust/build/schema.rs``). A plain ``dict`` is recognised before any call to
+    :func:`_is_mapping`, and the descriptions go straight into ``out``: no list per level."""
     if depth > 8 or not (type(schema) in _PLAIN_MAPPINGS or isinstance(schema, Mapping)):
         return
     props = schema.get("properties")
@@ -248,174 +252,3 @@ def document(tool: Tool, weights: list[float]) -> list[tuple[int, str]]:
     if len(weights) > _PAIRS and weights[_PAIRS]:
         fields.append((_PAIRS, " ".join(word_pairs(tool.display_summary))))
     return [(f, text) for f, text in fields if text]
-
-
-#: The columns of some tools' documents: ``(texts, field ids, ends)`` (see :class:`Documents`).
-Columns = tuple[list[str], bytes, list[int]]
-
-#: Tools per part of the columns that :func:`documents` makes lazily: the Rust engine's chunk size
-#: (``CHUNK_DOCS`` in ``rust/build.rs``), so that each part it reads completes a chunk to tokenize.
-_PART_TOOLS = 2048
-
-
-class Documents(Sequence[list[tuple[int, str]]]):
-    """Every tool's :func:`document`, stored as flat columns.
-
-    ``_toolsift_columns`` is ``(texts, field_ids, ends)``: one list of every field's text (absent
-    fields are ``""``), ``bytes`` with each text's field id, and the end of each tool's texts.
-    The Rust engine reads the columns directly, so no ``(field id, text)`` tuple is made,
-    converted or freed (building an index of the 11,578 mcp_mixed tools spent ~30 ms making
-    and freeing them). Indexing or iterating gives exactly ``document(tool, weights)`` (empty
-    texts left out), which is what the Python engine and live updates read.
-
-    :func:`documents` makes the columns lazily, in parts of :data:`_PART_TOOLS` tools, each with
-    its own ``ends``: the Rust engine takes them one by one from ``_toolsift_parts()`` and
-    tokenizes each part on its thread pool while the next one is made here, instead of waiting
-    for all of them (making them is ~20 ms of a ~110 ms english build of mcp_mixed). Reading a
-    document joins the parts into ``_toolsift_columns``; until then that attribute is ``None``.
-
-    Example:
-        >>> docs = documents([Tool(name="a", description="x")], FieldWeights().as_list())
-        >>> docs[0]
-        [(0, 'a'), (1, 'a'), (4, 'x'), (7, 'x')]
-    """
-
-    __slots__ = ("_toolsift_columns", "_parts", "_tools", "_weights")
-
-    def __init__(self, texts: list[str], field_ids: bytes, ends: list[int]) -> None:
-        self._toolsift_columns: Columns | None = (texts, field_ids, ends)
-        self._parts: list[Columns] = []
-        self._tools: Sequence[Tool] = ()
-        self._weights: list[float] = []
-
-    @classmethod
-    def _lazy(cls, tools: Sequence[Tool], weights: list[float]) -> Documents:
-        """The documents of ``tools``, made part by part when they are first read."""
-        docs = cls([], b"", [])
-        docs._toolsift_columns = None
-        docs._tools, docs._weights = tools, weights
-        return docs
-
-    def _toolsift_parts(self) -> Iterator[Columns] | None:
-        """The columns part by part, made as they are taken; ``None`` once they are joined (read
-        ``_toolsift_columns`` then)."""
-        return None if self._toolsift_columns is not None else self._each_part()
-
-    def _each_part(self) -> Iterator[Columns]:
-        i = 0
-        while True:
-            if i == len(self._parts):
-                done = sum(len(ends) for _, _, ends in self._parts)
-                if done >= len(self._tools):
-                    return
-                self._parts.append(_columns(self._tools[done : done + _PART_TOOLS], self._weights))
-            yield self._parts[i]
-            i += 1
-
-    def _columns(self) -> Columns:
-        """``_toolsift_columns``, joining the parts first if need be."""
-        if self._toolsift_columns is None:
-            texts: list[str] = []
-            field_ids = bytearray()
-            ends: list[int] = []
-            for part_texts, part_ids, part_ends in self._each_part():
-                base = len(texts)
-                texts += part_texts
-                field_ids += part_ids
-                ends += [base + e for e in part_ends]
-            self._toolsift_columns = (texts, bytes(field_ids), ends)
-            self._parts, self._tools = [], ()
-        return self._toolsift_columns
-
-    def __len__(self) -> int:
-        if self._toolsift_columns is None:
-            return len(self._tools)
-        return len(self._toolsift_columns[2])
-
-    @overload
-    def __getitem__(self, i: int) -> list[tuple[int, str]]: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[list[tuple[int, str]]]: ...
-
-    def __getitem__(self, i: int | slice) -> Any:
-        texts, field_ids, ends = self._columns()
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(ends)))]
-        end = ends[i]  # raises IndexError past either end, as a list does
-        i = i % len(ends)
-        start = ends[i - 1] if i else 0
-        return [(f, t) for f, t in zip(field_ids[start:end], texts[start:end]) if t]
-
-    def __iter__(self) -> Iterator[list[tuple[int, str]]]:
-        for i in range(len(self)):
-            yield self[i]
-
-    def __repr__(self) -> str:
-        return f"<Documents of {len(self)} tools>"
-
-
-# Field-id bytes of the schema keys (parameter descriptions) of a tool with n of them, for the
-# common n.
-_KEY_IDS = [bytes([_KEY]) * n for n in range(64)]
-_PARAM_IDS = [bytes([_PARAMS]) * n for n in range(64)]
-
-
-def documents(tools: Iterable[Tool], weights: list[float]) -> Documents:
-    """:func:`document` of every tool, as :class:`Documents` columns made when first read.
-
-    Example:
-        >>> len(documents([Tool(name="a"), Tool(name="b")], FieldWeights().as_list()))
-        2
-    """
-    if not isinstance(tools, (tuple, list)):
-        tools = tuple(tools)
-    return Documents._lazy(tools, weights)
-
-
-def _columns(tools: Iterable[Tool], weights: list[float]) -> Columns:
-    """The columns of ``tools``' documents, with Python's cyclic garbage collector paused
-    meanwhile.
-
-    The columns are one list of existing strings: they hold no reference cycles, but
-    appending a few hundred thousand items triggers collections that walk every object alive
-    (the tools and their schemas included). The collector is restored on exit, exceptions
-    included, and left alone if it was off.
-    """
-    texts: list[str] = []
-    field_ids = bytearray()
-    ends: list[int] = []
-    extend, end = texts.extend, ends.append
-    with_title = bool(weights[_TITLE])
-    with_params = len(weights) > _PARAMS and bool(weights[_PARAMS])
-    with_pairs = len(weights) > _PAIRS and bool(weights[_PAIRS])
-    # The fields of `document`, in its order; absent ones are "" (left out when read back).
-    head = bytes((_NAME, _LABEL, _SERVER, _MCP, _SUMMARY))
-    tail = bytes((_HINT, _DESCRIPTION, _TITLE) if with_title else (_HINT, _DESCRIPTION))
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for t in tools:
-            server = t.server
-            keys = t.schema_keys
-            extend((t.name, t.display_label, server or "", server and t.mcp_tool_name or ""))
-            extend((t.display_summary, *keys, t.search_hint or "", t.description))
-            if with_title:
-                texts.append(t.title or "")
-            n = len(keys)
-            field_ids += head
-            field_ids += _KEY_IDS[n] if n < 64 else bytes([_KEY]) * n
-            field_ids += tail
-            if with_params:
-                before = len(texts)
-                _collect_descriptions(t.input_schema, 0, texts)
-                n = len(texts) - before
-                field_ids += _PARAM_IDS[n] if n < 64 else bytes([_PARAMS]) * n
-            if with_pairs:
-                texts.append(" ".join(word_pairs(t.display_summary)))
-                field_ids.append(_PAIRS)
-            end(len(texts))
-    finally:
-        if enabled:
-            gc.enable()
-    return texts, bytes(field_ids), ends

@@ -1,0 +1,109 @@
+"""``ToolIndex(tools)``'s build: the tools checked once, then handed to the engine in one call.
+
+The Rust engine reads each :class:`~toolsift.Tool`'s attributes itself and makes its document
+with the same Rust field extraction as :meth:`~toolsift.ToolIndex.from_records`
+(``toolsift._core._build_tools``, ``rust/bindings/tools.rs``, ``rust/build/records.rs``): no
+Python code runs per tool during the build. The pure-Python twin makes its documents with
+:func:`toolsift._text.documents.document`, proven equal to the Rust extraction.
+
+Example:
+    >>> from toolsift import Tool
+    >>> tools, by_name, servers = checked_tools([Tool(name="a", server="s", mcp_tool_name="a")])
+    >>> by_name, servers
+    ({'a': 0}, {'s': [0]})
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from .._text.analysis import ProfileName
+from .._text.documents import document
+from ..errors import DuplicateToolError
+from ..tools import Tool
+
+if TYPE_CHECKING:
+    from .._engine.protocol import EngineIndex, EngineIndexClass
+
+__all__ = ["checked_tools", "engine_index", "updated_index"]
+
+
+def checked_tools(
+    tools: Iterable[Tool],
+) -> tuple[tuple[Tool, ...], dict[str, int], dict[str, list[int]]]:
+    """``tools`` as a tuple, each tool's position by name, and each server's tools' positions.
+
+    Raises:
+        TypeError: an item is not a :class:`~toolsift.Tool`.
+        DuplicateToolError: two tools share a name.
+    """
+    checked = tuple(tools)
+    by_name: dict[str, int] = {}
+    servers: dict[str, list[int]] = {}
+    for i, tool in enumerate(checked):
+        if not isinstance(tool, Tool):
+            raise TypeError(f"tools[{i}] must be a toolsift.Tool, got {type(tool).__name__}")
+        if tool.name in by_name:
+            raise DuplicateToolError(
+                f"Duplicate tool name {tool.name!r} (tools[{by_name[tool.name]}] and "
+                f"tools[{i}]); tool names must be unique in an index.",
+                tool=tool.name,
+                field="name",
+            )
+        by_name[tool.name] = i
+        if tool.server is not None:
+            servers.setdefault(tool.server, []).append(i)
+    return checked, by_name, servers
+
+
+def engine_index(
+    engine: str,
+    cls: EngineIndexClass,
+    tools: Sequence[Tool],
+    weights: list[float],
+    params: tuple[float, float, float],
+    profile: ProfileName,
+) -> EngineIndex:
+    """The engine index of ``tools`` (checked by :func:`checked_tools`) under ``weights``."""
+    k1, b, delta = params
+    if engine == "rust":
+        from .._core import _build_tools
+
+        with _collector_paused():
+            return _build_tools(tools, weights, k1, b, delta, profile)
+    docs = [document(tool, weights) for tool in tools]
+    return cls([t.name for t in tools], docs, weights, k1=k1, b=b, delta=delta, profile=profile)
+
+
+def updated_index(
+    engine: str, index: EngineIndex, add: Sequence[Tool], weights: list[float], drop: list[int]
+) -> EngineIndex:
+    """``index`` without the documents ``drop`` (ascending ids) and with ``add``'s documents
+    appended (copy-on-write: ``index`` is not changed)."""
+    if engine == "rust":
+        from .._core import Index, _update_tools
+
+        assert isinstance(index, Index)  # the Rust engine's index
+        with _collector_paused():
+            return _update_tools(index, add, drop)
+    docs = [document(tool, weights) for tool in add]
+    return index.updated([t.name for t in add], docs, remove=drop)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while the engine reads the tools: reading a
+    schema that is not a plain ``dict`` makes small objects (a method call's arguments), and
+    the collections they trigger would walk every object alive, the tools and their schemas
+    included (a fifth of a 100k-tool build). Restored on exit, errors included; left alone
+    if it was off."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
