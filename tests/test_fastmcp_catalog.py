@@ -15,6 +15,7 @@ if sys.version_info < (3, 11):  # pragma: no cover - FastMCP needs 3.11+
 
 from fastmcp import Client, Context, FastMCP  # noqa: E402
 from fastmcp.server.middleware import Middleware  # noqa: E402
+from fastmcp.server.transforms import Transform  # noqa: E402
 from fastmcp.tools import Tool as FastMCPTool  # noqa: E402
 from fastmcp.tools.base import ToolResult  # noqa: E402
 from toolsift.integrations.fastmcp import ToolsiftSearchTransform  # noqa: E402
@@ -189,6 +190,35 @@ def test_a_filtering_middleware_applies_to_every_search() -> None:
 
     asyncio.run(scenario())
     assert transform.listings >= 3
+
+
+class _HideRocket(Transform):
+    """A transform of the user's own, hiding ``launch_rocket`` while ``hiding`` is set."""
+
+    def __init__(self) -> None:
+        self.hiding = True
+
+    async def list_tools(self, tools: Any) -> Any:
+        return [t for t in tools if not (self.hiding and t.name == "launch_rocket")]
+
+
+def test_a_transform_of_the_users_own_applies_to_every_search() -> None:
+    transform = ToolsiftSearchTransform()
+    hide = _HideRocket()
+    mcp = FastMCP("custom")
+    mcp.add_tool(_tool("launch_rocket", "Launch a rocket into orbit."))
+    mcp.add_tool(_tool("send_email", "Send an email message to a recipient."))
+    mcp.add_transform(hide)
+    mcp.add_transform(transform)
+
+    async def scenario() -> None:
+        async with Client(mcp) as client:
+            assert "launch_rocket" not in await _found(client, "launch a rocket")
+            hide.hiding = False
+            assert (await _found(client, "launch a rocket"))[0] == "launch_rocket"
+
+    asyncio.run(scenario())
+    assert transform.listings == 2
 
 
 def test_a_mounted_server_is_listed_on_every_search() -> None:

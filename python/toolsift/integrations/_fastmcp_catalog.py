@@ -13,7 +13,9 @@ compares on each call:
 * every provider is FastMCP's ``LocalProvider`` (``mcp.add_tool``/``remove_tool``), whose
   components it compares by identity (one pointer comparison per component, in C);
 * the server's and the providers' transforms, and the middleware, are the same objects
-  (``mcp.enable``/``disable`` add a transform; ``add_middleware`` adds a middleware);
+  (``mcp.enable``/``disable`` add a transform; ``add_middleware`` adds a middleware), and
+  every transform is one of FastMCP's whose listing depends only on the tools (``Visibility``,
+  ``Namespace``, ``ToolTransform``, ``VersionFilter``) or the search transform itself;
 * every middleware leaves ``tools/list`` alone or is FastMCP's ``DereferenceRefsMiddleware``
   (which rewrites schemas, the same way every time, and filters nothing);
 * no tool has an ``auth`` check (those depend on the caller's token), and the current
@@ -35,6 +37,7 @@ from fastmcp.server.middleware.dereference import DereferenceRefsMiddleware
 from fastmcp.server.middleware.tool_injection import ToolInjectionMiddleware
 from fastmcp.server.providers import LocalProvider
 from fastmcp.server.providers.base import Provider
+from fastmcp.server.transforms import Namespace, ToolTransform, VersionFilter, Visibility
 from fastmcp.server.transforms.visibility import get_visibility_rules
 from fastmcp.tools.base import Tool as FastMCPTool
 
@@ -45,6 +48,8 @@ ListAll = Callable[[Any], Awaitable[Sequence[Any]]]
 # The hooks through which a middleware can see or change a `tools/list`.
 _LIST_HOOKS = ("__call__", "_dispatch_handler", "on_message", "on_request", "on_list_tools")
 _PROVIDER_HOOKS = ("list_tools", "_list_tools")
+# FastMCP's transforms whose listing depends only on the tools and their own settings.
+_PURE_TRANSFORMS = (Visibility, Namespace, ToolTransform, VersionFilter)
 _SERVER_HOOKS = ("list_tools", "_list_tools", "_injected_tools", "_rewrite_prefab_uris")
 
 
@@ -94,8 +99,14 @@ class _State:
         return True
 
 
-def _state(server: Any) -> _State | None:
-    """The state of ``server``'s listing, or ``None`` when it may depend on the request."""
+def _pure(transform: Any, owner: Any) -> bool:
+    """A transform whose listing depends only on the tools (the caching one lists through)."""
+    return transform is owner or type(transform) in _PURE_TRANSFORMS
+
+
+def _state(server: Any, owner: Any) -> _State | None:
+    """The state of ``server``'s listing, or ``None`` when it may depend on the request
+    (``owner``: the transform asking, which passes the catalogue through when it lists)."""
     if not isinstance(server, FastMCP) or any(
         getattr(type(server), hook) is not getattr(FastMCP, hook) for hook in _SERVER_HOOKS
     ):
@@ -105,13 +116,19 @@ def _state(server: Any) -> _State | None:
         return None
     if not all(_plain_local(p) for p in providers):
         return None
+    transforms = tuple(server.transforms)
+    provider_transforms = tuple((p, tuple(p.transforms)) for p in providers)
+    if not all(_pure(t, owner) for t in transforms) or not all(
+        _pure(t, owner) for _, ts in provider_transforms for t in ts
+    ):
+        return None
     # Every provider is a LocalProvider (checked above): its storage, compared by identity.
     components = tuple(tuple(p._components.values()) for p in providers)  # type: ignore[attr-defined]
     key = (
         server,
-        tuple(server.transforms),
+        transforms,
         tuple(middleware),
-        tuple((p, tuple(p.transforms)) for p in providers),
+        provider_transforms,
     )
     return _State(key, components)
 
@@ -134,17 +151,20 @@ class CatalogCache:
         self._visible: tuple[Any, ...] = ()
         self.listings = 0
 
-    async def catalog(self, list_all: ListAll, ctx: Any) -> tuple[Any, ...]:
-        """The tools ``ctx``'s caller may see (``list_all(ctx)`` when it must be listed)."""
-        return (await self._get(list_all, ctx))[0]
+    async def catalog(self, owner: Any, list_all: ListAll, ctx: Any) -> tuple[Any, ...]:
+        """The tools ``ctx``'s caller may see through ``owner`` (``list_all(ctx)`` lists
+        them when they must be listed)."""
+        return (await self._get(owner, list_all, ctx))[0]
 
-    async def visible(self, list_all: ListAll, ctx: Any) -> tuple[Any, ...]:
-        """The tools ``ctx``'s caller may see, without the pinned ones."""
-        return (await self._get(list_all, ctx))[1]
+    async def visible(self, owner: Any, list_all: ListAll, ctx: Any) -> tuple[Any, ...]:
+        """The tools ``ctx``'s caller may see through ``owner``, without the pinned ones."""
+        return (await self._get(owner, list_all, ctx))[1]
 
-    async def _get(self, list_all: ListAll, ctx: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    async def _get(
+        self, owner: Any, list_all: ListAll, ctx: Any
+    ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         server = ctx.fastmcp
-        now = _state(server)
+        now = _state(server, owner)
         if now is not None and await get_visibility_rules(ctx):
             now = None  # this session enabled or disabled components of its own
         cached = self._state
@@ -155,7 +175,7 @@ class CatalogCache:
         pinned = self._pinned
         shown = tuple(t for t in listed if t.name not in pinned)
         if now is not None:
-            after = _state(server)
+            after = _state(server, owner)
             if after is not None and after.same(now) and now.without_auth():
                 self._state, self._catalog, self._visible = now, listed, shown
         return listed, shown

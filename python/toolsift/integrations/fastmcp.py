@@ -154,10 +154,10 @@ class ToolsiftSearchTransform(BaseSearchTransform):
         """FastMCP's catalogue for ``ctx``'s caller, kept while nothing can change it."""
         if not run_middleware:
             return await super().get_tool_catalog(ctx, run_middleware=False)
-        return await self._catalog.catalog(super().get_tool_catalog, ctx)
+        return await self._catalog.catalog(self, super().get_tool_catalog, ctx)
 
     async def _get_visible_tools(self, ctx: Context) -> Sequence[FastMCPTool]:
-        return await self._catalog.visible(super().get_tool_catalog, ctx)
+        return await self._catalog.visible(self, super().get_tool_catalog, ctx)
 
     # --- the synthetic tools -------------------------------------------------------------------
 
