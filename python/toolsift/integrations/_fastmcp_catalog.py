@@ -23,6 +23,12 @@ compares on each call:
 
 Anything else (a mounted server, a proxy, a custom provider, a filtering middleware, a tool
 with ``auth``) lists the server on every call, as FastMCP does.
+
+Example:
+    >>> from fastmcp import FastMCP
+    >>> cache = CatalogCache(pinned=set())
+    >>> cache.listings, _state(FastMCP("plain"), owner=None) is not None
+    (0, True)
 """
 
 from __future__ import annotations
