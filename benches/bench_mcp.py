@@ -1,8 +1,9 @@
 """MCP benches: FastMCP's search transforms and ``toolsift serve``.
 
 1. A ``search_tools`` call through FastMCP's in-memory ``Client`` on a FastMCP server whose tool
-   list is replaced by ``ToolsiftSearchTransform`` or by FastMCP's own ``BM25SearchTransform``, at
-   2,000 tools (the first 2,000 of mcp_mixed, else generated) and 11,578 tools (mcp_mixed).
+   list is replaced by ``ToolsiftSearchTransform`` or by FastMCP's own ``BM25SearchTransform`` or
+   ``RegexSearchTransform``, at 2,000 tools (the first 2,000 of mcp_mixed, else generated) and
+   11,578 tools (mcp_mixed), the same queries in the same run.
 2. nDCG@10 of both transforms' rankings on the labeled sets (``toolsift.evaluate``'s queries and
    metric), each ranking the FastMCP tools as the transform sees them.
 3. A search round-trip through ``toolsift serve`` over stdio (the official MCP client SDK) in front
@@ -24,6 +25,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -33,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from fastmcp import Client, FastMCP
-from fastmcp.server.transforms.search import BM25SearchTransform
+from fastmcp.server.transforms.search import BM25SearchTransform, RegexSearchTransform
 from fastmcp.tools import Tool as FastMCPTool
 from fastmcp.tools.base import ToolResult
 from toolsift import Tool, evaluate
@@ -76,16 +78,18 @@ def server(tools: list[FastMCPTool], transform: Any) -> FastMCP:
     return mcp
 
 
-async def time_search_tools(mcp: FastMCP, queries: list[str], rounds: int) -> dict[str, float]:
+async def time_search_tools(
+    mcp: FastMCP, queries: list[str], rounds: int, argument: str = "query"
+) -> dict[str, float]:
     async with Client(mcp) as client:
         start = time.perf_counter()
-        await client.call_tool_mcp("search_tools", {"query": queries[0]})
+        await client.call_tool_mcp("search_tools", {argument: queries[0]})
         first = time.perf_counter() - start
         samples = []
         for _ in range(rounds):
             for query in queries:
                 start = time.perf_counter()
-                result = await client.call_tool_mcp("search_tools", {"query": query})
+                result = await client.call_tool_mcp("search_tools", {argument: query})
                 samples.append(time.perf_counter() - start)
                 assert not result.is_error
     return {
@@ -106,23 +110,39 @@ async def time_rank_only(transform: Any, tools: list[FastMCPTool], queries: list
     return statistics.median(samples) * 1e3
 
 
+def _regex_queries(queries: list[str]) -> list[str]:
+    """A regex per query for ``RegexSearchTransform`` (its ``pattern`` argument): the query's
+    longest word, as an agent would grep for it."""
+    return [re.escape(max(q.split(), key=len)) if q.split() else "." for q in queries]
+
+
 def latency(tools: list[Tool], queries: list[str], label: str, rounds: int) -> dict[str, Any]:
     fm_tools = fastmcp_tools(tools)
     out: dict[str, Any] = {"tools": len(tools)}
     for name, make in (
         ("toolsift", lambda: ToolsiftSearchTransform()),
         ("bm25", lambda: BM25SearchTransform()),
+        ("regex", lambda: RegexSearchTransform()),
     ):
-        mcp = server(fm_tools, make())
-        out[name] = asyncio.run(time_search_tools(mcp, queries, rounds))
-        out[name]["rank_only_ms"] = asyncio.run(time_rank_only(make(), fm_tools, queries))
-    out["ratio_p50"] = out["bm25"]["p50_ms"] / out["toolsift"]["p50_ms"]
-    out["ratio_rank_only"] = out["bm25"]["rank_only_ms"] / out["toolsift"]["rank_only_ms"]
+        transform = make()
+        mcp = server(fm_tools, transform)
+        asked = _regex_queries(queries) if name == "regex" else queries
+        argument = "pattern" if name == "regex" else "query"
+        out[name] = asyncio.run(time_search_tools(mcp, asked, rounds, argument))
+        out[name]["rank_only_ms"] = asyncio.run(time_rank_only(make(), fm_tools, asked))
+        if name == "toolsift":
+            out[name]["listings"] = transform.listings
+    toolsift = out["toolsift"]
+    for name in ("bm25", "regex"):
+        out[f"ratio_p50_{name}"] = out[name]["p50_ms"] / toolsift["p50_ms"]
+        out[f"ratio_rank_only_{name}"] = out[name]["rank_only_ms"] / toolsift["rank_only_ms"]
     print(
-        f"{label}: search_tools p50 toolsift {out['toolsift']['p50_ms']:.2f} ms, "
-        f"bm25 {out['bm25']['p50_ms']:.2f} ms ({out['ratio_p50']:.1f}x); ranking alone "
-        f"{out['toolsift']['rank_only_ms']:.3f} vs {out['bm25']['rank_only_ms']:.3f} ms "
-        f"({out['ratio_rank_only']:.0f}x)",
+        f"{label}: search_tools p50, toolsift vs BM25 {out['ratio_p50_bm25']:.0f}x, vs regex "
+        f"{out['ratio_p50_regex']:.0f}x (toolsift {toolsift['p50_ms']:.2f} ms, "
+        f"BM25 {out['bm25']['p50_ms']:.1f} ms, regex {out['regex']['p50_ms']:.1f} ms; the "
+        f"catalogue listed {toolsift['listings']} time(s)); ranking alone "
+        f"{toolsift['rank_only_ms']:.3f} / {out['bm25']['rank_only_ms']:.3f} / "
+        f"{out['regex']['rank_only_ms']:.3f} ms",
         file=sys.stderr,
     )
     return out

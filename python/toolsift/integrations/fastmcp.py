@@ -11,6 +11,13 @@ the tool objects FastMCP hands over with the indexed ones by identity (one point
 per tool), and only when they differ compares names, descriptions and schemas; the index is
 rebuilt only if one of those really changed. No search hashes the catalogue.
 
+FastMCP lists the whole server for every search (providers, transforms, visibility, ``auth``,
+middleware): at 10k tools that costs far more than the search. On a server whose listing
+cannot depend on the caller and whose tools are compared on each call (local tools only, no
+filtering middleware, no ``auth`` checks, no per-session visibility rules), the transform keeps
+the catalogue it last listed until a tool, transform or middleware changes; any other server is
+listed on every call, as FastMCP does (see ``toolsift.integrations._fastmcp_catalog``).
+
 Example:
     >>> from fastmcp import FastMCP
     >>> from toolsift.integrations.fastmcp import ToolsiftSearchTransform
@@ -31,6 +38,7 @@ from pydantic import Field
 from ..config import ToolSearchConfig
 from ..index import DEFAULT_MAX_LIMIT, ToolIndex
 from ..tools import Tool
+from ._fastmcp_catalog import CatalogCache
 
 __all__ = ["ToolsiftSearchTransform", "to_toolsift_tool"]
 
@@ -127,13 +135,45 @@ class ToolsiftSearchTransform(BaseSearchTransform):
         self._max_limit = max_limit or (base.max_limit if config else DEFAULT_MAX_LIMIT)
         self._engine = engine
         self._indexed: _Indexed | None = None
+        self._catalog = CatalogCache(self._always_visible)
+        self._synthetic: dict[str, FastMCPTool] = {}
         self._build_lock = threading.Lock()
         #: How many times the index was built (a catalogue change rebuilds it once).
         self.builds = 0
 
-    # --- the synthetic search tool -------------------------------------------------------------
+    @property
+    def listings(self) -> int:
+        """How many times a search or ``call_tool`` listed the whole server."""
+        return self._catalog.listings
+
+    # --- the catalogue -------------------------------------------------------------------------
+
+    async def get_tool_catalog(
+        self, ctx: Context, *, run_middleware: bool = True
+    ) -> Sequence[FastMCPTool]:
+        """FastMCP's catalogue for ``ctx``'s caller, kept while nothing can change it."""
+        if not run_middleware:
+            return await super().get_tool_catalog(ctx, run_middleware=False)
+        return await self._catalog.catalog(self, super().get_tool_catalog, ctx)
+
+    async def _get_visible_tools(self, ctx: Context) -> Sequence[FastMCPTool]:
+        return await self._catalog.visible(self, super().get_tool_catalog, ctx)
+
+    # --- the synthetic tools -------------------------------------------------------------------
+
+    def _make_call_tool(self) -> FastMCPTool:
+        tool = self._synthetic.get("call")
+        if tool is None:
+            tool = self._synthetic["call"] = super()._make_call_tool()
+        return tool
 
     def _make_search_tool(self) -> FastMCPTool:
+        tool = self._synthetic.get("search")
+        if tool is None:
+            tool = self._synthetic["search"] = self._new_search_tool()
+        return tool
+
+    def _new_search_tool(self) -> FastMCPTool:
         transform = self
         maximum = self._max_limit
 
@@ -182,9 +222,11 @@ class ToolsiftSearchTransform(BaseSearchTransform):
 
     def _index_for(self, tools: Sequence[FastMCPTool]) -> _Indexed:
         """The index of ``tools``: the current one when the catalogue is unchanged."""
-        objects = tuple(tools)
+        objects = tools if isinstance(tools, tuple) else tuple(tools)
         indexed = self._indexed
-        if indexed is not None and _unchanged(indexed.objects, objects):
+        if indexed is not None and (
+            indexed.objects is objects or _unchanged(indexed.objects, objects)
+        ):
             return indexed
         with self._build_lock:
             indexed = self._indexed
