@@ -35,6 +35,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import random
 import socket
@@ -234,6 +235,19 @@ class Tally:
             self.examples.append(f"{kind}: {text[:300]}")
 
 
+class _ClientLog(logging.Handler):
+    """Counts what the MCP SDK's client logs (in this process, not the gateway's)."""
+
+    def __init__(self, tally: Tally) -> None:
+        super().__init__(logging.WARNING)
+        self.tally = tally
+
+    def emit(self, record: logging.LogRecord) -> None:
+        exc = record.exc_info[1] if record.exc_info else None
+        detail = f" ({type(exc).__name__})" if exc is not None else ""
+        self.tally.errors[f"client SDK log: {record.getMessage()[:60]}{detail}"] += 1
+
+
 def error_kind(text: str, server: str) -> str:
     """The kind of a tool error (the soak's counters)."""
     if f"Server {server!r} is unavailable" in text:
@@ -396,23 +410,40 @@ async def soak(
     kill_every: float,
     seed: int = 0,
     reply_timeout: float = 60.0,
+    progress: float = 0.0,
 ) -> dict[str, Any]:
     tally = Tally()
+    client_log = _ClientLog(tally)
+    logging.getLogger("mcp").addHandler(client_log)
+    logging.getLogger("mcp").propagate = False
     counts: Counter[str] = Counter()
     samples: list[tuple[float, int]] = []
     stop = asyncio.Event()
     start = time.monotonic()
     warm: list[float] = []
 
-    async def watch_warmup() -> None:
-        while tally.cycles < clients * cycles // 10 and not stop.is_set():
-            await asyncio.sleep(0.5)
-        warm.append(time.monotonic() - start)
+    async def watch() -> None:
+        last = time.monotonic()
+        while not stop.is_set():
+            if not warm and tally.cycles >= clients * cycles // 10:
+                warm.append(time.monotonic() - start)
+            if progress and time.monotonic() - last >= progress:
+                last = time.monotonic()
+                rss = samples[-1][1] / 2**20 if samples else 0.0
+                print(
+                    f"soak: {time.monotonic() - start:.0f} s, {tally.cycles:,} cycles, "
+                    f"{tally.lost} lost, {tally.mismatched} mismatched, {tally.ungated} ungated, "
+                    f"{counts['kills']} kills, RSS {rss:.1f} MiB",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 0.5)
 
     background = [
         asyncio.create_task(chaos(gateway_pid, kill_every, stop, counts)),
         asyncio.create_task(sample_rss(gateway_pid, stop, samples)),
-        asyncio.create_task(watch_warmup()),
+        asyncio.create_task(watch()),
     ]
     results = await asyncio.gather(
         *(run_client(url, i, cycles, seed, reply_timeout, tally) for i in range(clients)),
@@ -420,6 +451,7 @@ async def soak(
     )
     stop.set()
     await asyncio.gather(*background, return_exceptions=True)
+    logging.getLogger("mcp").removeHandler(client_log)
     for result in results:
         if isinstance(result, BaseException):
             tally.note(f"client ended ({type(result).__name__})", repr(result))
@@ -465,6 +497,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--call-timeout", type=float, default=10.0, help="gateway's, seconds")
     parser.add_argument("--reply-timeout", type=float, default=60.0, help="a lost reply")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--progress", type=float, default=30.0, help="seconds between lines")
     parser.add_argument("--out", help="write the counts as JSON here")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="toolsift-soak-") as tmp:
@@ -479,6 +512,7 @@ def main(argv: list[str] | None = None) -> int:
                     args.kill_every,
                     args.seed,
                     args.reply_timeout,
+                    args.progress,
                 )
             )
     print(json.dumps({k: v for k, v in result.items() if k != "examples"}, indent=2))
