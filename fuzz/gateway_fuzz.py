@@ -43,12 +43,13 @@ import anyio
 import mcp_types
 from fastmcp.server.context import reset_transport, set_transport
 from mcp.server.stdio import stdio_server
-
 from toolsift.config import GatewayConfig, ServerConfig, ToolSearchConfig
 from toolsift.gateway import Gateway
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from soak import DOWNSTREAM  # noqa: E402
+try:  # imported by the tests as fuzz.gateway_fuzz, or run as a script from fuzz/
+    from .soak import DOWNSTREAM
+except ImportError:
+    from soak import DOWNSTREAM  # type: ignore[no-redef]
 
 #: The loggers an exception of the server is logged to (FastMCP's does not propagate).
 LOGGERS = ("", "fastmcp", "mcp", "toolsift")
@@ -130,6 +131,7 @@ class GatewayHarness:
         self.loop = asyncio.new_event_loop()
         self.gateway = Gateway(gateway_config(folder))
         self._send: Any = None
+        self._receive: Any = None
         self._waiting: dict[str, asyncio.Future[Any]] = {}
         self._serving: asyncio.Task[None] | None = None
         self._counter = 0
@@ -151,7 +153,7 @@ class GatewayHarness:
 
     async def _start(self) -> None:
         send, receive = anyio.create_memory_object_stream[str](1000)
-        self._send = send
+        self._send, self._receive = send, receive
         mcp = self.gateway.mcp
 
         async def serve() -> None:
@@ -186,6 +188,7 @@ class GatewayHarness:
         if self._serving is not None:
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await asyncio.wait_for(self._serving, 10)
+        await self._receive.aclose()
 
     def _answer(self, message: Any) -> None:
         if not isinstance(message, dict):
@@ -236,7 +239,9 @@ class GatewayHarness:
             await self._send.send(line)
         self._counter += 1
         ping = f"fuzz-ping-{self._counter}"
-        pong = await self._request(json.dumps({"jsonrpc": "2.0", "id": ping, "method": "ping"}), ping, self.hang_seconds)
+        pong = await self._request(
+            json.dumps({"jsonrpc": "2.0", "id": ping, "method": "ping"}), ping, self.hang_seconds
+        )
         problem = None
         if pong is None:
             problem = "hang: no answer to the ping that followed"
@@ -298,6 +303,9 @@ METHODS = [
 ]  # fmt: skip
 
 
+KEYS = ["query", "limit", "name", "arguments", "pattern", "nonce", "", "\x00", "_meta"]
+
+
 def hostile_value(rng: random.Random, depth: int = 0) -> Any:
     """A JSON value: scalars of every type and edge, strings from HOSTILE, nested values."""
     kind = rng.randrange(12 if depth < 4 else 8)
@@ -306,18 +314,16 @@ def hostile_value(rng: random.Random, depth: int = 0) -> Any:
     if kind == 1:
         return rng.choice([True, False])
     if kind == 2:
-        return rng.choice([0, -1, 1, 25, 26, 2**31, 2**63, 2**64, -(2**63), 10**400 if rng.random() < 0.1 else 7])
+        return rng.choice(
+            [0, -1, 1, 25, 26, 2**31, 2**63, 2**64, -(2**63), 10**400 if rng.random() < 0.1 else 7]
+        )
     if kind == 3:
         return rng.choice([0.5, -0.0, 1e308, 1e-320, 3.14])
     if kind in (4, 5, 6, 7):
         return rng.choice(HOSTILE + QUERIES + TOOL_NAMES)
     if kind in (8, 9):
         return [hostile_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
-    return {
-        rng.choice(["query", "limit", "name", "arguments", "pattern", "nonce", "", "\x00", "_meta"]):
-        hostile_value(rng, depth + 1)
-        for _ in range(rng.randint(0, 4))
-    }  # fmt: skip
+    return {rng.choice(KEYS): hostile_value(rng, depth + 1) for _ in range(rng.randint(0, 4))}
 
 
 def deep(rng: random.Random) -> str:
@@ -346,7 +352,10 @@ def arguments(rng: random.Random, name: str) -> Any:
         return args
     if roll < 0.8:
         return {"nonce": rng.choice(["n", *HOSTILE]), "client": rng.randint(-5, 5)}
-    return {rng.choice(HOSTILE + ["nonce", "name"]): hostile_value(rng) for _ in range(rng.randint(0, 5))}
+    return {
+        rng.choice(HOSTILE + ["nonce", "name"]): hostile_value(rng)
+        for _ in range(rng.randint(0, 5))
+    }
 
 
 def message(rng: random.Random, counter: int) -> Any:
@@ -354,7 +363,9 @@ def message(rng: random.Random, counter: int) -> Any:
     method = "tools/call" if rng.random() < 0.5 else rng.choice(METHODS)
     ident: Any = f"m{counter}"
     if rng.random() < 0.1:
-        ident = rng.choice([counter, -counter, 2**70 + counter, 1.5, None, [counter], {"a": counter}, True])
+        ident = rng.choice(
+            [counter, -counter, 2**70 + counter, 1.5, None, [counter], {"a": counter}, True]
+        )
     msg: dict[str, Any] = {"jsonrpc": "2.0", "id": ident, "method": method}
     if method == "tools/call":
         name = rng.choice(TOOL_NAMES) if rng.random() < 0.95 else hostile_value(rng)
@@ -406,7 +417,8 @@ def hostile_input(rng: random.Random, counter: int) -> str:
     if roll < 0.03:
         name = rng.choice(TOOL_NAMES[:5])
         wrapped = json.dumps({"query": 1})[:-1] + ',"x":' + deep(rng) + "}"
-        return f'{{"jsonrpc":"2.0","id":"d{counter}","method":"tools/call","params":{{"name":"{name}","arguments":{wrapped}}}}}'
+        params = f'{{"name":"{name}","arguments":{wrapped}}}'
+        return f'{{"jsonrpc":"2.0","id":"d{counter}","method":"tools/call","params":{params}}}'
     text = json.dumps(message(rng, counter), ensure_ascii=rng.random() < 0.5)
     if rng.random() < 0.3:
         text = mutate(rng, text)
@@ -415,7 +427,9 @@ def hostile_input(rng: random.Random, counter: int) -> str:
     return text.encode("utf-8", "replace").decode("utf-8")
 
 
-def run(inputs: int, seed: int, hang_seconds: float, log: Any) -> dict[str, Any]:
+def run(
+    inputs: int, seed: int, hang_seconds: float, log: Any, max_seconds: float | None = None
+) -> dict[str, Any]:
     rng = random.Random(f"gateway:{seed}")
     crashes = hangs = 0
     worst_cpu = worst_wall = total_cpu = 0.0
@@ -424,7 +438,11 @@ def run(inputs: int, seed: int, hang_seconds: float, log: Any) -> dict[str, Any]
     with tempfile.TemporaryDirectory(prefix="toolsift-fuzz-") as tmp:
         harness = GatewayHarness(Path(tmp), hang_seconds).__enter__()
         try:
+            done = 0
             for n in range(1, inputs + 1):
+                if max_seconds is not None and time.perf_counter() - start > max_seconds:
+                    break
+                done = n
                 text = hostile_input(rng, n)
                 t0, w0 = time.process_time(), time.perf_counter()
                 problem = harness.feed(text)
@@ -455,12 +473,13 @@ def run(inputs: int, seed: int, hang_seconds: float, log: Any) -> dict[str, Any]
             harness.__exit__(None, None, None)
     return {
         "target": "gateway",
-        "inputs": inputs,
+        "inputs": done,
+        "planned": inputs,
         "crashes": crashes,
         "hangs": hangs,
         "max_cpu_ms_per_input": round(worst_cpu * 1000, 3),
         "max_wall_ms_per_input": round(worst_wall * 1000, 3),
-        "mean_cpu_us_per_input": round(total_cpu / inputs * 1e6, 1),
+        "mean_cpu_us_per_input": round(total_cpu / max(done, 1) * 1e6, 1),
         "wall_seconds": round(time.perf_counter() - start, 1),
         "answers": answers,
         "examples": examples,
@@ -472,6 +491,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--inputs", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hang-seconds", type=float, default=10.0, help="wall-time bound")
+    parser.add_argument("--max-seconds", type=float, default=None, help="stop after (a time box)")
     parser.add_argument("--out", help="write the counts as JSON here")
     args = parser.parse_args(argv)
     # The server's own logs go only to the harness's counter of exceptions.
@@ -481,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
             logger.removeHandler(handler)
         logger.setLevel(logging.WARNING)
     logging.getLogger().addHandler(logging.NullHandler())
-    result = run(args.inputs, args.seed, args.hang_seconds, sys.stderr)
+    result = run(args.inputs, args.seed, args.hang_seconds, sys.stderr, args.max_seconds)
     print(json.dumps({k: v for k, v in result.items() if k != "examples"}), flush=True)
     for example in result["examples"]:
         print(example, file=sys.stderr)

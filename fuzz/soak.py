@@ -38,6 +38,7 @@ import json
 import logging
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -45,7 +46,7 @@ import tempfile
 import textwrap
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,8 +59,8 @@ from mcp.client.streamable_http import streamable_http_client
 #: a killed one is back in a few milliseconds. ``argv``: its name, then ``shift SECONDS`` for a
 #: server that adds and removes ``NAME_extra`` every SECONDS (and says so to its client).
 DOWNSTREAM = textwrap.dedent(
-    '''
-    import json, sys, threading, time
+    """
+    import json, signal, sys, threading, time
 
     NAME = sys.argv[1]
     SHIFT = float(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "shift" else 0.0
@@ -86,16 +87,21 @@ DOWNSTREAM = textwrap.dedent(
                  "inputSchema": {"type": "object"} if NAME == "locked" else SCHEMA}
                 for n, d in found.items()]
 
+    def toggle():
+        state["extra"] = not state["extra"]
+        state["changes"] += 1
+        if state["ready"]:
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+
     def shift():
         while True:
             time.sleep(SHIFT)
-            state["extra"] = not state["extra"]
-            state["changes"] += 1
-            if state["ready"]:
-                send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            toggle()
 
     if SHIFT:
         threading.Thread(target=shift, daemon=True).start()
+    if hasattr(signal, "SIGUSR1"):  # a change on demand (in a thread: send() takes the lock)
+        signal.signal(signal.SIGUSR1, lambda *_: threading.Thread(target=toggle).start())
 
     for line in sys.stdin:
         try:
@@ -129,7 +135,7 @@ DOWNSTREAM = textwrap.dedent(
                   "error": {"code": -32601, "message": f"unknown method {method}"}})
             continue
         send({"jsonrpc": "2.0", "id": mid, "result": result})
-    '''
+    """
 )
 
 META = "search_tool_bm25"
@@ -275,8 +281,42 @@ async def client_session(url: str) -> AsyncIterator[ClientSession]:
             yield session
 
 
+class Triggers:
+    """Chaos on cue: kill the ``flaky`` server, or make the ``shifting`` one change its tool
+    list (``SIGUSR1``), when the clients have done a given number of cycles in all."""
+
+    def __init__(
+        self, gateway_pid: int, kill_at: Sequence[int] = (), change_at: Sequence[int] = ()
+    ) -> None:
+        self.gateway_pid = gateway_pid
+        self.kill_at, self.change_at = set(kill_at), set(change_at)
+        self.counts: Counter[str] = Counter()
+        self.killed: list[int] = []
+
+    def fire(self, cycles: int) -> None:
+        if cycles in self.kill_at:
+            pid = downstream_pid(self.gateway_pid, "flaky")
+            if pid is not None:
+                with contextlib.suppress(psutil.Error):
+                    psutil.Process(pid).kill()
+                    self.killed.append(pid)
+                    self.counts["kills on cue"] += 1
+        if cycles in self.change_at:
+            pid = downstream_pid(self.gateway_pid, "shifting")
+            if pid is not None:
+                os.kill(pid, signal.SIGUSR1)
+                self.counts["tool list changes on cue"] += 1
+
+
 async def run_client(
-    url: str, index: int, cycles: int, seed: int, reply_timeout: float, tally: Tally
+    url: str,
+    index: int,
+    cycles: int,
+    seed: int,
+    reply_timeout: float,
+    tally: Tally,
+    triggers: Triggers | None = None,
+    deadline: float | None = None,
 ) -> None:
     rng = random.Random(f"{seed}:{index}")
     activated: set[str] = set()
@@ -293,6 +333,8 @@ async def run_client(
 
     async with client_session(url) as session:
         for cycle in range(cycles):
+            if deadline is not None and time.monotonic() > deadline:
+                break
             server, tool, words = rng.choice(TARGETS)
             name = canonical(server, tool)
             query = f"select:{name}" if rng.random() < 0.5 else words
@@ -318,7 +360,11 @@ async def run_client(
                         tally.note("tool removed from its server", text)
                     else:
                         tally.ungated += 1
-                        tally.examples.append(f"ungated: {name} answered {text[:300]}")
+                        tally.examples.append(
+                            f"ungated: client {index} cycle {cycle}: {name} (activated: "
+                            f"{sorted(activated)}) answered {text[:300]}"
+                        )
+                        print(tally.examples[-1], file=sys.stderr, flush=True)
                 elif reply.is_error:
                     tally.note(error_kind(text, server), text)
                 else:
@@ -349,6 +395,8 @@ async def run_client(
                     if VAULT in names and VAULT not in activated:
                         tally.listed_unactivated += 1
             tally.cycles += 1
+            if triggers is not None:
+                triggers.fire(tally.cycles)
 
 
 async def chaos(
@@ -356,7 +404,7 @@ async def chaos(
 ) -> None:
     """Kill the ``flaky`` server every ``kill_every`` seconds; count the restarts seen."""
     seen: set[int] = set()
-    while not stop.is_set():
+    while kill_every > 0 and not stop.is_set():
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), kill_every)
         if stop.is_set():
@@ -373,7 +421,9 @@ async def chaos(
             counts["kills"] += 1
 
 
-async def sample_rss(gateway_pid: int, stop: asyncio.Event, samples: list[tuple[float, int]]) -> None:
+async def sample_rss(
+    gateway_pid: int, stop: asyncio.Event, samples: list[tuple[float, int]]
+) -> None:
     process = psutil.Process(gateway_pid)
     start = time.monotonic()
     while not stop.is_set():
@@ -411,7 +461,13 @@ async def soak(
     seed: int = 0,
     reply_timeout: float = 60.0,
     progress: float = 0.0,
+    triggers: Triggers | None = None,
+    max_seconds: float | None = None,
 ) -> dict[str, Any]:
+    """``clients`` sessions of ``cycles`` cycles through the gateway at ``url`` (its process
+    ``gateway_pid``), the ``flaky`` server killed every ``kill_every`` seconds (0: never) and
+    on the ``triggers``' cues; the counts (see :func:`passed`). With ``max_seconds``, the
+    clients start no new cycle after that time (``cycles_done`` then says how far they got)."""
     tally = Tally()
     client_log = _ClientLog(tally)
     logging.getLogger("mcp").addHandler(client_log)
@@ -421,6 +477,7 @@ async def soak(
     stop = asyncio.Event()
     start = time.monotonic()
     warm: list[float] = []
+    deadline = start + max_seconds if max_seconds else None
 
     async def watch() -> None:
         last = time.monotonic()
@@ -446,7 +503,10 @@ async def soak(
         asyncio.create_task(watch()),
     ]
     results = await asyncio.gather(
-        *(run_client(url, i, cycles, seed, reply_timeout, tally) for i in range(clients)),
+        *(
+            run_client(url, i, cycles, seed, reply_timeout, tally, triggers, deadline)
+            for i in range(clients)
+        ),
         return_exceptions=True,
     )
     stop.set()
@@ -469,7 +529,7 @@ async def soak(
         "gate_refusals": tally.gate_refusals,
         "listed_unactivated": tally.listed_unactivated,
         "errors": dict(tally.errors.most_common()),
-        "chaos": dict(counts),
+        "chaos": {**counts, **(triggers.counts if triggers else {})},
         "shifting_alive": shifting is not None,
         "wall_seconds": round(time.monotonic() - start, 1),
         **rss_summary(samples, warm),
@@ -498,6 +558,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reply-timeout", type=float, default=60.0, help="a lost reply")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--progress", type=float, default=30.0, help="seconds between lines")
+    parser.add_argument(
+        "--max-seconds", type=float, default=None, help="start no cycle after this (a time box)"
+    )
     parser.add_argument("--out", help="write the counts as JSON here")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="toolsift-soak-") as tmp:
@@ -513,6 +576,7 @@ def main(argv: list[str] | None = None) -> int:
                     args.seed,
                     args.reply_timeout,
                     args.progress,
+                    max_seconds=args.max_seconds,
                 )
             )
     print(json.dumps({k: v for k, v in result.items() if k != "examples"}, indent=2))
