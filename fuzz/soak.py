@@ -339,13 +339,16 @@ async def run_client(
             name = canonical(server, tool)
             query = f"select:{name}" if rng.random() < 0.5 else words
             found = await request(session.call_tool(META, {"query": query}), f"search {query}")
-            if found is not None:
-                if found.is_error:
+            if found is not None and not found.is_error:
+                content = json.loads(_text(found))
+                activated.update(content["activated_tools"])
+                activated.update(content.get("already_active_tools", ()))
+            else:  # what did the search activate? The tools listed now are those active.
+                if found is not None:
                     tally.note("search error", _text(found))
-                else:
-                    content = json.loads(_text(found))
-                    activated.update(content["activated_tools"])
-                    activated.update(content.get("already_active_tools", ()))
+                listed = await request(session.list_tools(), "tools/list after a failed search")
+                if listed is not None:
+                    activated.update(t.name for t in listed.tools)
             nonce = f"{index}-{cycle}-{rng.getrandbits(64):016x}"
             arguments = {"nonce": nonce, "client": index, "cycle": cycle}
             tally.calls += 1
