@@ -4,7 +4,8 @@ Targets: ``analysis`` (the tokenizer and both profiles' analysis, Rust against t
 twin), ``query`` (the query parser and a search on both engines), ``loaders`` (catalogue bytes
 to tools) and ``snapshot`` (snapshot bytes to an index, searched, on both engines). Inputs are
 mutations of valid seeds (byte flips, splices, repeats, hostile tokens, truncation), drawn from a
-seeded ``random.Random``, so a run is reproducible.
+seeded ``random.Random``, so a run is reproducible. (The gateway's JSON-RPC input has its own
+campaign, ``fuzz/gateway_fuzz.py``; the gateway under load, ``fuzz/soak.py``.)
 
 Every input runs on the Rust engine (what a gateway runs), and every ``--parity-every``-th one
 on the pure-Python twin too, compared (the twin is ~20 times slower: on every input it would

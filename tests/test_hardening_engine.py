@@ -56,29 +56,66 @@ def test_the_engines_agree_on_words_around_the_stem_length(engine) -> None:
 # 6. A pool that cannot start its threads falls back to the calling thread: no panic.
 
 
+#: Each pool thread asks for this stack (``RUST_MIN_STACK``, read by Rust's ``std::thread``):
+#: far more than the address space left to the process below, so ``pthread_create`` fails.
+THREAD_STACK = 2**40  # 1 TiB
+#: Address space left for everything else (small allocations of the build and the searches):
+#: ample, so the allocator is never starved whatever the memory layout.
+HEADROOM = 2**30  # 1 GiB
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS and /proc behave so on Linux")
 def test_no_panic_when_the_thread_pool_cannot_start() -> None:
-    """Address space for the process but not for 8 thread stacks: the pool cannot start, and
-    every parallel call runs on the calling thread (it raised PanicException before)."""
+    """The operating system refuses the pool's threads (each asks for a 1 TiB stack, the
+    address-space limit leaves 1 GiB) while ordinary allocations still succeed: the pool does
+    not start, and every parallel call runs on the calling thread (it raised PanicException
+    before). The 1 GiB of headroom keeps the allocator fed (an 8 MiB margin once ended in an
+    allocation-failure abort, depending on the memory layout)."""
     pytest.importorskip("toolsift._core")
     script = (
         "import resource, toolsift\n"
         "tools = [toolsift.Tool(name='a', description='alpha beta')] + "
         "[toolsift.Tool(name=f't{i}', description='gamma') for i in range(3000)]\n"
         "size = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize()\n"
-        "resource.setrlimit(resource.RLIMIT_AS, (size + 8 * 2**20, resource.RLIM_INFINITY))\n"
+        f"resource.setrlimit(resource.RLIMIT_AS, (size + {HEADROOM}, resource.RLIM_INFINITY))\n"
         "index = toolsift.ToolIndex(tools, engine='rust')\n"
         "hits = index.search_many(['alpha', 'gamma'])\n"
+        "big = [bytearray(2**20) for _ in range(64)]\n"  # 64 MiB: the allocator is not starved
         "threads = [l.split()[1] for l in open('/proc/self/status') if l.startswith('Threads')]\n"
-        "print(hits[0][0].name, index.search('alpha')[0].name, threads[0])\n"
+        "print(hits[0][0].name, index.search('alpha')[0].name, threads[0], len(big))\n"
     )
-    env = dict(os.environ, RAYON_NUM_THREADS="8")
+    env = dict(os.environ, RAYON_NUM_THREADS="8", RUST_MIN_STACK=str(THREAD_STACK))
     run = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300
     )
     assert "PanicException" not in run.stderr and "panicked" not in run.stderr, run.stderr
     assert run.returncode == 0, run.stderr
-    assert run.stdout.split() == ["a", "a", "1"]  # one thread: the pool never started
+    assert run.stdout.split() == ["a", "a", "1", "64"]  # one thread: the pool never started
+
+
+def test_the_pool_starts_with_the_same_limits_but_ordinary_stacks() -> None:
+    """The control of the test above: with the same address-space limit and Rust's default
+    thread stacks, the pool starts (so above it is the stack request that fails)."""
+    pytest.importorskip("toolsift._core")
+    if sys.platform != "linux":
+        pytest.skip("RLIMIT_AS and /proc behave so on Linux")
+    script = (
+        "import resource, toolsift\n"
+        "tools = [toolsift.Tool(name=f't{i}', description='gamma') for i in range(3000)]\n"
+        "size = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize()\n"
+        f"resource.setrlimit(resource.RLIMIT_AS, (size + {HEADROOM}, resource.RLIM_INFINITY))\n"
+        "index = toolsift.ToolIndex(tools, engine='rust')\n"
+        "index.search_many(['gamma'] * 64)\n"
+        "threads = [l.split()[1] for l in open('/proc/self/status') if l.startswith('Threads')]\n"
+        "print(threads[0])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "RUST_MIN_STACK"}
+    env["RAYON_NUM_THREADS"] = "2"
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    assert int(run.stdout.split()[0]) == 3  # the calling thread and the pool's two
 
 
 # 8. BM25+ parameters are bounded so that scores stay finite.

@@ -21,6 +21,7 @@ import contextlib
 import logging
 import os
 import sys
+import time
 from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any, Callable
@@ -126,6 +127,8 @@ class Downstream:
         self.connections = 0
         #: The last connection error, for error messages.
         self.last_error: str | None = None
+        self._clock: Callable[[], float] = time.monotonic
+        self._up_since = 0.0
 
     @property
     def connected(self) -> bool:
@@ -153,12 +156,16 @@ class Downstream:
     async def _run(self) -> None:
         delay = BACKOFF_FIRST
         while True:
+            connections = self.connections
             try:
-                await self._session()
-                delay = BACKOFF_FIRST  # it was up: start the backoff again
+                await self._session()  # ends only by raising: the connection went away
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
+                # Up for longer than the wait: start the backoff again (a server that dies at
+                # once after every start keeps backing off).
+                if self.connections > connections and self._clock() - self._up_since >= delay:
+                    delay = BACKOFF_FIRST
                 self.last_error = str(exc) or type(exc).__name__
                 log.warning("server %r: %s; reconnecting in %.1f s", self.name, exc, delay)
             finally:
@@ -178,6 +185,7 @@ class Downstream:
         try:
             self._client = client
             self.connections += 1
+            self._up_since = self._clock()
             self.last_error = None
             await self._list(client)
             self._ready.set()

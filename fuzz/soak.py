@@ -1,0 +1,594 @@
+"""The gateway soak (outside CI): many MCP client sessions through ``toolsift serve`` while one
+downstream server is killed and restarted every few seconds and another changes its tool list.
+
+``toolsift serve`` runs over Streamable HTTP in front of three downstream servers (small MCP
+servers over stdio that this script writes to a temporary folder):
+
+- ``stable``: ``stable_echo``, which echoes its arguments;
+- ``flaky``: ``flaky_echo``; the soak kills its process every ``--kill-every`` seconds and the
+  gateway starts it again (with its backoff);
+- ``shifting``: ``shifting_echo``, and ``shifting_extra``, which it adds and removes every
+  ``--change-every`` seconds, telling the gateway with ``notifications/tools/list_changed``;
+- ``locked``: ``strongroom_hatch``, which no client ever activates (the gate must refuse every
+  call of it: no search of the soak shares a word with it).
+
+Each of ``--clients`` sessions (the official MCP SDK's client) runs ``--cycles`` cycles: a
+search that activates a tool (``select:NAME`` or words from its description), a call of it with
+a fresh nonce, the reply checked against the request (server, nonce, client, cycle); every few
+cycles a call of a tool the session never activated (the gate must refuse it) and a
+``tools/list`` (it must not list it). It counts lost replies (no answer within
+``--reply-timeout``), mismatched replies, calls the gate let through, and the errors by kind (a
+call to a server that is down must end at once in a tool error naming it), and samples the
+gateway's resident memory (RSS) every half second.
+
+Usage::
+
+    nice -n 10 python fuzz/soak.py --clients 50 --cycles 1000 --out soak.json
+    python fuzz/soak.py --clients 5 --cycles 20        # a quick look
+
+Exit status 1 if a reply was lost or mismatched, or a call went through the gate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+#: A minimal MCP server over stdio (newline-delimited JSON-RPC), standard library only, so that
+#: a killed one is back in a few milliseconds. ``argv``: its name, then ``shift SECONDS`` for a
+#: server that adds and removes ``NAME_extra`` every SECONDS (and says so to its client).
+DOWNSTREAM = textwrap.dedent(
+    """
+    import json, signal, sys, threading, time
+
+    NAME = sys.argv[1]
+    SHIFT = float(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "shift" else 0.0
+    SCHEMA = {"type": "object", "properties": {"nonce": {"type": "string"},
+              "client": {"type": "integer"}, "cycle": {"type": "integer"}},
+              "required": ["nonce"]}
+    TOOLS = {f"{NAME}_echo": f"Echo the nonce back from the {NAME} server."}
+    if NAME == "locked":  # shares no word with the soak's queries (no argument either)
+        TOOLS = {"strongroom_hatch": "Unlock strongroom hatch."}
+    EXTRA = (f"{NAME}_extra", f"Repeat the nonce from the {NAME} server's extra tool.")
+    lock = threading.Lock()
+    state = {"extra": False, "ready": False, "changes": 0}
+
+    def send(message):
+        with lock:
+            sys.stdout.write(json.dumps(message) + "\\n")
+            sys.stdout.flush()
+
+    def tools():
+        found = dict(TOOLS)
+        if state["extra"]:
+            found[EXTRA[0]] = EXTRA[1]
+        return [{"name": n, "description": d,
+                 "inputSchema": {"type": "object"} if NAME == "locked" else SCHEMA}
+                for n, d in found.items()]
+
+    def toggle():
+        state["extra"] = not state["extra"]
+        state["changes"] += 1
+        if state["ready"]:
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+
+    def shift():
+        while True:
+            time.sleep(SHIFT)
+            toggle()
+
+    if SHIFT:
+        threading.Thread(target=shift, daemon=True).start()
+    if hasattr(signal, "SIGUSR1"):  # a change on demand (in a thread: send() takes the lock)
+        signal.signal(signal.SIGUSR1, lambda *_: threading.Thread(target=toggle).start())
+
+    for line in sys.stdin:
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        method, mid = msg.get("method"), msg.get("id")
+        if method == "notifications/initialized":
+            state["ready"] = True
+        if mid is None:
+            continue
+        if method == "initialize":
+            result = {"protocolVersion": msg["params"]["protocolVersion"],
+                      "capabilities": {"tools": {"listChanged": True}},
+                      "serverInfo": {"name": NAME, "version": "1"}}
+        elif method == "tools/list":
+            result = {"tools": tools()}
+        elif method == "tools/call":
+            name = msg["params"]["name"]
+            args = msg["params"].get("arguments") or {}
+            if name in TOOLS or (state["extra"] and name == EXTRA[0]):
+                text = json.dumps({"server": NAME, "tool": name, **args}, sort_keys=True)
+                result = {"content": [{"type": "text", "text": text}], "isError": False}
+            else:
+                result = {"content": [{"type": "text", "text": f"no tool {name}"}],
+                          "isError": True}
+        elif method == "ping":
+            result = {}
+        else:
+            send({"jsonrpc": "2.0", "id": mid,
+                  "error": {"code": -32601, "message": f"unknown method {method}"}})
+            continue
+        send({"jsonrpc": "2.0", "id": mid, "result": result})
+    """
+)
+
+META = "search_tool_bm25"
+
+
+def canonical(server: str, tool: str) -> str:
+    return f"mcp__{server}__{tool}"
+
+
+#: The tools a client searches for and calls: (server, tool name, words of its description).
+TARGETS = [
+    ("stable", "stable_echo", "echo the nonce back from the stable server"),
+    ("flaky", "flaky_echo", "echo the nonce back from the flaky server"),
+    ("shifting", "shifting_echo", "echo the nonce back from the shifting server"),
+    ("shifting", "shifting_extra", "repeat the nonce from the shifting server's extra tool"),
+]
+VAULT = canonical("locked", "strongroom_hatch")
+
+
+def write_setup(folder: Path, change_every: float, call_timeout: float) -> Path:
+    """The downstream script and the gateway's config in ``folder``; the config's path."""
+    script = folder / "downstream.py"
+    script.write_text(DOWNSTREAM)
+    py = sys.executable
+    servers = {
+        "stable": {"command": py, "args": [str(script), "stable"]},
+        "flaky": {"command": py, "args": [str(script), "flaky"]},
+        "shifting": {"command": py, "args": [str(script), "shifting", "shift", str(change_every)]},
+        "locked": {"command": py, "args": [str(script), "locked"]},
+    }
+    config = folder / "mcp.json"
+    settings = {"max_results": 1, "call_timeout": call_timeout}
+    config.write_text(json.dumps({"mcpServers": servers, "tool_search": settings}))
+    return config
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def gateway(config: Path, nice: int = 0) -> Any:
+    """``toolsift serve CONFIG --transport http`` on a free port: (process, url)."""
+    port = free_port()
+    command = [sys.executable, "-m", "toolsift", "serve", str(config), "--transport", "http"]
+    process = subprocess.Popen(
+        [*command, "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=(lambda: os.nice(nice)) if nice else None,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if process.poll() is not None:
+                raise RuntimeError("toolsift serve exited")
+            if time.monotonic() > deadline:
+                raise RuntimeError("toolsift serve did not listen within 120 s")
+            time.sleep(0.2)
+        yield process, f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def downstream_pid(gateway_pid: int, name: str) -> int | None:
+    for child in psutil.Process(gateway_pid).children():
+        with contextlib.suppress(psutil.Error):
+            cmdline = child.cmdline()
+            if len(cmdline) > 2 and cmdline[1].endswith("downstream.py") and cmdline[2] == name:
+                return child.pid
+    return None
+
+
+@dataclass
+class Tally:
+    """What the clients saw, over all of them."""
+
+    cycles: int = 0
+    calls: int = 0
+    replies_ok: int = 0
+    lost: int = 0
+    mismatched: int = 0
+    ungated: int = 0
+    gate_refusals: int = 0
+    probes: int = 0
+    listed_unactivated: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    examples: list[str] = field(default_factory=list)
+
+    def note(self, kind: str, text: str) -> None:
+        self.errors[kind] += 1
+        if len(self.examples) < 30 and kind not in {e.split(":")[0] for e in self.examples}:
+            self.examples.append(f"{kind}: {text[:300]}")
+
+
+class _ClientLog(logging.Handler):
+    """Counts what the MCP SDK's client logs (in this process, not the gateway's)."""
+
+    def __init__(self, tally: Tally) -> None:
+        super().__init__(logging.WARNING)
+        self.tally = tally
+
+    def emit(self, record: logging.LogRecord) -> None:
+        exc = record.exc_info[1] if record.exc_info else None
+        detail = f" ({type(exc).__name__})" if exc is not None else ""
+        self.tally.errors[f"client SDK log: {record.getMessage()[:60]}{detail}"] += 1
+
+
+def error_kind(text: str, server: str) -> str:
+    """The kind of a tool error (the soak's counters)."""
+    if f"Server {server!r} is unavailable" in text:
+        return "server down (unavailable)"
+    if f"Server {server!r} failed during" in text:
+        return "server down (failed during the call)"
+    if f"Server {server!r} did not answer" in text:
+        return "server too slow (call timeout)"
+    if "is not active in this session" in text:
+        return "gate refused an activated tool"
+    if "Unknown tool" in text or "no tool" in text:
+        return "tool removed from its server"
+    return "other tool error"
+
+
+def _text(result: Any) -> str:
+    return "".join(getattr(c, "text", "") for c in result.content)
+
+
+@contextlib.asynccontextmanager
+async def client_session(url: str) -> AsyncIterator[ClientSession]:
+    async with streamable_http_client(url) as streams:
+        async with ClientSession(streams[0], streams[1]) as session:
+            await session.initialize()
+            yield session
+
+
+class Triggers:
+    """Chaos on cue: kill the ``flaky`` server, or make the ``shifting`` one change its tool
+    list (``SIGUSR1``), when the clients have done a given number of cycles in all."""
+
+    def __init__(
+        self, gateway_pid: int, kill_at: Sequence[int] = (), change_at: Sequence[int] = ()
+    ) -> None:
+        self.gateway_pid = gateway_pid
+        self.kill_at, self.change_at = set(kill_at), set(change_at)
+        self.counts: Counter[str] = Counter()
+        self.killed: list[int] = []
+
+    def fire(self, cycles: int) -> None:
+        if cycles in self.kill_at:
+            pid = downstream_pid(self.gateway_pid, "flaky")
+            if pid is not None:
+                with contextlib.suppress(psutil.Error):
+                    psutil.Process(pid).kill()
+                    self.killed.append(pid)
+                    self.counts["kills on cue"] += 1
+        if cycles in self.change_at:
+            pid = downstream_pid(self.gateway_pid, "shifting")
+            if pid is not None:
+                os.kill(pid, signal.SIGUSR1)
+                self.counts["tool list changes on cue"] += 1
+
+
+async def run_client(
+    url: str,
+    index: int,
+    cycles: int,
+    seed: int,
+    reply_timeout: float,
+    tally: Tally,
+    triggers: Triggers | None = None,
+    deadline: float | None = None,
+) -> None:
+    rng = random.Random(f"{seed}:{index}")
+    activated: set[str] = set()
+
+    async def request(coro: Any, what: str) -> Any:
+        try:
+            return await asyncio.wait_for(coro, reply_timeout)
+        except TimeoutError:
+            tally.lost += 1
+            tally.note("lost reply", what)
+        except Exception as exc:  # a protocol-level error (not a tool error)
+            tally.note(f"protocol error ({type(exc).__name__})", f"{what}: {exc}")
+        return None
+
+    async with client_session(url) as session:
+        for cycle in range(cycles):
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            server, tool, words = rng.choice(TARGETS)
+            name = canonical(server, tool)
+            query = f"select:{name}" if rng.random() < 0.5 else words
+            found = await request(session.call_tool(META, {"query": query}), f"search {query}")
+            if found is not None and not found.is_error:
+                content = json.loads(_text(found))
+                activated.update(content["activated_tools"])
+                activated.update(content.get("already_active_tools", ()))
+            else:  # what did the search activate? The tools listed now are those active.
+                if found is not None:
+                    tally.note("search error", _text(found))
+                listed = await request(session.list_tools(), "tools/list after a failed search")
+                if listed is not None:
+                    activated.update(t.name for t in listed.tools)
+            nonce = f"{index}-{cycle}-{rng.getrandbits(64):016x}"
+            arguments = {"nonce": nonce, "client": index, "cycle": cycle}
+            tally.calls += 1
+            reply = await request(session.call_tool(name, arguments), f"call {name}")
+            if reply is not None:
+                text = _text(reply)
+                if name not in activated:  # the search did not find it: the gate must refuse
+                    tally.probes += 1
+                    if reply.is_error and "is not active in this session" in text:
+                        tally.gate_refusals += 1
+                    elif reply.is_error and "Unknown tool" in text:
+                        tally.note("tool removed from its server", text)
+                    else:
+                        tally.ungated += 1
+                        tally.examples.append(
+                            f"ungated: client {index} cycle {cycle}: {name} (activated: "
+                            f"{sorted(activated)}) answered {text[:300]}"
+                        )
+                        print(tally.examples[-1], file=sys.stderr, flush=True)
+                elif reply.is_error:
+                    tally.note(error_kind(text, server), text)
+                else:
+                    expected = {"server": server, "tool": tool, **arguments}
+                    try:
+                        same = json.loads(text) == expected
+                    except ValueError:
+                        same = False
+                    if same:
+                        tally.replies_ok += 1
+                    else:
+                        tally.mismatched += 1
+                        tally.examples.append(f"mismatch: sent {expected}, got {text[:300]}")
+            if cycle % 10 == 9 and VAULT not in activated:
+                tally.probes += 1
+                probe = await request(session.call_tool(VAULT, {"nonce": nonce}), "gate probe")
+                if probe is not None:
+                    text = _text(probe)
+                    if probe.is_error and f"Tool '{VAULT}' is not active in this session" in text:
+                        tally.gate_refusals += 1
+                    else:
+                        tally.ungated += 1
+                        tally.examples.append(f"ungated: {VAULT} answered {text[:300]}")
+            if cycle % 25 == 24:
+                listed = await request(session.list_tools(), "tools/list")
+                if listed is not None:
+                    names = {t.name for t in listed.tools}
+                    if VAULT in names and VAULT not in activated:
+                        tally.listed_unactivated += 1
+            tally.cycles += 1
+            if triggers is not None:
+                triggers.fire(tally.cycles)
+
+
+async def chaos(
+    gateway_pid: int, kill_every: float, stop: asyncio.Event, counts: Counter[str]
+) -> None:
+    """Kill the ``flaky`` server every ``kill_every`` seconds; count the restarts seen."""
+    seen: set[int] = set()
+    while kill_every > 0 and not stop.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), kill_every)
+        if stop.is_set():
+            break
+        pid = downstream_pid(gateway_pid, "flaky")
+        if pid is None:
+            counts["kill skipped (still restarting)"] += 1
+            continue
+        if pid not in seen:
+            seen.add(pid)
+            counts["flaky processes seen"] += 1
+        with contextlib.suppress(psutil.Error):
+            psutil.Process(pid).kill()
+            counts["kills"] += 1
+
+
+async def sample_rss(
+    gateway_pid: int, stop: asyncio.Event, samples: list[tuple[float, int]]
+) -> None:
+    process = psutil.Process(gateway_pid)
+    start = time.monotonic()
+    while not stop.is_set():
+        with contextlib.suppress(psutil.Error):
+            samples.append((time.monotonic() - start, process.memory_info().rss))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 0.5)
+
+
+def rss_summary(samples: list[tuple[float, int]], done: list[float]) -> dict[str, Any]:
+    """RSS at the quarters of the run (after the warm-up: the first 10% of the cycles)."""
+    if not samples:
+        return {}
+    mib = 2**20
+    warm = done[0] if done else 0.0
+    steady = [r for t, r in samples if t >= warm] or [samples[-1][1]]
+    quarters = [steady[min(len(steady) - 1, len(steady) * q // 4)] for q in range(5)]
+    return {
+        "rss_start_mib": round(samples[0][1] / mib, 1),
+        "rss_after_warmup_mib": round(steady[0] / mib, 1),
+        "rss_quarters_mib": [round(r / mib, 1) for r in quarters],
+        "rss_end_mib": round(steady[-1] / mib, 1),
+        "rss_max_mib": round(max(r for _, r in samples) / mib, 1),
+        "rss_growth_after_warmup_mib": round((steady[-1] - steady[0]) / mib, 1),
+        "samples": len(samples),
+    }
+
+
+async def soak(
+    url: str,
+    gateway_pid: int,
+    clients: int,
+    cycles: int,
+    kill_every: float,
+    seed: int = 0,
+    reply_timeout: float = 60.0,
+    progress: float = 0.0,
+    triggers: Triggers | None = None,
+    max_seconds: float | None = None,
+) -> dict[str, Any]:
+    """``clients`` sessions of ``cycles`` cycles through the gateway at ``url`` (its process
+    ``gateway_pid``), the ``flaky`` server killed every ``kill_every`` seconds (0: never) and
+    on the ``triggers``' cues; the counts (see :func:`passed`). With ``max_seconds``, the
+    clients start no new cycle after that time (``cycles_done`` then says how far they got)."""
+    tally = Tally()
+    client_log = _ClientLog(tally)
+    logging.getLogger("mcp").addHandler(client_log)
+    logging.getLogger("mcp").propagate = False
+    counts: Counter[str] = Counter()
+    samples: list[tuple[float, int]] = []
+    stop = asyncio.Event()
+    start = time.monotonic()
+    warm: list[float] = []
+    deadline = start + max_seconds if max_seconds else None
+
+    async def watch() -> None:
+        last = time.monotonic()
+        while not stop.is_set():
+            if not warm and tally.cycles >= clients * cycles // 10:
+                warm.append(time.monotonic() - start)
+            if progress and time.monotonic() - last >= progress:
+                last = time.monotonic()
+                rss = samples[-1][1] / 2**20 if samples else 0.0
+                print(
+                    f"soak: {time.monotonic() - start:.0f} s, {tally.cycles:,} cycles, "
+                    f"{tally.lost} lost, {tally.mismatched} mismatched, {tally.ungated} ungated, "
+                    f"{counts['kills']} kills, RSS {rss:.1f} MiB",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 0.5)
+
+    background = [
+        asyncio.create_task(chaos(gateway_pid, kill_every, stop, counts)),
+        asyncio.create_task(sample_rss(gateway_pid, stop, samples)),
+        asyncio.create_task(watch()),
+    ]
+    results = await asyncio.gather(
+        *(
+            run_client(url, i, cycles, seed, reply_timeout, tally, triggers, deadline)
+            for i in range(clients)
+        ),
+        return_exceptions=True,
+    )
+    stop.set()
+    await asyncio.gather(*background, return_exceptions=True)
+    logging.getLogger("mcp").removeHandler(client_log)
+    for result in results:
+        if isinstance(result, BaseException):
+            tally.note(f"client ended ({type(result).__name__})", repr(result))
+    shifting = downstream_pid(gateway_pid, "shifting")
+    return {
+        "clients": clients,
+        "cycles_per_client": cycles,
+        "cycles_done": tally.cycles,
+        "calls": tally.calls,
+        "replies_ok": tally.replies_ok,
+        "lost": tally.lost,
+        "mismatched": tally.mismatched,
+        "ungated": tally.ungated,
+        "gate_probes": tally.probes,
+        "gate_refusals": tally.gate_refusals,
+        "listed_unactivated": tally.listed_unactivated,
+        "errors": dict(tally.errors.most_common()),
+        "chaos": {**counts, **(triggers.counts if triggers else {})},
+        "shifting_alive": shifting is not None,
+        "wall_seconds": round(time.monotonic() - start, 1),
+        **rss_summary(samples, warm),
+        "examples": tally.examples,
+    }
+
+
+def passed(result: dict[str, Any]) -> bool:
+    """No lost or mismatched reply, no call through the gate, every client finished."""
+    return (
+        result["lost"] == 0
+        and result["mismatched"] == 0
+        and result["ungated"] == 0
+        and result["listed_unactivated"] == 0
+        and result["cycles_done"] == result["clients"] * result["cycles_per_client"]
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--cycles", type=int, default=1000, help="cycles per client")
+    parser.add_argument("--kill-every", type=float, default=3.0, help="seconds between kills")
+    parser.add_argument("--change-every", type=float, default=2.0, help="tool list changes")
+    parser.add_argument("--call-timeout", type=float, default=10.0, help="gateway's, seconds")
+    parser.add_argument("--reply-timeout", type=float, default=60.0, help="a lost reply")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--progress", type=float, default=30.0, help="seconds between lines")
+    parser.add_argument(
+        "--max-seconds", type=float, default=None, help="start no cycle after this (a time box)"
+    )
+    parser.add_argument("--out", help="write the counts as JSON here")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="toolsift-soak-") as tmp:
+        config = write_setup(Path(tmp), args.change_every, args.call_timeout)
+        with gateway(config) as (process, url):
+            result = asyncio.run(
+                soak(
+                    url,
+                    process.pid,
+                    args.clients,
+                    args.cycles,
+                    args.kill_every,
+                    args.seed,
+                    args.reply_timeout,
+                    args.progress,
+                    max_seconds=args.max_seconds,
+                )
+            )
+    print(json.dumps({k: v for k, v in result.items() if k != "examples"}, indent=2))
+    for example in result["examples"]:
+        print(example, file=sys.stderr)
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=2))
+    return 0 if passed(result) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
