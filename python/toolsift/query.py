@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 
 from ._text.tokenize import tokenize
-from .errors import QueryError
+from .errors import NO_SEARCHABLE_TERMS, QueryError
 
 __all__ = [
     "ParsedQuery",
@@ -142,7 +142,7 @@ def parse_query(query: object, *, max_length: int = DEFAULT_MAX_QUERY_LENGTH) ->
         # would keep every word, so the ranking text is the words joined by single spaces.
         text = " ".join(query.split())
         if not _HAS_ALNUM.search(text):
-            raise QueryError("Query must contain at least one letter or number.")
+            raise QueryError(NO_SEARCHABLE_TERMS)
         parsed = _new(ParsedQuery)
         parsed.__dict__.update(
             query=query, kind="keyword", names=(), text=text, required=(), truncated=truncated
@@ -170,7 +170,7 @@ def parse_query(query: object, *, max_length: int = DEFAULT_MAX_QUERY_LENGTH) ->
     # A cheap "has a letter or number"; the engine's tokenizer has the last word (QueryError).
     if not _HAS_ALNUM.search(text):
         if not required:
-            raise QueryError("Query must contain at least one letter or number.")
+            raise QueryError(NO_SEARCHABLE_TERMS)
         text = " ".join(required)
     return ParsedQuery(
         query,
