@@ -10,12 +10,11 @@ pub enum Error {
     /// The query tokenizes to nothing: it has no letter or number.
     NoSearchableTerms,
     /// A value out of the range the engine computes with (a limit of 0, a NaN or negative
-    /// fraction, a relative floor above 1: what it names). The option checks and their messages
+    /// fraction, a relative floor above 1, BM25+ parameters or a field weight out of range:
+    /// what it names). The option checks and their messages
     /// are `toolsift._options`' alone, which the bindings consult before this: reaching it is a
     /// caller's bug, reported rather than computed with.
     Unchecked(&'static str),
-    /// A parameter is out of its range (name, message).
-    InvalidParameter(&'static str, String),
     /// A document or field id is out of range.
     InvalidDocument(String),
     /// A snapshot cannot be read.
@@ -34,7 +33,6 @@ impl fmt::Display for Error {
                 f.write_str("Query must contain at least one letter or number.")
             }
             Error::Unchecked(what) => write!(f, "internal error: the engine got {what}"),
-            Error::InvalidParameter(name, msg) => write!(f, "Invalid {name}: {msg}"),
             Error::InvalidDocument(msg) => f.write_str(msg),
             Error::Snapshot(msg) => f.write_str(msg),
             Error::Pattern(msg) => write!(f, "Invalid regex pattern: {msg}"),

@@ -142,7 +142,7 @@ def test_threshold_in_the_session() -> None:
     session = DiscoverySession(_many(3) + [Tool(name="other", description="unrelated")])
     assert session.search("shared", threshold=1e9).activated == ()
     assert len(session.search("shared").activated) == 3
-    with pytest.raises(ValueError, match="threshold must be a finite number"):
+    with pytest.raises(ValueError, match="Invalid threshold: must be a finite number >= 0, got -1"):
         session.search("shared", threshold=-1)
 
 

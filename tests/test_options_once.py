@@ -4,17 +4,26 @@ with as they are and asks ``_options`` about any other (its own range check is a
 invariant, with no message of its own). Hypothesis proves, over arbitrary values (NaN,
 infinities, negatives, huge ints, wrong types), that ``ToolIndex.search``, ``search_many``,
 ``explain`` and the session give the same result or the same typed error on both engines, and
-that whatever ``_options`` accepts, the Rust engine accepts."""
+that whatever ``_options`` accepts, the Rust engine accepts. The build options (BM25+'s ``k1``,
+``b``, ``delta`` and the field weights) are held to the same, through ``ToolIndex(tools)``,
+``from_records`` and ``with_tools``, and at the engine level."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from toolsift import DiscoverySession, Tool, ToolIndex
-from toolsift._options import SearchOptions, check_limit
+from toolsift import DiscoverySession, FieldWeights, Tool, ToolIndex, load_tools
+from toolsift._options import (
+    SearchOptions,
+    check_bm25_params,
+    check_limit,
+    check_weight_list,
+)
+from toolsift._pyengine.index import Index as PyIndex
 
 from .conftest import HAVE_RUST
 
@@ -137,3 +146,105 @@ def test_whatever_the_option_checks_accept_the_rust_engine_accepts(options, limi
     document = [(0, "read_file"), (4, "Read a file from disk")]
     _same(lambda e: INDEXES[e]._index.explain("read fil", 0, document, **prefix))
     _same(lambda e: INDEXES[e]._index.score_documents("read fil", [0, 1], **prefix))
+
+
+BUILD_PARAMS = ["k1", "b", "delta"]
+WEIGHTS = ["name", "summary", "schema_key", "word_pairs", "description"]
+RECORDS = [
+    {"name": t.name, "description": t.description, **({"server": t.server} if t.server else {})}
+    for t in TOOLS
+]
+#: Values about the ranges' edges, where the checks are most likely to disagree.
+edges = st.sampled_from([0.0, 1e-6, 9.9e-7, 5e-324, 1.0, 1.0000001, 1000.0, 1000.0001, 1e30, 1e31])
+build_values = st.one_of(values, edges)
+
+
+def _built(make: Any) -> Any:
+    """What a build makes (its ranking of two queries, and of one after ``with_tools``), or its
+    error's type and message."""
+    try:
+        index = make()
+    except Exception as exc:
+        return type(exc), str(exc)
+    updated = index.with_tools([Tool(name="read_mail", description="Read a mail")], ["reader_mode"])
+    return [
+        [(m.name, round(m.score, 9)) for m in i.search(q)]
+        for i, q in ((index, "read file"), (index, "send"), (updated, "read"))
+    ]
+
+
+def _same_build(make: Any) -> None:
+    rust, python = (_built(lambda e=e: make(e)) for e in ("rust", "python"))
+    assert rust == python
+    if isinstance(rust, tuple) and isinstance(rust[0], type):
+        assert "internal error" not in rust[1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    params=st.dictionaries(st.sampled_from(BUILD_PARAMS), build_values, max_size=3),
+    weights=st.dictionaries(st.sampled_from(WEIGHTS), build_values, max_size=2),
+)
+def test_builds_give_the_same_errors_on_both_engines(params, weights):
+    """``ToolIndex(tools)`` and ``from_records`` (a list, and a catalogue's bytes): the same
+    index or the same typed error on both engines, for any BM25+ parameters and weights."""
+    try:
+        field_weights: Any = FieldWeights(**weights)
+    except (TypeError, ValueError) as exc:
+        assert "internal error" not in str(exc)
+        return
+    kwargs = {**params, "field_weights": field_weights}
+    data = json.dumps(RECORDS).encode()
+    _same_build(lambda e: ToolIndex(TOOLS, engine=e, **kwargs))
+    _same_build(lambda e: ToolIndex.from_records(RECORDS, engine=e, **kwargs))
+    _same_build(lambda e: ToolIndex.from_records(data, engine=e, **kwargs))
+    # And from_records builds what ToolIndex builds of the loaded tools.
+    assert _built(lambda: ToolIndex.from_records(RECORDS, **kwargs)) == _built(
+        lambda: ToolIndex(load_tools(RECORDS), **kwargs)
+    )
+
+
+floats = st.one_of(st.floats(allow_nan=True, allow_infinity=True), edges)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    params=st.tuples(floats, floats, floats),
+    changed=st.dictionaries(st.integers(0, len(FieldWeights().as_list()) - 1), floats, max_size=2),
+)
+def test_the_rust_engine_builds_with_the_option_checks_errors(params, changed):
+    """At the engine level, where no public check runs first: the Rust engine's constructor and
+    its two ``ToolIndex`` builds raise exactly ``_options``' error for weights and BM25+
+    parameters out of range (weights first), as the pure-Python engine does, and take every
+    value ``_options`` accepts."""
+    from toolsift._core import Index as RustIndex
+    from toolsift._core import _build_records, _build_tools
+
+    weights = FieldWeights().as_list()
+    for field, weight in changed.items():
+        weights[field] = weight
+    try:
+        check_weight_list(weights)
+        check_bm25_params(*params)
+    except ValueError as exc:
+        want: Any = (ValueError, str(exc))
+    else:
+        want = None
+    k1, b, delta = params
+    names = ["read_file", "send"]
+    docs = [[(0, "read_file")], [(0, "send")]]
+    tools = [Tool(name=n) for n in names]
+    calls = {
+        "python": lambda: PyIndex(names, docs, weights, k1=k1, b=b, delta=delta),
+        "rust": lambda: RustIndex(names, docs, weights, k1=k1, b=b, delta=delta),
+        "rust tools": lambda: _build_tools(tools, weights, k1, b, delta, "seed"),
+        "rust records": lambda: _build_records(RECORDS, None, False, weights, *params, "seed"),
+    }
+    for what, call in calls.items():
+        try:
+            call()
+        except Exception as exc:
+            got: Any = (type(exc), str(exc))
+        else:
+            got = None
+        assert got == want, what

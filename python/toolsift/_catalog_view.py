@@ -20,7 +20,13 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
-from ._session.checks import _check_always, _check_budget, _check_flag, _check_mode
+from ._session.checks import (
+    _check_always,
+    _check_budget,
+    _check_flag,
+    _check_meta_tool_name,
+    _check_mode,
+)
 from ._session.generation import CatalogCore, Generation
 from ._session.options import _check_limits
 from ._session.snapshot import _Ranked, _Snapshot
@@ -96,10 +102,7 @@ class _CatalogSession(DiscoverySession):
         self.max_limit = max_limit
         self.threshold = float(threshold)
         _check_mode(mode)
-        if not isinstance(meta_tool_name, str):
-            raise TypeError(f"meta_tool_name must be a str, got {type(meta_tool_name).__name__}.")
-        if not meta_tool_name:
-            raise ValueError("meta_tool_name must not be empty.")
+        _check_meta_tool_name(meta_tool_name)
         self._core = core
         self._mode: DiscoveryMode = mode
         self._mcp_discovery = _check_flag(mcp_discovery, "mcp_discovery")

@@ -120,6 +120,45 @@ def check_bm25_params(k1: float, b: float, delta: float) -> tuple[float, float, 
     return k1, b, delta
 
 
+def check_field_weight(weight: object, what: str) -> float:
+    """``weight`` as a float, if it is 0 or between :data:`MIN_FIELD_WEIGHT` and
+    :data:`MAX_FIELD_WEIGHT`; else a ``TypeError`` / ``ValueError`` naming ``what``.
+
+    Example:
+        >>> check_field_weight(2, "FieldWeights.summary")
+        2.0
+    """
+    w = as_real(weight, what)
+    if not (w == 0.0 or MIN_FIELD_WEIGHT <= w <= MAX_FIELD_WEIGHT):
+        raise ValueError(f"{what} must be 0 or a number between 1e-6 and 1e30, got {w!r}")
+    return w
+
+
+def check_weight_list(weights: Iterable[object]) -> list[float]:
+    """An engine's field weights, in field-id order, each checked by :func:`check_field_weight`
+    (both engines' check: the Rust one asks it about weights it refuses).
+
+    Example:
+        >>> check_weight_list([6, 0.5, 0])
+        [6.0, 0.5, 0.0]
+    """
+    return [check_field_weight(w, f"field weight {i}") for i, w in enumerate(weights)]
+
+
+def check_threshold(threshold: object) -> float:
+    """A score threshold as a float: a finite number >= 0 (the search options' and the
+    session's check).
+
+    Example:
+        >>> check_threshold(1)
+        1.0
+    """
+    value = as_real(threshold, "threshold")
+    if not (math.isfinite(value) and value >= 0.0):
+        raise ValueError(f"Invalid threshold: must be a finite number >= 0, got {value}")
+    return value
+
+
 def check_query_length(max_query_length: object) -> int:
     """``max_query_length`` if it is an int (not a bool) >= 1, else a ``TypeError`` /
     ``ValueError`` (the search calls of ``ToolIndex`` and ``HybridIndex`` share it).
@@ -179,10 +218,7 @@ class SearchOptions:
             raise ValueError(
                 f"Invalid prefix fraction: must be a finite number >= 0, got {self.prefix_fraction}"
             )
-        if not (math.isfinite(self.threshold) and self.threshold >= 0.0):
-            raise ValueError(
-                f"Invalid threshold: must be a finite number >= 0, got {self.threshold}"
-            )
+        check_threshold(self.threshold)
         if not (math.isfinite(self.relative_floor) and 0.0 <= self.relative_floor <= 1.0):
             raise ValueError(
                 f"Invalid relative floor: must be between 0 and 1, got {self.relative_floor}"

@@ -38,6 +38,11 @@ class QueryError(ToolsiftError, ValueError):
     """The query cannot be searched: empty after trimming, or without a letter or number."""
 
 
+#: The message of a query that has no letter or number: the query parser's and both engines'
+#: (the Rust engine's ``Error::NoSearchableTerms`` writes the same).
+NO_SEARCHABLE_TERMS = "Query must contain at least one letter or number."
+
+
 class PatternError(QueryError):
     """A regex search pattern (``ranker="regex"``) is outside the accepted syntax, or too long.
 

@@ -27,7 +27,7 @@ from ._options import limit_error
 from .contract import search_tool_bm25_content, search_tool_bm25_details
 from .errors import DiscoveryError, QueryError
 from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, Ranker
-from .query import TRIMMED
+from .query import check_query_text
 from .session import UNAVAILABLE_MESSAGE, DiscoveryResult, DiscoverySession
 from .tools import Tool
 
@@ -282,12 +282,9 @@ def call_meta_tool(
     query = arguments.get("query")
     if ranker == "regex" and query is None:
         query = arguments.get("pattern")
-    if query is None:
-        raise QueryError("Query must not be empty.")
-    if not isinstance(query, str):
-        raise QueryError(f"Query must be a string, got {type(query).__name__}.")
-    if not query.strip(TRIMMED):  # the query is checked before the limit, as the seed does
-        raise QueryError("Query must not be empty.")
+    # The query is checked before the limit, as the seed does (a missing one is empty).
+    query = "" if query is None else query
+    check_query_text(query)
     # A limit above the session's max_limit (default 25) is clamped to it by the search.
     limit = _limit(arguments.get("limit"), session.default_limit)
     result = session.search(query, limit, ranker=ranker)

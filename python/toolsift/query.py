@@ -29,11 +29,12 @@ import re
 from dataclasses import dataclass
 
 from ._text.tokenize import tokenize
-from .errors import QueryError
+from .errors import NO_SEARCHABLE_TERMS, QueryError
 
 __all__ = [
     "ParsedQuery",
     "parse_query",
+    "check_query_text",
     "name_key",
     "name_candidates",
     "squashed_candidates",
@@ -104,6 +105,22 @@ TRIMMED = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003
 _FAST_PARSE = True
 
 
+def check_query_text(query: object) -> str:
+    """``query`` trimmed, or the ``QueryError`` of a query that is not a string or is empty
+    once trimmed (every caller's check: the search calls and the meta-tool's arguments).
+
+    Example:
+        >>> check_query_text("  read a file ")
+        'read a file'
+    """
+    if not isinstance(query, str):
+        raise QueryError(f"Query must be a string, got {type(query).__name__}.")
+    query = query.strip(TRIMMED)
+    if not query:
+        raise QueryError("Query must not be empty.")
+    return query
+
+
 def parse_query(query: object, *, max_length: int = DEFAULT_MAX_QUERY_LENGTH) -> ParsedQuery:
     """Parses an agent's query.
 
@@ -115,11 +132,7 @@ def parse_query(query: object, *, max_length: int = DEFAULT_MAX_QUERY_LENGTH) ->
         QueryError: the query is not a string, is empty after trimming, is ``select:`` with no
             name, or (keyword form) has no letter or number.
     """
-    if not isinstance(query, str):
-        raise QueryError(f"Query must be a string, got {type(query).__name__}.")
-    query = query.strip(TRIMMED)
-    if not query:
-        raise QueryError("Query must not be empty.")
+    query = check_query_text(query)
     truncated = len(query) > max_length
     if truncated:
         query = query[:max_length].rstrip()
@@ -129,7 +142,7 @@ def parse_query(query: object, *, max_length: int = DEFAULT_MAX_QUERY_LENGTH) ->
         # would keep every word, so the ranking text is the words joined by single spaces.
         text = " ".join(query.split())
         if not _HAS_ALNUM.search(text):
-            raise QueryError("Query must contain at least one letter or number.")
+            raise QueryError(NO_SEARCHABLE_TERMS)
         parsed = _new(ParsedQuery)
         parsed.__dict__.update(
             query=query, kind="keyword", names=(), text=text, required=(), truncated=truncated
@@ -157,7 +170,7 @@ def parse_query(query: object, *, max_length: int = DEFAULT_MAX_QUERY_LENGTH) ->
     # A cheap "has a letter or number"; the engine's tokenizer has the last word (QueryError).
     if not _HAS_ALNUM.search(text):
         if not required:
-            raise QueryError("Query must contain at least one letter or number.")
+            raise QueryError(NO_SEARCHABLE_TERMS)
         text = " ".join(required)
     return ParsedQuery(
         query,

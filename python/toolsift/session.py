@@ -49,7 +49,7 @@ from ._engine.select import select_engine
 from ._index.regex import check_regex_query
 from ._options import check_limit
 from ._session.activation import DiscoveryResult, _Activation
-from ._session.checks import _check_flag, _check_mode
+from ._session.checks import _check_flag, _check_meta_tool_name, _check_mode
 from ._session.indexes import DISABLED_MESSAGE, _IndexedSession
 from ._session.options import META_TOOL_NAME, _check_limits
 from ._session.snapshot import _Snapshot
@@ -169,10 +169,7 @@ class DiscoverySession(_IndexedSession, _Activation):
         self._profile: ProfileName = check_profile(profile)
         self._field_weights = check_field_weights(field_weights)
         select_engine(engine)  # ToolIndex's check and message, now rather than at the 1st search
-        if not isinstance(meta_tool_name, str):
-            raise TypeError(f"meta_tool_name must be a str, got {type(meta_tool_name).__name__}.")
-        if not meta_tool_name:
-            raise ValueError("meta_tool_name must not be empty.")
+        _check_meta_tool_name(meta_tool_name)
         self._build_lock = threading.Lock()  # one snapshot build at a time
         self._engine: EngineName = engine
         self.meta_tool_name = meta_tool_name

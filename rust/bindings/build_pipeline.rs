@@ -5,10 +5,10 @@ use std::sync::{mpsc, Arc};
 
 use pyo3::prelude::*;
 
+use super::convert::{bm25_params, check_field_weights};
 use crate::build::{
     check_weights, tokenize_chunk_with, Chunk, FlatChunk, Merge, Stems, CHUNK_DOCS,
 };
-use crate::index::bm25::Params;
 use crate::index::Index;
 
 /// Returns the allocator's free memory to the OS after a build, load or update (glibc only),
@@ -192,16 +192,17 @@ pub fn build_pipelined_with(
     // Every task is done: free the shared stemmed copies before the heap is trimmed below.
     drop(stems);
     let (_, names) = converted?;
-    let params = Params::validated(k1, b, delta)?;
+    if names.len() != n_docs {
+        return Err(crate::error::Error::InvalidDocument(format!(
+            "got {} names for {n_docs} documents",
+            names.len()
+        ))
+        .into());
+    }
     let weights = Arc::try_unwrap(weights).unwrap_or_else(|w| (*w).clone());
+    check_field_weights(py, &weights)?;
+    let params = bm25_params(py, (k1, b, delta))?;
     py.detach(|| {
-        if names.len() != n_docs {
-            return Err(crate::error::Error::InvalidDocument(format!(
-                "got {} names for {n_docs} documents",
-                names.len()
-            )));
-        }
-        check_weights(&weights)?;
         if let Some(e) = failed {
             return Err(e);
         }

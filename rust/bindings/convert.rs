@@ -17,6 +17,8 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyFloat, PyString, PyTuple};
 
+use crate::build::check_weights;
+use crate::index::bm25::Params;
 use crate::search::SearchOptions;
 
 /// `obj` as text (a `str`; anything else gets `toolsift._options.check_text`'s `TypeError`).
@@ -47,6 +49,20 @@ pub(crate) fn refused<'py>(
             "internal error: toolsift._options.{check} accepts a {what} that the engine refuses"
         )),
     }
+}
+
+/// `(k1, b, delta)` as the engine's BM25+ parameters, or `toolsift._options.check_bm25_params`'
+/// error for them.
+pub(crate) fn bm25_params(py: Python<'_>, (k1, b, delta): (f64, f64, f64)) -> PyResult<Params> {
+    Params::validated(k1, b, delta)
+        .map_err(|_| refused(py, "check_bm25_params", (k1, b, delta), "BM25 parameters"))
+}
+
+/// `Ok` if every field weight is one the engine takes, else
+/// `toolsift._options.check_weight_list`'s error for them.
+pub(crate) fn check_field_weights(py: Python<'_>, weights: &[f64]) -> PyResult<()> {
+    check_weights(weights)
+        .map_err(|_| refused(py, "check_weight_list", (weights,), "field weights"))
 }
 
 pub fn type_name(obj: &Bound<'_, PyAny>) -> String {

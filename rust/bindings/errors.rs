@@ -18,9 +18,7 @@ impl From<Error> for PyErr {
             Error::Snapshot(_) => SnapshotError::new_err(msg),
             Error::UnknownProfile(_) => ProfileError::new_err(msg),
             Error::Pattern(_) => PatternError::new_err(msg),
-            Error::InvalidParameter(..) | Error::InvalidDocument(_) | Error::Unchecked(_) => {
-                PyValueError::new_err(msg)
-            }
+            Error::InvalidDocument(_) | Error::Unchecked(_) => PyValueError::new_err(msg),
         }
     }
 }

@@ -5,11 +5,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
+use super::convert::{bm25_params, check_field_weights};
 use super::index::PyIndex;
 use crate::analysis::Profile;
 use crate::build::catalog::{self, item_spans, span_fields, Built, Outcome};
 use crate::build::records::tool_fields;
-use crate::index::bm25::Params;
 
 /// Values nested deeper than this are never read by the field extraction (which reads
 /// parameters at most 8 levels deep, about 20 objects): they become `false` (not null, not an
@@ -189,7 +189,8 @@ pub fn _build_records(
     profile: &str,
 ) -> PyResult<Option<Records>> {
     let profile = Profile::parse(profile)?;
-    let params = Params::validated(k1, b, delta)?;
+    check_field_weights(py, &field_weights)?;
+    let params = bm25_params(py, (k1, b, delta))?;
     let (outcome, spans, server) = if let Ok(bytes) = source.cast::<PyBytes>() {
         let text = bytes.as_bytes();
         let Some(items) = py.detach(|| item_spans(text, jsonl_first, server.as_deref())) else {

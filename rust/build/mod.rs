@@ -94,17 +94,19 @@ pub const MAX_FIELD_WEIGHT: f64 = 1e30;
 /// (the engines then disagree on a score), and weighs nothing next to another field anyway.
 pub const MIN_FIELD_WEIGHT: f64 = 1e-6;
 
-/// Field weights must be 0, or between [`MIN_FIELD_WEIGHT`] and [`MAX_FIELD_WEIGHT`].
+/// What [`Error::Unchecked`] names for a field weight out of its range.
+pub const WEIGHT_OUT_OF_RANGE: &str = "a field weight out of range";
+
+/// Field weights must be 0, or between [`MIN_FIELD_WEIGHT`] and [`MAX_FIELD_WEIGHT`]. The rule
+/// and its message are `toolsift._options.check_weight_list`', which the bindings ask for the
+/// error: here a weight out of range is [`Error::Unchecked`].
 pub(crate) fn check_weights(field_weights: &[f64]) -> Result<()> {
-    for (f, w) in field_weights.iter().enumerate() {
-        if !(*w == 0.0 || (MIN_FIELD_WEIGHT..=MAX_FIELD_WEIGHT).contains(w)) {
-            return Err(Error::InvalidParameter(
-                "field weight",
-                format!("field {f} has weight {w}; weights must be 0 or between 1e-6 and 1e30"),
-            ));
-        }
+    let in_range = |w: &f64| *w == 0.0 || (MIN_FIELD_WEIGHT..=MAX_FIELD_WEIGHT).contains(w);
+    if field_weights.iter().all(in_range) {
+        Ok(())
+    } else {
+        Err(Error::Unchecked(WEIGHT_OUT_OF_RANGE))
     }
-    Ok(())
 }
 
 impl Index {

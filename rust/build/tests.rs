@@ -210,7 +210,7 @@ fn parallel_build_reports_the_bad_document() {
     let err = Index::build_parallel(vec![], &docs, W.to_vec(), Params::default()).unwrap_err();
     assert!(matches!(err, Error::InvalidDocument(_)));
     let bad = Index::build_parallel(vec![], &docs[..0], vec![f64::NAN], Params::default());
-    assert!(matches!(bad, Err(Error::InvalidParameter(..))));
+    assert!(matches!(bad, Err(Error::Unchecked(WEIGHT_OUT_OF_RANGE))));
 }
 
 #[test]

@@ -38,29 +38,21 @@ impl Default for Params {
 /// The largest `k1` and `delta` (`toolsift._options.MAX_BM25_PARAM`).
 pub const MAX_PARAM: f64 = 1000.0;
 
+/// What [`Error::Unchecked`] names for BM25+ parameters out of their ranges.
+pub const BM25_OUT_OF_RANGE: &str = "BM25 parameters out of range";
+
 impl Params {
     /// Checks the ranges in which every matched term contributes a finite, positive amount
     /// (`k1` and `delta` at most [`MAX_PARAM`]: a larger one overflows scores to infinity).
+    /// The rule and its message are `toolsift._options.check_bm25_params`', which the bindings
+    /// ask for the error: here a value out of range is [`Error::Unchecked`].
     pub fn validated(k1: f64, b: f64, delta: f64) -> Result<Params> {
-        if !(k1.is_finite() && (0.0..=MAX_PARAM).contains(&k1)) {
-            return Err(Error::InvalidParameter(
-                "k1",
-                format!("must be between 0 and 1000, got {k1}"),
-            ));
+        let param = |v: f64| v.is_finite() && (0.0..=MAX_PARAM).contains(&v);
+        if param(k1) && param(delta) && b.is_finite() && (0.0..=1.0).contains(&b) {
+            Ok(Params { k1, b, delta })
+        } else {
+            Err(Error::Unchecked(BM25_OUT_OF_RANGE))
         }
-        if !(b.is_finite() && (0.0..=1.0).contains(&b)) {
-            return Err(Error::InvalidParameter(
-                "b",
-                format!("must be between 0 and 1, got {b}"),
-            ));
-        }
-        if !(delta.is_finite() && (0.0..=MAX_PARAM).contains(&delta)) {
-            return Err(Error::InvalidParameter(
-                "delta",
-                format!("must be between 0 and 1000, got {delta}"),
-            ));
-        }
-        Ok(Params { k1, b, delta })
     }
 
     /// The length normalisation of a document: `k1 · (1 - b + b · len / avgdl)`.
@@ -147,5 +139,10 @@ mod tests {
         assert!(Params::validated(-1.0, 0.75, 1.0).is_err());
         assert!(Params::validated(1.2, 1.5, 1.0).is_err());
         assert!(Params::validated(1.2, 0.75, f64::NAN).is_err());
+        assert!(Params::validated(1000.0, 1.0, 1000.0).is_ok());
+        assert_eq!(
+            Params::validated(1e308, 0.75, 1.0),
+            Err(Error::Unchecked(BM25_OUT_OF_RANGE))
+        );
     }
 }

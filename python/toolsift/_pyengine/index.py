@@ -25,7 +25,7 @@ from array import array
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .._options import MAX_FIELD_WEIGHT, MIN_FIELD_WEIGHT, as_real, check_bm25_params, check_text
+from .._options import check_bm25_params, check_text, check_weight_list
 from .._snapshot.positions import new_ids, without
 from .._text.analysis import STEM_WEIGHT, ProfileName, check_profile, stem_copy, terms
 from .._text.tokenize import tokenize
@@ -81,13 +81,7 @@ class Index(_Search, _Store):
         documents = list(documents)
         if len(names) != len(documents):
             raise ValueError(f"got {len(names)} names for {len(documents)} documents")
-        weights = [as_real(w, "a field weight") for w in field_weights]
-        for field_id, w in enumerate(weights):
-            if not (w == 0.0 or MIN_FIELD_WEIGHT <= w <= MAX_FIELD_WEIGHT):
-                raise ValueError(
-                    f"Invalid field weight: field {field_id} has weight {w}; "
-                    "weights must be 0 or between 1e-6 and 1e30"
-                )
+        weights = check_weight_list(field_weights)
         self._params = check_bm25_params(k1, b, delta)
         self._weights = tuple(weights)
         self._names = names

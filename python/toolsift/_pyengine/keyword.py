@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from .._options import check_limit, check_text
 from .._text.tokenize import tokenize
-from ..errors import QueryError
+from ..errors import NO_SEARCHABLE_TERMS, QueryError
 
 __all__ = ["KeywordIndex"]
 
@@ -110,7 +110,7 @@ class KeywordIndex:
         included = set(include) if include is not None else None
         required = [check_text(t, "required term") for t in required or ()]
         if not tokens:
-            raise QueryError("Query must contain at least one letter or number.")
+            raise QueryError(NO_SEARCHABLE_TERMS)
         scores: dict[int, float] = {}
         for term in dict.fromkeys(tokens):
             for doc, p in self._term_points(term).items():

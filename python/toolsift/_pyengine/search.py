@@ -35,7 +35,7 @@ from .._text.analysis import (
     stem_copy,
 )
 from .._text.analysis import terms as analysed_terms
-from ..errors import QueryError
+from ..errors import NO_SEARCHABLE_TERMS, QueryError
 from ..result import Match, MatchReason, new_matches
 from ..tools import Tool
 
@@ -119,7 +119,7 @@ class _Search(_Fields):
             threshold, relative_floor, coverage,
         )  # fmt: skip
         if not tokens:
-            raise QueryError("Query must contain at least one letter or number.")
+            raise QueryError(NO_SEARCHABLE_TERMS)
         return self._search(tokens, limit, opts, self._required_sets(opts.required))
 
     def search_matches(
@@ -390,7 +390,7 @@ class _Search(_Fields):
         for query in queries:
             tokens = query_terms(self._profile, query)
             if not tokens:
-                raise QueryError("Query must contain at least one letter or number.")
+                raise QueryError(NO_SEARCHABLE_TERMS)
             out.append(self._search(tokens, limit, opts, req))
         return out
 

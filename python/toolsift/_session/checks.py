@@ -167,3 +167,11 @@ def _check_flag(value: object, what: str) -> bool:
 def _check_mode(mode: object) -> None:
     if mode not in _MODES:
         raise ValueError(f"mode must be one of {', '.join(map(repr, _MODES))}, got {mode!r}")
+
+
+def _check_meta_tool_name(name: object) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f"meta_tool_name must be a str, got {type(name).__name__}.")
+    if not name:
+        raise ValueError("meta_tool_name must not be empty.")
+    return name

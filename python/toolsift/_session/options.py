@@ -12,10 +12,9 @@ Example:
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from .._options import check_limit
+from .._options import check_limit, check_threshold
 from ..errors import LimitError
 
 __all__ = ["META_TOOL_NAME", "_check_limits"]
@@ -28,10 +27,4 @@ def _check_limits(default_limit: Any, max_limit: Any, threshold: Any) -> None:
     check_limit(default_limit)
     if default_limit > max_limit:
         raise LimitError(f"default_limit {default_limit} is above max_limit {max_limit}.")
-    if (
-        isinstance(threshold, bool)
-        or not isinstance(threshold, (int, float))
-        or not math.isfinite(threshold)
-        or threshold < 0
-    ):
-        raise ValueError(f"threshold must be a finite number >= 0, got {threshold!r}.")
+    check_threshold(threshold)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable
 
-from .._options import MAX_FIELD_WEIGHT, MIN_FIELD_WEIGHT, as_real
+from .._options import check_field_weight
 from .analysis import STOPWORDS_EN
 from .tokenize import tokenize as _py_tokenize
 
@@ -76,12 +76,7 @@ class FieldWeights:
     def __post_init__(self) -> None:
         # Checked when made, naming the field: each engine would only name the field's id.
         for f in dataclasses.fields(self):
-            weight = as_real(getattr(self, f.name), f"FieldWeights.{f.name}")
-            if not (weight == 0.0 or MIN_FIELD_WEIGHT <= weight <= MAX_FIELD_WEIGHT):
-                raise ValueError(
-                    f"FieldWeights.{f.name} must be 0 or a number between 1e-6 and 1e30, "
-                    f"got {weight!r}"
-                )
+            check_field_weight(getattr(self, f.name), f"FieldWeights.{f.name}")
 
     def as_list(self) -> list[float]:
         """The weights in field-id order (the order of the attributes above)."""
