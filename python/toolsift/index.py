@@ -79,44 +79,38 @@ class ToolIndex:
             delta = default_delta(profile)
         # Checked here for both engines (a str is a TypeError in each), and passed on as floats.
         k1, b, delta = check_bm25_params(k1, b, delta)
-        tools, self._by_name, servers = checked_tools(tools)
-        self._tools: tuple[Tool, ...] | LazyTools = tools
+        tools, by_name, servers = checked_tools(tools)
         if field_weights is None:
             field_weights = FieldWeights.for_profile(profile)
-        self.field_weights = field_weights
-        self.engine, cls = _select_engine(engine)
-        weights = self.field_weights.as_list()
-        self.params = (k1, b, delta)
-        self._index: EngineIndex = engine_index(
-            self.engine, cls, tools, weights, self.params, profile
-        )
-        self._wire(
-            NameLookups(self._tools, self.engine, self._index, self.field_weights, servers=servers)
-        )
+        name, cls = _select_engine(engine)
+        params = (k1, b, delta)
+        index = engine_index(name, cls, tools, field_weights.as_list(), params, profile)
+        self._wire(tools, by_name, name, index, field_weights, params, servers=servers)
 
     @classmethod
     def _from_parts(cls, parts: persist.Parts, table: NameTable | None = None) -> ToolIndex:
         """An index of parts already made (a snapshot's, an update's); ``table``: its name
         table, if known (derived from the tools alone, so never stored: rebuilt on first use)."""
         self = cls.__new__(cls)
-        self._tools = parts.tools
-        self._by_name = dict(zip(parts.names, range(len(parts.names))))
-        self.field_weights = parts.field_weights
-        self.engine = parts.engine
-        self._index = parts.index
-        self.params = parts.params
+        by_name = dict(zip(parts.names, range(len(parts.names))))
         self._wire(
-            NameLookups(parts.tools, parts.engine, parts.index, parts.field_weights, table=table)
-        )
+            parts.tools, by_name, parts.engine, parts.index, parts.field_weights, parts.params,
+            table=table,
+        )  # fmt: skip
         return self
 
-    def _wire(self, lookups: NameLookups) -> None:
-        """Holds the collaborators: the name-driven lookups and the searcher that uses them."""
-        self._lookups = lookups
-        self._searcher = Searcher(
-            self._tools, self._by_name, self.engine, self._index, self.field_weights, lookups
-        )
-        self._regex = RegexSearcher(self._tools, self.engine, self._searcher)
+    def _wire(
+        self, tools: tuple[Tool, ...] | LazyTools, by_name: dict[str, int], engine: str,
+        index: EngineIndex, field_weights: FieldWeights, params: tuple[float, float, float],
+        **known: Any,
+    ) -> None:  # fmt: skip
+        """Holds the index's state and its collaborators: the name-driven lookups (``known``:
+        its servers or name table, if known) and the searchers that use them."""
+        self._tools, self._by_name, self.engine, self._index = tools, by_name, engine, index
+        self.field_weights, self.params = field_weights, params
+        self._lookups = lookups = NameLookups(tools, engine, index, field_weights, **known)
+        self._searcher = Searcher(tools, by_name, engine, index, field_weights, lookups)
+        self._regex = RegexSearcher(tools, engine, self._searcher)
 
     @property
     def names(self) -> NameTable:
@@ -193,16 +187,14 @@ class ToolIndex:
             exclude, servers: tool names to leave out; only these MCP servers' tools. Both act
                 inside the engine before the cut, so the limit is still filled.
             ranker: ``"bm25"`` (BM25+), ``"keyword"`` (Claude Code ``ToolSearch``'s name-part
-                scorer) or ``"regex"`` (the query is a pattern, Anthropic
-                ``tool_search_tool_regex``).
+                scorer) or ``"regex"`` (a pattern, Anthropic ``tool_search_tool_regex``).
             exact_names: tools whose exact name the query contains come first
                 (``reason="exact_name"``), before the cut; ``False`` turns the tier off.
             prefix_fraction, prefix_min_len, max_expansions: an unknown query term of at least
                 ``prefix_min_len`` characters matches up to ``max_expansions`` terms starting
                 with it, at ``prefix_fraction`` of the score (0.0 = off).
-            threshold, relative_floor, coverage, normalize: the gates (a minimum score, a
-                fraction of the best score, half of 4+ query terms matched) and
-                :attr:`Match.normalized_score`.
+            threshold, relative_floor, coverage, normalize: the gates (a minimum score, a share
+                of the best score, half of 4+ terms matched); fill :attr:`Match.normalized_score`.
 
         Raises:
             QueryError: the query is empty after trimming, has no letter or number, or is
@@ -216,9 +208,8 @@ class ToolIndex:
             >>> [(m.name, m.reason) for m in index.search("select:read_file")]
             [('read_file', 'select')]
         """
-        # Every option as the signature gives it (the call agents make): the validated request
-        # depends on the limit alone. `is` never lets an equal value of another type through
-        # (True for 1, 8.0 for 8); such calls take the checked path below.
+        # Every option as the signature gives it (the agents' call): the request depends on the
+        # limit alone. `is` lets no equal value of another type through (True for 1, 8.0 for 8).
         defaults = (
             servers is None and exclude is _NO_EXCLUDE and ranker is _BM25 and exact_names is True
             and prefix_fraction is _PREFIX_FRACTION and prefix_min_len is _PREFIX_MIN_LEN
@@ -230,9 +221,8 @@ class ToolIndex:
         if defaults:
             request = calls.DEFAULT_REQUESTS.get(limit)
             if request is not None:
-                # A plain query (no name in it, nothing to parse but a trim) on the Rust engine
-                # (not with word pairs: it searches the text as written) takes one call; None:
-                # the general path, same result. (search_plain: not in EngineIndex.)
+                # A plain query (no name, nothing to parse but a trim) on the Rust engine without
+                # word pairs: one call (search_plain, not in EngineIndex); None: the general path.
                 plain_ok = self.engine == "rust" and not self.field_weights.word_pairs
                 keys = self._lookups.names.keys if plain_ok else None
                 if keys is not None:
@@ -242,9 +232,8 @@ class ToolIndex:
                     )  # fmt: skip
                     if result is not None:
                         return result
-                return self._searcher.search_one(
-                    parse_query(query, max_length=max_query_length), request
-                )
+                parsed = parse_query(query, max_length=max_query_length)
+                return self._searcher.search_one(parsed, request)
         options = (
             exclude, servers, ranker, exact_names, prefix_fraction, prefix_min_len, max_expansions,
             threshold, relative_floor, coverage, normalize, max_limit, max_query_length,
@@ -443,8 +432,7 @@ class ToolIndex:
         Raises:
             KeyError: a name in ``remove`` is not indexed.
             DuplicateToolError: two tools in ``add`` share a name.
-            TypeError: ``add`` is not an iterable of :class:`~toolsift.Tool`, or ``remove`` is not
-                a name or an iterable of names.
+            TypeError: ``add`` is not an iterable of :class:`Tool`, or ``remove`` not of names.
 
         Example:
             >>> index = ToolIndex([Tool(name="a", description="alpha")])
