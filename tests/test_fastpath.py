@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from toolsift import LimitError, Match, QueryError, SearchResult, Tool, ToolIndex
-from toolsift import index as index_module
 from toolsift import query as query_module
+from toolsift._index import calls as calls_module
 from toolsift._index import lookups as named_module
 from toolsift._index import search as search_module
 from toolsift._names.table import NameTable
@@ -99,21 +99,21 @@ def test_the_compiled_proof_answers_as_the_python_one(tools, text):
     pytest.importorskip("toolsift._core", reason="the compiled proof needs the Rust extension")
     table = NameTable(tools)
     assert table._keys is not None
-    assert table._names_none(text) == table._names_none_py(text)
+    assert table.finder.names_none(text) == table.finder.names_none_py(text)
     # Without the extension (a pure-Python install) the Python proof runs, and agrees too.
-    table._keys = None
+    table.finder._keys = None
     assert table.find_names(text) == table.find_names_slow(text)
 
 
 def test_find_names_shortcut_decides_the_common_query():
     table = NameTable(TOOLS)
     text = "please look up the forecast for tomorrow and tell me whether to take an umbrella"
-    assert table._names_none(text)
+    assert table.finder.names_none(text)
     assert table.find_names(text) == []
     capitalised = "Search the web for the forecast of tomorrow and tell me whether to take one"
-    assert table._names_none(capitalised)
+    assert table.finder.names_none(capitalised)
     named = "please read the file with readFile and then look up the forecast for tomorrow"
-    assert not table._names_none(named)
+    assert not table.finder.names_none(named)
     assert [ids for ids, _ in table.find_names(named)] == [(0, 1)]
 
 
@@ -206,9 +206,9 @@ def _search_general(index, query, opts, monkeypatch):
         engine = _PairsEngine(index._index)
         for holder in (index, index._lookups, index._searcher):  # the index and its collaborators
             m.setattr(holder, "_index", engine)
-        m.setattr(index_module, "_REQUEST_CACHE_SIZE", 0)
-        m.setattr(index_module, "_REQUESTS", {})
-        m.setattr(index_module, "_DEFAULT_REQUESTS", {})
+        m.setattr(calls_module, "REQUEST_CACHE_SIZE", 0)
+        m.setattr(calls_module, "REQUESTS", {})
+        m.setattr(calls_module, "DEFAULT_REQUESTS", {})
         m.setattr(query_module, "_FAST_PARSE", False)
         m.setattr(NameTable, "find_names", NameTable.find_names_slow)
         general = {e: _dataclass_matches for e in ("python", "rust")}
@@ -309,7 +309,7 @@ def test_default_options_path_takes_only_the_signature_defaults():
     by the limit alone; an equal value of another type still meets every check."""
     index = ToolIndex(TOOLS, engine="python")
     one = index.search("read file", 1)  # caches the default request for limit 1
-    assert index_module._DEFAULT_REQUESTS[1].limit == 1
+    assert calls_module.DEFAULT_REQUESTS[1].limit == 1
     assert index.search("read file") == index.search("read file", None)
     with pytest.raises(LimitError):
         index.search("read file", True)  # type: ignore[arg-type]  # True == 1, but no int
@@ -431,7 +431,7 @@ def _rust_index(tools, profile="seed"):
 def _search_plain(index, query, limit=8):
     """``Index.search_plain`` as ``ToolIndex.search`` calls it for ``search(query, limit)``."""
     index.search("x", limit)  # caches the default request
-    request = index_module._DEFAULT_REQUESTS[limit]
+    request = calls_module.DEFAULT_REQUESTS[limit]
     return index._index.search_plain(
         index._tools, index.names.keys, request.plain_fields, query, request.limit, 500,
         0.5, 3, 16,
@@ -477,8 +477,8 @@ def test_the_agents_call_takes_the_one_call_path_from_its_second_call(monkeypatc
     answered by ``search_plain``. (The cache once stored it under the checked limit only, so a
     call without a limit never found it and always took the general path.)"""
     index = _rust_index(TOOLS)
-    monkeypatch.setattr(index_module, "_DEFAULT_REQUESTS", {})
-    monkeypatch.setattr(index_module, "_REQUESTS", {})
+    monkeypatch.setattr(calls_module, "DEFAULT_REQUESTS", {})
+    monkeypatch.setattr(calls_module, "REQUESTS", {})
     counting = _CountingIndex(index._index)
     monkeypatch.setattr(index, "_index", counting)
     query = "please find the weather for a city"
@@ -490,7 +490,7 @@ def test_the_agents_call_takes_the_one_call_path_from_its_second_call(monkeypatc
     assert counting.plain_calls == 3
     assert len(first.matches) <= (limit or 8)
     # The default requests dropped (the cache was full): the general cache's hit refills them.
-    monkeypatch.setattr(index_module, "_DEFAULT_REQUESTS", {})
+    monkeypatch.setattr(calls_module, "DEFAULT_REQUESTS", {})
     for expected_calls in (3, 4):
         again = index.search(query) if limit is None else index.search(query, limit)
         assert again == first and counting.plain_calls == expected_calls

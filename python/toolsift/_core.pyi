@@ -620,7 +620,7 @@ class DenseMatrix:
 class NameKeys:
     """The normalised name forms of an index's tools (``plain``: names and raw MCP names;
     ``qualified``: server + tool), for the exact-name tier's common-case proof
-    (``toolsift.names.NameTable._names_none``).
+    (``toolsift._names.find.NameFinder.names_none``).
 
     Example:
         >>> NameKeys(["search"], []).names_none("search the web for news and more words")

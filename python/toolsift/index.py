@@ -1,44 +1,32 @@
-"""``ToolIndex``: tools in, ranked matches out, on the Rust engine or its pure-Python twin.
-
-Example:
-    >>> from toolsift import Tool, ToolIndex
-    >>> index = ToolIndex([
-    ...     Tool(name="create_issue", description="Open a new issue in a repository"),
-    ...     Tool(name="send_message", description="Send a chat message to a channel"),
-    ... ])
-    >>> [m.tool.name for m in index.search("open an issue")]
-    ['create_issue']
-"""
+"""``ToolIndex``: tools in, ranked matches out, on the Rust engine or its pure-Python twin (the
+façade: each method hands its work to a part in ``toolsift._index``)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ._engine.select import EngineName, available_engines
 from ._engine.select import select_engine as _select_engine
-from ._index import persist
-from ._index.batch import BatchSearch
+from ._index import calls, persist
 from ._index.build import checked_tools, engine_index
 from ._index.explain import explain
 from ._index.lookups import NameLookups
-from ._index.records import FromRecords
+from ._index.records import RecordSource, build_records, load_records
 from ._index.regex import RegexSearcher
-from ._index.request import _checked_limit, _Request
 from ._index.search import Ranker, Searcher
-from ._index.versions import Versions
 from ._names.table import NameTable
 from ._options import DEFAULT_LIMIT as DEFAULT_LIMIT
 from ._options import DEFAULT_MAX_LIMIT as DEFAULT_MAX_LIMIT
 from ._options import DEFAULT_PREFIX_FRACTION as DEFAULT_PREFIX_FRACTION
-from ._options import (
-    check_bm25_params,
-)
+from ._options import check_bm25_params
 from ._options import check_query_length as check_query_length
 from ._snapshot.tools_section import LazyTools
 from ._text.analysis import DEFAULT_PROFILE, ProfileName, check_profile
 from ._text.documents import FieldWeights, check_field_weights, default_delta
 from .explain import Explanation
+from .limits import MAX_SNAPSHOT_BYTES
 from .query import DEFAULT_MAX_QUERY_LENGTH, parse_query
 from .result import Match, SearchResult
 from .tools import Tool
@@ -46,44 +34,22 @@ from .tools import Tool
 if TYPE_CHECKING:
     from ._engine.protocol import EngineIndex
 
-__all__ = [
-    "FieldWeights",
-    "Match",
-    "SearchResult",
-    "ToolIndex",
-    "EngineName",
-    "available_engines",
-]
-
-# Validated requests of search() calls without exclude / servers, keyed by their options and the
-# options' types: such a request does not depend on the index, and agents repeat their options,
-# so validation runs once per distinct options rather than once per call. Requests are never
-# mutated after construction. Bounded: cleared when full.
-_REQUESTS: dict[tuple[Any, ...], _Request] = {}
-_REQUEST_CACHE_SIZE = 64
-# The same requests for calls that pass every option but the limit as the signature's default
-# objects, keyed by the limit: found without building the options' key.
-_DEFAULT_REQUESTS: dict[int | None, _Request] = {}
+__all__ = ["FieldWeights", "Match", "SearchResult", "ToolIndex", "EngineName", "available_engines"]
 
 
-class ToolIndex(FromRecords, Versions, BatchSearch):
-    """A searchable, immutable index of tools.
+class ToolIndex:
+    """A searchable, immutable index of tools (threads share it without a lock).
 
     Arguments:
         tools: the tools to index; canonical names must be unique.
         engine: ``"rust"``, ``"python"``, or ``"auto"`` (Rust, falling back to Python with one
             ``RuntimeWarning`` when the extension cannot be loaded).
-        k1, b, delta: BM25+ parameters (defaults 1.2, 0.75, and δ by profile:
-            :func:`~toolsift._text.documents.default_delta`, 0.5 for ``"english"``, 1.0 for
-            ``"seed"``); ``k1`` and ``delta`` between 0 and 1,000, ``b`` between 0 and 1, so
-            that every score is finite (see :mod:`toolsift.limits` for every cap).
-        field_weights: per-field weights (each 0, or between 1e-6 and 1e30); defaults to the
-            profile's, :meth:`FieldWeights.for_profile`.
-        profile: the analysis profile (how text becomes terms; ``toolsift._text.analysis``):
-            ``"english"`` (the default: CJK bigrams, half-weight Snowball-stemmed copies, query
-            stop words, each distinct query term once) or ``"seed"`` (the plain profile of OMP
-            ``search_tool_bm25``: the tokenizer's tokens only). Snapshots keep it; :attr:`profile`
-            tells it.
+        k1, b, delta: BM25+ parameters (defaults 1.2, 0.75, and δ 0.5 for ``"english"``, 1.0
+            for ``"seed"``); ``k1`` and ``delta`` between 0 and 1,000, ``b`` between 0 and 1.
+        field_weights: per-field weights; defaults to :meth:`FieldWeights.for_profile`.
+        profile: the analysis profile, how text becomes terms: ``"english"`` (the default:
+            stemming, stop words, CJK bigrams) or ``"seed"`` (OMP ``search_tool_bm25``'s plain
+            tokens). Snapshots keep it.
 
     Raises:
         DuplicateToolError: two tools share a name.
@@ -113,50 +79,38 @@ class ToolIndex(FromRecords, Versions, BatchSearch):
             delta = default_delta(profile)
         # Checked here for both engines (a str is a TypeError in each), and passed on as floats.
         k1, b, delta = check_bm25_params(k1, b, delta)
-        tools, self._by_name, servers = checked_tools(tools)
-        self._tools: tuple[Tool, ...] | LazyTools = tools
-        self.field_weights = (
-            field_weights if field_weights is not None else FieldWeights.for_profile(profile)
-        )
-        self.engine, cls = _select_engine(engine)
-        weights = self.field_weights.as_list()
-        self._index: EngineIndex = engine_index(
-            self.engine, cls, tools, weights, (k1, b, delta), profile
-        )
-        self.params = (k1, b, delta)
-        self._wire(
-            NameLookups(self._tools, self.engine, self._index, self.field_weights, servers=servers)
-        )
+        tools, by_name, servers = checked_tools(tools)
+        if field_weights is None:
+            field_weights = FieldWeights.for_profile(profile)
+        name, cls = _select_engine(engine)
+        params = (k1, b, delta)
+        index = engine_index(name, cls, tools, field_weights.as_list(), params, profile)
+        self._wire(tools, by_name, name, index, field_weights, params, servers=servers)
 
     @classmethod
     def _from_parts(cls, parts: persist.Parts, table: NameTable | None = None) -> ToolIndex:
         """An index of parts already made (a snapshot's, an update's); ``table``: its name
         table, if known (derived from the tools alone, so never stored: rebuilt on first use)."""
         self = cls.__new__(cls)
-        self._tools = parts.tools
-        self._by_name = dict(zip(parts.names, range(len(parts.names))))
-        self.field_weights = parts.field_weights
-        self.engine = parts.engine
-        self._index = parts.index
-        self.params = parts.params
+        by_name = dict(zip(parts.names, range(len(parts.names))))
         self._wire(
-            NameLookups(parts.tools, parts.engine, parts.index, parts.field_weights, table=table)
-        )
+            parts.tools, by_name, parts.engine, parts.index, parts.field_weights, parts.params,
+            table=table,
+        )  # fmt: skip
         return self
 
-    def _parts(self) -> persist.Parts:
-        names = persist.tool_names(self._tools, self._by_name)
-        return persist.Parts(
-            self._tools, self.engine, self._index, self.field_weights, self.params, names
-        )
-
-    def _wire(self, lookups: NameLookups) -> None:
-        """Holds the collaborators: the name-driven lookups and the searcher that uses them."""
-        self._lookups = lookups
-        self._searcher = Searcher(
-            self._tools, self._by_name, self.engine, self._index, self.field_weights, lookups
-        )
-        self._regex = RegexSearcher(self._tools, self.engine, self._searcher)
+    def _wire(
+        self, tools: tuple[Tool, ...] | LazyTools, by_name: dict[str, int], engine: str,
+        index: EngineIndex, field_weights: FieldWeights, params: tuple[float, float, float],
+        **known: Any,
+    ) -> None:  # fmt: skip
+        """Holds the index's state and its collaborators: the name-driven lookups (``known``:
+        its servers or name table, if known) and the searchers that use them."""
+        self._tools, self._by_name, self.engine, self._index = tools, by_name, engine, index
+        self.field_weights, self.params = field_weights, params
+        self._lookups = lookups = NameLookups(tools, engine, index, field_weights, **known)
+        self._searcher = Searcher(tools, by_name, engine, index, field_weights, lookups)
+        self._regex = RegexSearcher(tools, engine, self._searcher)
 
     @property
     def names(self) -> NameTable:
@@ -168,11 +122,8 @@ class ToolIndex(FromRecords, Versions, BatchSearch):
 
     @property
     def tools(self) -> tuple[Tool, ...]:
-        """The indexed tools, in the order given.
-
-        On an index from :meth:`load` this decodes every tool not read yet (about 15 µs each);
-        iterating the index, ``len`` and :meth:`get` do not need all of them.
-        """
+        """The indexed tools, in the order given. On an index from :meth:`load` this decodes
+        every tool not read yet (about 15 µs each); iterating, ``len`` and :meth:`get` do not."""
         tools = self._tools
         if isinstance(tools, LazyTools):
             tools = self._tools = tuple(tools)
@@ -193,9 +144,8 @@ class ToolIndex(FromRecords, Versions, BatchSearch):
         return None if i is None else self._tools[i]
 
     def __repr__(self) -> str:
-        return (
-            f"ToolIndex(tools={len(self._tools)}, engine={self.engine!r}, profile={self.profile!r})"
-        )
+        n, engine, profile = len(self._tools), self.engine, self.profile
+        return f"ToolIndex(tools={n}, engine={engine!r}, profile={profile!r})"
 
     @property
     def profile(self) -> ProfileName:
@@ -226,139 +176,115 @@ class ToolIndex(FromRecords, Versions, BatchSearch):
         max_limit: int = DEFAULT_MAX_LIMIT,
         max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
     ) -> SearchResult:
-        """The best tools for ``query``, best first, as a :class:`SearchResult`.
+        """The best tools for ``query``, best first, as a :class:`SearchResult` (the query
+        language, filters and gates: the "Query language" page of the documentation).
 
         Arguments:
             query: ``select:A,B`` to fetch tools by name, or a keyword query in which ``+term``
-                words are required; trimmed first, and cut to ``max_query_length`` characters.
-            limit: how many matches at most (a positive int). Default 8 (5 with
-                ``ranker="keyword"``, Claude Code ``ToolSearch``'s default). Above ``max_limit`` it
-                is clamped, and the result says so.
-            exclude: tool names to leave out (for example the already active ones); they are
-                removed inside the engine before the cut, so the limit is still filled.
-                ``select:`` ignores it (an explicit lookup).
-            servers: only tools of these MCP servers (exact server names), applied inside the
-                engine before the cut; a ``select:`` name outside them is ``missing``.
-            ranker: ``"bm25"`` (BM25+) or ``"keyword"`` (Claude Code ``ToolSearch``'s name-part
-                scorer); both rank after the exact-name tier (``exact_names``). ``"regex"``: the
-                query is a Python ``re``-style pattern (Anthropic ``tool_search_tool_regex``),
-                searched case-insensitively in names, descriptions and parameters;
-                ``exclude``, ``servers``, ``threshold``, ``relative_floor`` and ``normalize``
-                apply, the exact-name tier and the prefix options do not.
-            exact_names: put the tools whose exact name the query contains first,
-                ``reason="exact_name"``, in query order, before the ranked matches and the cut
-                to ``limit``; for either ranker, with the same tools. Their score is the
-                ranker's own: BM25+ score, or keyword points (0.0 when the name matches none of
-                the tool's name parts, as ``searchgraph``). ``False`` turns the tier off.
-            prefix_fraction: a query term that is not in the index matches the terms that start
-                with it, scored at this fraction of an exact match (0.0 turns it off).
-            prefix_min_len: the shortest query term that is expanded (characters).
-            max_expansions: the most index terms one query term expands to.
-            threshold: drop ranked matches scoring below this (0.0 = off); also applies to the
-                keyword ranker's points. Named (exact_name) tools are never dropped by a gate.
-            relative_floor: drop ranked matches scoring below this fraction of the best score
-                of the result (0.0 = off).
-            coverage: with 4 or more distinct known query terms, a ranked match must match at
-                least half of them (BM25+ ranker only).
-            normalize: fill :attr:`Match.normalized_score` (score / best score, the best is 1.0).
-            max_limit: the hard cap on ``limit`` (default 25); ``select:`` returns at most this.
-            max_query_length: the query length cap in characters (default 500).
+                words are required; trimmed, and cut to ``max_query_length`` (500) characters.
+            limit: how many matches at most: default 8 (5 with ``ranker="keyword"``), clamped
+                to ``max_limit`` (25), and the result says so.
+            exclude, servers: tool names to leave out; only these MCP servers' tools. Both act
+                inside the engine before the cut, so the limit is still filled.
+            ranker: ``"bm25"`` (BM25+), ``"keyword"`` (Claude Code ``ToolSearch``'s name-part
+                scorer) or ``"regex"`` (a pattern, Anthropic ``tool_search_tool_regex``).
+            exact_names: tools whose exact name the query contains come first
+                (``reason="exact_name"``), before the cut; ``False`` turns the tier off.
+            prefix_fraction, prefix_min_len, max_expansions: an unknown query term of at least
+                ``prefix_min_len`` characters matches up to ``max_expansions`` terms starting
+                with it, at ``prefix_fraction`` of the score (0.0 = off).
+            threshold, relative_floor, coverage, normalize: the gates (a minimum score, a share
+                of the best score, half of 4+ terms matched); fill :attr:`Match.normalized_score`.
 
         Raises:
             QueryError: the query is empty after trimming, has no letter or number, or is
                 ``select:`` without a name.
-            PatternError: (``ranker="regex"``) the pattern is empty, longer than 200
-                characters, or outside the accepted syntax; ``position`` says where.
+            PatternError: (``ranker="regex"``) the pattern is refused; ``position`` says where.
             LimitError: ``limit`` or ``max_limit`` is not a positive integer.
             ValueError: ``ranker`` is unknown, or a gate or prefix option is out of range.
+
+        Example:
+            >>> index = ToolIndex([Tool(name="read_file", description="Read a file")])
+            >>> [(m.name, m.reason) for m in index.search("select:read_file")]
+            [('read_file', 'select')]
         """
-        # Every option as the signature gives it (the call agents make): the validated request
-        # depends on the limit alone. `is` never lets an equal value of another type through
-        # (True for 1, 8.0 for 8); such calls take the checked path below.
+        # Every option as the signature gives it (the agents' call): the request depends on the
+        # limit alone. `is` lets no equal value of another type through (True for 1, 8.0 for 8).
         defaults = (
-            servers is None
-            and exclude is _NO_EXCLUDE
-            and ranker is _BM25
-            and exact_names is True
-            and prefix_fraction is _PREFIX_FRACTION
-            and prefix_min_len is _PREFIX_MIN_LEN
-            and max_expansions is _MAX_EXPANSIONS
-            and threshold is _ZERO
-            and relative_floor is _ZERO_FLOOR
-            and coverage is False
-            and normalize is False
-            and max_limit is _MAX_LIMIT
-            and max_query_length is _MAX_QUERY_LENGTH
-            and type(query) is str
-            and (limit is None or type(limit) is int)
-        )
+            servers is None and exclude is _NO_EXCLUDE and ranker is _BM25 and exact_names is True
+            and prefix_fraction is _PREFIX_FRACTION and prefix_min_len is _PREFIX_MIN_LEN
+            and max_expansions is _MAX_EXPANSIONS and threshold is _ZERO
+            and relative_floor is _ZERO_FLOOR and coverage is False and normalize is False
+            and max_limit is _MAX_LIMIT and max_query_length is _MAX_QUERY_LENGTH
+            and type(query) is str and (limit is None or type(limit) is int)
+        )  # fmt: skip
         if defaults:
-            request = _DEFAULT_REQUESTS.get(limit)
+            request = calls.DEFAULT_REQUESTS.get(limit)
             if request is not None:
-                # The Rust engine's one call searches the query as written: not with pairs.
+                # A plain query (no name, nothing to parse but a trim) on the Rust engine without
+                # word pairs: one call (search_plain, not in EngineIndex); None: the general path.
                 plain_ok = self.engine == "rust" and not self.field_weights.word_pairs
                 keys = self._lookups.names.keys if plain_ok else None
                 if keys is not None:
-                    # The Rust engine answers a plain query (no name in it, nothing for the
-                    # parser to do but trim it) in one call, parse to SearchResult; None: the
-                    # query needs the path below, which gives the same result for every query.
-                    # (Only the Rust engine's index has search_plain: not in EngineIndex.)
                     result = self._index.search_plain(  # type: ignore[attr-defined]
                         self._tools, keys, request.plain_fields, query, request.limit,
                         max_query_length, prefix_fraction, prefix_min_len, max_expansions,
                     )  # fmt: skip
                     if result is not None:
                         return result
-                return self._searcher.search_one(
-                    parse_query(query, max_length=max_query_length), request
-                )
-        if not isinstance(query, str):
-            parse_query(query)  # raises the QueryError
-        if ranker == "regex":  # a pattern, not a keyword query (``_index.regex``)
-            limit = _checked_limit(limit, ranker, max_limit, max_query_length)
-            return self._regex.result(
-                query,
-                self._searcher.request(
-                    limit, exclude, servers, ranker, exact_names, prefix_fraction, prefix_min_len,
-                    max_expansions, threshold, relative_floor, coverage, normalize, max_limit,
-                    max_query_length,
-                ),
-            )  # fmt: skip
-        key: tuple[Any, ...] | None = None
-        if servers is None and type(exclude) is tuple and not exclude:
-            options = (
-                limit, ranker, exact_names, prefix_fraction, prefix_min_len, max_expansions,
-                threshold, relative_floor, coverage, normalize, max_limit, max_query_length,
-            )  # fmt: skip
-            key = (*options, *map(type, options))
-            try:
-                request = _REQUESTS.get(key)
-            except TypeError:  # an unhashable option: validated below, not cached
-                key = request = None
-            if request is not None:  # these options passed every check before
-                if defaults and len(_DEFAULT_REQUESTS) < _REQUEST_CACHE_SIZE:
-                    _DEFAULT_REQUESTS[limit] = request  # (if it was dropped when full)
-                return self._searcher.search_one(
-                    parse_query(query, max_length=max(1, request.max_query_length)), request
-                )
-        asked = limit  # the cache keys below are the limit as the caller passed it (None too)
-        limit = _checked_limit(limit, ranker, max_limit, max_query_length)
-        parsed = parse_query(query, max_length=max(1, max_query_length))
-        request = self._searcher.request(
-            limit, exclude, servers, ranker, exact_names, prefix_fraction, prefix_min_len,
-            max_expansions, threshold, relative_floor, coverage, normalize, max_limit,
-            max_query_length,
+                parsed = parse_query(query, max_length=max_query_length)
+                return self._searcher.search_one(parsed, request)
+        options = (
+            exclude, servers, ranker, exact_names, prefix_fraction, prefix_min_len, max_expansions,
+            threshold, relative_floor, coverage, normalize, max_limit, max_query_length,
         )  # fmt: skip
-        if key is not None:
-            if len(_REQUESTS) >= _REQUEST_CACHE_SIZE:
-                _REQUESTS.clear()
-            if _REQUEST_CACHE_SIZE:
-                _REQUESTS[key] = request
-                if defaults:
-                    if len(_DEFAULT_REQUESTS) >= _REQUEST_CACHE_SIZE:
-                        _DEFAULT_REQUESTS.clear()
-                    _DEFAULT_REQUESTS[asked] = request
-        return self._searcher.search_one(parsed, request)
+        return calls.search(self._searcher, self._regex, query, limit, options, defaults)
+
+    def search_many(
+        self,
+        queries: Iterable[str],
+        limit: int | None = None,
+        *,
+        exclude: Iterable[str] = (),
+        servers: Iterable[str] | None = None,
+        ranker: Ranker = "bm25",
+        exact_names: bool = True,
+        prefix_fraction: float = DEFAULT_PREFIX_FRACTION,
+        prefix_min_len: int = 3,
+        max_expansions: int = 16,
+        threshold: float = 0.0,
+        relative_floor: float = 0.0,
+        coverage: bool = False,
+        normalize: bool = False,
+        max_limit: int = DEFAULT_MAX_LIMIT,
+        max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
+    ) -> list[SearchResult]:
+        """:meth:`search` for many queries with the same options, in one call: in query order,
+        each result equal to what :meth:`search` returns for it. On the Rust engine the
+        searches run in parallel on all cores with the GIL released. If queries fail, the error
+        a loop of :meth:`search` calls would raise first is raised.
+
+        Arguments:
+            queries: the queries (an iterable of str, not a single str).
+            limit: and every other option: as for :meth:`search`, applied to every query
+                (``exclude`` and ``servers`` are read once).
+
+        Raises:
+            TypeError: ``queries`` is a single str; else as :meth:`search`.
+
+        Example:
+            >>> index = ToolIndex([Tool(name="get_weather", description="Weather for a city")])
+            >>> [r[0].tool.name for r in index.search_many(["weather", "city weather"])]
+            ['get_weather', 'get_weather']
+        """
+        options: dict[str, Any] = dict(
+            exclude=exclude, servers=servers, ranker=ranker, exact_names=exact_names,
+            prefix_fraction=prefix_fraction, prefix_min_len=prefix_min_len,
+            max_expansions=max_expansions, threshold=threshold, relative_floor=relative_floor,
+            coverage=coverage, normalize=normalize, max_limit=max_limit,
+            max_query_length=max_query_length,
+        )  # fmt: skip
+        return calls.search_many(self.search, self._searcher, self._regex, queries, limit, options)
 
     def explain(
         self,
@@ -370,42 +296,185 @@ class ToolIndex(FromRecords, Versions, BatchSearch):
         max_expansions: int = 16,
         max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
     ) -> Explanation:
-        """The per-term, per-field parts of ``tool``'s BM25+ score for ``query``.
-
-        Arguments:
-            query: a keyword query, parsed as :meth:`search` parses it (``+required`` words are
-                left out: they add nothing to the score). A ``select:`` query scores nothing.
-            tool: the tool or its canonical name.
-            prefix_fraction, prefix_min_len, max_expansions: as in :meth:`search`.
-
-        Returns:
-            An :class:`~toolsift.explain.Explanation` whose ``score`` equals the ``score`` that
-            :meth:`search` gives the tool with the same options.
+        """The per-term, per-field parts of the BM25+ score of ``tool`` (a tool or its name)
+        for ``query``, parsed as :meth:`search` parses it (``+required`` words and a ``select:``
+        query add nothing), as an :class:`~toolsift.explain.Explanation` whose ``score`` equals
+        the one :meth:`search` gives the tool with the same options.
 
         Raises:
             KeyError: no tool has this name.
             QueryError: the query is empty or has no letter or number.
+
+        Example:
+            >>> index = ToolIndex([Tool(name="read_file", description="Read a file")])
+            >>> index.explain("read", "read_file").score == index.search("read")[0].score
+            True
         """
         return explain(
             self._tools, self._by_name, self._index, self.field_weights, query, tool,
             prefix_fraction, prefix_min_len, max_expansions, max_query_length,
         )  # fmt: skip
 
+    @classmethod
+    def from_records(
+        cls,
+        source: RecordSource,
+        *,
+        server: str | None = None,
+        engine: EngineName = "auto",
+        k1: float = 1.2,
+        b: float = 0.75,
+        delta: float | None = None,
+        field_weights: FieldWeights | None = None,
+        profile: ProfileName = DEFAULT_PROFILE,
+    ) -> ToolIndex:
+        """The index of ``ToolIndex(load_tools(source, server=server), ...)`` (or
+        ``load_catalog(path)``), same rankings, scores and errors, parsed and indexed in Rust:
+        about 10x faster to build, and each :class:`Tool` is made only when it is read. Other
+        formats, catalogues of servers and ``engine="python"`` go through the loaders. Dicts
+        are read when their tool is first read: do not change them after the build. Errors
+        are the loaders' (:class:`ToolDefinitionError`, :class:`CatalogError`, ...).
+
+        Arguments:
+            source: a list of tool definitions (dicts) or any document :func:`load_tools`
+                reads; ``bytes`` of a JSON or JSON Lines catalogue (errors name them
+                ``<bytes>``); or the path of a ``.json`` / ``.jsonl`` file.
+            server: the MCP server of every item that names none itself.
+            engine, k1, b, delta, field_weights, profile: as for :class:`ToolIndex`.
+
+        Example:
+            >>> index = ToolIndex.from_records(
+            ...     [{"name": "read_file", "description": "Read a file from disk"}], server="fs"
+            ... )
+            >>> [m.name for m in index.search("read a file")]
+            ['mcp__fs__read_file']
+        """
+        options: dict[str, Any] = {"engine": engine, "k1": k1, "b": b, "delta": delta}
+        options.update(field_weights=field_weights, profile=profile)
+        parts = build_records(source, server, options)
+        if parts is not None:
+            return cls._from_parts(parts)
+        return cls(load_records(source, server), **options)
+
+    def to_bytes(self) -> bytes:
+        """The index, its tools, parameters and field weights as snapshot bytes (the same bytes
+        from both engines; each reads the other's).
+
+        Example:
+            >>> index = ToolIndex([Tool(name="get_weather", description="Weather for a city")])
+            >>> ToolIndex.from_bytes(index.to_bytes()).search("weather")[0].name
+            'get_weather'
+        """
+        return persist.to_bytes(self._tools, self._index, self.field_weights)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, engine: EngineName = "auto") -> ToolIndex:
+        """Loads :meth:`to_bytes` output (written by either engine) without re-tokenizing.
+
+        Raises:
+            SnapshotError: the data is truncated, corrupted, of a newer version, not a ToolIndex
+                snapshot, or its parts disagree (a name twice, other field weights).
+
+        Example:
+            >>> data = ToolIndex([Tool(name="a", description="alpha")]).to_bytes()
+            >>> ToolIndex.from_bytes(data, engine="python").get("a").description
+            'alpha'
+        """
+        parts = persist.from_bytes(data, engine)
+        loaded = cls._from_parts(parts)
+        persist.check_unique(loaded._by_name, parts.names)
+        return loaded
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Writes :meth:`to_bytes` to ``path`` atomically (a temporary file, then a rename), so a
+        gateway can build once and every worker :meth:`load` s it in milliseconds.
+
+        Example:
+            >>> import os, tempfile
+            >>> path = os.path.join(tempfile.mkdtemp(), "tools.tsift")
+            >>> ToolIndex([Tool(name="get_weather", description="Weather")]).save(path)
+            >>> len(ToolIndex.load(path))
+            1
+        """
+        persist.write(path, self.to_bytes())
+
+    @classmethod
+    def load(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        engine: EngineName = "auto",
+        max_bytes: int = MAX_SNAPSHOT_BYTES,
+    ) -> ToolIndex:
+        """Reads a file written by :meth:`save` (by either engine); ``max_bytes``: the largest
+        file read (default 4 GiB, :data:`toolsift.limits.MAX_SNAPSHOT_BYTES`).
+
+        Raises:
+            SnapshotError: the file is truncated, corrupted or of a newer format version, is
+                not a regular file (a device, a FIFO), or is over ``max_bytes``.
+            OSError: the file cannot be read.
+
+        Example:
+            >>> import os, tempfile
+            >>> path = os.path.join(tempfile.mkdtemp(), "tools.tsift")
+            >>> ToolIndex([Tool(name="a", description="alpha")]).save(path)
+            >>> ToolIndex.load(path, engine="python").search("alpha")[0].name
+            'a'
+        """
+        return cls.from_bytes(persist.read(path, max_bytes), engine=engine)
+
+    def with_tools(self, add: Iterable[Tool] = (), remove: Iterable[str] = ()) -> ToolIndex:
+        """A new index with ``add`` added (replacing a tool of the same name) and the tools
+        named in ``remove`` (names, or one ``str``) removed; this one is not changed
+        (copy-on-write). The kept tools come first, in their order, then ``add``; it ranks
+        exactly like ``ToolIndex(kept + add)``, and only the added tools are tokenized.
+
+        Raises:
+            KeyError: a name in ``remove`` is not indexed.
+            DuplicateToolError: two tools in ``add`` share a name.
+            TypeError: ``add`` is not an iterable of :class:`Tool`, or ``remove`` not of names.
+
+        Example:
+            >>> index = ToolIndex([Tool(name="a", description="alpha")])
+            >>> [t.name for t in index.with_tools(add=[Tool(name="b", description="beta")])]
+            ['a', 'b']
+        """
+        names = persist.tool_names(self._tools, self._by_name)
+        old = persist.Parts(
+            self._tools, self.engine, self._index, self.field_weights, self.params, names
+        )
+        parts, new_ids, kept = persist.updated(old, self._by_name, add, remove)
+        table = self._lookups.carried_table(parts.tools, new_ids, kept)
+        return type(self)._from_parts(parts, table)
+
+    def replace_server(self, server: str, tools: Iterable[Tool]) -> ToolIndex:
+        """A new index in which ``server``'s tools are exactly ``tools`` (an MCP server connected,
+        changed its tool list, or disconnected with ``tools=[]``): :meth:`with_tools` with
+        ``add=tools`` and ``remove`` the server's current tools.
+
+        Raises:
+            TypeError: ``server`` is not a str, or ``tools`` not an iterable of :class:`Tool`.
+            ValueError: a tool in ``tools`` belongs to another server.
+
+        Example:
+            >>> index = ToolIndex([Tool(name="mcp__s__a", server="s", mcp_tool_name="a")])
+            >>> [t.name for t in index.replace_server("s", [])]
+            []
+        """
+        tools = persist.server_tools(server, tools)
+        names = persist.tool_names(self._tools, self._by_name)
+        old = [names[i] for i in self._lookups.server_ids(server)]
+        return self.with_tools(add=tools, remove=old)
+
 
 # The signature's default objects, for the identity checks of search()'s default-options path.
 _SEARCH_DEFAULTS: dict[str, Any] = ToolIndex.search.__kwdefaults__ or {}
-_NO_EXCLUDE = _SEARCH_DEFAULTS["exclude"]
-_BM25 = _SEARCH_DEFAULTS["ranker"]
-_PREFIX_FRACTION = _SEARCH_DEFAULTS["prefix_fraction"]
-_PREFIX_MIN_LEN = _SEARCH_DEFAULTS["prefix_min_len"]
-_MAX_EXPANSIONS = _SEARCH_DEFAULTS["max_expansions"]
-_ZERO = _SEARCH_DEFAULTS["threshold"]
-_ZERO_FLOOR = _SEARCH_DEFAULTS["relative_floor"]
-_MAX_LIMIT = _SEARCH_DEFAULTS["max_limit"]
-_MAX_QUERY_LENGTH = _SEARCH_DEFAULTS["max_query_length"]
+(_NO_EXCLUDE, _BM25, _PREFIX_FRACTION, _PREFIX_MIN_LEN, _MAX_EXPANSIONS, _ZERO, _ZERO_FLOOR,
+ _MAX_LIMIT, _MAX_QUERY_LENGTH) = map(_SEARCH_DEFAULTS.__getitem__, (
+    "exclude", "ranker", "prefix_fraction", "prefix_min_len", "max_expansions", "threshold",
+    "relative_floor", "max_limit", "max_query_length"))  # fmt: skip
 
 
 def _unpickle_tool_index(data: bytes, engine: str) -> ToolIndex:
-    """Unpickles a :class:`ToolIndex` on the engine it was pickled from (module level: pickle
-    finds it by name)."""
+    """Unpickles a :class:`ToolIndex` on its engine (module level: pickle finds it by name)."""
     return ToolIndex.from_bytes(data, engine=engine)  # type: ignore[arg-type]

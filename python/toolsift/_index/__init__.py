@@ -1,4 +1,6 @@
-"""The parts of :class:`toolsift.ToolIndex` (``toolsift.index`` is the public façade): a search
-call's validated options (``request``), name-driven lookups (``lookups``: ``select:``, the
-exact-name tier, the server filter, the keyword ranker), ``explain`` and snapshots with live
-copy-on-write updates (``persist``)."""
+"""The parts of :class:`toolsift.ToolIndex` (``toolsift.index`` is the public façade, whose
+methods hand their work to them): a search call's validated options (``request``) and their
+cache (``calls``, with ``search_many``), name-driven lookups (``lookups``: ``select:``, the
+exact-name tier, the server filter, the keyword ranker), the searchers (``search``, ``regex``),
+``explain``, building from raw definitions (``records``) and snapshots with live copy-on-write
+updates (``persist``)."""

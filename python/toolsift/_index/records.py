@@ -23,22 +23,22 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, Union
+from typing import Any, Union
 
-from .._engine.select import EngineName, select_engine
+from .._engine.select import select_engine
 from .._loaders.files import _describe_place, _line_number, _parse, utf8_text
 from .._loaders.formats import _detect
 from .._loaders.walk import _jsonl_entries, _Located, _walk
 from .._options import check_bm25_params
 from .._snapshot.tools_section import LazyTools, _record
-from .._text.analysis import DEFAULT_PROFILE, ProfileName, check_profile
+from .._text.analysis import DEFAULT_PROFILE, check_profile
 from .._text.documents import FieldWeights, check_field_weights, default_delta
 from ..errors import CatalogError, ToolsiftError
 from ..loaders import _check_server_argument, _convert, _unique, load_catalog, load_tools
 from ..tools import Tool
 from .persist import Parts
 
-__all__ = ["FromRecords", "RecordSource", "SourceTools", "build_records", "load_records"]
+__all__ = ["RecordSource", "SourceTools", "build_records", "load_records"]
 
 #: What :meth:`toolsift.ToolIndex.from_records` reads: parsed definitions, a catalogue's bytes,
 #: or the path of a catalogue file.
@@ -206,74 +206,3 @@ def load_records(source: RecordSource, server: str | None) -> list[Tool]:
     if isinstance(source, bytes):
         return _load_bytes(source, server)
     return load_tools(source, server=server)
-
-
-_R = TypeVar("_R", bound="FromRecords")
-
-
-class FromRecords:
-    """:meth:`from_records`, for :class:`toolsift.ToolIndex` (whose class provides
-    ``_from_parts`` and the constructor)."""
-
-    __slots__ = ()
-
-    if TYPE_CHECKING:
-
-        def __init__(self, tools: Iterable[Tool], **options: Any) -> None: ...
-
-        @classmethod
-        def _from_parts(cls: type[_R], parts: Parts) -> _R:
-            raise NotImplementedError
-
-    @classmethod
-    def from_records(
-        cls: type[_R],
-        source: RecordSource,
-        *,
-        server: str | None = None,
-        engine: EngineName = "auto",
-        k1: float = 1.2,
-        b: float = 0.75,
-        delta: float | None = None,
-        field_weights: FieldWeights | None = None,
-        profile: ProfileName = DEFAULT_PROFILE,
-    ) -> _R:
-        """An index of raw tool definitions, parsed and indexed in Rust: the same index as
-        ``ToolIndex(load_tools(source, server=server), ...)`` (or ``load_catalog(path)``), same
-        rankings and scores, about 10x faster to build, and lighter: each :class:`Tool` is made
-        only when a search returns it (or it is read).
-
-        The Rust engine reads MCP ``tools/list`` items and toolsift records, as a list, JSON
-        Lines, or a JSON list or ``{"tools": [...]}`` document; anything else (other formats,
-        catalogues of servers, invalid definitions, ``engine="python"``) is loaded by the
-        loaders, with their errors. Dicts are converted when their tool is first read: do not
-        change them after the build.
-
-        Arguments:
-            source: a list of tool definitions (dicts) or any document :func:`load_tools`
-                reads; ``bytes`` holding a JSON or JSON Lines catalogue; or the path of a
-                ``.json`` / ``.jsonl`` file (read as :func:`load_catalog` reads it).
-            server: the MCP server of every item that names none itself.
-            engine, k1, b, delta, field_weights, profile: as for :class:`~toolsift.ToolIndex`.
-
-        Raises:
-            ToolDefinitionError: a definition is invalid (as :func:`load_tools`).
-            CatalogError: the bytes or file are not a catalogue (as :func:`load_catalog`;
-                bytes are named ``<bytes>``).
-            DuplicateToolError: two tools share a canonical name.
-            OSError: the file cannot be read.
-
-        Example:
-            >>> from toolsift import ToolIndex
-            >>> index = ToolIndex.from_records(
-            ...     [{"name": "read_file", "description": "Read a file from disk"}], server="fs"
-            ... )
-            >>> [m.name for m in index.search("read a file")]
-            ['mcp__fs__read_file']
-        """
-        options: dict[str, Any] = {"engine": engine, "k1": k1, "b": b, "delta": delta}
-        options.update(field_weights=field_weights, profile=profile)
-        parts = build_records(source, server, options)
-        if parts is not None:
-            return cls._from_parts(parts)
-        return cls(load_records(source, server), **options)

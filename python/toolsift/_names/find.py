@@ -6,15 +6,16 @@ Example:
     >>> from toolsift import Tool
     >>> from toolsift._names.table import NameTable
     >>> table = NameTable([Tool(name="search_graph"), Tool(name="read_file")])
-    >>> table.find_names("run search_graph on the repo")
+    >>> table.finder.find_names("run search_graph on the repo")
     [((0,), 'run on the repo')]
-    >>> table.find_names("read the manual")
-    []
+    >>> table.finder.names_none("read the manual and more words")
+    True
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from ..query import _QUOTED, MIN_SQUASHED_LENGTH, is_identifier, name_key, name_spans, without
@@ -22,7 +23,7 @@ from ..query import _QUOTED, MIN_SQUASHED_LENGTH, is_identifier, name_key, name_
 if TYPE_CHECKING:
     from .._core import NameKeys
 
-__all__ = ["MIN_KEY_LENGTH", "_NameFinder"]
+__all__ = ["MIN_KEY_LENGTH", "NameFinder"]
 
 #: Normalised names shorter than this never match in a keyword query (``a``, ``go``, ``ls``);
 #: ``select:`` still finds them.
@@ -46,19 +47,35 @@ _ASCII_PUNCT = "".join(c for c in map(chr, range(128)) if not c.isalnum() and no
 _WHOLE_TEXT_WORDS = 8
 
 
-class _NameFinder:
-    """:class:`~toolsift._names.table.NameTable`'s search for the names a text holds."""
+class NameFinder:
+    """The search for the names a text holds, over one name table (a collaborator the table
+    holds: :attr:`~toolsift._names.table.NameTable.finder`).
 
-    __slots__ = ()
+    Arguments:
+        plain, qualified: the table's dicts of normalised name forms (their keys are read).
+        keys: the table's compiled key sets (``None`` without the extension).
+        tools: what the table reads each tool's names from, by tool id.
+        lookup_key: the table's tool ids of a normalised name form (live ids, ascending).
+    """
 
-    _keys: NameKeys | None
-    _plain: dict[str, int | list[int]]
-    _qualified: dict[str, int | list[int]]
-    _squashable: dict[str, bool]
-    _tools: Any
+    __slots__ = ("_keys", "_plain", "_qualified", "_squashable", "_tools", "lookup_key")
 
-    def lookup_key(self, key: str) -> tuple[int, ...]:
-        raise NotImplementedError  # NameTable's
+    def __init__(
+        self,
+        plain: dict[str, Any],
+        qualified: dict[str, Any],
+        keys: NameKeys | None,
+        tools: Sequence[Any],
+        lookup_key: Callable[[str], tuple[int, ...]],
+    ) -> None:
+        self._plain = plain
+        self._qualified = qualified
+        self._keys = keys
+        self._tools = tools
+        self.lookup_key = lookup_key
+        #: Per key: whether a tool holding it has an identifier name (it depends on the live
+        #: tools, so an updated table's finder starts empty).
+        self._squashable: dict[str, bool] = {}
 
     @overload
     def find_names(
@@ -90,30 +107,30 @@ class _NameFinder:
         :data:`MIN_KEY_LENGTH` are skipped. Per query: one dict lookup per candidate.
 
         Most queries name no tool. For those (long ASCII text without quotes) a few C-level
-        passes prove it without looking at each candidate (:meth:`_names_none`); every other
+        passes prove it without looking at each candidate (:meth:`names_none`); every other
         query takes the candidate-by-candidate path (:meth:`find_names_slow`), which is the
         specification: both give the same list on every text.
         """
-        if self._names_none(text):
+        if self.names_none(text):
             return []
         return self.find_names_slow(text, spans=spans)
 
-    def _names_none(self, text: str) -> bool:
+    def names_none(self, text: str) -> bool:
         """True only if :meth:`find_names_slow` finds nothing in ``text`` (False: not known).
 
-        :meth:`_names_none_py`'s proof, by the compiled extension where it loads
+        :meth:`names_none_py`'s proof, by the compiled extension where it loads
         (``toolsift._core.NameKeys``, the same steps; ~1 µs instead of ~5 on a long agent query):
         it says whether the text may name a tool, or which of its keys must not be squashed names.
         """
         keys = self._keys
         if keys is None:
-            return self._names_none_py(text)
+            return self.names_none_py(text)
         if ("`" in text or '"' in text) and (not text.isascii() or self._quoted_name(text)):
             return False
         try:
             squashed = keys.names_none(text)
         except UnicodeEncodeError:  # lone surrogates, which UTF-8 cannot hold: the specification
-            return self._names_none_py(text)
+            return self.names_none_py(text)
         if squashed is None:
             return False
         return not any(map(self._is_squashable, squashed))
@@ -126,8 +143,8 @@ class _NameFinder:
                 return True
         return False
 
-    def _names_none_py(self, text: str) -> bool:
-        """:meth:`_names_none` in Python: the specification of the compiled proof.
+    def names_none_py(self, text: str) -> bool:
+        """:meth:`names_none` in Python: the specification of the compiled proof.
 
         For ASCII text: every quoted phrase must name no tool. A word's key is the word
         lowercased with every non-alphanumeric character removed (so one ``bytes.translate``

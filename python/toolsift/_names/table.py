@@ -19,17 +19,17 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 from ..query import name_key
 from ..tools import _SAFE_NAME, Tool, tool_aliases
-from .find import MIN_KEY_LENGTH, _NameFinder
+from .find import MIN_KEY_LENGTH, NameFinder
 from .suggest import CloseKeys, suggest
 
 if TYPE_CHECKING:
     from .._core import NameKeys
 
-try:  # the compiled proof that a query names no tool (NameTable._names_none)
+try:  # the compiled proof that a query names no tool (NameFinder.names_none)
     from .._core import NameKeys as _NameKeys
 except ImportError:  # a pure-Python install: the Python proof runs
     _NameKeys = None  # type: ignore[assignment,misc]
@@ -108,7 +108,7 @@ def _index_tool(
 _FEW_HOLDERS = 64
 
 
-class NameTable(_NameFinder):
+class NameTable:
     """Normalised name forms → tool ids (ids in index order).
 
     Arguments:
@@ -121,17 +121,17 @@ class NameTable(_NameFinder):
     :meth:`lookup_key`, which translates; the keys of removed tools stay in the dicts (and in
     the compiled :attr:`keys`) until the table is rebuilt, and name nothing: the fast proof
     only ever treats a key as "may name a tool", so a stale key can only send a query down the
-    exact path.
+    exact path. The names written in a text are found by the :attr:`finder` it holds.
     """
 
     __slots__ = (
         "_base_tools",
         "_close",
+        "_finder",
         "_keys",
         "_live",
         "_plain",
         "_qualified",
-        "_squashable",
         "_tools",
     )
 
@@ -146,8 +146,8 @@ class NameTable(_NameFinder):
             _index_tool(i, tool, plain, qualified, server_keys)
         self._plain = plain
         self._qualified = qualified
-        self._squashable: dict[str, bool] = {}
         self._keys = _name_keys(plain, qualified, tools)
+        self._finder = NameFinder(plain, qualified, self._keys, tools, self.lookup_key)
         self._close = CloseKeys(plain, qualified)  # built on the first suggestion
         # Base id -> id in `tools` (-1: removed); None while they are the same.
         self._live: list[int] | None = None
@@ -176,7 +176,6 @@ class NameTable(_NameFinder):
             return NameTable(tools)
         table = NameTable.__new__(NameTable)
         table._tools = tools
-        table._squashable = {}  # answers depend on the live tools: never shared
         if not added:
             table._plain, table._qualified = self._plain, self._qualified
             table._keys = self._keys
@@ -194,6 +193,10 @@ class NameTable(_NameFinder):
             table._keys = _name_keys(plain, qualified, table._base_tools)
             table._close = CloseKeys(plain, qualified)
         table._live = live
+        # A new finder: its memo depends on the live tools, so it is never shared.
+        table._finder = NameFinder(
+            table._plain, table._qualified, table._keys, tools, table.lookup_key
+        )
         return table
 
     def _translated(self, value: _Ids | None) -> tuple[int, ...]:
@@ -228,6 +231,39 @@ class NameTable(_NameFinder):
         """What the table reads each tool's names from, by tool id (the tools, or a loaded
         index's ``NameView`` objects): ``sources[i].name`` without decoding a tool."""
         return self._tools
+
+    @property
+    def finder(self) -> NameFinder:
+        """The search for the names a text holds (the exact-name tier), over this table."""
+        return self._finder
+
+    @overload
+    def find_names(
+        self, text: str, *, spans: Literal[False] = False
+    ) -> list[tuple[tuple[int, ...], str]]: ...
+
+    @overload
+    def find_names(
+        self, text: str, *, spans: Literal[True]
+    ) -> list[tuple[tuple[int, ...], int, int]]: ...
+
+    def find_names(
+        self, text: str, *, spans: bool = False
+    ) -> list[tuple[tuple[int, ...], str]] | list[tuple[tuple[int, ...], int, int]]:
+        """The tool names written in ``text``: :meth:`NameFinder.find_names`.
+
+        Example:
+            >>> table = NameTable([Tool(name="search_graph"), Tool(name="read_file")])
+            >>> table.find_names("run search_graph on the repo")
+            [((0,), 'run on the repo')]
+        """
+        return self._finder.find_names(text, spans=spans)
+
+    def find_names_slow(
+        self, text: str, *, spans: bool = False
+    ) -> list[tuple[tuple[int, ...], str]] | list[tuple[tuple[int, ...], int, int]]:
+        """:meth:`find_names`, candidate by candidate: :meth:`NameFinder.find_names_slow`."""
+        return self._finder.find_names_slow(text, spans=spans)
 
     @property
     def keys(self) -> NameKeys | None:
