@@ -1,14 +1,14 @@
 //! The exact-name tier's common-case proof, in Rust: that an ASCII query names no tool.
 //!
-//! A deliberate twin: [`NameKeys::names_none`] is `NameTable._names_none_py`
-//! (`python/toolsift/_names/table.py`, the specification) compiled, step for step, and
+//! A deliberate twin: [`NameKeys::names_none`] is `NameFinder.names_none_py`
+//! (`python/toolsift/_names/find.py`, the specification) compiled, step for step, and
 //! `tests/test_fastpath.py::test_the_compiled_proof_answers_as_the_python_one` proves the two
 //! give the same answer with Hypothesis (arbitrary tool tables, arbitrary and query-like text).
 //!
 //! The Python layer's `NameTable.find_names` finds the tool names written in a query. Most
-//! queries name none, and for those `NameTable._names_none` proves it without visiting each
-//! candidate span, with this module's proof where the extension loads; on a long agent query (30-60 words, a dozen of them also tool names, like
-//! `search` or `list`) the Python version took ~5 µs of a ~45 µs search, this one ~1 µs.
+//! queries name none, and for those `NameFinder.names_none` proves it without visiting each
+//! candidate span, with this module's proof where the extension loads; on a long agent query
+//! (30-60 words, a dozen of them also tool names, like `search` or `list`) the Python version took ~5 µs of a ~45 µs search, this one ~1 µs.
 //!
 //! Only the key sets live here (normalised name forms, `name_key`: lowercase, every character
 //! that is not a letter or digit removed). What needs the tools themselves (whether a key names
@@ -224,7 +224,7 @@ impl NameKeys {
         self.tables(key) & QUALIFIED != 0
     }
 
-    /// `NameTable._names_none` for a text without quotes: `None` when the text may name a tool
+    /// `NameFinder.names_none` for a text without quotes: `None` when the text may name a tool
     /// (non-ASCII text, the whole text is a name, or a word with a key of the table is written
     /// like an identifier), else the keys of the table that the text holds and that are long
     /// enough to be a squashed name: the text names no tool if none of them names a tool with
