@@ -14,14 +14,19 @@ from typing import TYPE_CHECKING, Literal
 from .._pyengine.index import Index as PythonIndex
 from .._pyengine.keyword import KeywordIndex as PythonKeywordIndex
 from .._pyengine.regex import RegexIndex as PythonRegexIndex
+from .._text.documents import document
 from ..errors import EngineUnavailableError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..tools import Tool
     from .protocol import EngineIndexClass, EngineKeywordIndexClass, EngineRegexIndexClass
 
 __all__ = [
     "EngineName",
     "available_engines",
+    "document_function",
     "keyword_index_class",
     "regex_index_class",
     "select_engine",
@@ -40,6 +45,23 @@ def rust_index_class() -> EngineIndexClass | None:
     except ImportError:
         return None
     return Index
+
+
+def document_function(index: object) -> Callable[[Tool, list[float]], list[tuple[int, str]]]:
+    """How ``index``'s engine makes a tool's document, ``(field id, text)`` pairs: the compiled
+    engine's own extraction for a Rust index, the twin's (``_text.documents.document``, proven
+    equal by ``tests/test_tool_documents.py``) for a pure-Python one.
+
+    Example:
+        >>> from toolsift._pyengine.index import Index
+        >>> document_function(Index([], [], [1.0])).__name__
+        'document'
+    """
+    if isinstance(index, PythonIndex):
+        return document
+    from .._core import _tool_document
+
+    return _tool_document
 
 
 def available_engines() -> list[str]:

@@ -15,10 +15,10 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .._engine.select import document_function
 from .._options import DEFAULT_PREFIX_FRACTION, SearchOptions, check_query_length
 from .._snapshot.tools_section import LazyTools
 from .._text.documents import FieldWeights, scored_text
-from .._text.documents import document as _document
 from ..explain import Explanation, TermContribution
 from ..query import DEFAULT_MAX_QUERY_LENGTH, parse_query
 from ..tools import Tool
@@ -67,7 +67,7 @@ def explain(
     raw = index.explain(
         scored_text(parsed.text, field_weights),
         doc,
-        _document(target, weights),
+        document_function(index)(target, weights),
         prefix_fraction=checked.prefix_fraction,
         prefix_min_len=checked.prefix_min_len,
         max_expansions=checked.max_expansions,
