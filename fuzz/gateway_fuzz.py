@@ -119,6 +119,16 @@ def gateway_config(folder: Path) -> GatewayConfig:
     return GatewayConfig(servers, ToolSearchConfig(call_timeout=5.0))
 
 
+def _server_loggers() -> list[logging.Logger]:
+    """The root logger and every logger of the server's packages (``LOGGERS``), children too."""
+    prefixes = tuple(name for name in LOGGERS if name)
+    found = [logging.getLogger()]
+    for name in list(logging.root.manager.loggerDict):
+        if name in prefixes or name.startswith(tuple(p + "." for p in prefixes)):
+            found.append(logging.getLogger(name))
+    return found
+
+
 class GatewayHarness:
     """``toolsift serve --transport stdio`` in this process, fed line by line.
 
@@ -136,17 +146,30 @@ class GatewayHarness:
         self._serving: asyncio.Task[None] | None = None
         self._counter = 0
         self.errors = _Errors()
+        self._logger_state: list[tuple[logging.Logger, bool, int]] = []
         self.answers: Counter[str] = Counter()
 
     def __enter__(self) -> GatewayHarness:
         for name in LOGGERS:
             logging.getLogger(name).addHandler(self.errors)
+        # A logging.config call elsewhere in the process (``disable_existing_loggers``) may have
+        # disabled the server's loggers or raised their level: the harness must see every
+        # exception they log, so it turns them back on until it exits.
+        self._logger_state = []
+        for logger in _server_loggers():
+            self._logger_state.append((logger, logger.disabled, logger.level))
+            logger.disabled = False
+            if logger.level > logging.WARNING:
+                logger.setLevel(logging.WARNING)
         self.loop.run_until_complete(self._start())
         return self
 
     def __exit__(self, *exc: Any) -> None:
         for name in LOGGERS:
             logging.getLogger(name).removeHandler(self.errors)
+        for logger, disabled, level in self._logger_state:
+            logger.disabled = disabled
+            logger.setLevel(level)
         with contextlib.suppress(Exception):
             self.loop.run_until_complete(self._stop())
         self.loop.close()
