@@ -165,14 +165,12 @@ class Searcher:
             )
         return self.finish(parsed, matches, notices, request)
 
-    def search_text(self, query: str, request: _Request) -> SearchResult:
-        """:meth:`search_one` of ``query`` unparsed: on the Rust engine, a plain query (see
-        :meth:`search_plain_many`) under a request without filter or gate takes the engine's
-        one call, parse to result, as ``ToolIndex.search`` does with its default options but
-        for any limit; any other query or request the parsed path, which gives the same
-        result."""
+    def _plain_call_keys(self, request: _Request) -> Any:
+        """The name keys the Rust engine's one-call search (``search_plain``,
+        ``search_plain_many``) needs, when ``request`` lets a plain query take it: no filter,
+        gate, threshold or coverage rule, the exact-name tier on, no word pairs; else ``None``."""
         keys = self._lookups.names.keys if self.engine == "rust" else None
-        if not (
+        if (
             keys is None
             or self.field_weights.word_pairs  # the engine's call searches the text as written
             or request.plain_fields is None  # a gate acts on the whole result
@@ -181,8 +179,18 @@ class Searcher:
             or request.excluded
             or request.threshold
             or request.coverage
-            or type(query) is not str
         ):
+            return None
+        return keys
+
+    def search_text(self, query: str, request: _Request) -> SearchResult:
+        """:meth:`search_one` of ``query`` unparsed: on the Rust engine, a plain query (see
+        :meth:`search_plain_many`) under a request without filter or gate takes the engine's
+        one call, parse to result, as ``ToolIndex.search`` does with its default options but
+        for any limit; any other query or request the parsed path, which gives the same
+        result."""
+        keys = self._plain_call_keys(request)
+        if keys is not None and type(query) is str:
             prefix = request.prefix
             # (Only the Rust engine's index has search_plain: not in EngineIndex.)
             result: SearchResult | None = self._index.search_plain(  # type: ignore[attr-defined]
@@ -222,17 +230,8 @@ class Searcher:
         beyond the prefix options): one engine call parses, proves and searches every plain
         query in parallel (see :meth:`search`); the queries it declines take
         :meth:`search_parsed`. ``None`` when the options need the general path."""
-        keys = self._lookups.names.keys if self.engine == "rust" else None
-        if (
-            keys is None
-            or self.field_weights.word_pairs  # the engine's call searches the text as written
-            or request.plain_fields is None  # a gate acts on the whole result
-            or not request.exact_names
-            or request.allowed is not None
-            or request.excluded
-            or request.threshold
-            or request.coverage
-        ):
+        keys = self._plain_call_keys(request)
+        if keys is None:
             return None
         prefix = request.prefix
         # (Only the Rust engine's index has search_plain_many: not in EngineIndex.)
