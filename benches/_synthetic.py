@@ -108,7 +108,8 @@ def synthetic_documents(
     return names, docs
 
 
-#: Seed 000's field weights, in field-id order (``FieldWeights().as_list()``; the "seed" profile's).
+#: OMP ``search_tool_bm25``'s field weights, in field-id order (``FieldWeights().as_list()``; the
+#: "omp" profile's).
 FIELD_WEIGHTS = [6.0, 4.0, 2.0, 4.0, 2.0, 1.0, 4.0, 0.0, 0.0, 0.0]
 
 

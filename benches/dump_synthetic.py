@@ -31,8 +31,8 @@ from _synthetic import (  # noqa: E402
 
 def main() -> None:
     n, docs_path, queries_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    profile = sys.argv[4] if len(sys.argv) > 4 else "seed"
-    if profile == "seed":
+    profile = sys.argv[4] if len(sys.argv) > 4 else "omp"
+    if profile == "omp":
         weights, description = list(FIELD_WEIGHTS), False
     else:
         weights, _delta, description = profile_setup(profile)

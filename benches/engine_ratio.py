@@ -36,7 +36,7 @@ def median_us(index, queries: list[str], repeat: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("n", type=int)
-    parser.add_argument("--profile", default="seed", choices=["seed", "english"])
+    parser.add_argument("--profile", default="omp", choices=["omp", "english"])
     parser.add_argument("--queries", type=int, default=80)
     args = parser.parse_args()
     weights, delta, description = profile_setup(args.profile)

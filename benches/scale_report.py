@@ -10,7 +10,7 @@ weights). tantivy (PyPI ``tantivy``, in-RAM index, whitespace tokenizer, ``freq`
 *our* tokens, each repeated by its field weight, joined by spaces, in one field: the same term
 frequencies and document lengths, so both rank by BM25 over identical postings. toolsift's build
 time includes tokenizing; tantivy's includes only its whitespace split. ``--profiles`` picks the
-toolsift rows: ``seed`` (the raw engine's default, tantivy's tokens) and ``english`` (ToolIndex's
+toolsift rows: ``omp`` (the raw engine's default, tantivy's tokens) and ``english`` (ToolIndex's
 default: a half-weight stemmed copy of every term, query stop words, distinct query terms, and the
 profile's ranking defaults: the full description scored at 0.25, summary 1, δ 0.5).
 
@@ -66,7 +66,7 @@ def median_us(fn, queries, repeat: int = 3) -> float:
     return statistics.median(times) * 1e6
 
 
-def measure_toolsift(n: int, profile: str = "seed") -> dict:
+def measure_toolsift(n: int, profile: str = "omp") -> dict:
     from _synthetic import profile_setup, synthetic_documents, synthetic_queries
     from toolsift._core import Index
 
@@ -81,7 +81,7 @@ def measure_toolsift(n: int, profile: str = "seed") -> dict:
     gc.collect()
     growth = rss() - before
     trimmed = trimmed_rss() - before
-    label = "toolsift" if profile == "seed" else f"toolsift ({profile})"
+    label = "toolsift" if profile == "omp" else f"toolsift ({profile})"
     out = {"engine": label, "n": n, "build_s": build, "rss_bytes": growth}
     out["rss_trimmed_bytes"] = trimmed
     out["memory_bytes"] = index.memory_bytes
@@ -221,8 +221,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     parser.add_argument(
         "--profiles",
-        default="seed,english",
-        help="toolsift analysis profiles to run (comma-separated); 'seed' uses the same tokens "
+        default="omp,english",
+        help="toolsift analysis profiles to run (comma-separated); 'omp' uses the same tokens "
         "as tantivy, 'english' is ToolIndex's default (stemmed copies, query stop words)",
     )
     args = parser.parse_args()
@@ -231,7 +231,7 @@ def main() -> None:
         if engine == "tantivy":
             print(json.dumps(measure_tantivy(n)))
         else:
-            print(json.dumps(measure_toolsift(n, engine.partition(":")[2] or "seed")))
+            print(json.dumps(measure_toolsift(n, engine.partition(":")[2] or "omp")))
         return
     results = []
     engines = [f"toolsift:{p}" for p in args.profiles.split(",") if p] + ["tantivy"]

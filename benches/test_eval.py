@@ -45,7 +45,7 @@ def test_script_json_on_a_slice(shared_data, capsys):
             "--datasets",
             "gorilla_hf",
             "--rankers",
-            f"toolsift-plain@seed,v:base,toolsift-plain,v:{ev.RECOMMENDED_VARIANT}",
+            f"toolsift-plain@omp,v:base,toolsift-plain,v:{ev.RECOMMENDED_VARIANT}",
             "--limit-queries",
             "20",
             "--json",
@@ -55,7 +55,7 @@ def test_script_json_on_a_slice(shared_data, capsys):
     res = json.loads(capsys.readouterr().out)["datasets"]["gorilla_hf"]["rankers"]
     # the seed profile is the base variant; the english profile (the default) the recommended one
     for engine, variant in [
-        ("toolsift-plain@seed", "v:base"),
+        ("toolsift-plain@omp", "v:base"),
         ("toolsift-plain", f"v:{ev.RECOMMENDED_VARIANT}"),
     ]:
         got = res[engine]

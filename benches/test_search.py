@@ -18,8 +18,8 @@ from _synthetic import synthetic_queries, synthetic_tools  # noqa: E402
 from toolsift import Match, ToolIndex, available_engines  # noqa: E402
 
 ENGINES = [pytest.param(e, id=e) for e in ("rust", "python")]
-#: The analysis profiles: the default (english) and seed 000's.
-PROFILES = [pytest.param(p, id=p) for p in ("english", "seed")]
+#: The analysis profiles: the default (english) and OMP ``search_tool_bm25``'s (omp).
+PROFILES = [pytest.param(p, id=p) for p in ("english", "omp")]
 
 
 def need(engine: str) -> None:

@@ -132,7 +132,7 @@ TOOLS = [Tool.from_dict(d) for d in CATALOG]
 
 def analysis_target(rng: random.Random, parity: bool) -> None:
     text = mutate_text(rng, rng.choice(QUERIES + [d["description"] for d in CATALOG]))
-    profile = rng.choice(["english", "seed"])
+    profile = rng.choice(["english", "omp"])
     query = rng.random() < 0.5
     _agree(parity, lambda: rust_tokenize(text), lambda: py_tokenize(text))
     _agree(

@@ -38,7 +38,7 @@ impl fmt::Display for Error {
             Error::Pattern(msg) => write!(f, "Invalid regex pattern: {msg}"),
             Error::UnknownProfile(name) => write!(
                 f,
-                "Unknown analysis profile \"{name}\": use \"english\" (the default) or \"seed\"."
+                "Unknown analysis profile \"{name}\": use \"english\" (the default) or \"omp\"."
             ),
         }
     }

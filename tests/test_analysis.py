@@ -27,7 +27,7 @@ CJK_ALPHABET = (
 )
 cjk_text = st.text(alphabet=CJK_ALPHABET, max_size=24)
 any_text = st.text(max_size=24) | cjk_text
-PROFILE = st.sampled_from(["seed", "english"])
+PROFILE = st.sampled_from(["omp", "english"])
 
 
 @needs_rust
@@ -92,9 +92,9 @@ def test_cjk_split_rules():
     assert an.terms("english", "날씨정보") == ["날씨", "씨정", "정보"]
     # halfwidth katakana are folded to katakana by NFKD (and voicing marks dropped) first
     assert an.terms("english", "ｶﾀｶﾅ") == an.terms("english", "カタカナ")
-    assert an.terms("seed", "获取天气") == ["获取天气"]
+    assert an.terms("omp", "获取天气") == ["获取天气"]
     assert an.required_terms("english", "天气预报") == ["天气", "气预", "预报"]
-    assert an.required_terms("seed", "天气预报") == ["天气预报"]
+    assert an.required_terms("omp", "天气预报") == ["天气预报"]
 
 
 def test_query_terms_rules():
@@ -109,7 +109,7 @@ def test_query_terms_rules():
     assert an.query_terms("english", "files file filing") == ["files", "§file", "file", "filing"]
     # only stop words: all kept
     assert an.query_terms("english", "can you") == ["can", "§can", "you", "§you"]
-    assert an.query_terms("seed", "the the file") == ["the", "the", "file"]
+    assert an.query_terms("omp", "the the file") == ["the", "the", "file"]
     assert an.stem_copy("café") == "§café"  # only all-ASCII terms are stemmed
 
 
@@ -124,7 +124,7 @@ def test_unknown_profiles_are_typed_errors(engine_index):
 
 def test_profile_is_reported_and_kept(engine, tmp_path):
     tools = [Tool(name="read_file", description="Reads files"), Tool(name="x", description="y")]
-    for profile in ("seed", "english"):
+    for profile in ("omp", "english"):
         index = ToolIndex(tools, engine=engine, profile=profile)  # type: ignore[arg-type]
         assert index.profile == profile
         assert f"profile={profile!r}" in repr(index)
@@ -142,7 +142,7 @@ def test_stop_words_and_stems_change_the_ranking(engine):
         Tool(name="can_opener", description="Opens cans"),
     ]
     english = ToolIndex(tools, engine=engine)
-    seed = ToolIndex(tools, engine=engine, profile="seed")
+    seed = ToolIndex(tools, engine=engine, profile="omp")
     query = "can you list the files please"
     assert [m.name for m in english.search(query, exact_names=False)] == ["list_files"]
     assert {m.name for m in seed.search(query, exact_names=False)} == {"list_files", "can_opener"}

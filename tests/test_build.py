@@ -99,7 +99,7 @@ def _weights(kind: str) -> list[float]:
 
 
 @pytest.mark.skipif(not HAVE_RUST, reason="the Rust extension is not built")
-@pytest.mark.parametrize("weights", ["seed", "english", "titled", "paired"])
+@pytest.mark.parametrize("weights", ["omp", "english", "titled", "paired"])
 def test_the_engine_reads_tools_into_the_twins_documents(weights):
     """The Rust engine reads each Tool itself (`_build_tools`, several 2,048-tool chunks): the
     same documents as the pure-Python twin's `document()`, and the same index as those
@@ -113,7 +113,7 @@ def test_the_engine_reads_tools_into_the_twins_documents(weights):
     pairs = [document(t, w) for t in tools]
     assert [_core._tool_document(t, w) for t in tools] == pairs
     names = [t.name for t in tools]
-    profile = "seed" if weights == "seed" else "english"
+    profile = "omp" if weights == "omp" else "english"
     built = _core._build_tools(tools, w, 1.2, 0.75, 0.5, profile)
     assert built.to_bytes() == _core.Index(names, pairs, w, delta=0.5, profile=profile).to_bytes()
     twin = PyIndex(names, pairs, w, delta=0.5, profile=profile)
@@ -157,5 +157,5 @@ def test_reading_tools_fails_with_the_twins_errors():
         _core._build_tools(tools, w, 1.2, 0.75, 0.5, "english")
     with pytest.raises(AttributeError):
         _core._build_tools([*tools[:10], object()], w, 1.2, 0.75, 0.5, "english")
-    seed = _weights("seed")  # the parameters are not read: nothing fails
-    assert len(_core._build_tools(tools, seed, 1.2, 0.75, 0.5, "seed")) == len(tools)
+    seed = _weights("omp")  # the parameters are not read: nothing fails
+    assert len(_core._build_tools(tools, seed, 1.2, 0.75, 0.5, "omp")) == len(tools)

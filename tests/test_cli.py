@@ -77,8 +77,8 @@ def test_search_the_builtin_catalogue():
     assert lines[0] == 'Found 3 of 221 tools for "open a pull request"'
     assert sum(line.startswith("- github/") for line in lines) == 3
     assert lines[1].endswith("  mcp__github__create_pull_request")  # the name to call
-    # seed 000's ranking (its tokens only) put merge_pull_request first
-    out = run("search", "open a pull request", "--limit", "3", "--profile", "seed")
+    # OMP search_tool_bm25's ranking (its tokens only) put merge_pull_request first
+    out = run("search", "open a pull request", "--limit", "3", "--profile", "omp")
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[1].endswith("  mcp__github__merge_pull_request")
     out = run("search", "open a pull request", "--profile", "klingon")

@@ -126,7 +126,7 @@ def test_fusion_and_weight_options_and_the_lexical_settings(capsys) -> None:
     assert all(0.0 <= float(r[2]) <= 1.0 for r in rows(out))
     # Weight 0: the lexical order, of the index --profile asks for (seed 000's ranking puts
     # merge_pull_request first, as in test_cli.py's keyword search).
-    report = hybrid_json(capsys, QUERY, "--dense-weight", "0", "--profile", "seed", "--limit", "2")
+    report = hybrid_json(capsys, QUERY, "--dense-weight", "0", "--profile", "omp", "--limit", "2")
     names = [m["name"] for m in report["matches"]]
     assert names == ["mcp__github__merge_pull_request", PULL_REQUEST]
 

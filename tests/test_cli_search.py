@@ -131,7 +131,7 @@ def test_explain_with_a_profile_and_a_catalogue(capsys, tmp_path: Path) -> None:
         json.dumps([{"name": "read_file", "description": "Read a file"}]), encoding="utf-8"
     )
     argv = ("search", "read file", "--catalog", str(catalogue), "--format", "json", "--explain")
-    code, err, out = cli(capsys, *argv, "--profile", "seed")
+    code, err, out = cli(capsys, *argv, "--profile", "omp")
     assert code == 0, err
     terms = json.loads(out)["matches"][0]["explain"]["terms"]
     assert [t["term"] for t in terms] == ["read", "file"]  # the plain profile: no stems

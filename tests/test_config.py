@@ -29,7 +29,7 @@ max_results = 3
 max_limit = 10
 threshold = 0.5
 mode = "mcp-only"
-profile = "seed"
+profile = "omp"
 style = "search-and-call"
 gate = false
 rate_limit = "5/min"
@@ -57,7 +57,7 @@ def test_a_full_toml_file(tmp_path: Path) -> None:
         max_limit=10,
         threshold=0.5,
         mode="mcp-only",
-        profile="seed",
+        profile="omp",
         style="search-and-call",
         gate=False,
         rate_limit=RateLimit(5, 60.0),

@@ -63,7 +63,7 @@ def _result(**overrides) -> DiscoveryResult:
 def default_session() -> DiscoverySession:
     # The golden files are seed 000's output: its analysis profile.
     return DiscoverySession.from_default_catalog(
-        engine="python", profile="seed", rebuild_on_activation=True
+        engine="python", profile="omp", rebuild_on_activation=True
     )
 
 

@@ -342,8 +342,8 @@ def test_client_sessions_are_views_of_one_catalogue_changed_once() -> None:
     assert first.selected == ()
     registry.set_server("files", [Tool(name="grep", description="Search files")])  # back
     assert first.selected == ("grep",) and second.selected == ()  # activation outlasts it
-    registry.reconfigure(ToolSearchConfig(always_available=(), profile="seed"))
-    assert registry.shared.index.profile == "seed"
+    registry.reconfigure(ToolSearchConfig(always_available=(), profile="omp"))
+    assert registry.shared.index.profile == "omp"
     again = registry.state("a").session
     assert again is not first and again.search("git log", 1).activated == ("mcp__git__log",)
     assert again.selected == ("grep", "mcp__git__log")

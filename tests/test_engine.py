@@ -136,7 +136,7 @@ queries = st.lists(word, min_size=1, max_size=6).map(" ".join) | st.text(min_siz
         st.sampled_from([0.0, 0.5, 1.0]),
     ),
     exclude=st.lists(st.integers(0, 24), max_size=4),
-    profile=st.sampled_from(["seed", "english"]),
+    profile=st.sampled_from(["omp", "english"]),
 )
 def test_rust_and_python_engines_agree(
     docs, weights, query, limit, names, params, exclude, profile

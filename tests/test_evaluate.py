@@ -74,7 +74,7 @@ PLAIN = ev.TOOLSIFT_RANKERS["toolsift-plain"]  # BM25+ alone: no exact-name tier
 def test_base_variant_ranks_as_the_engine() -> None:
     """The measuring instrument reproduces ToolIndex exactly before it changes anything."""
     tools = default_tools()
-    index = ToolIndex(tools, profile="seed")
+    index = ToolIndex(tools, profile="omp")
     variant = VariantIndex(tools, Variant())
     pos = {t.name: i for i, t in enumerate(tools)}
     for q in QUERIES:
@@ -84,7 +84,7 @@ def test_base_variant_ranks_as_the_engine() -> None:
 
 def test_base_variant_scores_match_the_engine() -> None:
     tools = default_tools()
-    index = ToolIndex(tools, profile="seed")
+    index = ToolIndex(tools, profile="omp")
     variant = VariantIndex(tools, Variant())
     pos = {t.name: i for i, t in enumerate(tools)}
     for q in QUERIES:
@@ -267,7 +267,7 @@ def test_weighted_tokens_repeat_each_field_by_its_weight() -> None:
         "toolsift-plain",
         "toolsift-python",
         "toolsift+pairs",
-        "toolsift+pairs=0.2@seed",
+        "toolsift+pairs=0.2@omp",
         "v:stop+cjk",
         "bm25s-bm25+",
     ],
@@ -296,8 +296,8 @@ def test_unknown_ranker() -> None:
 
 def test_profile_suffix_picks_the_seed_ranking() -> None:
     tools = default_tools()
-    seed = ev.make_ranker("toolsift-plain@seed", tools)
-    index = ToolIndex(tools, profile="seed")
+    seed = ev.make_ranker("toolsift-plain@omp", tools)
+    index = ToolIndex(tools, profile="omp")
     pos = {t.name: i for i, t in enumerate(tools)}
     for q in QUERIES:
         assert seed(q, 10) == [pos[m.tool.name] for m in lexical_search(index, q, 10, **PLAIN)]
@@ -328,7 +328,7 @@ def test_main_on_a_slice(capsys) -> None:
         "--datasets",
         "metatool,gorilla_hf",
         "--rankers",
-        f"toolsift-plain@seed,v:base,toolsift,toolsift-plain,v:{ev.RECOMMENDED_VARIANT}",
+        f"toolsift-plain@omp,v:base,toolsift,toolsift-plain,v:{ev.RECOMMENDED_VARIANT}",
         "--limit-queries",
         "40",
         "--json",
@@ -338,7 +338,7 @@ def test_main_on_a_slice(capsys) -> None:
     for name in ("metatool", "gorilla_hf"):
         res = out["datasets"][name]
         assert 30 <= res["queries"] <= 40
-        a, b = res["rankers"]["toolsift-plain@seed"], res["rankers"]["v:base"]
+        a, b = res["rankers"]["toolsift-plain@omp"], res["rankers"]["v:base"]
         assert a["nDCG@10"] == pytest.approx(b["nDCG@10"])
         assert 0.0 < a["nDCG@10"] <= 1.0
         a, b = res["rankers"]["toolsift-plain"], res["rankers"][f"v:{ev.RECOMMENDED_VARIANT}"]

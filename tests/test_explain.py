@@ -62,7 +62,7 @@ def test_required_words_and_unmatched_terms_are_left_out(index):
         "label": 2.0,
         "mcp_tool_name": 2.0,
     }
-    seed = ToolIndex(TOOLS, engine=index.engine, profile="seed")
+    seed = ToolIndex(TOOLS, engine=index.engine, profile="omp")
     why = seed.explain("+github issue zebra", "mcp__github__create_issue")
     assert [t.term for t in why.terms] == ["issue"]
 
@@ -106,7 +106,7 @@ def _close(a: float, b: float) -> bool:
     query=st.lists(st.sampled_from(VOCAB) | st.text(max_size=6), min_size=1, max_size=5).map(
         " ".join
     ),
-    profile=st.sampled_from(["seed", "english"]),
+    profile=st.sampled_from(["omp", "english"]),
     prefix_fraction=st.sampled_from([0.0, 0.5, 1.0]),
 )
 def test_engines_explain_arbitrary_unicode_fields_alike(texts, query, profile, prefix_fraction):

@@ -64,7 +64,7 @@ CATALOGUES = [
 ]
 
 
-@pytest.mark.parametrize("profile", ["english", "seed"])
+@pytest.mark.parametrize("profile", ["english", "omp"])
 @pytest.mark.parametrize("name", CATALOGUES)
 def test_every_shared_catalogue_builds_the_same_index(
     shared_data: Path, name: str, profile: str
@@ -256,7 +256,7 @@ def _outcome(build: Any) -> Any:
 @given(
     items=st.lists(_definition(), max_size=8),
     server=st.one_of(st.none(), st.sampled_from(["fs", "@ai/slack", "日本"])),
-    profile=st.sampled_from(["english", "seed"]),
+    profile=st.sampled_from(["english", "omp"]),
     query=st.lists(_words, min_size=1, max_size=4).map(lambda w: " ".join(["file", *w])),
 )
 def test_generated_definitions_build_the_same_index(

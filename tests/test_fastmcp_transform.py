@@ -134,7 +134,7 @@ def test_threshold_profile_and_serializer() -> None:
 
     transform = ToolsiftSearchTransform(
         threshold=1e9,  # nothing scores that high: only named tools pass
-        profile="seed",
+        profile="omp",
         search_result_serializer=serializer,
         search_tool_name="find",
         call_tool_name="run",

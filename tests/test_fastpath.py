@@ -420,7 +420,7 @@ PLAIN_WORDS = [
 ]  # fmt: skip
 
 
-def _rust_index(tools, profile="seed"):
+def _rust_index(tools, profile="omp"):
     from .conftest import HAVE_RUST
 
     if not HAVE_RUST:
@@ -541,7 +541,7 @@ def test_search_plain_equals_the_general_path_on_real_queries(shared_data):
     with (shared_data / "mcp_mixed.queries.jsonl").open(encoding="utf-8") as fh:
         queries = [json.loads(line)["query"] for line in fh]
     answered = 0
-    for profile in ("seed", "english"):
+    for profile in ("omp", "english"):
         index = _rust_index(tools, profile)
         monkeypatch = pytest.MonkeyPatch()
         wanted = []

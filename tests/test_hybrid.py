@@ -52,10 +52,10 @@ def test_dense_signal_reorders_and_scores_are_normalised() -> None:
 
 def test_weights_zero_and_one_reproduce_each_list() -> None:
     q, vec = "read a file from disk or email", [0.9, 0.1, 0, 0]
-    # The seed profile ranks all four tools here (the english one drops the stop words and
+    # The omp profile ranks all four tools here (the english one drops the stop words and
     # ranks two, and min-max maps the second to 0.0, where it ties with the dense-only tools).
-    seed = HybridIndex(ToolIndex(TOOLS, profile="seed"), embeddings=VECTORS, dense_weight=0.0)
-    lexical = [m.name for m in ToolIndex(TOOLS, profile="seed").search(q, 4)]
+    seed = HybridIndex(ToolIndex(TOOLS, profile="omp"), embeddings=VECTORS, dense_weight=0.0)
+    lexical = [m.name for m in ToolIndex(TOOLS, profile="omp").search(q, 4)]
     assert len(lexical) == 4
     assert [m.name for m in seed.search(q, 2, query_vector=vec)] == lexical[:2]
     dense = [m.name for m in hybrid(dense_weight=1.0).search(q, 1, query_vector=vec)]

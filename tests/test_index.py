@@ -85,7 +85,7 @@ def test_ranking_defaults_follow_the_profile(engine):
     assert english.field_weights.description == 0.25
     assert english.field_weights.parameter_descriptions == 0.25
     assert english.params == (1.2, 0.75, 0.5)
-    seed = ToolIndex(TOOLS, engine=engine, profile="seed")
+    seed = ToolIndex(TOOLS, engine=engine, profile="omp")
     assert seed.field_weights == toolsift.FieldWeights() and seed.params == (1.2, 0.75, 1.0)
     # explicit values win over the profile's
     own = ToolIndex(TOOLS, engine=engine, delta=2.0, field_weights=toolsift.FieldWeights())
@@ -119,7 +119,7 @@ def test_parameter_descriptions_are_a_field(engine):
     why = index.explain("municipality", "get_weather")
     assert dict(why.terms[0].fields) == {"parameter_descriptions": 0.25}
     # seed 000's weights leave the field out; required words still find the full description only
-    seed = ToolIndex(tools, engine=engine, profile="seed")
+    seed = ToolIndex(tools, engine=engine, profile="omp")
     assert list(seed.search("municipality")) == []
     assert toolsift.FieldWeights().parameter_descriptions == 0.0
 

@@ -237,8 +237,8 @@ def test_the_rust_engine_builds_with_the_option_checks_errors(params, changed):
     calls = {
         "python": lambda: PyIndex(names, docs, weights, k1=k1, b=b, delta=delta),
         "rust": lambda: RustIndex(names, docs, weights, k1=k1, b=b, delta=delta),
-        "rust tools": lambda: _build_tools(tools, weights, k1, b, delta, "seed"),
-        "rust records": lambda: _build_records(RECORDS, None, False, weights, *params, "seed"),
+        "rust tools": lambda: _build_tools(tools, weights, k1, b, delta, "omp"),
+        "rust records": lambda: _build_records(RECORDS, None, False, weights, *params, "omp"),
     }
     for what, call in calls.items():
         try:

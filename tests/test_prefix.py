@@ -19,7 +19,7 @@ TOOLS = [
 def index(engine):
     # Seed 003's prefix rule on seed 000's terms; the english profile's stemmed copies would add
     # their own matches (see test_english_profile_prefixes_and_stems).
-    return ToolIndex(TOOLS, engine=engine, profile="seed")
+    return ToolIndex(TOOLS, engine=engine, profile="omp")
 
 
 @pytest.mark.parametrize(
@@ -39,7 +39,7 @@ def test_prefix_matches(index, query, names):
 
 
 def test_prefix_scores_at_a_fraction_of_the_best_expansion(engine):
-    index = ToolIndex(TOOLS, engine=engine, profile="seed")
+    index = ToolIndex(TOOLS, engine=engine, profile="omp")
     full = {m.name: m.score for m in index.search("screenshot", exact_names=False)}
     half = {m.name: m.score for m in index.search("screensho", exact_names=False)}
     assert math.isclose(half["take_screenshot"], 0.5 * full["take_screenshot"], rel_tol=1e-12)
@@ -64,7 +64,7 @@ def test_explain_names_the_expansion(engine):
 
 
 def test_english_profile_prefixes_and_stems(engine):
-    """Plain terms expand as in the seed profile; stemmed copies never expand, but match their
+    """Plain terms expand as in the omp profile; stemmed copies never expand, but match their
     own stems ("search" finds "searches" through its stem, after the exact form)."""
     index = ToolIndex(TOOLS, engine=engine)
     assert index.profile == "english"

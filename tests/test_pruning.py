@@ -96,7 +96,7 @@ query_words = st.lists(
     limit=st.sampled_from([1, 2, 3, 8, 25, 200]),
     options=search_options(n_docs=1500),
     exclude=st.lists(st.integers(0, 1499), max_size=20),
-    profile=st.sampled_from(["seed", "english"]),
+    profile=st.sampled_from(["omp", "english"]),
     parts=st.integers(2, 5),
 )
 def test_pruned_equals_exhaustive_and_the_python_engine(

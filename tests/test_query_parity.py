@@ -50,7 +50,7 @@ def same(got, want):
     gates=st.tuples(
         st.sampled_from([0.0, 0.5, 3.0]), st.sampled_from([0.0, 0.5, 1.0]), st.booleans()
     ),
-    profile=st.sampled_from(["seed", "english"]),
+    profile=st.sampled_from(["omp", "english"]),
 )
 def test_engines_agree_on_every_option(
     docs, weights, query, limit, exclude, include, required, prefix, gates, profile
@@ -150,7 +150,7 @@ agent_query = st.lists(
     servers_filter=st.none() | st.lists(servers, max_size=2),
     normalize=st.booleans(),
     ranker=st.sampled_from(["bm25", "keyword"]),
-    profile=st.sampled_from(["seed", "english"]),
+    profile=st.sampled_from(["omp", "english"]),
 )
 def test_tool_index_agrees_on_agent_queries(
     tools, query, limit, servers_filter, normalize, ranker, profile

@@ -82,7 +82,7 @@ def assert_same_ranking(got, want_full, limit):
 def test_engines_rank_like_the_seed_oracle(name, engine, shared_data, reference):
     tools = load_catalog(shared_data / f"{name}.tools.jsonl")
     oracle = reference.InvertedReferenceIndex(oracle_records(tools))
-    index = ToolIndex(tools, engine=engine, profile="seed")  # the oracle is seed 000's
+    index = ToolIndex(tools, engine=engine, profile="omp")  # the oracle is seed 000's
     for query in sample_queries(shared_data, name, tools):
         if not reference.tokenize(query):
             continue

@@ -309,7 +309,7 @@ def test_scores_after_activation_are_the_seeds(engine, reference):
     from toolsift import default_tools
 
     s = DiscoverySession(
-        default_tools(), mode="all", engine=engine, profile="seed", rebuild_on_activation=True
+        default_tools(), mode="all", engine=engine, profile="omp", rebuild_on_activation=True
     )
     for query in ["open a pull request", "send a slack message", "create a calendar event"]:
         hidden = s.hidden_tools
@@ -701,7 +701,7 @@ _OPS = st.one_of(
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],  # `engine` is a constant
 )
-@given(ops=st.lists(_OPS, min_size=1, max_size=12), profile=st.sampled_from(["seed", "english"]))
+@given(ops=st.lists(_OPS, min_size=1, max_size=12), profile=st.sampled_from(["omp", "english"]))
 def test_the_index_after_any_operations_is_a_fresh_index_of_the_hidden_tools(engine, ops, profile):
     """Activations move tools out of the previous snapshot's index (no rebuild from the
     catalogue); whatever ran before, the index searched is a fresh one over the hidden tools,

@@ -407,8 +407,8 @@ def test_a_view_takes_a_config_and_the_search_options():
         catalog.session(default_limit=9, max_limit=3)
     with pytest.raises(ValueError, match="threshold"):
         catalog.session(threshold=-1.0)
-    with pytest.raises(ProfileError, match="profile='seed'"):
-        catalog.session(config=ToolSearchConfig(profile="seed"))
+    with pytest.raises(ProfileError, match="profile='omp'"):
+        catalog.session(config=ToolSearchConfig(profile="omp"))
 
 
 def test_a_views_threshold_drops_low_scores_like_the_index(engine):

@@ -149,7 +149,7 @@ def test_the_engine_reads_a_tool_into_the_twins_document(
     tools=st.lists(_tool(), max_size=8).map(_unique),
     more=st.lists(_tool(), max_size=3).map(_unique),
     weights=_weights,
-    profile=st.sampled_from(["english", "seed"]),
+    profile=st.sampled_from(["english", "omp"]),
     query=st.lists(_words, min_size=1, max_size=4).map(lambda w: " ".join(["file", *w])),
 )
 def test_both_engines_build_the_same_index_of_any_tools(

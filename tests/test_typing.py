@@ -35,7 +35,7 @@ def test_public_api_types() -> None:
     name: str = first.tool.name
     score: float = first.score
     assert name and score > 0
-    built: ToolIndex = ToolIndex.from_records([t.to_dict() for t in tools], profile="seed")
+    built: ToolIndex = ToolIndex.from_records([t.to_dict() for t in tools], profile="omp")
     assert built.search("create a calendar event", limit=1)[0].tool.name
     tokens: list[str] = toolsift.tokenize("getCurrentTime")
     assert tokens == ["get", "current", "time"]

@@ -55,7 +55,7 @@ def update_steps(draw):
 
 
 @pytest.mark.parametrize("engine_index", ENGINE_CLASSES)
-@given(data=corpus(), steps=update_steps(), profile=st.sampled_from(["seed", "english"]))
+@given(data=corpus(), steps=update_steps(), profile=st.sampled_from(["omp", "english"]))
 def test_updates_equal_rebuild(engine_index, data, steps, profile):
     names, docs = data
     idx = engine_index(names, docs, WEIGHTS, profile=profile)
@@ -72,7 +72,7 @@ def test_updates_equal_rebuild(engine_index, data, steps, profile):
 
 
 @pytest.mark.skipif(not HAVE_RUST, reason="toolsift._core is not built")
-@given(data=corpus(), steps=update_steps(), profile=st.sampled_from(["seed", "english"]))
+@given(data=corpus(), steps=update_steps(), profile=st.sampled_from(["omp", "english"]))
 def test_updated_snapshots_are_identical_across_engines(data, steps, profile):
     from toolsift._core import Index as RustIndex
 
@@ -162,7 +162,7 @@ def assert_same_tool_search(a, b):
     base=tool_lists(),
     new=tool_lists(),
     server=st.sampled_from(["github", "slack"]),
-    profile=st.sampled_from(["seed", "english"]),
+    profile=st.sampled_from(["omp", "english"]),
 )
 def test_tool_index_updates_equal_rebuild(engine, base, new, server, profile):
     index = ToolIndex(base, engine=engine, profile=profile)

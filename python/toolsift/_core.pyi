@@ -108,7 +108,7 @@ def _build_records(
     For ``toolsift.ToolIndex.from_records`` only.
 
     >>> from toolsift._core import _build_records
-    >>> _build_records([{"name": "a"}], None, False, [1.0] * 10, 1.2, 0.75, 1.0, "seed")[1]
+    >>> _build_records([{"name": "a"}], None, False, [1.0] * 10, 1.2, 0.75, 1.0, "omp")[1]
     ['a']
     """
 
@@ -132,7 +132,7 @@ def _build_tools(
 
     >>> from toolsift import Tool
     >>> from toolsift._core import _build_tools
-    >>> len(_build_tools([Tool(name="a")], [1.0] * 11, 1.2, 0.75, 1.0, "seed"))
+    >>> len(_build_tools([Tool(name="a")], [1.0] * 11, 1.2, 0.75, 1.0, "omp"))
     1
     """
 
@@ -143,7 +143,7 @@ def _update_tools(index: Index, tools: Sequence[Tool], remove: Iterable[int] | N
 
     >>> from toolsift import Tool
     >>> from toolsift._core import _build_tools, _update_tools
-    >>> index = _build_tools([Tool(name="a")], [1.0] * 11, 1.2, 0.75, 1.0, "seed")
+    >>> index = _build_tools([Tool(name="a")], [1.0] * 11, 1.2, 0.75, 1.0, "omp")
     >>> _update_tools(index, [Tool(name="b")], [0]).names
     ['b']
     """
@@ -181,7 +181,7 @@ class Index:
         k1: BM25 term-frequency saturation (>= 0). Default 1.2.
         b: length normalisation (0..1). Default 0.75.
         delta: BM25+ lower bound for a matched term (>= 0). Default 1.0.
-        profile: the analysis profile, ``"seed"`` (the default here: the tokenizer's tokens) or
+        profile: the analysis profile, ``"omp"`` (the default here: the tokenizer's tokens) or
             ``"english"`` (CJK bigrams, stemmed copies, query stop words, distinct query terms;
             see ``toolsift._analysis``). Queries are analysed with the same profile.
 
@@ -205,7 +205,7 @@ class Index:
         k1: float = 1.2,
         b: float = 0.75,
         delta: float = 1.0,
-        profile: Literal["seed", "english"] = "seed",
+        profile: Literal["omp", "english"] = "omp",
     ) -> Index: ...
     def search(
         self,
@@ -297,7 +297,7 @@ class Index:
 
         Example:
             >>> doc = [(0, "read file"), (1, "read")]
-            >>> idx = Index(["a"], [doc], [1.0, 2.0], profile="seed")
+            >>> idx = Index(["a"], [doc], [1.0, 2.0], profile="omp")
             >>> [(t[0], t[1], t[8]) for t in idx.explain("read", 0, doc)]
             [('read', 'read', [(0, 1.0), (1, 2.0)])]
         """
@@ -306,7 +306,7 @@ class Index:
     def __len__(self) -> int: ...
     @property
     def profile(self) -> str:
-        """The analysis profile the index was built with (``"seed"`` or ``"english"``)."""
+        """The analysis profile the index was built with (``"omp"`` or ``"english"``)."""
     @property
     def vocabulary_size(self) -> int:
         """Number of distinct indexed terms."""

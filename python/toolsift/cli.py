@@ -28,12 +28,18 @@ from ._cli.progress import _progress_paths as _progress_paths
 from ._cli.progress import _ProgressEmbedder as _ProgressEmbedder
 from ._cli.search import _search
 from ._cli.stats import _stats
-from ._text.analysis import DEFAULT_PROFILE, PROFILES
+from ._text.analysis import DEFAULT_PROFILE, PROFILE_ALIASES, PROFILES
 from .errors import ToolsiftError
 from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT
 from .tokens import CHARS_PER_TOKEN
 
 # The subcommands live in toolsift._cli (one module each); the progress helpers are re-exported.
+
+
+def _profile(value: str) -> str:
+    """``--profile``'s value, a former name turned into the profile's own (argparse then checks
+    it against the choices, which list only the profiles' names)."""
+    return PROFILE_ALIASES.get(value, value)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -93,10 +99,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     catalog.add_argument(
         "--profile",
+        type=_profile,
         choices=sorted(PROFILES),
         default=DEFAULT_PROFILE,
         help="analysis profile: english (default: CJK bigrams, stemming, query stop words) or "
-        "seed (the plain tokens, weights and BM25+ scores of OMP search_tool_bm25)",
+        "omp (the plain tokens, weights and BM25+ scores of OMP search_tool_bm25)",
     )
     catalog.add_argument(
         "--word-pairs",

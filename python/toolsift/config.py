@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Literal, Union
 
 from ._config_toml import dumps_toml
-from ._text.analysis import PROFILES
+from ._text.analysis import PROFILE_ALIASES, PROFILES, check_profile
 from .errors import ConfigError
 
 if sys.version_info >= (3, 11):
@@ -105,7 +105,7 @@ class ToolSearchConfig:
         max_limit: the cap on a search's ``limit`` in every entry point (default 25).
         threshold: matches scoring below this are dropped (0.0 = off).
         mode: the discovery mode: ``"all"``, ``"mcp-only"``, ``"auto"`` or ``"off"``.
-        profile: the analysis profile (``"english"`` or ``"seed"``).
+        profile: the analysis profile (``"english"`` or ``"omp"``).
         style: the gateway's surface: ``"activate"`` (a search activates its matches for that
             client, which then lists them) or ``"search-and-call"`` (``search_tools`` +
             ``call_tool``, as FastMCP's search transforms).
@@ -137,6 +137,8 @@ class ToolSearchConfig:
     meta_tool_name: str = "search_tool_bm25"
 
     def __post_init__(self) -> None:
+        if self.profile in PROFILE_ALIASES:  # a former name: the profile's own is kept
+            object.__setattr__(self, "profile", PROFILE_ALIASES[self.profile])
         if self.max_results > self.max_limit:
             raise ConfigError(
                 f"tool_search.max_results ({self.max_results}) is above max_limit "
@@ -308,11 +310,11 @@ def parse_tool_search(block: Any, *, path: StrPath | None = None) -> ToolSearchC
                 raise _fail(file, name, f"must be one of {', '.join(_STYLES)}, got {value!r}")
             values[key] = value
         elif key == "profile":
-            if value not in PROFILES:
+            if value not in PROFILES and value not in PROFILE_ALIASES:
                 raise _fail(
                     file, name, f"must be one of {', '.join(sorted(PROFILES))}, got {value!r}"
                 )
-            values[key] = value
+            values[key] = check_profile(value)
         elif key == "rate_limit":
             if value is None or value == "off":
                 values[key] = None

@@ -56,6 +56,7 @@ from .evaluation.rankers import RECOMMENDED_VARIANT as RECOMMENDED_VARIANT
 from .evaluation.rankers import TOOLSIFT_RANKERS as TOOLSIFT_RANKERS
 from .evaluation.rankers import VARIANT_RANKERS as VARIANT_RANKERS
 from .evaluation.rankers import make_ranker as make_ranker
+from .evaluation.rankers import ranker_name
 
 __all__ = [
     "Dataset",
@@ -102,7 +103,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=",".join(DEFAULT_RANKERS),
         help="comma-separated rankers; 'variants' adds the analysis variants that were measured, "
         "'peers' the peers; a toolsift ranker takes an analysis profile as a suffix "
-        "(toolsift@seed: the plain profile) "
+        "(toolsift@omp: the plain profile) "
         f"(default: {','.join(DEFAULT_RANKERS)})",
     )
     parser.add_argument(
@@ -132,7 +133,7 @@ def _expand(rankers: str) -> list[str]:
             if importlib.util.find_spec("ratel_ai") is not None:
                 out.append("ratel")
         else:
-            out.append(name)
+            out.append(ranker_name(name))
     return list(dict.fromkeys(out))
 
 

@@ -89,8 +89,9 @@ __all__ = [
 
 Fusion = Literal["minmax", "rrf"]
 
-#: Longest query text embedded, whatever ``max_query_length`` allows (seed 002 caps query
-#: length against abuse); :meth:`HybridIndex.search` first cuts the query to ``max_query_length``.
+#: Longest query text embedded, whatever ``max_query_length`` allows (hybrid tool searches cap
+#: query length against abuse); :meth:`HybridIndex.search` first cuts the query to
+#: ``max_query_length``.
 MAX_QUERY_CHARS = 2000
 #: ``Match.reason`` values of ranked lexical matches; any other reason (``select``,
 #: ``exact_name``) is a tier that stays in front of the fused list.
@@ -198,12 +199,12 @@ class HybridIndex:
 
     @property
     def profile(self) -> str:
-        """The lexical index's analysis profile (``"english"`` or ``"seed"``).
+        """The lexical index's analysis profile (``"english"`` or ``"omp"``).
 
         Example:
             >>> from toolsift import Tool, ToolIndex
-            >>> HybridIndex(ToolIndex([Tool(name="a")], profile="seed")).profile
-            'seed'
+            >>> HybridIndex(ToolIndex([Tool(name="a")], profile="omp")).profile
+            'omp'
         """
         return self.index.profile
 

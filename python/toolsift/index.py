@@ -45,10 +45,10 @@ class ToolIndex:
         engine: ``"rust"``, ``"python"``, or ``"auto"`` (Rust, falling back to Python with one
             ``RuntimeWarning`` when the extension cannot be loaded).
         k1, b, delta: BM25+ parameters (defaults 1.2, 0.75, and δ 0.5 for ``"english"``, 1.0
-            for ``"seed"``); ``k1`` and ``delta`` between 0 and 1,000, ``b`` between 0 and 1.
+            for ``"omp"``); ``k1`` and ``delta`` between 0 and 1,000, ``b`` between 0 and 1.
         field_weights: per-field weights; defaults to :meth:`FieldWeights.for_profile`.
         profile: the analysis profile, how text becomes terms: ``"english"`` (the default:
-            stemming, stop words, CJK bigrams) or ``"seed"`` (OMP ``search_tool_bm25``'s plain
+            stemming, stop words, CJK bigrams) or ``"omp"`` (OMP ``search_tool_bm25``'s plain
             tokens). Snapshots keep it.
 
     Raises:
@@ -149,11 +149,11 @@ class ToolIndex:
 
     @property
     def profile(self) -> ProfileName:
-        """The analysis profile the index was built with: ``"english"`` or ``"seed"``.
+        """The analysis profile the index was built with: ``"english"`` or ``"omp"``.
 
         Example:
-            >>> ToolIndex([Tool(name="a", description="x")], profile="seed").profile
-            'seed'
+            >>> ToolIndex([Tool(name="a", description="x")], profile="omp").profile
+            'omp'
         """
         return self._index.profile  # type: ignore[return-value]
 

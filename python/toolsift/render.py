@@ -31,11 +31,11 @@ __all__ = [
     "NO_MATCHES",
 ]
 
-#: Seed 000's renderer limits.
+#: OMP ``search_tool_bm25``'s renderer limits.
 COLLAPSED_MATCH_LIMIT = 5
 MATCH_LABEL_LEN = 72
 MATCH_DESCRIPTION_LEN = 96
-#: Seed 000's two empty states.
+#: OMP ``search_tool_bm25``'s two empty states.
 NO_TOOLS_LOADED = "No discoverable tools are currently loaded."
 NO_MATCHES = "No matching tools found."
 NO_DETAILS = "Tool search returned no details to show."

@@ -104,7 +104,7 @@ class DiscoverySession(_IndexedSession, _Activation):
         auto_max_tools, auto_max_tokens: the thresholds of ``mode="auto"`` (40 and 16,000).
         engine: the ranking engine of the indexes (see :class:`~toolsift.ToolIndex`).
         profile: the analysis profile of the indexes (see :class:`~toolsift.ToolIndex`):
-            ``"english"`` (default) or ``"seed"``, the plain profile of OMP ``search_tool_bm25``.
+            ``"english"`` (default) or ``"omp"``, the plain profile of OMP ``search_tool_bm25``.
         field_weights: the indexes' field weights (see :class:`~toolsift.ToolIndex`; default:
             the profile's), e.g. with :attr:`~toolsift.FieldWeights.word_pairs` on.
         meta_tool_name: the name of the search meta-tool, used in error messages.

@@ -5,8 +5,8 @@
 //! must produce the same terms for every input (`tests/test_analysis.py` checks it with
 //! Hypothesis over arbitrary Unicode).
 //!
-//! * [`Profile::Seed`]: seed 000's analysis. Document and query terms are the tokenizer's
-//!   tokens; a repeated query term counts as often as it appears.
+//! * [`Profile::Seed`] (public name `"omp"`): the analysis of OMP `search_tool_bm25`. Document and
+//!   query terms are the tokenizer's tokens; a repeated query term counts as often as it appears.
 //! * [`Profile::English`] (the default of `ToolIndex`):
 //!   - **CJK bigrams.** Each token is split at the boundaries between Han, Kana, Hangul and other
 //!     characters ([`script_of`]); a Han, Kana or Hangul run of two or more characters becomes its
@@ -51,30 +51,35 @@ use crate::text::PackedStrings;
 /// How an index turns text into terms (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Profile {
-    /// Seed 000's analysis: the tokenizer's tokens, repeated query terms count.
+    /// OMP `search_tool_bm25`'s analysis (named `"omp"`): the tokenizer's tokens, repeated query
+    /// terms count.
     #[default]
     Seed,
     /// CJK bigrams, stemmed copies, query stop words, distinct query terms.
     English,
 }
 
-/// The names of the profiles, as `Profile::parse` accepts them.
-pub const PROFILE_NAMES: [&str; 2] = ["english", "seed"];
+/// The names of the profiles, as `Profile::parse` accepts them and `Profile::name` gives them.
+pub const PROFILE_NAMES: [&str; 2] = ["english", "omp"];
+
+/// Other names `Profile::parse` accepts, with the name each stands for; never printed. `"seed"`
+/// is the former name of `"omp"`, so that callers that still pass it keep working.
+pub const PROFILE_ALIASES: [(&str, &str); 1] = [("seed", "omp")];
 
 impl Profile {
-    /// The profile called `name`.
+    /// The profile called `name` (or an alias of it, see [`PROFILE_ALIASES`]).
     pub fn parse(name: &str) -> Result<Profile> {
         match name {
-            "seed" => Ok(Profile::Seed),
+            "omp" | "seed" => Ok(Profile::Seed),
             "english" => Ok(Profile::English),
             _ => Err(Error::UnknownProfile(name.to_owned())),
         }
     }
 
-    /// The profile's name.
+    /// The profile's name (never an alias).
     pub fn name(self) -> &'static str {
         match self {
-            Profile::Seed => "seed",
+            Profile::Seed => "omp",
             Profile::English => "english",
         }
     }
@@ -419,5 +424,20 @@ mod tests {
             Err(Error::UnknownProfile(_))
         ));
         assert_eq!(Profile::from_id(7), None);
+        // A former name parses to its profile, which is then named by its own name only; the
+        // snapshot id is unchanged (0), so indexes saved under the former name still load.
+        for (alias, name) in PROFILE_ALIASES {
+            assert!(!PROFILE_NAMES.contains(&alias));
+            assert_eq!(Profile::parse(alias).map(Profile::name), Ok(name));
+        }
+        assert_eq!(Profile::parse("seed").map(Profile::id), Ok(0));
+        let message = Profile::parse("Seed").map_err(|e| e.to_string());
+        assert_eq!(
+            message,
+            Err(
+                "Unknown analysis profile \"Seed\": use \"english\" (the default) or \"omp\"."
+                    .to_owned()
+            )
+        );
     }
 }

@@ -35,7 +35,7 @@ impl PyIndex {
 impl PyIndex {
     #[new]
     #[pyo3(signature = (
-        names, documents, field_weights, *, k1 = 1.2, b = 0.75, delta = 1.0, profile = "seed"
+        names, documents, field_weights, *, k1 = 1.2, b = 0.75, delta = 1.0, profile = "omp"
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -300,7 +300,7 @@ impl PyIndex {
         self.inner.len()
     }
 
-    /// The analysis profile the index was built with (``"seed"`` or ``"english"``).
+    /// The analysis profile the index was built with (``"omp"`` or ``"english"``).
     #[getter]
     fn profile(&self) -> &'static str {
         self.inner.profile().name()

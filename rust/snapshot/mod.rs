@@ -12,7 +12,7 @@
 //!  28  reserved     u32       0
 //! payload, every number little-endian, no padding
 //!  k1, b, delta            f64 × 3
-//!  profile                 u32   the analysis profile: 0 seed, 1 english
+//!  profile                 u32   the analysis profile: 0 omp, 1 english
 //!  n_fields                u32,  field_weights f64 × n_fields
 //!  n_docs, n_terms         u32 × 2
 //!  n_postings, n_presence  u32 × 2

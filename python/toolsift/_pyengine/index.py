@@ -10,7 +10,7 @@ the formula), so scores agree bit for bit on the same machine and ranked lists a
 * ties break by name (code point order), then by document id.
 
 Text becomes terms through the index's analysis profile (``toolsift._text.analysis``, the twin of
-``rust/analysis.rs``): ``"seed"`` (the tokens) or ``"english"`` (CJK bigrams, half-weight
+``rust/analysis.rs``): ``"omp"`` (the tokens) or ``"english"`` (CJK bigrams, half-weight
 stemmed copies added right after each term, query stop words, distinct query terms).
 
 The index is one class built from three modules: this one builds it (and its live updates),
@@ -53,7 +53,7 @@ class Index(_Search, _Store):
         field_weights: ``field_weights[f]`` is the weight of field ``f``; weight-0 fields are
             not scored.
         k1, b, delta: BM25+ parameters.
-        profile: the analysis profile, ``"seed"`` or ``"english"``
+        profile: the analysis profile, ``"omp"`` or ``"english"``
             (see ``toolsift._text.analysis``).
 
     Example:
@@ -73,7 +73,7 @@ class Index(_Search, _Store):
         k1: float = 1.2,
         b: float = 0.75,
         delta: float = 1.0,
-        profile: ProfileName = "seed",
+        profile: ProfileName = "omp",
     ) -> None:
         self._profile = profile = check_profile(profile)
         stems = profile == "english"
@@ -153,7 +153,7 @@ class Index(_Search, _Store):
 
     @property
     def profile(self) -> str:
-        """The analysis profile the index was built with (``"seed"`` or ``"english"``)."""
+        """The analysis profile the index was built with (``"omp"`` or ``"english"``)."""
         return self._profile
 
     @property

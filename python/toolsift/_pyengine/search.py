@@ -338,7 +338,7 @@ class _Search(_Fields):
     def _required_sets(self, required: list[str]) -> list[set[int]] | None:
         """Per required term, the documents holding it in any field; None if one is unknown."""
         out = []
-        if self._profile != "seed":
+        if self._profile != "omp":
             required = [t for tok in required for t in required_terms(self._profile, tok)]
         for tok in required:
             entry = self._postings.get(tok)

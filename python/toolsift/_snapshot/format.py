@@ -4,7 +4,7 @@ A file saved by one engine loads in the other. The layout (little-endian, no pad
 
     header, 32 bytes: magic b"TSIFTIDX" | version u32 (3) | flags u32 (0) | payload_len u64
                       | crc32 u32 (zlib.crc32 of the payload) | reserved u32 (0)
-    payload: k1, b, delta f64 | profile u32 (0 seed, 1 english) | n_fields u32,
+    payload: k1, b, delta f64 | profile u32 (0 omp, 1 english) | n_fields u32,
              weights f64[n_fields]
              | n_docs u32 | n_terms u32 | n_postings u32 | n_presence u32
              | names: ends u32[n_docs], UTF-8 bytes | terms: ends u32[n_terms], UTF-8 bytes
@@ -62,11 +62,11 @@ class Columns:
     presence_docs: array | list[int]
     lengths: array | list[float]
     #: The analysis profile (``toolsift._text.analysis``) the terms were made with.
-    profile: str = "seed"
+    profile: str = "omp"
 
 
 # Profile name <-> snapshot id (``Profile::id`` in ``rust/analysis.rs``).
-_PROFILE_IDS = {"seed": 0, "english": 1}
+_PROFILE_IDS = {"omp": 0, "english": 1}
 _PROFILE_NAMES = {v: k for k, v in _PROFILE_IDS.items()}
 
 

@@ -3,7 +3,9 @@
 A profile says how text becomes index terms and query terms, on top of the tokenizer
 (:func:`toolsift.tokenize`). ``rust/analysis.rs`` documents the rules; in short:
 
-* ``"seed"``: seed 000's analysis. Terms are the tokens; repeated query terms count.
+* ``"omp"``: the analysis of OMP ``search_tool_bm25``. Terms are the tokens; repeated query terms
+  count. ``"seed"`` is accepted as another name for it (:func:`check_profile` turns it into
+  ``"omp"``).
 * ``"english"`` (``ToolIndex``'s default): tokens are split at Han / Kana / Hangul / other
   boundaries and CJK runs become character bigrams (Hangul recomposed into syllables first);
   every term of a scored field is indexed again as ``§`` + its Snowball English stem at half the
@@ -30,6 +32,7 @@ from .tokenize import tokenize
 
 __all__ = [
     "PROFILES",
+    "PROFILE_ALIASES",
     "DEFAULT_PROFILE",
     "STOPWORDS_EN",
     "STEM_MARK",
@@ -46,10 +49,14 @@ __all__ = [
     "analyze",
 ]
 
-ProfileName = Literal["english", "seed"]
+ProfileName = Literal["english", "omp"]
 
 #: The analysis profiles, by name.
-PROFILES: tuple[str, ...] = ("english", "seed")
+PROFILES: tuple[str, ...] = ("english", "omp")
+
+#: Other names a profile is accepted under, and never printed: ``"seed"``, the profile's former
+#: name, so that code and config files that use it keep working.
+PROFILE_ALIASES: dict[str, ProfileName] = {"seed": "omp"}
 
 #: The profile ``ToolIndex`` uses unless told otherwise.
 DEFAULT_PROFILE: ProfileName = "english"
@@ -77,16 +84,19 @@ STEM_QUERY_WEIGHT = 2.0
 
 
 def check_profile(profile: object) -> ProfileName:
-    """``profile`` if it names a profile; :class:`~toolsift.errors.ProfileError` otherwise.
+    """The profile ``profile`` names (an alias such as ``"seed"`` gives ``"omp"``);
+    :class:`~toolsift.errors.ProfileError` if it names none.
 
     Example:
-        >>> check_profile("seed")
-        'seed'
+        >>> check_profile("omp")
+        'omp'
     """
-    if profile == "seed" or profile == "english":
+    if profile == "english" or profile == "omp":
         return profile  # type: ignore[return-value]
+    if isinstance(profile, str) and profile in PROFILE_ALIASES:
+        return PROFILE_ALIASES[profile]
     raise ProfileError(
-        f'Unknown analysis profile "{profile}": use "english" (the default) or "seed".'
+        f'Unknown analysis profile "{profile}": use "english" (the default) or "omp".'
     )
 
 
@@ -183,7 +193,7 @@ def terms(profile: str, text: str) -> list[str]:
         ['東京', 'タワ', 'ワー']
     """
     tokens = tokenize(text)
-    if profile == "seed":
+    if profile == "omp":
         return tokens
     out: list[str] = []
     for tok in tokens:
@@ -198,7 +208,7 @@ def required_terms(profile: str, term: str) -> list[str]:
         >>> required_terms("english", "天气预报")
         ['天气', '气预', '预报']
     """
-    if profile == "seed":
+    if profile == "omp":
         return [term]
     out: list[str] = []
     _cjk_split(term, out)
@@ -253,11 +263,11 @@ def query_terms(profile: str, query: str) -> list[str]:
     """The query terms of ``query``, in order (see the module docstring).
 
     Example:
-        >>> query_terms("seed", "a a b")
+        >>> query_terms("omp", "a a b")
         ['a', 'a', 'b']
     """
     plain = terms(profile, query)
-    if profile == "seed":
+    if profile == "omp":
         return plain
     kept = [t for t in plain if t not in STOPWORDS_EN] or plain
     out: list[str] = []
@@ -284,7 +294,7 @@ def analyze(text: str, *, profile: str = "english", query: bool = False) -> list
     if query:
         return query_terms(profile, text)
     plain = terms(profile, text)
-    if profile == "seed":
+    if profile == "omp":
         return plain
     out: list[str] = []
     for t in plain:

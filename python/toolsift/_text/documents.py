@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any, Callable
 
 from .._options import check_field_weight
-from .analysis import STOPWORDS_EN
+from .analysis import STOPWORDS_EN, check_profile
 from .tokenize import tokenize as _py_tokenize
 
 try:  # the Rust tokenizer splits identically (a Hypothesis test holds it), ~3x faster
@@ -86,31 +86,34 @@ class FieldWeights:
     def for_profile(cls, profile: str) -> FieldWeights:
         """The default weights of an analysis profile.
 
-        ``"seed"``: OMP ``search_tool_bm25``'s (``FieldWeights()``). ``"english"``: the summary at
+        ``"omp"``: OMP ``search_tool_bm25``'s (``FieldWeights()``). ``"english"``: the summary at
         1 instead of 2, plus the full description and the parameters' descriptions at 0.25 each,
         which helped on every labeled set (BENCHMARKS.md, "Retrieval quality").
+
+        Raises:
+            ProfileError: ``profile`` names no profile.
 
         Example:
             >>> FieldWeights.for_profile("english").description
             0.25
         """
-        return _PROFILE_DEFAULTS[profile][0]
+        return _PROFILE_DEFAULTS[check_profile(profile)][0]
 
 
 def default_delta(profile: str) -> float:
-    """BM25+'s δ for an index built without an explicit ``delta``: 1.0 for ``"seed"`` (as OMP),
+    """BM25+'s δ for an index built without an explicit ``delta``: 1.0 for ``"omp"`` (as OMP),
     0.5 for ``"english"``.
 
     Example:
-        >>> default_delta("english"), default_delta("seed")
+        >>> default_delta("english"), default_delta("omp")
         (0.5, 1.0)
     """
-    return _PROFILE_DEFAULTS[profile][1]
+    return _PROFILE_DEFAULTS[check_profile(profile)][1]
 
 
 #: Per analysis profile: the field weights and δ an index gets when the caller gives none.
 _PROFILE_DEFAULTS: dict[str, tuple[FieldWeights, float]] = {
-    "seed": (FieldWeights(), 1.0),
+    "omp": (FieldWeights(), 1.0),
     "english": (FieldWeights(summary=1.0, description=0.25, parameter_descriptions=0.25), 0.5),
 }
 

@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from .._text.analysis import DEFAULT_PROFILE, check_profile
+from .._text.analysis import DEFAULT_PROFILE, PROFILE_ALIASES, check_profile
 from .._text.documents import FieldWeights
 from ..errors import ToolsiftError
 from ..index import ToolIndex
@@ -26,8 +26,8 @@ from .peers import Ranker, _bm25s_ranker, _rank_bm25_ranker, _ratel_ranker
 DEFAULT_RANKERS = (
     "toolsift",
     "toolsift-plain",
-    "toolsift@seed",
-    "toolsift-plain@seed",
+    "toolsift@omp",
+    "toolsift-plain@omp",
     "rank_bm25-okapi",
     "rank_bm25-plus",
     "bm25s",
@@ -72,7 +72,7 @@ RECOMMENDED_VARIANT = (
 
 TOOLSIFT_RANKERS: dict[str, dict[str, Any]] = {
     "toolsift": {},  # the defaults: BM25+, exact-name tier, prefix matching
-    "toolsift-plain": {"exact_names": False, "prefix_fraction": 0.0},  # seed 000's BM25+
+    "toolsift-plain": {"exact_names": False, "prefix_fraction": 0.0},  # OMP's BM25+ alone
     "toolsift-coverage": {"coverage": True},
     "toolsift-keyword": {"ranker": "keyword"},  # seed 001's name-part scorer
 }
@@ -102,13 +102,28 @@ def _toolsift_ranker(
     return rank
 
 
+def ranker_name(spec: str) -> str:
+    """``spec`` with a former profile name in its ``@PROFILE`` suffix replaced by the profile's
+    own name, so that results never show the former one.
+
+    Example:
+        >>> ranker_name("toolsift@seed"), ranker_name("bm25s")
+        ('toolsift@omp', 'bm25s')
+    """
+    base, at, profile = spec.partition("@")
+    if spec.startswith("toolsift") and profile in PROFILE_ALIASES:
+        return f"{base}{at}{PROFILE_ALIASES[profile]}"
+    return spec
+
+
 def make_ranker(spec: str, tools: Sequence[Tool], **options: Any) -> Ranker:
     """A ``(query, k) -> [tool positions]`` function for one ranker name.
 
     Names: ``toolsift`` (``ToolIndex.search`` as it ships), ``toolsift-plain`` (BM25+ alone, no
     exact-name tier or prefix matching), ``toolsift-coverage``, ``toolsift-keyword`` (see
     :data:`TOOLSIFT_RANKERS`), ``toolsift-python`` (the pure-Python twin), each with an optional
-    ``@PROFILE`` suffix for another analysis profile (``toolsift@seed``: seed 000's ranking),
+    ``@PROFILE`` suffix for another analysis profile (``toolsift-plain@omp``: OMP
+    ``search_tool_bm25``'s ranking),
     ``toolsift+pairs[=w]`` (``toolsift`` with :attr:`~toolsift.FieldWeights.word_pairs` at ``w``,
     0.1 by default),
     ``rank_bm25-okapi``, ``rank_bm25-plus``, ``bm25s`` (Lucene), ``bm25s-bm25+``, ``ratel``
@@ -118,7 +133,7 @@ def make_ranker(spec: str, tools: Sequence[Tool], **options: Any) -> Ranker:
     """
     base, _, profile = spec.partition("@")
     if spec.startswith("toolsift") and profile:
-        check_profile(profile)
+        profile = check_profile(profile)
     profile = profile or DEFAULT_PROFILE
     if base in TOOLSIFT_RANKERS:
         return _toolsift_ranker(tools, "auto", TOOLSIFT_RANKERS[base], profile)

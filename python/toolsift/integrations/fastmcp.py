@@ -93,7 +93,7 @@ class ToolsiftSearchTransform(BaseSearchTransform):
         search_result_serializer: FastMCP's serializer of the matched tools (default: the
             ``list_tools`` JSON of each).
         threshold: drop ranked matches scoring below this (0.0 = off).
-        profile: the analysis profile, ``"english"`` (default) or ``"seed"``.
+        profile: the analysis profile, ``"english"`` (default) or ``"omp"``.
         max_limit: the cap on the model's ``limit`` (also the schema's ``maximum``).
         engine: the ranking engine (``"auto"``, ``"rust"``, ``"python"``).
         config: a :class:`~toolsift.config.ToolSearchConfig` giving ``max_results``,
