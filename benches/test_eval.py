@@ -53,7 +53,7 @@ def test_script_json_on_a_slice(shared_data, capsys):
     )
     assert code == 0
     res = json.loads(capsys.readouterr().out)["datasets"]["gorilla_hf"]["rankers"]
-    # the seed profile is the base variant; the english profile (the default) the recommended one
+    # the omp profile is the base variant; the english profile (the default) the recommended one
     for engine, variant in [
         ("toolsift-plain@omp", "v:base"),
         ("toolsift-plain", f"v:{ev.RECOMMENDED_VARIANT}"),

@@ -2,7 +2,7 @@
 //! line 1 the field weights; then `name\tfield\ttext\tfield\ttext…` per document.
 //!
 //!     python benches/dump_synthetic.py 100000 docs.tsv queries.txt
-//!     cargo run --release --example build_bench -- docs.tsv [seed|english] [rounds]
+//!     cargo run --release --example build_bench -- docs.tsv [omp|english] [rounds]
 //!
 //! Prints the median and best build time, and a fingerprint of the built index (every term id,
 //! posting, tf, length and norm) that must not change when the build is made faster.
@@ -18,7 +18,7 @@ mod tsv;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (names, docs, weights) = tsv::read_catalogue(&args[1]);
-    let profile = Profile::parse(args.get(2).map_or("seed", |p| p.as_str())).expect("a profile");
+    let profile = Profile::parse(args.get(2).map_or("omp", |p| p.as_str())).expect("a profile");
     let rounds: usize = args
         .get(3)
         .map_or(5, |r| r.parse().expect("a number of rounds"));

@@ -3,7 +3,7 @@
 //!
 //!     python benches/dump_synthetic.py 100000 docs.tsv queries.txt
 //!     cargo run --release --example prune_bench -- docs.tsv queries.txt [rounds] \
-//!         [ex|pr|both|auto] [seed|english]
+//!         [ex|pr|both|auto] [omp|english]
 //!
 //! `DELTA=0.5` sets BM25+'s delta as `ToolIndex`'s english profile does (the default is 1).
 //! `auto` times the engine's own choice (what a search from Python gets); `check` compares the
@@ -29,8 +29,8 @@ fn main() {
         .collect();
     let rounds: usize = args.get(3).map_or(5, |r| r.parse().unwrap());
     let mode = args.get(4).map_or("both", |m| m.as_str());
-    let profile = Profile::parse(args.get(5).map_or("seed", |p| p.as_str())).unwrap();
-    // BM25+'s delta: 1 (the seed's), or DELTA=x (ToolIndex's english profile uses 0.5).
+    let profile = Profile::parse(args.get(5).map_or("omp", |p| p.as_str())).unwrap();
+    // BM25+'s delta: 1 (the omp profile's), or DELTA=x (ToolIndex's english profile uses 0.5).
     let params = Params {
         delta: std::env::var("DELTA").map_or(1.0, |d| d.parse().unwrap()),
         ..Params::default()

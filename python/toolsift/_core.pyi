@@ -502,8 +502,9 @@ class Index:
 
 @final
 class KeywordIndex:
-    """Seed 001's keyword scorer: name part 10 (12 for MCP), part substring 5 (6), search hint
-    +4, description +2 (per distinct query term); score 0 dropped; score descending, then name.
+    """Claude Code ``ToolSearch``'s keyword scorer: name part 10 (12 for MCP), part substring 5
+    (6), search hint +4, description +2 (per distinct query term); score 0 dropped; score
+    descending, then name.
 
     Arguments:
         names: one name per tool; ties in score break by name, ascending.

@@ -103,11 +103,12 @@ def _toolsift_ranker(
 
 
 def ranker_name(spec: str) -> str:
-    """``spec`` with a former profile name in its ``@PROFILE`` suffix replaced by the profile's
-    own name, so that results never show the former one.
+    """``spec`` with a former profile name in its ``@PROFILE`` suffix (see
+    ``toolsift._text.analysis.PROFILE_ALIASES``) replaced by the profile's own name, so that
+    results never show the former one; other names as they are.
 
     Example:
-        >>> ranker_name("toolsift@seed"), ranker_name("bm25s")
+        >>> ranker_name("toolsift@omp"), ranker_name("bm25s")
         ('toolsift@omp', 'bm25s')
     """
     base, at, profile = spec.partition("@")

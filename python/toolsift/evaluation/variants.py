@@ -4,8 +4,9 @@ This is a measuring instrument, not the engine. It rebuilds toolsift's weighted-
 (:func:`toolsift._text.documents.document`), optionally transforms the text (CJK bigrams, Snowball
 stemming, query stop words, extra low-weight fields) and scores with either
 
-* ``"bm25+"``: exactly the engine's formula (seed 000: weighted term frequency, one document
-  length, Lv & Zhai's δ over matched terms only), so the plain variant ranks as ``ToolIndex``; or
+* ``"bm25+"``: exactly the engine's formula (OMP ``search_tool_bm25``'s: weighted term frequency,
+  one document length, Lv & Zhai's δ over matched terms only), so the plain variant ranks as
+  ``ToolIndex``; or
 * ``"bm25f"``: BM25F (Robertson & Zaragoza 2009, "The Probabilistic Relevance Framework", §3.5):
   each field's term frequency is length-normalised by that field's own average length before the
   weighted sum, ``tf~ = Σ_f w_f·tf_f / (1 - b + b·len_f/avg_f)``, then saturated once,
@@ -98,7 +99,7 @@ class Variant:
     Attributes:
         scoring: ``"bm25+"`` (the engine's formula) or ``"bm25f"`` (per-field normalisation).
         k1, b, delta: BM25 parameters.
-        weights: field weights (toolsift's :class:`~toolsift.index.FieldWeights`, seed 000's by
+        weights: field weights (toolsift's :class:`~toolsift.index.FieldWeights`, OMP's by
             default); the full description (``desc=``) and the schema's property descriptions
             (``propdesc=``) are the engine's ``description`` and ``parameter_descriptions``
             fields, off at weight 0.
