@@ -105,9 +105,9 @@ def private_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
     }
 
 
-def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
+def cycle_rows(catalog: Catalog, queries: list[str]) -> dict[str, float]:
+    """A bare ``ToolIndex.search`` beside a view's search + activate cycle, one thread."""
     out: dict[str, float] = {}
-    catalog = Catalog(tools, engine="rust")
     catalog.session().search(queries[0])  # warm the shared index's lazy parts
     index = catalog.index
     bare = []
@@ -129,6 +129,12 @@ def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
     out["view_p99"] = pct(cycle, 0.99)
     out["view_first"] = statistics.median(firsts)
     out["view_after"] = statistics.median(later)
+    return out
+
+
+def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
+    catalog = Catalog(tools, engine="rust")
+    out = cycle_rows(catalog, queries)
 
     gc.collect()
     before = rss()
@@ -215,9 +221,24 @@ def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="mcp_mixed,100k")
+    parser.add_argument(
+        "--parts",
+        default="all",
+        choices=["all", "view"],
+        help="view: only the one-thread bare search and view search + activate cycle",
+    )
     args = parser.parse_args()
     for name in args.sizes.split(","):
         tools, queries = load(name)
+        if args.parts == "view":
+            c = cycle_rows(Catalog(tools, engine="rust"), queries)
+            print(
+                f"{name}: {len(tools):,} tools: bare p50 {us(c['bare_p50'])}, view search + "
+                f"activate p50 / p99 {us(c['view_p50'])} / {us(c['view_p99'])} "
+                f"({c['view_p50'] / c['bare_p50']:.2f}x bare); first {us(c['view_first'])}, "
+                f"turns 2-10 {us(c['view_after'])}; load {os.getloadavg()[0]:.1f}"
+            )
+            continue
         p = private_rows(tools, queries)
         v = view_rows(tools, queries)
         print(f"\n### {name}: {len(tools):,} tools (Rust engine)\n")
