@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
@@ -245,8 +246,10 @@ class _CatalogSession(DiscoverySession):
                 for name in names:
                     selected[name] = None
                 self._changed(catalog=False)
-                # The next search's filter: these tools are visible now.
+                # The next search's filter: these tools are visible now (the names, of the
+                # previous state, are no longer needed).
                 self._view = (self._generation, index, extended, engine, tools, keys)
+                self._visible = None
             active_selected = self._loaded_selected(loaded, names)
             generation = self._generation
         return _discovery_result(
@@ -280,11 +283,9 @@ class _CatalogSession(DiscoverySession):
         keys = searcher._plain_call_keys(_wide_request(index, DEFAULT_LIMIT))  # noqa: SLF001
         engine, tools, view = searcher._index, searcher._tools, None  # noqa: SLF001
         if keys is not None:  # the Rust engine's index
-            from ._core import ViewFilter
-
             by_name = searcher._by_name  # noqa: SLF001
             ids = [i for i in map(by_name.get, self._visible_names()) if i is not None]
-            view = ViewFilter(ids, DEFAULT_PREFIX_FRACTION, 3, 16)
+            view = _view_filter_class()(ids, DEFAULT_PREFIX_FRACTION, 3, 16)
         self._view = (self._generation, index, view, engine, tools, keys)
         return self._view[2:]
 
@@ -408,6 +409,14 @@ class _CatalogSession(DiscoverySession):
 
     def disconnect_server(self, name: str) -> None:
         raise DiscoveryError(_VIEW_MESSAGE.format(method="disconnect_server"))
+
+
+@functools.cache
+def _view_filter_class() -> Any:
+    """``toolsift._core.ViewFilter``, imported once (the Rust engine is loaded by then)."""
+    from ._core import ViewFilter
+
+    return ViewFilter
 
 
 #: The validated requests of the searches that exclude nothing, by width: they hold no tool id
