@@ -99,12 +99,20 @@ def _same(got, expected) -> None:
     mode=st.sampled_from(["all", "mcp-only"]),
     always=st.sampled_from([("read", "bash", "edit"), (), ("mail",), ("b0", "b1", "b2")]),
     default_limit=st.integers(1, 8),
+    max_limit=st.sampled_from([25, 3]),
 )
-def test_the_view_search_equals_the_general_path(builtins, mail, ops, mode, always, default_limit):
+def test_the_view_search_equals_the_general_path(
+    builtins, mail, ops, mode, always, default_limit, max_limit
+):
     tools = _tools("b", builtins, None)
     servers = {"mail": _tools("mcp__mail__m", mail, "mail")}
     catalogs = [Catalog(tools, servers=servers, engine=e) for e in ("rust", "rust", "python")]
-    options = {"mode": mode, "always_available": always, "default_limit": default_limit}
+    options = {
+        "mode": mode,
+        "always_available": always,
+        "default_limit": min(default_limit, max_limit),
+        "max_limit": max_limit,  # a larger limit is clamped to it
+    }
     fast, general, python = (c.session(**options) for c in catalogs)
     for op, arg, limit in ops:
         if op == "activate":
