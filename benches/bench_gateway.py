@@ -15,6 +15,11 @@ For each catalogue (mcp_mixed, 11,578 real tools, and 100,000 synthetic ones fro
   search latency meanwhile.
 
 Prints a Markdown table (ratios first). Timings are wall-clock on a shared machine.
+
+``--parts view`` runs only the one-thread cycle, three times, each time through a view's
+one-call search (a plain query with the default options: ``Index.search_view``) and through its
+general path (what a ``select:``, a named tool or a threshold takes, and every search took
+before the one call), back to back.
 """
 
 from __future__ import annotations
@@ -105,9 +110,11 @@ def private_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
     }
 
 
-def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
+def cycle_rows(catalog: Catalog, queries: list[str], search=None) -> dict[str, float]:
+    """A bare ``ToolIndex.search`` beside a view's search + activate cycle, one thread;
+    ``search``: the view's search method to call (``DiscoverySession.search``: the general
+    path, which every query that the engine's one call declines takes)."""
     out: dict[str, float] = {}
-    catalog = Catalog(tools, engine="rust")
     catalog.session().search(queries[0])  # warm the shared index's lazy parts
     index = catalog.index
     bare = []
@@ -121,7 +128,10 @@ def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
         if i % 10 == 0:  # conversations of ten turns
             one = catalog.session()
         start = time.perf_counter()
-        one.search(q)  # searches and activates: the next search excludes more tools
+        if search is None:
+            one.search(q)  # searches and activates: the next search excludes more tools
+        else:
+            search(one, q)
         took = time.perf_counter() - start
         cycle.append(took)
         (firsts if i % 10 == 0 else later).append(took)
@@ -129,6 +139,12 @@ def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
     out["view_p99"] = pct(cycle, 0.99)
     out["view_first"] = statistics.median(firsts)
     out["view_after"] = statistics.median(later)
+    return out
+
+
+def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
+    catalog = Catalog(tools, engine="rust")
+    out = cycle_rows(catalog, queries)
 
     gc.collect()
     before = rss()
@@ -215,9 +231,30 @@ def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="mcp_mixed,100k")
+    parser.add_argument(
+        "--parts",
+        default="all",
+        choices=["all", "view"],
+        help="view: only the one-thread bare search and view search + activate cycle",
+    )
     args = parser.parse_args()
     for name in args.sizes.split(","):
         tools, queries = load(name)
+        if args.parts == "view":
+            catalog = Catalog(tools, engine="rust")
+            for run in range(3):  # the one-call path and the general one, run after run
+                for path, search in (("one call", None), ("general", DiscoverySession.search)):
+                    c = cycle_rows(catalog, queries, search)
+                    print(
+                        f"{name} ({len(tools):,} tools), run {run + 1}, {path} path: bare p50 "
+                        f"{us(c['bare_p50'])}, view search + activate p50 / p99 "
+                        f"{us(c['view_p50'])} / {us(c['view_p99'])} "
+                        f"({c['view_p50'] / c['bare_p50']:.2f}× bare); first "
+                        f"{us(c['view_first'])}, turns 2-10 {us(c['view_after'])}; "
+                        f"load {os.getloadavg()[0]:.1f}"
+                    )
+                    sys.stdout.flush()
+            continue
         p = private_rows(tools, queries)
         v = view_rows(tools, queries)
         print(f"\n### {name}: {len(tools):,} tools (Rust engine)\n")

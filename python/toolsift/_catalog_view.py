@@ -3,6 +3,12 @@ its own mode, options and activations over the catalogue's current generation an
 (see :mod:`toolsift.shared_catalog`). Its lock adopts the current generation when first taken;
 its search leaves its visible tools out inside the engine; changes go to the catalogue.
 
+On the Rust engine, a plain query with the default options (most of what an agent sends) is
+searched and activated under one hold of the lock, ranked by one engine call
+(``Index.search_view``) that gives the fresh matches and the already-active ones of one
+scoring pass; the visible tools' ids are carried from one search to the next. Any other search
+takes the general path (:meth:`_rank`, then :meth:`_settle`), which answers the same.
+
 Example:
     >>> from toolsift import Catalog, Tool
     >>> session = Catalog([Tool(name="send_email", description="Send an email")]).session()
@@ -16,10 +22,12 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
+from ._session.activation import DiscoveryResult, _discovery_result
 from ._session.checks import (
     _check_always,
     _check_budget,
@@ -32,7 +40,14 @@ from ._session.options import _check_limits
 from ._session.snapshot import _Ranked, _Snapshot
 from ._session.state import DEFAULT_ALWAYS_AVAILABLE, DiscoveryMode, ToolSource, _Entry
 from .errors import DiscoveryError
-from .index import DEFAULT_MAX_LIMIT, DEFAULT_PREFIX_FRACTION, EngineName, ToolIndex
+from .index import (
+    DEFAULT_LIMIT,
+    DEFAULT_MAX_LIMIT,
+    DEFAULT_PREFIX_FRACTION,
+    EngineName,
+    Ranker,
+    ToolIndex,
+)
 from .query import DEFAULT_MAX_QUERY_LENGTH, parse_query
 from .session import DiscoverySession
 from .tools import Tool
@@ -121,6 +136,8 @@ class _CatalogSession(DiscoverySession):
         self._gen: Generation | None = None
         self._visible: tuple[int, frozenset[str]] | None = None  # (session generation, names)
         self._request: tuple[Any, ...] | None = None  # see _excluding
+        self._view: tuple[Any, ...] | None = None  # see _view_filter
+        self._loaded: tuple[int, int, tuple[str, ...]] | None = None  # see _loaded_selected
         self._snapshot: _Snapshot | None = None
         self._builds = 0
         self._provider_names: tuple[int, dict[str, str]] | None = None  # unused: see find_tool
@@ -176,6 +193,101 @@ class _CatalogSession(DiscoverySession):
             return self._catalog_generation
 
     # --- search --------------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        limit: int | None = None,
+        *,
+        threshold: float | None = None,
+        ranker: Ranker = "bm25",
+    ) -> DiscoveryResult:
+        """:meth:`DiscoverySession.search` (same arguments, result and errors); a plain query
+        with the default options takes the engine's one call for a view (see
+        :meth:`_search_view`)."""
+        if (
+            type(query) is str
+            and threshold is None
+            and type(ranker) is str
+            and ranker == "bm25"
+            and (limit is None or (type(limit) is int and limit > 0))
+        ):
+            found = self._search_view(query, limit)
+            if found is not None:
+                return found
+        return super().search(query, limit, threshold=threshold, ranker=ranker)
+
+    def _search_view(self, query: str, limit: int | None) -> DiscoveryResult | None:
+        """The search and its activation under one hold of the lock, the ranking in one engine
+        call (``Index.search_view``): the top ``limit`` without the visible tools, and those of
+        them that the top ``limit`` of the ranking without exclusion holds (already active).
+        ``None`` when the search needs the general path (the pure-Python engine, a query that
+        is not plain or names a tool, a threshold, exact scores, discovery off), which answers
+        the same for every search this one answers (see ``tests/test_view_search.py``)."""
+        if self._rebuild_on_activation or self.threshold:
+            return None
+        with self._lock:
+            gen = self._gen
+            assert gen is not None
+            if self._effective_mode() == "off":
+                return None  # the general path raises
+            index = gen.index
+            view, engine, tools, keys = self._view_filter(index)
+            if keys is None:
+                return None
+            limit = self.default_limit if limit is None else min(limit, self.max_limit)
+            found = engine.search_view(tools, keys, query, limit, DEFAULT_MAX_QUERY_LENGTH, view)
+            if found is None:
+                return None
+            text, fresh, names, already, already_names, extended, total = found
+            selected = self._selected
+            loaded = len(selected)
+            if names:
+                for name in names:
+                    selected[name] = None
+                self._changed(catalog=False)
+                # The next search's filter: these tools are visible now (the names, of the
+                # previous state, are no longer needed).
+                self._view = (self._generation, index, extended, engine, tools, keys)
+                self._visible = None
+            active_selected = self._loaded_selected(loaded, names)
+            generation = self._generation
+        return _discovery_result(
+            text, limit, fresh, names, already_names, active_selected, total, "keyword", (),
+            generation, already,
+        )  # fmt: skip
+
+    def _loaded_selected(self, before: int, added: tuple[str, ...]) -> tuple[str, ...]:
+        """The activations of tools the generation holds, in order (with the lock held), after
+        ``added`` joined ``before`` of them: the previous answer plus ``added`` while the
+        catalogue generation stays (activations only grow then; every one added is loaded)."""
+        cached = self._loaded
+        key = self._catalog_generation
+        if cached is not None and cached[0] == key and cached[1] == before:
+            loaded = cached[2] + added
+        else:
+            entries = self._entries
+            loaded = tuple(filter(entries.__contains__, self._selected))
+        self._loaded = (key, len(self._selected), loaded)
+        return loaded
+
+    def _view_filter(self, index: ToolIndex) -> tuple[Any, ...]:
+        """What ``Index.search_view`` needs for this session state (with the lock held): the
+        visible tools' ids as a ``ViewFilter``, the engine index, its tools and its name keys
+        (``None``: no engine call for this index); cached until the session's generation
+        moves, and carried to the next one by an activating search."""
+        cached = self._view
+        if cached is not None and cached[0] == self._generation and cached[1] is index:
+            return cached[2:]
+        searcher = index._searcher  # noqa: SLF001 - the index's own engine and tools
+        keys = searcher._plain_call_keys(_wide_request(index, DEFAULT_LIMIT))  # noqa: SLF001
+        engine, tools, view = searcher._index, searcher._tools, None  # noqa: SLF001
+        if keys is not None:  # the Rust engine's index
+            by_name = searcher._by_name  # noqa: SLF001
+            ids = [i for i in map(by_name.get, self._visible_names()) if i is not None]
+            view = _view_filter_class()(ids, DEFAULT_PREFIX_FRACTION, 3, 16)
+        self._view = (self._generation, index, view, engine, tools, keys)
+        return self._view[2:]
 
     def _ready(self) -> bool:
         return not self._rebuild_on_activation or super()._ready()
@@ -297,6 +409,14 @@ class _CatalogSession(DiscoverySession):
 
     def disconnect_server(self, name: str) -> None:
         raise DiscoveryError(_VIEW_MESSAGE.format(method="disconnect_server"))
+
+
+@functools.cache
+def _view_filter_class() -> Any:
+    """``toolsift._core.ViewFilter``, imported once (the Rust engine is loaded by then)."""
+    from ._core import ViewFilter
+
+    return ViewFilter
 
 
 #: The validated requests of the searches that exclude nothing, by width: they hold no tool id

@@ -352,6 +352,32 @@ class Index:
         """``ToolIndex.search`` with every option at its default, parse to result in one call:
         ``None`` when the query needs the Python layer (not plain ASCII text, a ``+`` word,
         ``select:``, a quote, over ``max_length``, or it may name a tool in ``keys``)."""
+    def search_view(
+        self,
+        tools: Sequence[Tool],
+        keys: NameKeys,
+        query: str,
+        limit: int,
+        max_length: int,
+        view: ViewFilter,
+    ) -> (
+        tuple[
+            str,
+            tuple[Match, ...],
+            tuple[str, ...],
+            tuple[Match, ...],
+            tuple[str, ...],
+            ViewFilter | None,
+            int,
+        ]
+        | None
+    ):
+        """A session view's search of a plain query that names no tool (as
+        :meth:`search_plain` accepts it), in one scoring pass: ``(trimmed query, fresh, their
+        names, already_active, their names, view extended by the fresh ids or None, ids not
+        in view)``: the top ``limit`` without ``view``'s ids, and the ids of ``view`` that the
+        top ``limit`` without exclusion holds, in rank order. ``None`` when the query needs the
+        general path."""
     def search_plain_many(
         self,
         tools: Sequence[Tool],
@@ -616,6 +642,24 @@ class DenseMatrix:
     ) -> list[tuple[int, float]]:
         """The ``k`` most similar rows as ``(row, similarity)``, best first, then by row;
         ``exclude`` and ``only`` (``None``: every row) are uint32 bytes."""
+
+@final
+class ViewFilter:
+    """The ids a session view leaves out of its searches (its visible tools) and its prefix
+    options, made once per session state for :meth:`Index.search_view`.
+
+    Example:
+        >>> len(ViewFilter([3, 1, 3], 0.5, 3, 16).extended([7]))
+        3
+    """
+
+    def __new__(
+        cls, ids: Sequence[int], prefix_fraction: float, prefix_min_len: int, max_expansions: int
+    ) -> ViewFilter: ...
+    def extended(self, ids: Sequence[int]) -> ViewFilter:
+        """This filter with ``ids`` left out too."""
+    def __len__(self) -> int:
+        """How many distinct ids it leaves out."""
 
 @final
 class NameKeys:

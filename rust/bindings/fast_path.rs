@@ -7,17 +7,35 @@
 //! `crate::search::fast_path`'s, the name proof `crate::search::name_keys`'s); the Hypothesis
 //! tests of `tests/test_fastpath.py` (`test_search_plain_equals_the_general_path*`,
 //! `test_search_many_plain_batch_equals_the_general_path`) prove it answers as that path does.
+//!
+//! `Index.search_view` (with its `ViewFilter`): a session view's search of the same queries, the
+//! fresh and already-active matches of one scoring pass (`crate::search::view`). A deliberate
+//! twin of the view's general path (`_CatalogSession._rank` and `_settle`, two searches' worth
+//! of lists); `tests/test_view_search.py` proves with Hypothesis (arbitrary Unicode tools and
+//! queries, activations and catalogue updates, scores to 1e-9) that it answers as that path
+//! does, and as the pure-Python engine's view.
 
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use rayon::prelude::*;
+
+use std::collections::HashSet;
 
 use super::convert::{checked_limit, refused};
 use crate::index::Index;
 use crate::search::fast_path::{parse_plain, PlainQuery};
 use crate::search::name_keys::NameKeys;
 use crate::search::{PrefixOptions, SearchOptions};
+
+/// The query parsed, if it is plain and names no tool: the `NameKeys` proof holds, and the
+/// plain words that are tool names (`search`, `weather`) are no squashed identifier names.
+fn accept<'q>(keys: &NameKeys, raw: &'q str, max_length: usize) -> Option<PlainQuery<'q>> {
+    let plain = parse_plain(raw, max_length)?;
+    keys.names_none(&plain.text)
+        .is_some_and(|squashed| !squashed.iter().any(|k| keys.may_be_squashed_name(k)))
+        .then_some(plain)
+}
 
 /// A batch query's parse and hits, when the call answers it.
 type Answer<'q> = Option<(PlainQuery<'q>, Vec<(u32, f64)>)>;
@@ -42,29 +60,7 @@ impl<'a> Plain<'a> {
         max_length: usize,
         (fraction, min_len, max_expansions): (f64, usize, usize),
     ) -> PyResult<Self> {
-        let options = SearchOptions {
-            prefix: PrefixOptions {
-                fraction,
-                min_len,
-                max_expansions,
-            },
-            ..SearchOptions::default()
-        };
-        if options.validate().is_err() {
-            // `toolsift._options` raises the error for these values (see `convert::refused`).
-            let args = (
-                py.None(),
-                py.None(),
-                py.None(),
-                fraction,
-                min_len,
-                max_expansions,
-                0.0,
-                0.0,
-                false,
-            );
-            return Err(refused(py, "SearchOptions", args, "search options"));
-        }
+        let options = prefix_options(py, (fraction, min_len, max_expansions), HashSet::new())?;
         let limit = checked_limit(py, limit)?;
         Ok(Plain {
             index,
@@ -75,14 +71,9 @@ impl<'a> Plain<'a> {
         })
     }
 
-    /// The query parsed, if it is plain and names no tool: the `NameKeys` proof holds, and the
-    /// plain words that are tool names (`search`, `weather`) are no squashed identifier names.
+    /// The query parsed, if it is plain and names no tool (see [`accept`]).
     fn accept<'q>(&self, raw: &'q str) -> Option<PlainQuery<'q>> {
-        let plain = parse_plain(raw, self.max_length)?;
-        let keys = self.keys;
-        keys.names_none(&plain.text)
-            .is_some_and(|squashed| !squashed.iter().any(|k| keys.may_be_squashed_name(k)))
-            .then_some(plain)
+        accept(self.keys, raw, self.max_length)
     }
 
     /// The ranked hits of an accepted query; `None` on an engine error (which the Python layer
@@ -179,4 +170,155 @@ impl<'a> Plain<'a> {
         }
         Ok(out)
     }
+}
+
+/// Every search option at its default but the prefix options and `exclude`; the error of
+/// `toolsift._options` for prefix options the engine refuses.
+fn prefix_options(
+    py: Python<'_>,
+    (fraction, min_len, max_expansions): (f64, usize, usize),
+    exclude: HashSet<u32>,
+) -> PyResult<SearchOptions> {
+    let options = SearchOptions {
+        exclude,
+        prefix: PrefixOptions {
+            fraction,
+            min_len,
+            max_expansions,
+        },
+        ..SearchOptions::default()
+    };
+    if options.validate().is_err() {
+        // `toolsift._options` raises the error for these values (see `convert::refused`).
+        let args = (
+            py.None(),
+            py.None(),
+            py.None(),
+            fraction,
+            min_len,
+            max_expansions,
+            0.0,
+            0.0,
+            false,
+        );
+        return Err(refused(py, "SearchOptions", args, "search options"));
+    }
+    Ok(options)
+}
+
+/// What a session view leaves out of its searches (its visible tools, by id in one index) and
+/// their prefix options: made once per session state, read by every `Index.search_view` of it.
+#[pyclass(frozen, name = "ViewFilter", module = "toolsift._core")]
+pub struct PyViewFilter {
+    options: SearchOptions,
+}
+
+#[pymethods]
+impl PyViewFilter {
+    #[new]
+    #[pyo3(signature = (ids, prefix_fraction, prefix_min_len, max_expansions))]
+    fn new(
+        py: Python<'_>,
+        ids: Vec<u32>,
+        prefix_fraction: f64,
+        prefix_min_len: usize,
+        max_expansions: usize,
+    ) -> PyResult<Self> {
+        let prefix = (prefix_fraction, prefix_min_len, max_expansions);
+        let options = prefix_options(py, prefix, ids.into_iter().collect())?;
+        Ok(PyViewFilter { options })
+    }
+
+    /// This filter with `ids` left out too (the tools a search just activated).
+    fn extended(&self, ids: Vec<u32>) -> Self {
+        let mut options = self.options.clone();
+        options.exclude.extend(ids);
+        PyViewFilter { options }
+    }
+
+    /// How many distinct ids it leaves out.
+    fn __len__(&self) -> usize {
+        self.options.exclude.len()
+    }
+}
+
+/// A view's answer (see [`search_view`]).
+pub(super) type ViewAnswer<'py> = (
+    Bound<'py, PyAny>,
+    Bound<'py, PyTuple>,
+    Bound<'py, PyTuple>,
+    Bound<'py, PyTuple>,
+    Bound<'py, PyTuple>,
+    Option<PyViewFilter>,
+    usize,
+);
+
+/// `Index.search_view`: for a plain query that names no tool, the top `limit` of `index` with
+/// `view`'s ids left out (fresh) and, of the top `limit` of the same ranking with nothing left
+/// out, the matches that `view` leaves out, in rank order (already active), in one scoring pass
+/// (`crate::search::view`). The answer: `(trimmed query, fresh matches, their tools' names,
+/// already-active matches, their names, view extended by the fresh ids (None when there are
+/// none), the number of ids not left out)`. `None` when the query needs the general path (as
+/// `search_plain`).
+pub(super) fn search_view<'py>(
+    py: Python<'py>,
+    (index, keys): (&Index, &NameKeys),
+    tools: &Bound<'py, PyAny>,
+    (query, limit, max_length): (&Bound<'py, PyString>, usize, usize),
+    view: &PyViewFilter,
+) -> PyResult<Option<ViewAnswer<'py>>> {
+    let limit = checked_limit(py, limit)?;
+    let Ok(raw) = query.to_cow() else {
+        return Ok(None); // lone surrogates: the Python path's lossy text
+    };
+    let Some(plain) = accept(keys, &raw, max_length) else {
+        return Ok(None);
+    };
+    let options = &view.options;
+    let Ok((fresh, ranked)) = py.detach(|| index.search_view(&plain.text, limit, options)) else {
+        return Ok(None); // an engine error: the general path raises it
+    };
+    let active: Vec<(u32, f64)> = ranked
+        .into_iter()
+        .filter(|(d, _)| options.exclude.contains(d))
+        .collect();
+    let next = (!fresh.is_empty()).then(|| {
+        let mut options = options.clone();
+        options.exclude.extend(fresh.iter().map(|&(d, _)| d));
+        PyViewFilter { options }
+    });
+    let (fresh, fresh_names) = matches_and_names(py, tools, &fresh)?;
+    let (active, active_names) = matches_and_names(py, tools, &active)?;
+    let trimmed = if plain.query.len() == raw.len() {
+        query.clone().into_any()
+    } else {
+        PyString::new(py, plain.query).into_any()
+    };
+    let total = index.len().saturating_sub(options.exclude.len());
+    Ok(Some((
+        trimmed,
+        fresh,
+        fresh_names,
+        active,
+        active_names,
+        next,
+        total,
+    )))
+}
+
+/// The `Match` objects of `hits` (reason `"bm25"`) and their tools' names, as tuples.
+fn matches_and_names<'py>(
+    py: Python<'py>,
+    tools: &Bound<'py, PyAny>,
+    hits: &[(u32, f64)],
+) -> PyResult<(Bound<'py, PyTuple>, Bound<'py, PyTuple>)> {
+    let cls = super::matches::match_class(py)?;
+    let hits = hits.iter().map(|&(d, s)| (d as usize, s));
+    let matches = super::matches::build_matches(py, cls, tools, hits, intern!(py, "bm25"))?;
+    let name = intern!(py, "name");
+    let mut names = Vec::with_capacity(matches.len());
+    for m in matches.iter() {
+        names.push(m.getattr(intern!(py, "tool"))?.getattr(name)?);
+    }
+    Ok((matches.to_tuple(), PyTuple::new(py, names)?))
 }

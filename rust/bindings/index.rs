@@ -203,6 +203,24 @@ impl PyIndex {
         plain.search(py, tools, fields, query)
     }
 
+    /// A session view's search of a plain query (see `fast_path::search_view`): `(query,
+    /// fresh, already_active)`, or `None` when the query needs the general path.
+    #[pyo3(signature = (tools, keys, query, limit, max_length, view))]
+    #[allow(clippy::too_many_arguments)]
+    fn search_view<'py>(
+        &self,
+        py: Python<'py>,
+        tools: &Bound<'py, PyAny>,
+        keys: PyRef<'py, super::name_keys::PyNameKeys>,
+        query: &Bound<'py, PyString>,
+        limit: usize,
+        max_length: usize,
+        view: PyRef<'py, super::fast_path::PyViewFilter>,
+    ) -> PyResult<Option<super::fast_path::ViewAnswer<'py>>> {
+        let engine = (&self.inner, keys.keys());
+        super::fast_path::search_view(py, engine, tools, (query, limit, max_length), &view)
+    }
+
     /// `search_plain` for each of `queries` (a list), the searches in parallel with the GIL
     /// released: a `SearchResult` per query it answers, `None` for each query that needs the
     /// Python layer (`ToolIndex.search_many`'s common call).

@@ -7,7 +7,8 @@
 //!
 //! Beside it: the search options (`options`), per-document scores and explanations (`explain`),
 //! batches of queries (`batch`), the plain-query fast path (`fast_path`) and its proof that a
-//! query names no tool (`name_keys`), and the two other rankers, `keyword` and `dense`.
+//! query names no tool (`name_keys`), a session view's two lists in one pass (`view`), and the
+//! two other rankers, `keyword` and `dense`.
 
 pub mod batch;
 pub mod cache_blocked;
@@ -22,10 +23,12 @@ mod posting_loop;
 pub mod prune;
 pub mod regex;
 mod top_k;
+mod view;
 
 pub use explain::TermExplanation;
 pub use options::{PrefixOptions, SearchOptions};
 pub(crate) use top_k::TopK;
+use view::Seen;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -106,12 +109,24 @@ impl Index {
         limit: usize,
         options: &SearchOptions,
     ) -> Result<Vec<(u32, f64)>> {
+        self.search_seeing(query, limit, options, None)
+    }
+
+    /// [`Index::search`], recording in `seen` (when given) the documents that `options.exclude`
+    /// alone kept out of the top k, with their scores (see `view`).
+    pub(crate) fn search_seeing(
+        &self,
+        query: &str,
+        limit: usize,
+        options: &SearchOptions,
+        seen: Option<&Seen>,
+    ) -> Result<Vec<(u32, f64)>> {
         let terms = self
             .profile
             .analyse_query_for(query, Some((self.tag, |t: &str| self.term_ref(t))));
         if !terms.distinct() {
             let tokens: Vec<&str> = terms.iter().collect();
-            return self.search_tokens(&tokens, limit, options);
+            return self.search_distinct(&distinct_terms(&tokens), None, limit, options, seen);
         }
         // Already distinct (the English analysis dedupes): the weights without a hash pass.
         let query: Vec<(&str, f64)> = terms.iter().map(|t| (t, query_weight(t))).collect();
@@ -121,7 +136,7 @@ impl Index {
             .iter()
             .zip(&query)
             .all(|(&r, &(t, _))| r == self.term_ref(t))));
-        self.search_distinct(&query, refs, limit, options)
+        self.search_distinct(&query, refs, limit, options, seen)
     }
 
     /// Each of `query`'s terms as a [`Index::term_ref`]: `refs` when the caller has them (the
@@ -174,17 +189,18 @@ impl Index {
         limit: usize,
         options: &SearchOptions,
     ) -> Result<Vec<(u32, f64)>> {
-        self.search_distinct(&distinct_terms(tokens), None, limit, options)
+        self.search_distinct(&distinct_terms(tokens), None, limit, options, None)
     }
 
     /// [`Index::search_tokens`] of distinct `(term, qtf)` pairs, in first-seen order, with
-    /// their [`Index::term_ref`]s when the caller has them.
+    /// their [`Index::term_ref`]s when the caller has them; `seen` as in [`Index::search_seeing`].
     fn search_distinct(
         &self,
         query: &[(&str, f64)],
         refs: Option<&[u32]>,
         limit: usize,
         options: &SearchOptions,
+        seen: Option<&Seen>,
     ) -> Result<Vec<(u32, f64)>> {
         if query.is_empty() {
             return Err(Error::NoSearchableTerms);
@@ -208,7 +224,7 @@ impl Index {
             }
         };
         let pruned = self.search_pruned(query, refs, options, limit, min_matched, |doc, score| {
-            score >= options.threshold && self.passes(doc, options, &required)
+            score >= options.threshold && self.passes_seeing(doc, score, options, &required, seen)
         });
         let mut hits = if let Some(hits) = pruned {
             hits
@@ -220,8 +236,8 @@ impl Index {
                 let count = options.coverage;
                 self.top_k_and_reset(&mut scratch, limit, count, |doc, score, matched| {
                     score >= options.threshold
-                        && self.passes(doc, options, &required)
                         && (min_matched == 0 || matched >= min_matched)
+                        && self.passes_seeing(doc, score, options, &required, seen)
                 })
             })
         };

@@ -111,11 +111,20 @@ impl Index {
         options: &SearchOptions,
         required: &[Required<'_>],
     ) -> bool {
-        !options.exclude.contains(&doc)
-            && options
-                .include
-                .as_ref()
-                .map_or(true, |inc| inc.contains(&doc))
+        !options.exclude.contains(&doc) && self.admits(doc, options, required)
+    }
+
+    /// Whether `doc` survives `include` and the required terms (every filter but `exclude`).
+    pub(super) fn admits(
+        &self,
+        doc: u32,
+        options: &SearchOptions,
+        required: &[Required<'_>],
+    ) -> bool {
+        options
+            .include
+            .as_ref()
+            .map_or(true, |inc| inc.contains(&doc))
             && required.iter().all(|(scored, only)| {
                 scored.binary_search(&doc).is_ok() || only.binary_search(&doc).is_ok()
             })

@@ -21,7 +21,7 @@ from ..result import Match, QueryKind, _new
 from .snapshot import _current, _Ranked, _redefined
 from .state import _SessionState
 
-__all__ = ["DiscoveryResult", "_Activation"]
+__all__ = ["DiscoveryResult", "_Activation", "_discovery_result"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,38 @@ class DiscoveryResult:
     missing: tuple[str, ...] = ()
     generation: int = 0
     already_active_matches: tuple[Match, ...] = ()
+
+
+def _discovery_result(  # noqa: PLR0913 - one argument per field
+    query: str,
+    limit: int,
+    matches: tuple[Match, ...],
+    activated: tuple[str, ...],
+    already_active: tuple[str, ...],
+    selected: tuple[str, ...],
+    total_tools: int,
+    query_kind: QueryKind,
+    missing: tuple[str, ...],
+    generation: int,
+    already_active_matches: tuple[Match, ...],
+) -> DiscoveryResult:
+    """``DiscoveryResult(...)`` without the frozen dataclass's ``__init__`` (one
+    ``object.__setattr__`` per field): the same object, in a fraction of the time."""
+    found = _new(DiscoveryResult)
+    found.__dict__.update(
+        query=query,
+        limit=limit,
+        matches=matches,
+        activated=activated,
+        already_active=already_active,
+        selected=selected,
+        total_tools=total_tools,
+        query_kind=query_kind,
+        missing=missing,
+        generation=generation,
+        already_active_matches=already_active_matches,
+    )
+    return found
 
 
 class _Activation(_SessionState):
@@ -124,23 +156,11 @@ class _Activation(_SessionState):
             # A select: name of an always-visible tool is found, not missing.
             also_missing = set(fixed_result.missing)
             missing = tuple(n for n in missing if n in also_missing)
-        # DiscoveryResult(...) without the frozen dataclass's __init__ (one object.__setattr__
-        # per field): the same object, in a fraction of the time.
-        found = _new(DiscoveryResult)
-        found.__dict__.update(
-            query=result.query,
-            limit=limit,
-            matches=tuple(fresh),
-            activated=tuple(m.tool.name for m in fresh),
-            already_active=tuple(already)[:limit],
-            selected=active_selected,
-            total_tools=ranked.total,
-            query_kind=result.query_kind,
-            missing=missing,
-            generation=generation,
-            already_active_matches=tuple(already_matches.values())[:limit],
-        )
-        return found
+        return _discovery_result(
+            result.query, limit, tuple(fresh), tuple(m.tool.name for m in fresh),
+            tuple(already)[:limit], active_selected, ranked.total, result.query_kind, missing,
+            generation, tuple(already_matches.values())[:limit],
+        )  # fmt: skip
 
     def _active_test(self, mode: str) -> Callable[[str], bool]:
         """Whether a tool (by a name present in the session) is visible to the model in

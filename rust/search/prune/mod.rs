@@ -426,4 +426,4 @@ struct PrunedSearch {
 #[cfg(test)]
 mod bounds_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

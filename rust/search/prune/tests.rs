@@ -13,17 +13,17 @@ use super::ScoringMode;
 use crate::analysis::Profile;
 
 /// A small seeded generator (PCG-style LCG), so the tests need no extra crate.
-pub(super) struct Rng(pub(super) u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    pub(super) fn next(&mut self, m: usize) -> usize {
+    pub(crate) fn next(&mut self, m: usize) -> usize {
         self.0 = self
             .0
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         ((self.0 >> 33) as usize) % m.max(1)
     }
-    pub(super) fn chance(&mut self, percent: usize) -> bool {
+    pub(crate) fn chance(&mut self, percent: usize) -> bool {
         self.next(100) < percent
     }
 }
@@ -41,7 +41,7 @@ pub(super) fn word(rng: &mut Rng, vocab: usize) -> &'static str {
     WORDS[a.min(b)]
 }
 
-pub(super) fn corpus(rng: &mut Rng, n: usize, vocab: usize) -> Index {
+pub(crate) fn corpus(rng: &mut Rng, n: usize, vocab: usize) -> Index {
     corpus_in(rng, n, vocab, None)
 }
 
@@ -83,7 +83,7 @@ pub(super) fn corpus_in(rng: &mut Rng, n: usize, vocab: usize, profile: Option<P
     Index::build_profiled(names, &docs, weights, params, profile).unwrap()
 }
 
-pub(super) fn options(rng: &mut Rng, n: usize) -> SearchOptions {
+pub(crate) fn options(rng: &mut Rng, n: usize) -> SearchOptions {
     let mut o = SearchOptions::default();
     if rng.chance(20) {
         o.exclude = (0..rng.next(n)).map(|_| rng.next(n) as u32).collect();
@@ -114,7 +114,7 @@ pub(super) fn options(rng: &mut Rng, n: usize) -> SearchOptions {
     o
 }
 
-pub(super) fn query(rng: &mut Rng, vocab: usize) -> Vec<String> {
+pub(crate) fn query(rng: &mut Rng, vocab: usize) -> Vec<String> {
     (0..1 + rng.next(10))
         .map(|_| match rng.next(10) {
             0 => "nowhere".to_string(),
