@@ -135,9 +135,16 @@ class OverlayMap(Mapping[K, V]):
             else:
                 changed[key] = value
         new = OverlayMap.__new__(OverlayMap)
+        if _compact_due(len(gone) + len(changed) + len(added), len(base)):
+            # The fold: one C-level copy of the base, then the overlay's keys (a key removed
+            # and added again goes last, as in a dict).
+            folded = dict(base)
+            for key in gone:
+                del folded[key]
+            folded.update(changed)
+            folded.update(added)
+            base, gone, changed, added = folded, set(), {}, {}
         new._base, new._gone, new._changed, new._added = base, frozenset(gone), changed, added
-        if _compact_due(new.overlay_size, len(base)):
-            return OverlayMap(new.items())
         return new
 
 
@@ -232,9 +239,15 @@ class PositionMap(Mapping[str, int]):
             added = [n for i, n in enumerate(added) if i not in gone_added]
         added.extend(add)
         if _compact_due(len(removed) + len(added), len(base)):
-            new_base = PositionMap(base)
-            new_base._removed, new_base._added = removed, added
-            return dict(zip(new_base, range(len(base) - len(removed) + len(added))))
+            names = list(base)  # in position order: C-level copies, no Python code per name
+            kept: list[str] = []
+            start = 0
+            for position in removed:
+                kept += names[start:position]
+                start = position + 1
+            kept += names[start:]
+            kept += added
+            return dict(zip(kept, range(len(kept))))
         new = PositionMap(base)
         new._removed, new._added = removed, added
         new._at = dict(zip(added, range(len(added))))
