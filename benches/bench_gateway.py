@@ -240,11 +240,54 @@ def gil_probe(fn, *args) -> tuple[float, float, float]:
     return wall, sum(late), max(late, default=0.0)
 
 
+def update_breakdown(catalog: Catalog, queries: list[str]) -> dict[str, float]:
+    """Where one 20-tool reconnect's time goes, no search running (median of 5 after 2 warm-up
+    updates): the engine's copy-on-write update (``_core._update_tools``, GIL released), the
+    name table's remap (GIL held) and the rest (GIL held), timed around those internal calls."""
+    import toolsift._index.lookups as lookups
+    import toolsift._index.persist as persist
+
+    spent = {"engine": 0.0, "names": 0.0}
+    patched = [
+        (persist, "updated_index", "engine"),
+        (lookups.NameLookups, "carried_table", "names"),
+    ]
+    saved = [getattr(owner, attr) for owner, attr, _ in patched]
+
+    def timing(fn, key):
+        def call(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[key] += time.perf_counter() - start
+
+        return call
+
+    for (owner, attr, key), fn in zip(patched, saved):
+        setattr(owner, attr, timing(fn, key))
+    rows = []
+    try:
+        for round_ in range(1, 8):
+            spent["engine"] = spent["names"] = 0.0
+            gc.collect()
+            wall = timed(catalog.replace_server, "reconnecting", server_tools(100 + round_))
+            rows.append((wall, spent["engine"], spent["names"]))
+            catalog.session().search(queries[round_], limit=3)
+    finally:
+        for (owner, attr, _), fn in zip(patched, saved):
+            setattr(owner, attr, fn)
+    rows = rows[2:]
+    wall, engine, names = (statistics.median(r[i] for r in rows) for i in range(3))
+    return {"b_wall": wall, "b_engine": engine, "b_names": names, "b_rest": wall - engine - names}
+
+
 def reconnect_rows(catalog: Catalog, sessions: list, queries: list[str]) -> dict[str, float]:
     """One 20-tool server reconnecting every second while 8 threads search, beside the same 8
     threads with no reconnect (the GIL convoy of 8 threads on the machine's cores alone)."""
     out: dict[str, float] = {}
     catalog.connect_server("reconnecting", server_tools(0))
+    out.update(update_breakdown(catalog, queries))
     # Alone (no search running): each update's wall time and the GIL it holds, by a probe;
     # the probe's own waits over as long with no update, subtracted.
     probes = []
@@ -308,6 +351,11 @@ def reconnect_only(tools: list[Tool], queries: list[str]) -> dict[str, float]:
 
 
 def print_reconnect(v: dict[str, float]) -> None:
+    print(
+        f"| 20-tool reconnect alone: whole / engine update (GIL released) / name table remap / "
+        f"the rest (GIL held), p50 of 5 | {us(v['b_wall'])} / {us(v['b_engine'])} / "
+        f"{us(v['b_names'])} / {us(v['b_rest'])} |"
+    )
     print(
         f"| 20-tool reconnect alone: wall / GIL held (probe), p50 of 5 / longest hold | "
         f"{us(v['alone_wall'])} / {us(v['alone_held'])} / {us(v['alone_longest'])} "
