@@ -432,7 +432,9 @@ class ToolIndex:
         """A new index with ``add`` added (replacing a tool of the same name) and the tools
         named in ``remove`` (names, or one ``str``) removed; this one is not changed
         (copy-on-write). The kept tools come first, in their order, then ``add``; it ranks
-        exactly like ``ToolIndex(kept + add)``, and only the added tools are tokenized.
+        exactly like ``ToolIndex(kept + add)``, and only the added tools are tokenized. The
+        engine's update runs with the GIL released; the Python work is proportional to the
+        change (the name -> id map is layered over this index's, not copied).
 
         Raises:
             KeyError: a name in ``remove`` is not indexed.
