@@ -11,8 +11,12 @@ For each catalogue (mcp_mixed, 11,578 real tools, and 100,000 synthetic ones fro
   ``ToolIndex.search`` beside a view's search + activate cycle (one thread), the same cycles
   across the 10,000 sessions from 8 threads and from 1,000 asyncio tasks (p50 / p99);
 - one 20-tool server reconnecting every second (``replace_server``) while 8 threads search:
-  how long an update takes to publish (every session sees it at its next call), and the worst
-  search latency meanwhile.
+  how long an update takes to publish (every session sees it at its next call), and the search
+  latency p50 / p99 / max meanwhile, beside the same 8 threads with no reconnect.
+
+``--parts reconnect`` runs only the reconnect rows; ``--switch-interval S`` (Python's GIL
+switch interval, an interpreter-wide setting a gateway operator may choose) and ``--gc-freeze``
+(``gc.freeze()`` once the catalogue and sessions are built) measure what those settings change.
 
 Prints a Markdown table (ratios first). Timings are wall-clock on a shared machine.
 
@@ -43,6 +47,7 @@ from toolsift import Catalog, DiscoverySession, Tool, load_catalog  # noqa: E402
 
 SESSIONS = 10_000
 TASKS = 1_000
+FREEZE = False  # --gc-freeze
 
 
 def rss() -> int:
@@ -190,10 +195,134 @@ def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
     alat = asyncio.run(many())
     out["a_p50"], out["a_p99"] = statistics.median(alat), pct(alat, 0.99)
 
-    # A 20-tool server reconnecting every second while 8 threads search.
-    catalog.connect_server("reconnecting", server_tools(0))
+    out.update(reconnect_rows(catalog, sessions, queries))
+    return out
+
+
+def search_window(
+    sessions: list, queries: list[str], seconds: float, during: threading.Thread | None = None
+) -> list[float]:
+    """8 threads searching through ``sessions`` for ``seconds`` (while ``during`` runs, if
+    given): every search's latency."""
     stop = threading.Event()
-    worst = [0.0]
+    lat: list[float] = []
+    lock = threading.Lock()
+
+    def searcher(offset: int) -> None:
+        mine, i = [], offset
+        while not stop.is_set():
+            start = time.perf_counter()
+            sessions[i % len(sessions)].search(queries[i % len(queries)], limit=3)
+            mine.append(time.perf_counter() - start)
+            i += 8
+        with lock:
+            lat.extend(mine)
+
+    threads = [threading.Thread(target=searcher, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    if during is not None:
+        during.start()
+    time.sleep(seconds)
+    stop.set()
+    if during is not None:
+        during.join()
+    for t in threads:
+        t.join()
+    return lat
+
+
+def gil_probe(fn, *args) -> tuple[float, float, float]:
+    """``fn(*args)`` while a probe thread sleeps 0.1 ms at a time: its wall time, how long the
+    probe waited past its sleeps (about the time ``fn`` held the GIL, plus the scheduler's
+    wake-up latency), and the longest such wait (the longest hold: at most the switch interval
+    while Python code runs, longer inside a C call that keeps the GIL)."""
+    done = threading.Event()
+    late: list[float] = []
+
+    def probe() -> None:
+        while not done.is_set():
+            start = time.perf_counter()
+            time.sleep(0.0001)
+            late.append(time.perf_counter() - start - 0.0001)
+
+    thread = threading.Thread(target=probe)
+    thread.start()
+    time.sleep(0.01)
+    late.clear()
+    wall = timed(fn, *args)
+    done.set()
+    thread.join()
+    return wall, sum(late), max(late, default=0.0)
+
+
+def update_breakdown(catalog: Catalog, queries: list[str]) -> dict[str, float]:
+    """Where one 20-tool reconnect's time goes, no search running (median of 5 after 2 warm-up
+    updates): the engine's copy-on-write update (``_core._update_tools``, GIL released), the
+    name table's remap (GIL held) and the rest (GIL held), timed around those internal calls."""
+    import toolsift._index.lookups as lookups
+    import toolsift._index.persist as persist
+
+    spent = {"engine": 0.0, "names": 0.0}
+    patched = [
+        (persist, "updated_index", "engine"),
+        (lookups.NameLookups, "carried_table", "names"),
+    ]
+    saved = [getattr(owner, attr) for owner, attr, _ in patched]
+
+    def timing(fn, key):
+        def call(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[key] += time.perf_counter() - start
+
+        return call
+
+    for (owner, attr, key), fn in zip(patched, saved):
+        setattr(owner, attr, timing(fn, key))
+    rows = []
+    try:
+        for round_ in range(1, 8):
+            spent["engine"] = spent["names"] = 0.0
+            gc.collect()
+            wall = timed(catalog.replace_server, "reconnecting", server_tools(100 + round_))
+            rows.append((wall, spent["engine"], spent["names"]))
+            catalog.session().search(queries[round_], limit=3)
+    finally:
+        for (owner, attr, _), fn in zip(patched, saved):
+            setattr(owner, attr, fn)
+    rows = rows[2:]
+    wall, engine, names = (statistics.median(r[i] for r in rows) for i in range(3))
+    return {"b_wall": wall, "b_engine": engine, "b_names": names, "b_rest": wall - engine - names}
+
+
+def reconnect_rows(catalog: Catalog, sessions: list, queries: list[str]) -> dict[str, float]:
+    """One 20-tool server reconnecting every second while 8 threads search, beside the same 8
+    threads with no reconnect (the GIL convoy of 8 threads on the machine's cores alone)."""
+    out: dict[str, float] = {}
+    catalog.connect_server("reconnecting", server_tools(0))
+    out.update(update_breakdown(catalog, queries))
+    # Alone (no search running): each update's wall time and the GIL it holds, by a probe;
+    # the probe's own waits over as long with no update, subtracted.
+    probes = []
+    for round_ in range(1, 6):
+        catalog.index.search(queries[0])  # the index's lazy parts, as a search would make them
+        probes.append(gil_probe(catalog.replace_server, "reconnecting", server_tools(-round_)))
+    idle = [gil_probe(time.sleep, wall) for wall, _, _ in probes]
+    held = [p[1] - i[1] for p, i in zip(probes, idle)]
+    out["alone_wall"] = statistics.median(p[0] for p in probes)
+    out["alone_held"] = statistics.median(held)
+    out["alone_longest"] = max(p[2] for p in probes)
+    out["idle_longest"] = max(i[2] for i in idle)
+    for session in sessions[:: max(1, len(sessions) // 200)]:
+        session.search(queries[0], limit=3)  # warm: every search below is a steady-state one
+    quiet = search_window(sessions, queries, 5.5)
+    out["quiet_p50"], out["quiet_p99"], out["quiet_max"] = (
+        statistics.median(quiet), pct(quiet, 0.99), max(quiet)
+    )  # fmt: skip
+    stop = threading.Event()
     updates: list[float] = []
 
     def reconnect() -> None:
@@ -203,29 +332,64 @@ def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
             round_ += 1
             stop.wait(1.0)
 
-    def searcher(offset: int) -> None:
-        i = offset
-        while not stop.is_set():
-            start = time.perf_counter()
-            sessions[i % SESSIONS].search(queries[i % len(queries)], limit=3)
-            worst[0] = max(worst[0], time.perf_counter() - start)
-            i += 8
-
-    threads = [threading.Thread(target=reconnect)]
-    threads += [threading.Thread(target=searcher, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    time.sleep(5.5)
-    stop.set()
-    for t in threads:
-        t.join()
+    busy = search_window(sessions, queries, 5.5, during=_Stopping(reconnect, stop))
     out["update_p50"], out["update_max"] = statistics.median(updates), max(updates)
-    out["worst_search"] = worst[0]
+    out["churn_p50"], out["churn_p99"], out["churn_max"] = (
+        statistics.median(busy), pct(busy, 0.99), max(busy)
+    )  # fmt: skip
     for session in sessions:  # every session is on the last generation at its next call
-        assert session.generation and session._gen is catalog._core.current  # noqa: SLF001
+        session.search(queries[0], limit=1)
+        assert session._gen is catalog._core.current  # noqa: SLF001
     assert catalog.generation >= 2 and len(updates) >= 1
     out["updates"] = len(updates)
     return out
+
+
+class _Stopping(threading.Thread):
+    """A thread running ``target`` whose ``join`` first sets ``stop``."""
+
+    def __init__(self, target, stop: threading.Event) -> None:
+        super().__init__(target=target)
+        self._stop_event = stop
+
+    def join(self, timeout: float | None = None) -> None:
+        self._stop_event.set()
+        super().join(timeout)
+
+
+def reconnect_only(tools: list[Tool], queries: list[str]) -> dict[str, float]:
+    catalog = Catalog(tools, engine="rust")
+    sessions = [catalog.session() for _ in range(SESSIONS)]
+    if FREEZE:  # what a gateway operator may do once its catalogue is built
+        gc.collect()
+        gc.freeze()
+    return reconnect_rows(catalog, sessions, queries)
+
+
+def print_reconnect(v: dict[str, float]) -> None:
+    print(
+        f"| 20-tool reconnect alone: whole / engine update (GIL released) / name table remap / "
+        f"the rest (GIL held), p50 of 5 | {us(v['b_wall'])} / {us(v['b_engine'])} / "
+        f"{us(v['b_names'])} / {us(v['b_rest'])} |"
+    )
+    print(
+        f"| 20-tool reconnect alone: wall / GIL held (probe), p50 of 5 / longest hold | "
+        f"{us(v['alone_wall'])} / {us(v['alone_held'])} / {us(v['alone_longest'])} "
+        f"(probe's longest wait with no update: {us(v['idle_longest'])}) |"
+    )
+    print(
+        f"| 20-tool server reconnect: publish (all sessions see it), p50 / max "
+        f"({v['updates']:.0f} updates in 5.5 s) | "
+        f"{us(v['update_p50'])} / {us(v['update_max'])} |"
+    )
+    print(
+        f"| search p50 / p99 / max, 8 threads, no reconnect | {us(v['quiet_p50'])} / "
+        f"{us(v['quiet_p99'])} / {us(v['quiet_max'])} |"
+    )
+    print(
+        f"| search p50 / p99 / max during reconnects (8 threads) | {us(v['churn_p50'])} / "
+        f"{us(v['churn_p99'])} / {us(v['churn_max'])} |"
+    )
 
 
 def main() -> None:
@@ -234,10 +398,21 @@ def main() -> None:
     parser.add_argument(
         "--parts",
         default="all",
-        choices=["all", "view"],
-        help="view: only the one-thread bare search and view search + activate cycle",
+        choices=["all", "view", "reconnect"],
+        help="view: only the one-thread bare search and view search + activate cycle; "
+        "reconnect: only the reconnect rows",
     )
+    parser.add_argument(
+        "--switch-interval", type=float, default=None,
+        help="sys.setswitchinterval for this run, in seconds (an operator's setting)",
+    )  # fmt: skip
+    parser.add_argument("--gc-freeze", action="store_true", help="gc.freeze() after each build")
     args = parser.parse_args()
+    if args.switch_interval is not None:
+        sys.setswitchinterval(args.switch_interval)
+    global FREEZE
+    FREEZE = args.gc_freeze
+    print(f"switch interval {sys.getswitchinterval() * 1e3:g} ms, gc.freeze: {args.gc_freeze}")
     for name in args.sizes.split(","):
         tools, queries = load(name)
         if args.parts == "view":
@@ -254,6 +429,12 @@ def main() -> None:
                         f"load {os.getloadavg()[0]:.1f}"
                     )
                     sys.stdout.flush()
+            continue
+        if args.parts == "reconnect":
+            print(f"\n### {name}: {len(tools):,} tools (Rust engine), reconnects\n")
+            print("| measurement | value |\n|---|---:|")
+            print_reconnect(reconnect_only(tools, queries))
+            sys.stdout.flush()
             continue
         p = private_rows(tools, queries)
         v = view_rows(tools, queries)
@@ -286,12 +467,7 @@ def main() -> None:
               f"{us(v['t8_p99'])} |")  # fmt: skip
         print(f"| {TASKS:,} asyncio tasks (`asearch`), p50 / p99 | {us(v['a_p50'])} / "
               f"{us(v['a_p99'])} |")  # fmt: skip
-        print(
-            f"| 20-tool server reconnect: publish (all sessions see it), p50 / max "
-            f"({v['updates']:.0f} updates in 5.5 s) | "
-            f"{us(v['update_p50'])} / {us(v['update_max'])} |"
-        )
-        print(f"| worst search latency during reconnects (8 threads) | {us(v['worst_search'])} |")
+        print_reconnect(v)
         sys.stdout.flush()
 
 

@@ -4,7 +4,7 @@ façade: each method hands its work to a part in ``toolsift._index``)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._engine.select import EngineName, available_engines
@@ -88,11 +88,16 @@ class ToolIndex:
         self._wire(tools, by_name, name, index, field_weights, params, servers=servers)
 
     @classmethod
-    def _from_parts(cls, parts: persist.Parts, table: NameTable | None = None) -> ToolIndex:
+    def _from_parts(
+        cls, parts: persist.Parts, table: NameTable | None = None,
+        by_name: Mapping[str, int] | None = None,
+    ) -> ToolIndex:  # fmt: skip
         """An index of parts already made (a snapshot's, an update's); ``table``: its name
-        table, if known (derived from the tools alone, so never stored: rebuilt on first use)."""
+        table, if known (derived from the tools alone, so never stored: rebuilt on first use);
+        ``by_name``: its name -> id map, if known (an update's)."""
         self = cls.__new__(cls)
-        by_name = dict(zip(parts.names, range(len(parts.names))))
+        if by_name is None:
+            by_name = dict(zip(parts.names, range(len(parts.names))))
         self._wire(
             parts.tools, by_name, parts.engine, parts.index, parts.field_weights, parts.params,
             table=table,
@@ -100,7 +105,7 @@ class ToolIndex:
         return self
 
     def _wire(
-        self, tools: tuple[Tool, ...] | LazyTools, by_name: dict[str, int], engine: str,
+        self, tools: tuple[Tool, ...] | LazyTools, by_name: Mapping[str, int], engine: str,
         index: EngineIndex, field_weights: FieldWeights, params: tuple[float, float, float],
         **known: Any,
     ) -> None:  # fmt: skip
@@ -427,7 +432,9 @@ class ToolIndex:
         """A new index with ``add`` added (replacing a tool of the same name) and the tools
         named in ``remove`` (names, or one ``str``) removed; this one is not changed
         (copy-on-write). The kept tools come first, in their order, then ``add``; it ranks
-        exactly like ``ToolIndex(kept + add)``, and only the added tools are tokenized.
+        exactly like ``ToolIndex(kept + add)``, and only the added tools are tokenized. The
+        engine's update runs with the GIL released; the Python work is proportional to the
+        change (the name -> id map is layered over this index's, not copied).
 
         Raises:
             KeyError: a name in ``remove`` is not indexed.
@@ -439,13 +446,12 @@ class ToolIndex:
             >>> [t.name for t in index.with_tools(add=[Tool(name="b", description="beta")])]
             ['a', 'b']
         """
-        names = persist.tool_names(self._tools, self._by_name)
         old = persist.Parts(
-            self._tools, self.engine, self._index, self.field_weights, self.params, names
+            self._tools, self.engine, self._index, self.field_weights, self.params, ()
         )
-        parts, new_ids, kept = persist.updated(old, self._by_name, add, remove)
-        table = self._lookups.carried_table(parts.tools, new_ids, kept)
-        return type(self)._from_parts(parts, table)
+        parts, by_name, drop, kept = persist.updated(old, self._by_name, add, remove)
+        table = self._lookups.carried_table(parts.tools, len(self._tools), drop, kept)
+        return type(self)._from_parts(parts, table, by_name)
 
     def replace_server(self, server: str, tools: Iterable[Tool]) -> ToolIndex:
         """A new index in which ``server``'s tools are exactly ``tools`` (an MCP server connected,
@@ -462,8 +468,7 @@ class ToolIndex:
             []
         """
         tools = persist.server_tools(server, tools)
-        names = persist.tool_names(self._tools, self._by_name)
-        old = [names[i] for i in self._lookups.server_ids(server)]
+        old = [persist.name_at(self._tools, i) for i in self._lookups.server_ids(server)]
         return self.with_tools(add=tools, remove=old)
 
 

@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .._engine.select import document_function
@@ -34,7 +34,7 @@ _FIELD_NAMES = [f.name for f in dataclasses.fields(FieldWeights)]
 
 def explain(
     tools: Sequence[Tool] | LazyTools,
-    by_name: dict[str, int],
+    by_name: Mapping[str, int],
     index: EngineIndex,
     field_weights: FieldWeights,
     query: str,

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .._engine.select import keyword_index_class
 from .._names.table import NameTable
 from .._options import DEFAULT_PREFIX_FRACTION
+from .._snapshot.positions import new_ids
 from .._snapshot.tools_section import LazyTools
 from .._text.documents import FieldWeights, scored_text
 from .._text.name_parts import keyword_name_parts
@@ -119,13 +120,15 @@ class NameLookups:
         return table
 
     def carried_table(
-        self, tools: Sequence[Tool] | LazyTools, new_ids: list[int], kept: int
+        self, tools: Sequence[Tool] | LazyTools, n_old: int, drop: list[int], kept: int
     ) -> NameTable | None:
-        """This name table remapped for an updated index of ``tools`` (each old tool's new id,
-        -1 if removed; the first ``kept`` tools are the kept ones), instead of re-reading every
-        tool; ``None`` if it was never built."""
+        """This name table remapped for an updated index of ``tools`` (the ``n_old`` old tools
+        less the ids ``drop``, ascending, then the added ones from id ``kept``), instead of
+        re-reading every tool; ``None`` if it was never built."""
         table = self._name_table
-        return None if table is None else table.remapped(name_source(tools), new_ids, kept)
+        if table is None:
+            return None
+        return table.remapped(name_source(tools), new_ids(n_old, drop), kept)
 
     def keyword_index(self) -> EngineKeywordIndex:
         """Seed 001's keyword scorer on the same engine, built on first use."""

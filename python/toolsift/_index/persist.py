@@ -18,13 +18,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._engine.select import EngineName, select_engine
 from .._options import check_max_bytes
+from .._overlay import PositionMap
 from .._snapshot.format import stored_field_weights, write_atomic
-from .._snapshot.positions import new_ids, without
+from .._snapshot.positions import without
 from .._snapshot.tools_section import LazyTools, decode_tool_section, encode_tool_section
 from .._text.documents import FieldWeights
 from ..errors import DuplicateToolError, SnapshotError
@@ -42,6 +43,7 @@ __all__ = [
     "read",
     "server_tools",
     "to_bytes",
+    "name_at",
     "tool_names",
     "updated",
     "write",
@@ -73,7 +75,7 @@ def from_bytes(data: bytes, engine: EngineName) -> Parts:
     return Parts(tools, name, index, weights, tuple(index.params), tools.names)
 
 
-def check_unique(by_name: dict[str, int], names: Sequence[str]) -> None:
+def check_unique(by_name: Mapping[str, int], names: Collection[str]) -> None:
     """``SnapshotError`` if a loaded index's ``names`` hold one twice (``by_name`` is shorter)."""
     if len(by_name) != len(names):  # the name -> id dict kept one id per name
         raise _invalid(f"the tool name {_first_duplicate(names)!r} appears twice")
@@ -95,10 +97,17 @@ def read(path: str | os.PathLike[str], max_bytes: int = MAX_SNAPSHOT_BYTES) -> b
 
 
 def updated(
-    parts: Parts, by_name: dict[str, int], add: Iterable[Tool], remove: Iterable[str]
-) -> tuple[Parts, list[int], int]:
+    parts: Parts, by_name: Mapping[str, int], add: Iterable[Tool], remove: Iterable[str]
+) -> tuple[Parts, Mapping[str, int], list[int], int]:
     """The parts of :meth:`toolsift.ToolIndex.with_tools`'s new index (copy-on-write: ``parts``
-    are not changed), each old tool's new id (-1: removed), and how many tools were kept."""
+    are not changed), its name -> id map, the old ids dropped (ascending), and how many tools
+    were kept (the added ones follow them).
+
+    The Python work is proportional to the change, not to the index: the name -> id map is a
+    :class:`~toolsift._overlay.PositionMap` over the previous one (no dict of every name is
+    made), and the engine's update runs with the GIL released. The one whole-index step is the
+    tuple of tools, a C-level copy of its references (no Python code per tool).
+    """
     add = _tool_tuple(add, "add")
     seen: dict[str, int] = {}
     for i, tool in enumerate(add):
@@ -110,15 +119,19 @@ def updated(
                 field="name",
             )
         seen[tool.name] = i
-    drop_set = set()
+    dropped: dict[int, str] = {}
     for name in _name_iter(remove, "remove"):
         if not isinstance(name, str):
             raise TypeError(f"remove must hold tool names (str), got {type(name).__name__}")
-        if name not in by_name:
+        i = by_name.get(name)
+        if i is None:
             raise KeyError(name)
-        drop_set.add(by_name[name])
-    drop_set.update(by_name[t.name] for t in add if t.name in by_name)
-    drop = sorted(drop_set)
+        dropped[i] = name
+    for tool in add:
+        i = by_name.get(tool.name)
+        if i is not None:
+            dropped[i] = tool.name
+    drop = sorted(dropped)
     weights = parts.field_weights.as_list()
     index = updated_index(parts.engine, parts.index, add, weights, drop)
     # Kept tools by slices between the dropped positions: C-level copies, so an update
@@ -127,12 +140,11 @@ def updated(
     tools: tuple[Tool, ...] | LazyTools
     if isinstance(old_tools, LazyTools):  # a loaded index stays lazy: decode no kept tool
         tools = old_tools.subset(without(range(len(old_tools)), drop), add)
-        names: Sequence[str] = tools.names
     else:
         tools = (*without(old_tools, drop), *add)
-        names = [*without(tool_names(old_tools, by_name), drop), *(t.name for t in add)]
-    new = Parts(tools, parts.engine, index, parts.field_weights, parts.params, names)
-    return new, new_ids(len(old_tools), drop), len(tools) - len(add)
+    ids = PositionMap.of(by_name).updated(dropped.values(), [t.name for t in add])
+    new = Parts(tools, parts.engine, index, parts.field_weights, parts.params, ids)
+    return new, ids, drop, len(tools) - len(add)
 
 
 def server_tools(server: object, tools: Iterable[Tool]) -> tuple[Tool, ...]:
@@ -148,10 +160,15 @@ def server_tools(server: object, tools: Iterable[Tool]) -> tuple[Tool, ...]:
     return checked
 
 
-def tool_names(tools: Sequence[Tool] | LazyTools, by_name: dict[str, int]) -> Sequence[str]:
+def tool_names(tools: Sequence[Tool] | LazyTools, by_name: Mapping[str, int]) -> Sequence[str]:
     """The tools' names in order, without decoding a loaded index's tools."""
-    # `by_name` holds every name once, inserted in tool order: its keys are the names.
+    # `by_name` holds every name once, in tool order: its keys are the names.
     return tools.names if isinstance(tools, LazyTools) else list(by_name)
+
+
+def name_at(tools: Sequence[Tool] | LazyTools, i: int) -> str:
+    """The name of tool ``i``, without decoding a loaded index's tool."""
+    return tools.names[i] if isinstance(tools, LazyTools) else tools[i].name
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,8 +180,8 @@ class Parts:
     index: EngineIndex
     field_weights: FieldWeights
     params: tuple[float, float, float]
-    #: the tools' names in order
-    names: Sequence[str]
+    #: the tools' names in order (an update's: its name -> id map, whose keys are in order)
+    names: Collection[str]
 
 
 _SNAPSHOT_KIND = "toolsift.ToolIndex"
@@ -223,7 +240,7 @@ def _checked_weights(raw: object, stored: list[float]) -> FieldWeights:
     return FieldWeights(**weights)
 
 
-def _first_duplicate(names: Sequence[str]) -> str:
+def _first_duplicate(names: Iterable[str]) -> str:
     seen: set[str] = set()
     for name in names:
         if name in seen:

@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._options import MAX_COUNT_OPTION, SearchOptions, check_flag, check_names
@@ -50,7 +50,7 @@ class Searcher:
     def __init__(
         self,
         tools: Sequence[Tool] | LazyTools,
-        by_name: dict[str, int],
+        by_name: Mapping[str, int],
         engine: str,
         index: EngineIndex,
         field_weights: FieldWeights,
@@ -99,7 +99,7 @@ class Searcher:
         relative_floor = checked.relative_floor
         clamped = limit > max_limit
         allowed, include = self._lookups.allowed(servers)
-        excluded = frozenset(self._by_name[n] for n in exclude if n in self._by_name)
+        excluded = frozenset(i for i in map(self._by_name.get, exclude) if i is not None)
         notices = (f"limit {limit} clamped to {max_limit}",) if clamped else ()
         plain = ranker == "bm25" and not relative_floor and not normalize
         return _Request(

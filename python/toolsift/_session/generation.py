@@ -9,6 +9,12 @@ previous generation or the next one, never a part of an update, and a search kee
 it started with. A refused update (a malformed or duplicate tool) leaves the current generation
 as it was.
 
+An update holds the GIL only for work proportional to the change: a generation's maps (tools,
+servers, name forms) are :class:`~toolsift._overlay.OverlayMap` s that share the previous
+generation's base, the index's update runs in the engine with the GIL released, and the
+memoised sets that sessions read (the non-MCP tools, the provider-name forms) are carried over
+and patched rather than rebuilt.
+
 Example:
     >>> from toolsift import Tool
     >>> core = CatalogCore([Tool(name="deploy")], {}, {}, "auto", "english", None)
@@ -20,10 +26,11 @@ Example:
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._overlay import OverlayMap
 from ..errors import DuplicateToolError
 from ..index import EngineName, ToolIndex
 from ..tokens import tool_tokens
@@ -55,11 +62,11 @@ class Generation:
     """
 
     number: int
-    entries: Mapping[str, _Entry]
-    servers: Mapping[str, tuple[str, ...]]
-    summaries: Mapping[str, str]
+    entries: OverlayMap[str, _Entry]
+    servers: OverlayMap[str, tuple[str, ...]]
+    summaries: OverlayMap[str, str]
     index: ToolIndex
-    aliases: Mapping[str, tuple[str, ...]]
+    aliases: OverlayMap[str, tuple[str, ...]]
     tokens: int
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
@@ -80,15 +87,16 @@ class Generation:
     def provider_names(self) -> Mapping[str, str]:
         """The canonical name each other form of a name answers to (the OpenAI/Anthropic alias
         of :func:`toolsift.tools.provider_name`, then :meth:`Tool.aliases`), the first tool
-        first: what :meth:`toolsift.DiscoverySession.resolve` reads. Built on first use."""
-        cached = self._cache.get("provider-names")
-        if cached is None:
-            cached = {}
+        first: what :meth:`toolsift.DiscoverySession.resolve` reads. Built on first use, then
+        carried over by each update (patched with the change)."""
+        forms = self._cache.get("forms")
+        if forms is None:
+            every: dict[str, tuple[str, ...]] = {}
             for name, entry in self.entries.items():
-                for form in (provider_name(name), *entry.tool.aliases()):
-                    cached.setdefault(form, name)
-            self._cache["provider-names"] = cached
-        return cached
+                for form in _forms(entry.tool):
+                    every[form] = (*every.get(form, ()), name)
+            forms = self._cache["forms"] = OverlayMap(every)
+        return _FirstName(forms)
 
     def non_mcp_names(self) -> frozenset[str]:
         """The tools that no MCP server provides (visible in ``"mcp-only"`` mode)."""
@@ -96,7 +104,46 @@ class Generation:
         if cached is None:
             cached = frozenset(n for n, e in self.entries.items() if e.source != "mcp")
             self._cache["non-mcp"] = cached
-        return cached
+        return cached  # type: ignore[no-any-return]
+
+    def carried(self, removed: list[_Entry], new: list[_Entry]) -> dict[Any, Any]:
+        """The memoised parts of the next generation (``removed`` entries gone, ``new`` ones
+        joined), patched from this one's: work proportional to the change."""
+        out: dict[Any, Any] = {}
+        forms = self._cache.get("forms")
+        if forms is not None:
+            out["forms"] = _patched(forms, [e.tool for e in removed], [e.tool for e in new], _forms)
+        non_mcp = self._cache.get("non-mcp")
+        if non_mcp is not None:
+            gone = {e.tool.name for e in removed if e.source != "mcp"}
+            joined = {e.tool.name for e in new if e.source != "mcp"}
+            out["non-mcp"] = (non_mcp - gone) | joined if gone or joined else non_mcp
+        return out
+
+
+class _FirstName(Mapping[str, str]):
+    """Name form -> the first tool that answers to it (a view of the forms' tool tuples)."""
+
+    __slots__ = ("_forms",)
+
+    def __init__(self, forms: Mapping[str, tuple[str, ...]]) -> None:
+        self._forms = forms
+
+    def __getitem__(self, form: str) -> str:
+        return self._forms[form][0]
+
+    def get(self, form: str, default: Any = None) -> Any:  # type: ignore[override]
+        names = self._forms.get(form)
+        return default if names is None else names[0]
+
+    def __contains__(self, form: object) -> bool:
+        return form in self._forms
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._forms)
+
+    def __len__(self) -> int:
+        return len(self._forms)
 
 
 class CatalogCore:
@@ -131,14 +178,16 @@ class CatalogCore:
         every = [e.tool for e in entries.values()]
         index = ToolIndex(every, engine=engine, profile=profile, field_weights=field_weights)
         aliases: dict[str, tuple[str, ...]] = {}
-        _index_aliases(aliases, every, ())
+        for tool in every:
+            for alias in tool.aliases():
+                aliases[alias] = (*aliases.get(alias, ()), tool.name)
         self.current = Generation(
             number=0,
-            entries=entries,
-            servers={s: tuple(t.name for t in ts) for s, ts in by_server.items()},
-            summaries=dict(summaries),
+            entries=OverlayMap(entries),
+            servers=OverlayMap({s: tuple(t.name for t in ts) for s, ts in by_server.items()}),
+            summaries=OverlayMap(summaries),
             index=index,
-            aliases=aliases,
+            aliases=OverlayMap(aliases),
             tokens=sum(e.tokens for e in entries.values()),
         )
 
@@ -150,11 +199,10 @@ class CatalogCore:
         new = [_entry(t, "mcp") for t in server_tools]
         with self._write:
             gen = self.current
-            servers = dict(gen.servers)
-            servers[name] = tuple(t.name for t in server_tools)
+            servers = gen.servers.updated(assign=[(name, tuple(t.name for t in server_tools))])
             summaries = gen.summaries
             if summary is not None:
-                summaries = {**summaries, name: summary}
+                summaries = summaries.updated(assign=[(name, summary)])
             self._publish(gen, gen.servers.get(name, ()), new, servers, summaries)
 
     def disconnect_server(self, name: str) -> bool:
@@ -163,9 +211,8 @@ class CatalogCore:
             gen = self.current
             if name not in gen.servers:
                 return False
-            servers = dict(gen.servers)
-            removed = servers.pop(name)
-            self._publish(gen, removed, [], servers, gen.summaries)
+            servers = gen.servers.updated(remove=[name])
+            self._publish(gen, gen.servers[name], [], servers, gen.summaries)
             return True
 
     def add_tools(self, tools: list[Tool], source: ToolSource) -> None:
@@ -189,19 +236,22 @@ class CatalogCore:
     def _publish(
         self,
         gen: Generation,
-        removed: Iterable[str],
+        removed_names: Iterable[str],
         new: list[_Entry],
-        servers: Mapping[str, tuple[str, ...]],
-        summaries: Mapping[str, str],
+        servers: OverlayMap[str, tuple[str, ...]],
+        summaries: OverlayMap[str, str],
     ) -> None:
         """Build the next generation from ``gen`` and publish it (with ``_write`` held). Every
-        check runs before the assignment at the end: a refused update publishes nothing."""
-        removed = list(removed)
-        entries = dict(gen.entries)
-        for name in removed:
-            del entries[name]
-        _add(entries, new)
+        check runs before the assignment at the end: a refused update publishes nothing. The
+        work is proportional to the change (the maps are overlays over ``gen``'s), except a
+        large change, which rebuilds the index."""
+        removed = [gen.entries[n] for n in removed_names]
+        _check_new(gen.entries, {e.tool.name for e in removed}, new)
+        entries = gen.entries.updated(
+            remove=[e.tool.name for e in removed], assign=[(e.tool.name, e) for e in new]
+        )
         added = [e.tool for e in new]
+        gone = [e.tool for e in removed]
         kept = len(entries) - len(added)
         if len(removed) + len(added) > max(_UPDATE_AT_MOST, kept // 4):
             index = ToolIndex(
@@ -211,10 +261,9 @@ class CatalogCore:
                 field_weights=gen.index.field_weights,
             )
         else:
-            index = gen.index.with_tools(add=added, remove=removed)
-        aliases = dict(gen.aliases)
-        _index_aliases(aliases, added, [gen.entries[n].tool for n in removed])
-        tokens = gen.tokens - sum(gen.entries[n].tokens for n in removed)
+            index = gen.index.with_tools(add=added, remove=[t.name for t in gone])
+        aliases = _patched(gen.aliases, gone, added, Tool.aliases)
+        tokens = gen.tokens - sum(e.tokens for e in removed) + sum(e.tokens for e in new)
         self.current = Generation(
             number=gen.number + 1,
             entries=entries,
@@ -222,7 +271,8 @@ class CatalogCore:
             summaries=summaries,
             index=index,
             aliases=aliases,
-            tokens=tokens + sum(e.tokens for e in new),
+            tokens=tokens,
+            _cache=gen.carried(removed, new),
         )
 
 
@@ -233,30 +283,50 @@ def _entry(tool: Tool, source: ToolSource) -> _Entry:
 def _add(entries: dict[str, _Entry], new: list[_Entry]) -> None:
     """Add ``new`` to ``entries``; a name already there (or twice in ``new``) is refused before
     ``entries`` changes."""
+    _check_new(entries, set(), new)
+    for entry in new:
+        entries[entry.tool.name] = entry
+
+
+def _check_new(entries: Mapping[str, _Entry], leaving: set[str], new: list[_Entry]) -> None:
+    """``DuplicateToolError`` if a name of ``new`` is twice in it, or in ``entries`` and not
+    ``leaving``."""
     seen: set[str] = set()
     for entry in new:
         name = entry.tool.name
-        if name in seen or name in entries:
+        if name in seen or (name in entries and name not in leaving):
             raise DuplicateToolError(
                 f"Duplicate tool name {name!r}: a catalogue holds each canonical name once.",
                 tool=name,
                 field="name",
             )
         seen.add(name)
-    for entry in new:
-        entries[entry.tool.name] = entry
 
 
-def _index_aliases(
-    aliases: dict[str, tuple[str, ...]], added: Iterable[Tool], removed: Iterable[Tool]
-) -> None:
+def _forms(tool: Tool) -> Iterable[str]:
+    """The name forms :meth:`Generation.provider_names` maps to ``tool``."""
+    return dict.fromkeys((provider_name(tool.name), *tool.aliases()))
+
+
+def _patched(
+    forms: OverlayMap[str, tuple[str, ...]],
+    removed: Iterable[Tool],
+    added: Iterable[Tool],
+    forms_of: Callable[[Tool], Iterable[str]],
+) -> OverlayMap[str, tuple[str, ...]]:
+    """``forms`` (a name form -> the canonical names answering to it, in the order they
+    joined) without the ``removed`` tools and with the ``added`` ones last: only the forms of
+    those tools are read."""
+    touched: dict[str, tuple[str, ...]] = {}
     for tool in removed:
-        for alias in tool.aliases():
-            left = tuple(n for n in aliases.get(alias, ()) if n != tool.name)
-            if left:
-                aliases[alias] = left
-            else:
-                aliases.pop(alias, None)
+        for form in forms_of(tool):
+            names = touched[form] if form in touched else forms.get(form, ())
+            touched[form] = tuple(n for n in names if n != tool.name)
     for tool in added:
-        for alias in tool.aliases():
-            aliases[alias] = (*aliases.get(alias, ()), tool.name)
+        for form in forms_of(tool):
+            names = touched[form] if form in touched else forms.get(form, ())
+            touched[form] = (*names, tool.name)
+    return forms.updated(
+        remove=[f for f, names in touched.items() if not names and f in forms],
+        assign=[(f, names) for f, names in touched.items() if names],
+    )
