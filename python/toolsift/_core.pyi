@@ -29,6 +29,7 @@ __all__ = [
     "_build_tools",
     "_update_tools",
     "_tool_document",
+    "_build_name_table",
     "__version__",
 ]
 
@@ -156,6 +157,22 @@ def _tool_document(tool: Tool, field_weights: list[float]) -> list[tuple[int, st
     >>> from toolsift._core import _tool_document
     >>> _tool_document(Tool(name="a", description="x"), [1.0] * 11)
     [(0, 'a'), (1, 'a'), (4, 'x'), (7, 'x')]
+    """
+
+def _build_name_table(
+    tools: Iterable[Any],
+) -> tuple[dict[str, int | list[int]], dict[str, int | list[int]], NameKeys]:
+    """A name table's parts from its tools (objects with ``name``, ``server`` and
+    ``mcp_tool_name``; a tool's id is its position), in one call: the plain and qualified dicts
+    of normalised name form to tool id (or ascending list of ids), as
+    ``toolsift._names.table.built_in_python`` makes them, and their key sets, identifier marks
+    included.
+
+    >>> from toolsift import Tool
+    >>> from toolsift._core import _build_name_table
+    >>> tool = Tool(name="mcp__fs__read_file", server="fs", mcp_tool_name="read_file")
+    >>> _build_name_table([tool])[:2]
+    ({'readfile': 0}, {'fsreadfile': 0})
     """
 
 def _set_scoring_mode(mode: Literal["auto", "exhaustive", "pruned"]) -> None:
@@ -641,3 +658,9 @@ class NameKeys:
         """``None`` when ``text`` may name a tool (non-ASCII text, the whole text is a name, or a
         word whose key is a name is written like an identifier); else the keys of at least 6
         characters it holds, which name no tool unless one is a squashed identifier name."""
+    def with_tools(self, tools: Iterable[Any]) -> NameKeys:
+        """These key sets with the name forms of ``tools`` added (objects with ``name``,
+        ``server`` and ``mcp_tool_name``), identifier marks included, in time proportional to
+        ``tools``: the new key sets share this one's (an updated name table's)."""
+    def __len__(self) -> int:
+        """The number of key hashes held (a key of the base and of the added layer twice)."""

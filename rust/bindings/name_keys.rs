@@ -1,11 +1,14 @@
-//! `NameKeys`: the exact-name tier's key sets and its common-case proof (`crate::search::name_keys`).
+//! `NameKeys`: the exact-name tier's key sets and its common-case proof (`crate::search::name_keys`);
+//! `_build_name_table`: a name table's dicts and key sets from its tools' names in one call
+//! (`crate::search::name_table`).
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::search::name_keys::{may_be_identifier, NameKeys, MIN_SQUASHED_LENGTH};
+use crate::search::name_table::{add_keys, KeyList, NameTableBuild};
 
 /// The normalised name forms of an index's tools, for `NameTable.find_names`'s fast path.
 #[pyclass(name = "NameKeys", module = "toolsift._core", frozen)]
@@ -76,6 +79,123 @@ impl PyNameKeys {
     fn names_none(&self, text: &str) -> Option<Vec<String>> {
         self.inner.names_none(text)
     }
+
+    /// These key sets with the keys of `tools` added (objects with `name`, `server` and
+    /// `mcp_tool_name`; identifier marks included): an updated table's, in time proportional
+    /// to `tools`, the base shared with this one (`NameKeys::layered`).
+    fn with_tools(&self, py: Python<'_>, tools: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let names = read_names(tools)?;
+        let mut inner = self.inner.layered();
+        py.detach(|| {
+            let build = gather(&names);
+            add_keys(&mut inner, &build.plain, &build.qualified);
+        });
+        Ok(PyNameKeys { inner })
+    }
+
+    /// The number of key hashes held (for tests and sizes).
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+}
+
+/// One tool's name fields, read from Python: `(name, server, mcp_tool_name)`.
+type Names = (String, Option<String>, Option<String>);
+
+/// The name fields of each of `tools` (lone surrogates become U+FFFD, a separator for the
+/// tokenizer as the surrogate is for Python's: the keys are the same).
+fn read_names(tools: &Bound<'_, PyAny>) -> PyResult<Vec<Names>> {
+    let py = tools.py();
+    let text = |obj: Bound<'_, PyAny>| -> PyResult<String> {
+        Ok(obj.cast::<PyString>()?.to_string_lossy().into_owned())
+    };
+    let optional = |obj: Bound<'_, PyAny>| -> PyResult<Option<String>> {
+        if obj.is_none() {
+            Ok(None)
+        } else {
+            text(obj).map(Some)
+        }
+    };
+    let mut out = Vec::with_capacity(tools.len().unwrap_or(0));
+    for tool in tools.try_iter()? {
+        let tool = tool?;
+        out.push((
+            text(tool.getattr(intern!(py, "name"))?)?,
+            optional(tool.getattr(intern!(py, "server"))?)?,
+            optional(tool.getattr(intern!(py, "mcp_tool_name"))?)?,
+        ));
+    }
+    Ok(out)
+}
+
+/// The keys of `names`, tool id = position.
+fn gather(names: &[Names]) -> NameTableBuild {
+    let mut build = NameTableBuild::default();
+    for (id, (name, server, mcp)) in names.iter().enumerate() {
+        let id = u32::try_from(id).expect("fewer than 2**32 tools");
+        build.add_tool(id, name, server.as_deref(), mcp.as_deref());
+    }
+    build
+}
+
+/// `NameTable`'s parts from `tools` (objects with `name`, `server` and `mcp_tool_name`; a
+/// tool's id is its position), as its per-tool build (`_index_tool`) makes them: `(plain,
+/// qualified, keys)`, the dicts of normalised name form -> tool id or ascending list of ids, and
+/// their `NameKeys` with the identifier marks. The keys are made with the GIL released.
+#[pyfunction]
+pub(crate) fn _build_name_table<'py>(
+    py: Python<'py>,
+    tools: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let names = read_names(tools)?;
+    let (build, keys) = py.detach(|| {
+        let build = gather(&names);
+        let keys = build.name_keys();
+        (build, keys)
+    });
+    // One int object per tool id, shared by both dicts (as the Python build shares them).
+    let mut ints: Vec<Option<Bound<'py, PyAny>>> = vec![None; names.len()];
+    drop(names);
+    let plain = to_dict(py, &build.plain, &mut ints)?;
+    let qualified = to_dict(py, &build.qualified, &mut ints)?;
+    let keys = Bound::new(py, PyNameKeys { inner: keys })?;
+    PyTuple::new(
+        py,
+        [plain.into_any(), qualified.into_any(), keys.into_any()],
+    )
+}
+
+/// A key list as the table's dict: key -> id, or the list of ids when several (`ints`: the
+/// id objects made so far, by id).
+fn to_dict<'py>(
+    py: Python<'py>,
+    list: &KeyList,
+    ints: &mut [Option<Bound<'py, PyAny>>],
+) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    let mut int = |id: u32| -> PyResult<Bound<'py, PyAny>> {
+        let slot = &mut ints[id as usize];
+        if let Some(obj) = slot {
+            return Ok(obj.clone());
+        }
+        let obj = id.into_pyobject(py)?.into_any();
+        *slot = Some(obj.clone());
+        Ok(obj)
+    };
+    for entry in &list.entries {
+        let key = PyString::new(py, &entry.key);
+        if let [id] = entry.ids[..] {
+            dict.set_item(key, int(id)?)?;
+        } else {
+            let ids = entry
+                .ids
+                .iter()
+                .map(|&id| int(id))
+                .collect::<PyResult<Vec<_>>>()?;
+            dict.set_item(key, PyList::new(py, ids)?)?;
+        }
+    }
+    Ok(dict)
 }
 
 /// Whether tools have identifier names, each tool read once.

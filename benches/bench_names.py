@@ -1,0 +1,142 @@
+"""The name table's cost: built by the first search of an index, and carried over an update.
+
+    python benches/bench_names.py            # 100k synthetic tools and mcp_mixed (11.6k tools)
+    python benches/bench_names.py --quick    # 5k synthetic tools only (a smoke run)
+
+Rows, per catalogue (each the median of a few runs in this process, wall clock and CPU time):
+
+* ``first search``: the first ``select:`` search of a fresh index, which builds the name table
+  (the index itself is built before the clock starts);
+* ``with_tools(+20, -20)``: an update adding 20 new tools and removing 20, on an index whose
+  name table is built (the table is carried over, not rebuilt);
+* ``first search after``: the first ``select:`` search of the updated index;
+* ``table RSS``: the RSS growth of building the table (first search) in a fresh process, after
+  ``gc.collect`` and ``malloc_trim``.
+
+The indexes are built through the public API: ``ToolIndex(tools)`` over the synthetic tools, and
+``ToolIndex.from_records(path)`` over mcp_mixed (which needs ``TOOLSIFT_SHARED_DIR``; skipped
+without it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _synthetic import synthetic_tools  # noqa: E402
+from toolsift import Tool, ToolIndex  # noqa: E402
+
+
+def _rss_mib() -> float:
+    import ctypes
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except OSError:  # not glibc
+        pass
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
+    start, cpu = time.perf_counter(), time.process_time()
+    out = fn()
+    return time.perf_counter() - start, time.process_time() - cpu, out
+
+
+def _index(source: str) -> ToolIndex:
+    if source == "mcp_mixed":
+        base = os.environ.get("TOOLSIFT_SHARED_DIR", str(Path(__file__).parents[2] / "shared"))
+        return ToolIndex.from_records(str(Path(base) / "data" / "mcp_mixed.tools.jsonl"))
+    return ToolIndex(synthetic_tools(int(source)))
+
+
+def _added(n: int) -> list[Tool]:
+    return [
+        Tool(
+            name=f"mcp__reconnected__fetch_item_{i}",
+            description=f"Fetch item {i} from the reconnected server",
+            server="reconnected",
+            mcp_tool_name=f"fetch_item_{i}",
+        )
+        for i in range(n)
+    ]
+
+
+def _round(index: ToolIndex) -> list[tuple[str, float, float]]:
+    index.search("a", limit=1)  # warm the engine, not the name table
+    name = index.tools[len(index) // 2].name
+    first = _timed(lambda: index.search(f"select:{name}"))
+    remove = [index.tools[i].name for i in range(0, len(index), len(index) // 20)][:20]
+    update = _timed(lambda: index.with_tools(add=_added(20), remove=remove))
+    updated = update[2]
+    after = _timed(lambda: updated.search("select:fetch_item_7"))
+    assert [m.name for m in after[2]] == ["mcp__reconnected__fetch_item_7"], after[2]
+    return [
+        ("first search", *first[:2]),
+        ("with_tools(+20, -20)", *update[:2]),
+        ("first search after", *after[:2]),
+    ]
+
+
+def run(source: str, rounds: int) -> dict[str, tuple[float, float]]:
+    rows: dict[str, list[tuple[float, float]]] = {}
+    for _ in range(rounds):
+        for row, wall, cpu in _round(_index(source)):
+            rows.setdefault(row, []).append((wall, cpu))
+        gc.collect()
+    return {
+        k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
+        for k, v in rows.items()
+    }
+
+
+def table_rss(source: str) -> float:
+    """RSS growth (MiB) of the first search (the name table) in a fresh process."""
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[2]); import bench_names as b\n"
+        "index = b._index(sys.argv[1]); index.search('a', limit=1)\n"
+        "before = b._rss_mib(); index.search('select:nothing_here')\n"
+        "print(b._rss_mib() - before)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, source, str(Path(__file__).parent)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return float(out.stdout.strip())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="5k synthetic tools only")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    sources = ["5000"] if args.quick else ["100000", "mcp_mixed"]
+    print(f"load average: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
+    for source in sources:
+        label = f"{int(source):,} synthetic" if source.isdigit() else source
+        try:
+            rows = run(source, args.rounds)
+        except FileNotFoundError as exc:
+            print(f"{label}: skipped ({exc})")
+            continue
+        print(f"{label}:")
+        for row, (wall, cpu) in rows.items():
+            print(f"  {row:24s} {wall * 1e3:9.2f} ms wall {cpu * 1e3:9.2f} ms CPU")
+        print(f"  {'table RSS':24s} {table_rss(source):9.1f} MiB")
+
+
+if __name__ == "__main__":
+    main()
