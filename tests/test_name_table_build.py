@@ -73,7 +73,7 @@ def test_the_compiled_name_key_is_name_key(value):
     # A tool without a server is stored under its name's key alone (when it has one).
     plain, qualified, _ = core._build_name_table([NameView(value, None, None)])
     assert list(plain) == ([name_key(value)] if name_key(value) else [])
-    assert qualified == {}
+    assert len(qualified) == 0 and list(qualified) == []
 
 
 @settings(max_examples=400)
@@ -81,9 +81,16 @@ def test_the_compiled_name_key_is_name_key(value):
 def test_the_compiled_build_makes_the_python_dicts(tools):
     plain, qualified, keys = core._build_name_table(tools)
     want_plain, want_qualified, _ = built_in_python(tools)
-    # The same keys, in the same order, with the same ids.
-    assert list(plain.items()) == list(want_plain.items())
-    assert list(qualified.items()) == list(want_qualified.items())
+    # The same keys, in the same order, with the same ids, read as the dicts are.
+    for got, want in ((plain, want_plain), (qualified, want_qualified)):
+        assert list(got.items()) == list(want.items())
+        assert len(got) == len(want) and list(got) == list(want)
+        assert set(got.keys()) == set(want.keys()) and list(got.values()) == list(want.values())
+        for key in [*want, "", "no such key", "x\ud800"]:
+            assert (key in got) == (key in want)
+            assert got.get(key) == want.get(key) and got.get(key, 7) == want.get(key, 7)
+        with pytest.raises(KeyError):
+            got["no such key"]
     assert isinstance(keys, core.NameKeys)
     assert len(keys) >= len(set(plain) | set(qualified))
 
@@ -110,7 +117,7 @@ def test_surrogates_and_sanitised_names_are_indexed_by_every_alias():
         NameView("mcp__fs__read_file", "fs", "read_file"),
     ]
     plain, qualified, _ = core._build_name_table(tools)
-    assert (plain, qualified) == built_in_python(tools)[:2]
+    assert (dict(plain.items()), dict(qualified.items())) == built_in_python(tools)[:2]
     table = NameTable(tools)
     assert table.lookup("café/read") == table.lookup("mcp__caf___read") == (0,)
     assert table.lookup("s.x\ud800y") == (1,)

@@ -5,10 +5,11 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyString, PyTuple};
 
+use super::name_map::PyNameMap;
 use crate::search::name_keys::{may_be_identifier, NameKeys, MIN_SQUASHED_LENGTH};
-use crate::search::name_table::{add_keys, KeyList, NameTableBuild};
+use crate::search::name_table::{add_keys, NameMap, NameTableBuild};
 
 /// The normalised name forms of an index's tools, for `NameTable.find_names`'s fast path.
 #[pyclass(name = "NameKeys", module = "toolsift._core", frozen)]
@@ -140,8 +141,9 @@ fn gather(names: &[Names]) -> NameTableBuild {
 
 /// `NameTable`'s parts from `tools` (objects with `name`, `server` and `mcp_tool_name`; a
 /// tool's id is its position), as its per-tool build (`_index_tool`) makes them: `(plain,
-/// qualified, keys)`, the dicts of normalised name form -> tool id or ascending list of ids, and
-/// their `NameKeys` with the identifier marks. The keys are made with the GIL released.
+/// qualified, keys)`, the maps of normalised name form -> tool id or ascending list of ids (two
+/// `NameMap`s, read as the dicts), and their `NameKeys` with the identifier marks. The keys are
+/// made with the GIL released.
 #[pyfunction]
 pub(crate) fn _build_name_table<'py>(
     py: Python<'py>,
@@ -153,49 +155,11 @@ pub(crate) fn _build_name_table<'py>(
         let keys = build.name_keys();
         (build, keys)
     });
-    // One int object per tool id, shared by both dicts (as the Python build shares them).
-    let mut ints: Vec<Option<Bound<'py, PyAny>>> = vec![None; names.len()];
     drop(names);
-    let plain = to_dict(py, &build.plain, &mut ints)?;
-    let qualified = to_dict(py, &build.qualified, &mut ints)?;
-    let keys = Bound::new(py, PyNameKeys { inner: keys })?;
-    PyTuple::new(
-        py,
-        [plain.into_any(), qualified.into_any(), keys.into_any()],
-    )
-}
-
-/// A key list as the table's dict: key -> id, or the list of ids when several (`ints`: the
-/// id objects made so far, by id).
-fn to_dict<'py>(
-    py: Python<'py>,
-    list: &KeyList,
-    ints: &mut [Option<Bound<'py, PyAny>>],
-) -> PyResult<Bound<'py, PyDict>> {
-    let dict = PyDict::new(py);
-    let mut int = |id: u32| -> PyResult<Bound<'py, PyAny>> {
-        let slot = &mut ints[id as usize];
-        if let Some(obj) = slot {
-            return Ok(obj.clone());
-        }
-        let obj = id.into_pyobject(py)?.into_any();
-        *slot = Some(obj.clone());
-        Ok(obj)
-    };
-    for entry in &list.entries {
-        let key = PyString::new(py, &entry.key);
-        if let [id] = entry.ids[..] {
-            dict.set_item(key, int(id)?)?;
-        } else {
-            let ids = entry
-                .ids
-                .iter()
-                .map(|&id| int(id))
-                .collect::<PyResult<Vec<_>>>()?;
-            dict.set_item(key, PyList::new(py, ids)?)?;
-        }
-    }
-    Ok(dict)
+    let [plain, qualified] = [&build.plain, &build.qualified]
+        .map(|list| Bound::new(py, PyNameMap::new(NameMap::of(list))).map(Bound::into_any));
+    let keys = Bound::new(py, PyNameKeys { inner: keys })?.into_any();
+    PyTuple::new(py, [plain?, qualified?, keys])
 }
 
 /// Whether tools have identifier names, each tool read once.

@@ -11,12 +11,17 @@
 //!
 //! [`NameTableBuild`] gathers the keys of a whole catalogue: per key, the tool ids holding it
 //! (ascending, each once) and whether one of them may have an identifier name (the marks of
-//! [`NameKeys`]), so the binding builds the table's dicts and its compiled key sets from one
-//! read of the tools, with no Python code per tool.
+//! [`NameKeys`]), so the binding builds the table's maps and its compiled key sets from one
+//! read of the tools, with no Python code per tool. [`NameMap`] is one of the table's two maps
+//! in compact form (the keys packed in one buffer, the ids as `u32`): about a third of the
+//! memory of the Python dict of the same keys.
 
 use std::collections::HashMap;
 
+use hashbrown::hash_table::HashTable;
+
 use crate::search::name_keys::{may_be_identifier, NameKeys, MIN_SQUASHED_LENGTH};
+use crate::text::packed_strings::PackedStrings;
 use crate::text::tokenize::Tokenizer;
 
 /// `toolsift.query.name_key(text)`, written into `out` (cleared first).
@@ -221,6 +226,85 @@ pub fn add_keys(keys: &mut NameKeys, plain: &KeyList, qualified: &KeyList) {
     }
 }
 
+/// Normalised name forms -> ascending tool ids, compact and read-only: the keys in one
+/// buffer, every key's ids in one `u32` list, and a hash table of entry numbers.
+#[derive(Debug, Default)]
+pub struct NameMap {
+    keys: PackedStrings,
+    /// Entry `i`'s ids are `ids[id_ends[i - 1]..id_ends[i]]`.
+    ids: Vec<u32>,
+    id_ends: Vec<u32>,
+    index: HashTable<u32>,
+    hasher: ahash::RandomState,
+}
+
+impl NameMap {
+    /// The map of a gathered key list, in its order.
+    pub fn of(list: &KeyList) -> Self {
+        let n = list.entries.len();
+        let bytes = list.entries.iter().map(|e| e.key.len()).sum();
+        let mut map = NameMap {
+            keys: PackedStrings::with_capacity(bytes, n),
+            ids: Vec::with_capacity(list.entries.iter().map(|e| e.ids.len()).sum()),
+            id_ends: Vec::with_capacity(n),
+            index: HashTable::with_capacity(n),
+            hasher: ahash::RandomState::new(),
+        };
+        for (i, entry) in list.entries.iter().enumerate() {
+            map.keys.push(&entry.key);
+            map.ids.extend_from_slice(&entry.ids);
+            map.id_ends
+                .push(u32::try_from(map.ids.len()).expect("fewer than 2**32 ids"));
+            let hash = map.hasher.hash_one(&*entry.key);
+            let (keys, hasher) = (&map.keys, &map.hasher);
+            map.index.insert_unique(hash, i as u32, |&j| {
+                hasher.hash_one(keys.get(j as usize).unwrap_or(""))
+            });
+        }
+        map
+    }
+
+    /// The number of keys.
+    pub fn len(&self) -> usize {
+        self.id_ends.len()
+    }
+
+    /// Whether the map holds no key.
+    pub fn is_empty(&self) -> bool {
+        self.id_ends.is_empty()
+    }
+
+    /// Entry `i`'s key.
+    pub fn key(&self, i: usize) -> &str {
+        self.keys.get(i).unwrap_or("")
+    }
+
+    /// Entry `i`'s ids, ascending.
+    pub fn ids(&self, i: usize) -> &[u32] {
+        let start = if i == 0 {
+            0
+        } else {
+            self.id_ends[i - 1] as usize
+        };
+        &self.ids[start..self.id_ends[i] as usize]
+    }
+
+    /// The entry of `key`, if it is a key.
+    pub fn find(&self, key: &str) -> Option<usize> {
+        let hash = self.hasher.hash_one(key);
+        self.index
+            .find(hash, |&j| self.keys.get(j as usize) == Some(key))
+            .map(|&j| j as usize)
+    }
+
+    /// The bytes held (buffers and hash table).
+    pub fn memory_bytes(&self) -> usize {
+        self.keys.memory_bytes()
+            + 4 * (self.ids.capacity() + self.id_ends.capacity())
+            + self.index.allocation_size()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +324,21 @@ mod tests {
         name_key("café ΟΔΥΣΣΕΥΣ", &mut tok, &mut out);
         assert_eq!(out, "cafeοδυσσευς");
         assert_eq!(sanitize_part("a.b😀"), "a_b__");
+    }
+
+    #[test]
+    fn maps_find_their_keys_and_ids() {
+        let mut build = NameTableBuild::default();
+        build.add_tool(0, "read_file", None, None);
+        build.add_tool(1, "mcp__fs__read_file", Some("fs"), Some("read_file"));
+        build.add_tool(2, "send", None, None);
+        let map = NameMap::of(&build.plain);
+        assert_eq!(map.len(), 2);
+        let i = map.find("readfile").unwrap();
+        assert_eq!((map.key(i), map.ids(i)), ("readfile", &[0, 1][..]));
+        assert_eq!(map.ids(map.find("send").unwrap()), [2]);
+        assert_eq!(map.find("other"), None);
+        assert!(map.memory_bytes() > 0);
     }
 
     #[test]

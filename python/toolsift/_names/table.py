@@ -5,9 +5,12 @@ name, ``server.tool``, ``server/tool``, the callable name) is stored under its n
 (:func:`toolsift.query.name_key`: lowercase, separators removed), so ``getCurrentTime``,
 ``get_current_time`` and ``GET-CURRENT-TIME`` find the same tool. To keep memory low at a million
 tools, the ``server.tool`` / ``server/tool`` / canonical forms share one entry: ``mcp`` + the
-qualified key is looked up in the qualified table with the ``mcp`` cut off.
+qualified key is looked up in the qualified table with the ``mcp`` cut off. With the compiled
+extension, the two maps are ``NameMap`` objects (the keys packed in one buffer, the ids as 32-bit
+integers: about a third of the dicts' memory), built in one call over the tools' names; without
+it, dicts built tool by tool (:func:`built_in_python`, the specification).
 
-Per call, the work is proportional to the query: one dict lookup per candidate span.
+Per call, the work is proportional to the query: one map lookup per candidate span.
 
 Example:
     >>> from toolsift import Tool
@@ -18,8 +21,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Union, overload
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Union, cast, overload
 
 from ..query import name_key
 from ..tools import _SAFE_NAME, Tool, tool_aliases
@@ -31,14 +34,18 @@ if TYPE_CHECKING:
 
 try:  # the compiled proof that a query names no tool (NameFinder.names_none), and the build
     from .._core import NameKeys as _NameKeys
-    from .._core import _build_name_table
+    from .._core import NameMap, _build_name_table
 except ImportError:  # a pure-Python install: the Python proof runs, the table is built here
     _NameKeys = None  # type: ignore[assignment,misc]
     _build_name_table = None  # type: ignore[assignment]
+else:  # the compiled maps are read-only dicts (get, in, iteration, keys())
+    Mapping.register(NameMap)
 
 __all__ = ["NameTable", "MIN_KEY_LENGTH"]
 
 _Ids = Union[int, list[int]]
+#: A map of the table: a dict (built in Python; an overlay) or the compiled ``NameMap``.
+_Map = Mapping[str, _Ids]
 
 # An updated table (``NameTable.remapped``) is rebuilt once its removed tools are more than this
 # fraction of the ids in its dicts, and at least this many.
@@ -119,7 +126,7 @@ class NameTable:
 
     The table is built by the compiled extension in one call over the tools' names, where it
     loads (``toolsift._core._build_name_table``, a twin of :func:`_index_tool` proven equal
-    with Hypothesis), else tool by tool in Python: the same dicts either way.
+    with Hypothesis), else tool by tool in Python: maps of the same items either way.
 
     An updated index (``ToolIndex.with_tools``) gets its table from :meth:`remapped` in time
     proportional to the change, not to the catalogue: the dicts of the table it came from are
@@ -165,8 +172,8 @@ class NameTable:
 
     def _new_finder(self) -> NameFinder:
         added = self._added
-        plain: tuple[dict[str, _Ids], ...] = (self._plain,)
-        qualified: tuple[dict[str, _Ids], ...] = (self._qualified,)
+        plain: tuple[_Map, ...] = (self._plain,)
+        qualified: tuple[_Map, ...] = (self._qualified,)
         if added is not None:
             plain, qualified = (*plain, added[0]), (*qualified, added[1])
         return NameFinder(plain, qualified, self._keys, self._tools, self.lookup_key)
@@ -434,17 +441,19 @@ _uncached_aliases = tool_aliases.__wrapped__
 
 def _built(
     tools: Sequence[Any],
-) -> tuple[dict[str, _Ids], dict[str, _Ids], NameKeys | None]:
-    """A table's dicts and compiled key sets: by the extension in one call where it loads, else
-    by :func:`built_in_python` (the specification: the same dicts)."""
+) -> tuple[_Map, _Map, NameKeys | None]:
+    """A table's maps and compiled key sets: by the extension in one call where it loads (two
+    compact ``NameMap`` objects), else by :func:`built_in_python` (the specification: dicts of
+    the same items)."""
     if _build_name_table is not None:
-        return _build_name_table(tools)
+        plain, qualified, keys = _build_name_table(tools)
+        return cast(_Map, plain), cast(_Map, qualified), keys  # registered as Mappings
     return built_in_python(tools)
 
 
 def built_in_python(
     tools: Sequence[Any],
-) -> tuple[dict[str, _Ids], dict[str, _Ids], NameKeys | None]:
+) -> tuple[_Map, _Map, NameKeys | None]:
     """:func:`_built` tool by tool (:func:`_index_tool`), the compiled key sets made from the
     dicts (``None`` without the extension)."""
     plain: dict[str, _Ids] = {}
