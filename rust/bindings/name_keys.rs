@@ -9,7 +9,7 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 
 use super::name_map::PyNameMap;
 use crate::search::name_keys::{may_be_identifier, NameKeys, MIN_SQUASHED_LENGTH};
-use crate::search::name_table::{add_keys, NameMap, NameTableBuild};
+use crate::search::name_table::{add_keys, NameTableBuild};
 
 /// The normalised name forms of an index's tools, for `NameTable.find_names`'s fast path.
 #[pyclass(name = "NameKeys", module = "toolsift._core", frozen)]
@@ -88,8 +88,8 @@ impl PyNameKeys {
         let names = read_names(tools)?;
         let mut inner = self.inner.layered();
         py.detach(|| {
-            let build = gather(&names);
-            add_keys(&mut inner, &build.plain, &build.qualified);
+            let build = gather(NameTableBuild::for_keys(&inner), &names);
+            add_keys(&mut inner, &build);
         });
         Ok(PyNameKeys { inner })
     }
@@ -130,8 +130,7 @@ fn read_names(tools: &Bound<'_, PyAny>) -> PyResult<Vec<Names>> {
 }
 
 /// The keys of `names`, tool id = position.
-fn gather(names: &[Names]) -> NameTableBuild {
-    let mut build = NameTableBuild::default();
+fn gather(mut build: NameTableBuild, names: &[Names]) -> NameTableBuild {
     for (id, (name, server, mcp)) in names.iter().enumerate() {
         let id = u32::try_from(id).expect("fewer than 2**32 tools");
         build.add_tool(id, name, server.as_deref(), mcp.as_deref());
@@ -150,14 +149,13 @@ pub(crate) fn _build_name_table<'py>(
     tools: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let names = read_names(tools)?;
-    let (build, keys) = py.detach(|| {
-        let build = gather(&names);
+    let (maps, keys) = py.detach(move || {
+        let build = gather(NameTableBuild::default(), &names);
         let keys = build.name_keys();
-        (build, keys)
+        (build.into_maps(), keys)
     });
-    drop(names);
-    let [plain, qualified] = [&build.plain, &build.qualified]
-        .map(|list| Bound::new(py, PyNameMap::new(NameMap::of(list))).map(Bound::into_any));
+    let [plain, qualified] =
+        [maps.0, maps.1].map(|map| Bound::new(py, PyNameMap::new(map)).map(Bound::into_any));
     let keys = Bound::new(py, PyNameKeys { inner: keys })?.into_any();
     PyTuple::new(py, [plain?, qualified?, keys])
 }

@@ -181,6 +181,15 @@ impl NameKeys {
         keys
     }
 
+    /// Empty key sets hashing with `hasher`, with room for `keys` keys.
+    pub fn with_hasher(hasher: ahash::RandomState, keys: usize) -> NameKeys {
+        NameKeys {
+            keys: Arc::new(KeyMap::with_capacity_and_hasher(keys, Default::default())),
+            hasher,
+            ..NameKeys::default()
+        }
+    }
+
     /// These key sets, to add an update's keys to: the base is shared, not copied (unless the
     /// keys added so far are many: then they are merged into a new base, once).
     pub fn layered(&self) -> NameKeys {
@@ -206,8 +215,28 @@ impl NameKeys {
         self.len() == 0
     }
 
+    /// The hasher of the keys (a key's hash is `hasher().hash_one(key.as_bytes())`).
+    pub fn hasher(&self) -> &ahash::RandomState {
+        &self.hasher
+    }
+
+    /// Adds a key by its hash (`hasher().hash_one(key.as_bytes())`), to the plain or qualified table,
+    /// marked as naming a tool that may have an identifier name or not.
+    pub fn add_hashed(&mut self, hash: u64, qualified: bool, identifier: bool) {
+        let bits = match (qualified, identifier) {
+            (false, false) => PLAIN,
+            (false, true) => PLAIN | PLAIN_IDENT,
+            (true, false) => QUALIFIED,
+            (true, true) => QUALIFIED | QUALIFIED_IDENT,
+        };
+        self.set_hash(hash, bits);
+    }
+
     fn set(&mut self, key: &str, bits: u8) {
-        let hash = self.hasher.hash_one(key.as_bytes());
+        self.set_hash(self.hasher.hash_one(key.as_bytes()), bits);
+    }
+
+    fn set_hash(&mut self, hash: u64, bits: u8) {
         let map = if self.layer {
             &mut self.added
         } else {

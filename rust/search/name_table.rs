@@ -16,8 +16,6 @@
 //! in compact form (the keys packed in one buffer, the ids as `u32`): about a third of the
 //! memory of the Python dict of the same keys.
 
-use std::collections::HashMap;
-
 use hashbrown::hash_table::HashTable;
 
 use crate::search::name_keys::{may_be_identifier, NameKeys, MIN_SQUASHED_LENGTH};
@@ -138,90 +136,130 @@ impl KeyMaker {
     }
 }
 
-/// One key of a built table: the ids holding it, ascending, and whether one of those tools may
-/// have an identifier name.
-#[derive(Debug)]
-pub struct KeyIds {
-    pub key: Box<str>,
-    pub ids: Vec<u32>,
-    pub identifier: bool,
-}
-
-/// The keys of one dict of the table, in the order the Python build inserts them.
+/// The keys of one map of the table as they are gathered, in the order the Python build
+/// inserts them: each key once (packed in one buffer), with its ids and identifier mark, and
+/// no allocation per key.
 #[derive(Debug, Default)]
 pub struct KeyList {
-    index: HashMap<Box<str>, usize, ahash::RandomState>,
-    pub entries: Vec<KeyIds>,
+    keys: PackedStrings,
+    /// Each entry's key hash (by the build's hasher).
+    hashes: Vec<u64>,
+    index: HashTable<u32>,
+    /// Each entry's first and last id.
+    first: Vec<u32>,
+    last: Vec<u32>,
+    /// `(entry, id)` for every id after an entry's first, in the order added.
+    more: Vec<(u32, u32)>,
+    /// Whether a tool holding the entry may have an identifier name.
+    identifier: Vec<bool>,
 }
 
 impl KeyList {
-    fn add(&mut self, key: &str, id: u32, identifier: bool) {
-        let at = match self.index.get(key) {
-            Some(&at) => at,
+    fn add(&mut self, hasher: &ahash::RandomState, key: &str, id: u32, identifier: bool) {
+        let hash = hasher.hash_one(key.as_bytes()); // as `NameKeys` hashes keys
+        let keys = &self.keys;
+        let found = self
+            .index
+            .find(hash, |&j| keys.get(j as usize) == Some(key))
+            .copied();
+        let entry = match found {
+            Some(entry) => entry,
             None => {
-                self.index.insert(key.into(), self.entries.len());
-                self.entries.push(KeyIds {
-                    key: key.into(),
-                    ids: Vec::with_capacity(1),
-                    identifier: false,
-                });
-                self.entries.len() - 1
+                let entry = self.first.len() as u32;
+                let hashes = &self.hashes;
+                self.index
+                    .insert_unique(hash, entry, |&j| hashes[j as usize]);
+                self.keys.push(key);
+                self.hashes.push(hash);
+                self.first.push(id);
+                self.last.push(id);
+                self.identifier.push(identifier);
+                return;
             }
         };
-        let entry = &mut self.entries[at];
-        if entry.ids.last() != Some(&id) {
-            entry.ids.push(id);
+        let e = entry as usize;
+        if self.last[e] != id {
+            self.last[e] = id;
+            self.more.push((entry, id));
         }
-        entry.identifier |= identifier;
+        self.identifier[e] |= identifier;
+    }
+
+    /// The number of keys.
+    pub fn len(&self) -> usize {
+        self.first.len()
+    }
+
+    /// Whether no key was added.
+    pub fn is_empty(&self) -> bool {
+        self.first.is_empty()
     }
 }
 
-/// A whole table's keys: `plain` and `qualified`, gathered tool by tool.
+/// A whole table's keys: `plain` and `qualified`, gathered tool by tool (one hasher for both
+/// and for the compiled key sets, so each key is hashed once).
 #[derive(Debug, Default)]
 pub struct NameTableBuild {
     pub plain: KeyList,
     pub qualified: KeyList,
+    hasher: ahash::RandomState,
     maker: KeyMaker,
 }
 
 impl NameTableBuild {
+    /// A build whose keys hash as `keys` hashes them, to add them to `keys` ([`add_keys`]).
+    pub fn for_keys(keys: &NameKeys) -> Self {
+        NameTableBuild {
+            hasher: keys.hasher().clone(),
+            ..NameTableBuild::default()
+        }
+    }
+
     /// Adds tool `id`'s keys (ids must come in ascending order).
     pub fn add_tool(&mut self, id: u32, name: &str, server: Option<&str>, mcp: Option<&str>) {
         let identifier = may_be_identifier(mcp.filter(|m| !m.is_empty()).unwrap_or(name));
-        let (plain, qualified) = (&mut self.plain, &mut self.qualified);
+        let (plain, qualified, hasher) = (&mut self.plain, &mut self.qualified, &self.hasher);
         self.maker
             .tool_keys(name, server, mcp, |table, key| match table {
-                Table::Plain => plain.add(key, id, identifier),
-                Table::Qualified => qualified.add(key, id, identifier),
+                Table::Plain => plain.add(hasher, key, id, identifier),
+                Table::Qualified => qualified.add(hasher, key, id, identifier),
             });
     }
 
     /// The compiled key sets of the table, identifier marks set.
     pub fn name_keys(&self) -> NameKeys {
-        let mut keys = NameKeys::default();
-        add_keys(&mut keys, &self.plain, &self.qualified);
+        let mut keys =
+            NameKeys::with_hasher(self.hasher.clone(), self.plain.len() + self.qualified.len());
+        add_keys(&mut keys, self);
         keys.set_marked();
         keys
     }
+
+    /// The two maps (plain, qualified).
+    pub fn into_maps(self) -> (NameMap, NameMap) {
+        let hasher = self.hasher;
+        (
+            NameMap::of(self.plain, hasher.clone()),
+            NameMap::of(self.qualified, hasher),
+        )
+    }
 }
 
-/// Adds the keys of `plain` and `qualified` to `keys`, with their identifier marks (a plain key
-/// of [`MIN_SQUASHED_LENGTH`] characters or more, a qualified one of 3 or more, as
-/// `NameKeys(plain, qualified, tools)` marks them).
-pub fn add_keys(keys: &mut NameKeys, plain: &KeyList, qualified: &KeyList) {
-    for (list, table) in [(plain, Table::Plain), (qualified, Table::Qualified)] {
-        let min_len = match table {
-            Table::Plain => MIN_SQUASHED_LENGTH,
-            Table::Qualified => MIN_SQUASHED_LENGTH - 3,
+/// Adds the keys of `build` to `keys` (which must hash as `build` does: built by
+/// [`NameTableBuild::name_keys`], or `build` made by [`NameTableBuild::for_keys`]), with their
+/// identifier marks (a plain key of [`MIN_SQUASHED_LENGTH`] characters or more, a qualified
+/// one of 3 or more, as `NameKeys(plain, qualified, tools)` marks them). Each key's hash is
+/// the one the build computed.
+pub fn add_keys(keys: &mut NameKeys, build: &NameTableBuild) {
+    for (list, qualified) in [(&build.plain, false), (&build.qualified, true)] {
+        let min_len = if qualified {
+            MIN_SQUASHED_LENGTH - 3
+        } else {
+            MIN_SQUASHED_LENGTH
         };
-        for entry in &list.entries {
-            match table {
-                Table::Plain => keys.add_plain(&entry.key),
-                Table::Qualified => keys.add_qualified(&entry.key),
-            }
-            if entry.identifier && entry.key.chars().count() >= min_len {
-                keys.mark_identifier(&entry.key, table == Table::Qualified);
-            }
+        for (e, key) in list.keys.iter().enumerate() {
+            let identifier = list.identifier[e] && key.chars().count() >= min_len;
+            keys.add_hashed(list.hashes[e], qualified, identifier);
         }
     }
 }
@@ -239,29 +277,43 @@ pub struct NameMap {
 }
 
 impl NameMap {
-    /// The map of a gathered key list, in its order.
-    pub fn of(list: &KeyList) -> Self {
-        let n = list.entries.len();
-        let bytes = list.entries.iter().map(|e| e.key.len()).sum();
-        let mut map = NameMap {
-            keys: PackedStrings::with_capacity(bytes, n),
-            ids: Vec::with_capacity(list.entries.iter().map(|e| e.ids.len()).sum()),
-            id_ends: Vec::with_capacity(n),
-            index: HashTable::with_capacity(n),
-            hasher: ahash::RandomState::new(),
-        };
-        for (i, entry) in list.entries.iter().enumerate() {
-            map.keys.push(&entry.key);
-            map.ids.extend_from_slice(&entry.ids);
-            map.id_ends
-                .push(u32::try_from(map.ids.len()).expect("fewer than 2**32 ids"));
-            let hash = map.hasher.hash_one(&*entry.key);
-            let (keys, hasher) = (&map.keys, &map.hasher);
-            map.index.insert_unique(hash, i as u32, |&j| {
-                hasher.hash_one(keys.get(j as usize).unwrap_or(""))
-            });
+    /// The map of a gathered key list (hashed by `hasher`), in its order.
+    pub fn of(list: KeyList, hasher: ahash::RandomState) -> Self {
+        let n = list.len();
+        // Each entry's ids: its first, then its others in the order added (ascending).
+        let mut ends = vec![1u32; n];
+        for &(e, _) in &list.more {
+            ends[e as usize] += 1;
         }
-        map
+        let mut total = 0;
+        for end in &mut ends {
+            total += *end;
+            *end = total;
+        }
+        let mut ids = vec![0u32; total as usize];
+        let mut fill: Vec<u32> = Vec::with_capacity(n);
+        for (e, &first) in list.first.iter().enumerate() {
+            let start = if e == 0 { 0 } else { ends[e - 1] };
+            ids[start as usize] = first;
+            fill.push(start + 1);
+        }
+        for &(e, id) in &list.more {
+            let at = &mut fill[e as usize];
+            ids[*at as usize] = id;
+            *at += 1;
+        }
+        let mut keys = list.keys;
+        keys.shrink_to_fit();
+        let mut index = list.index;
+        let hashes = list.hashes;
+        index.shrink_to(n, |&j| hashes[j as usize]);
+        NameMap {
+            keys,
+            ids,
+            id_ends: ends,
+            index,
+            hasher,
+        }
     }
 
     /// The number of keys.
@@ -291,7 +343,7 @@ impl NameMap {
 
     /// The entry of `key`, if it is a key.
     pub fn find(&self, key: &str) -> Option<usize> {
-        let hash = self.hasher.hash_one(key);
+        let hash = self.hasher.hash_one(key.as_bytes());
         self.index
             .find(hash, |&j| self.keys.get(j as usize) == Some(key))
             .map(|&j| j as usize)
@@ -332,7 +384,19 @@ mod tests {
         build.add_tool(0, "read_file", None, None);
         build.add_tool(1, "mcp__fs__read_file", Some("fs"), Some("read_file"));
         build.add_tool(2, "send", None, None);
-        let map = NameMap::of(&build.plain);
+        // The key sets see the keys by the hashes the build computed.
+        let keys = build.name_keys();
+        assert_eq!(keys.names_none("read file"), None);
+        assert_eq!(keys.names_none("send"), None);
+        assert_eq!(keys.names_none("other words"), Some(vec![]));
+        assert!(keys.may_be_squashed_name("readfile") && !keys.may_be_squashed_name("send"));
+        let mut layered = keys.layered();
+        let mut more = NameTableBuild::for_keys(&layered);
+        more.add_tool(3, "fetch_item", None, None);
+        add_keys(&mut layered, &more);
+        assert_eq!(layered.names_none("fetch item"), None);
+        assert_eq!(keys.names_none("fetch item"), Some(vec![]));
+        let map = build.into_maps().0;
         assert_eq!(map.len(), 2);
         let i = map.find("readfile").unwrap();
         assert_eq!((map.key(i), map.ids(i)), ("readfile", &[0, 1][..]));
