@@ -7,11 +7,15 @@ Rows, per catalogue (each the median of a few runs in this process, wall clock a
 
 * ``first search``: the first search of a fresh index (a ``select:``), which builds the name
   table (the index itself is built before the clock starts);
-* ``with_tools(+20, -20)``: an update adding 20 new tools and removing 20, on an index whose
-  name table is built (the table is carried over, not rebuilt);
+* ``with_tools, no table``: an update adding 20 new tools and removing 20, on an index whose
+  name table is not built yet (the update's cost without the name table);
+* ``with_tools(+20, -20)``: the same update on the same index once its name table is built (the
+  table is carried over, not rebuilt): the difference is the table's share;
 * ``first search after``: the first ``select:`` search of the updated index;
-* ``table RSS``: the RSS growth of building the table (first search) in a fresh process, after
-  ``gc.collect`` and ``malloc_trim``.
+* ``NameTable.remapped only`` (synthetic tools): the table's own share of that update, timed
+  alone (an internal entry point: the figure the public rows cannot isolate under load);
+* ``table RSS``: the RSS growth of building the table (a first ``select:`` of an indexed name)
+  in a fresh process, after ``gc.collect`` and ``malloc_trim``.
 
 The indexes are built through the public API: ``ToolIndex(tools)`` over the synthetic tools, and
 ``ToolIndex.from_records(path)`` over mcp_mixed (which needs ``TOOLSIFT_SHARED_DIR``; skipped
@@ -75,13 +79,16 @@ def _added(n: int) -> list[Tool]:
 
 def _round(index: ToolIndex) -> list[tuple[str, float, float]]:
     name = index.tools[len(index) // 2].name
-    first = _timed(lambda: index.search(f"select:{name}"))
     remove = [index.tools[i].name for i in range(0, len(index), len(index) // 20)][:20]
+    # The same update before the name table is built: the update's cost without the table.
+    bare = _timed(lambda: index.with_tools(add=_added(20), remove=remove))
+    first = _timed(lambda: index.search(f"select:{name}"))
     update = _timed(lambda: index.with_tools(add=_added(20), remove=remove))
     updated = update[2]
     after = _timed(lambda: updated.search("select:fetch_item_7"))
     assert [m.name for m in after[2]] == ["mcp__reconnected__fetch_item_7"], after[2]
     return [
+        ("with_tools, no table", *bare[:2]),
         ("first search", *first[:2]),
         ("with_tools(+20, -20)", *update[:2]),
         ("first search after", *after[:2]),
@@ -100,12 +107,31 @@ def run(source: str, rounds: int) -> dict[str, tuple[float, float]]:
     }
 
 
+def remapped_only(n: int, rounds: int) -> float:
+    """Median CPU seconds of the name table's own share of the update (internal:
+    ``NameTable.remapped`` with 20 tools added and 20 removed, the table built)."""
+    from toolsift._names.table import NameTable
+
+    tools = synthetic_tools(n)
+    table = NameTable(tools)
+    removed = set(range(0, n, n // 20))
+    new_ids, kept = [], []
+    for i, tool in enumerate(tools):
+        new_ids.append(-1 if i in removed else len(kept))
+        if i not in removed:
+            kept.append(tool)
+    updated = kept + _added(20)
+    cpus = [_timed(lambda: table.remapped(updated, new_ids, len(kept)))[1] for _ in range(rounds)]
+    return statistics.median(cpus)
+
+
 def table_rss(source: str) -> float:
     """RSS growth (MiB) of the first search (the name table) in a fresh process."""
     code = (
         "import sys; sys.path.insert(0, sys.argv[2]); import bench_names as b\n"
         "index = b._index(sys.argv[1])\n"
-        "before = b._rss_mib(); index.search('select:nothing_here')\n"
+        "name = index.tools[0].name\n"
+        "before = b._rss_mib(); index.search('select:' + name)\n"
         "print(b._rss_mib() - before)\n"
     )
     out = subprocess.run(
@@ -135,6 +161,9 @@ def main() -> None:
         for row, (wall, cpu) in rows.items():
             print(f"  {row:24s} {wall * 1e3:9.2f} ms wall {cpu * 1e3:9.2f} ms CPU")
         print(f"  {'table RSS':24s} {table_rss(source):9.1f} MiB")
+        if source.isdigit():
+            cpu = remapped_only(int(source), 2 * args.rounds + 1)
+            print(f"  {'NameTable.remapped only':24s} {'':>17s} {cpu * 1e3:9.2f} ms CPU")
 
 
 if __name__ == "__main__":
