@@ -34,6 +34,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bindings::regex_index::PyRegexIndex>()?;
     m.add_class::<bindings::name_keys::PyNameKeys>()?;
     m.add_class::<bindings::fast_path::PyViewFilter>()?;
+    m.add_class::<bindings::name_map::PyNameMap>()?;
     m.add_class::<bindings::dense_matrix::PyDenseMatrix>()?;
     m.add_function(wrap_pyfunction!(bindings::functions::tokenize, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::functions::analyze, m)?)?;
@@ -45,6 +46,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bindings::tools::_build_tools, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::tools::_update_tools, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::tools::_tool_document, m)?)?;
+    m.add_function(wrap_pyfunction!(bindings::name_keys::_build_name_table, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -5,7 +5,7 @@ objects. ``Index`` is the raw engine: documents are lists of ``(field id, text)`
 """
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, Sequence, ValuesView
 from typing import Any, Literal, TypeVar, final, overload
 
 from .result import Match, MatchReason, SearchResult
@@ -19,6 +19,7 @@ __all__ = [
     "KeywordIndex",
     "RegexIndex",
     "NameKeys",
+    "NameMap",
     "tokenize",
     "analyze",
     "STOPWORDS_EN",
@@ -29,6 +30,7 @@ __all__ = [
     "_build_tools",
     "_update_tools",
     "_tool_document",
+    "_build_name_table",
     "__version__",
 ]
 
@@ -156,6 +158,20 @@ def _tool_document(tool: Tool, field_weights: list[float]) -> list[tuple[int, st
     >>> from toolsift._core import _tool_document
     >>> _tool_document(Tool(name="a", description="x"), [1.0] * 11)
     [(0, 'a'), (1, 'a'), (4, 'x'), (7, 'x')]
+    """
+
+def _build_name_table(tools: Iterable[Any]) -> tuple[NameMap, NameMap, NameKeys]:
+    """A name table's parts from its tools (objects with ``name``, ``server`` and
+    ``mcp_tool_name``; a tool's id is its position), in one call: the plain and qualified maps
+    of normalised name form to tool id (or ascending list of ids), with the items of the dicts
+    ``toolsift._names.table.built_in_python`` makes, and their key sets, identifier marks
+    included.
+
+    >>> from toolsift import Tool
+    >>> from toolsift._core import _build_name_table
+    >>> tool = Tool(name="mcp__fs__read_file", server="fs", mcp_tool_name="read_file")
+    >>> [dict(m.items()) for m in _build_name_table([tool])[:2]]
+    [{'readfile': 0}, {'fsreadfile': 0}]
     """
 
 def _set_scoring_mode(mode: Literal["auto", "exhaustive", "pruned"]) -> None:
@@ -662,6 +678,31 @@ class ViewFilter:
         """How many distinct ids it leaves out."""
 
 @final
+class NameMap:
+    """Normalised name forms → tool ids (an id, or an ascending list of ids), read-only: a name
+    table's dict in compact form (the keys in one buffer, the ids as 32-bit integers).
+
+    Example:
+        >>> from toolsift import Tool
+        >>> plain = _build_name_table([Tool(name="read_file"), Tool(name="readFile")])[0]
+        >>> plain.get("readfile"), "send" in plain, len(plain)
+        ([0, 1], False, 1)
+    """
+
+    def __len__(self) -> int: ...
+    def __contains__(self, key: object, /) -> bool: ...
+    def __getitem__(self, key: str, /) -> int | list[int]: ...
+    def get(self, key: str, default: Any = None) -> int | list[int] | None:
+        """The ids of ``key``, or ``default``."""
+    def __iter__(self) -> Iterator[str]:
+        """The keys, in the order they were added."""
+    def keys(self) -> KeysView[str]: ...
+    def items(self) -> ItemsView[str, int | list[int]]: ...
+    def values(self) -> ValuesView[int | list[int]]: ...
+    def __sizeof__(self) -> int:
+        """The bytes held, the buffers included."""
+
+@final
 class NameKeys:
     """The normalised name forms of an index's tools (``plain``: names and raw MCP names;
     ``qualified``: server + tool), for the exact-name tier's common-case proof
@@ -686,3 +727,9 @@ class NameKeys:
         """``None`` when ``text`` may name a tool (non-ASCII text, the whole text is a name, or a
         word whose key is a name is written like an identifier); else the keys of at least 6
         characters it holds, which name no tool unless one is a squashed identifier name."""
+    def with_tools(self, tools: Iterable[Any]) -> NameKeys:
+        """These key sets with the name forms of ``tools`` added (objects with ``name``,
+        ``server`` and ``mcp_tool_name``), identifier marks included, in time proportional to
+        ``tools``: the new key sets share this one's (an updated name table's)."""
+    def __len__(self) -> int:
+        """The number of key hashes held (a key of the base and of the added layer twice)."""

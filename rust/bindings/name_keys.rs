@@ -1,11 +1,15 @@
-//! `NameKeys`: the exact-name tier's key sets and its common-case proof (`crate::search::name_keys`).
+//! `NameKeys`: the exact-name tier's key sets and its common-case proof (`crate::search::name_keys`);
+//! `_build_name_table`: a name table's dicts and key sets from its tools' names in one call
+//! (`crate::search::name_table`).
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyString, PyTuple};
 
+use super::name_map::PyNameMap;
 use crate::search::name_keys::{may_be_identifier, NameKeys, MIN_SQUASHED_LENGTH};
+use crate::search::name_table::{add_keys, NameTableBuild};
 
 /// The normalised name forms of an index's tools, for `NameTable.find_names`'s fast path.
 #[pyclass(name = "NameKeys", module = "toolsift._core", frozen)]
@@ -76,6 +80,84 @@ impl PyNameKeys {
     fn names_none(&self, text: &str) -> Option<Vec<String>> {
         self.inner.names_none(text)
     }
+
+    /// These key sets with the keys of `tools` added (objects with `name`, `server` and
+    /// `mcp_tool_name`; identifier marks included): an updated table's, in time proportional
+    /// to `tools`, the base shared with this one (`NameKeys::layered`).
+    fn with_tools(&self, py: Python<'_>, tools: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let names = read_names(tools)?;
+        let mut inner = self.inner.layered();
+        py.detach(|| {
+            let build = gather(NameTableBuild::for_keys(&inner), &names);
+            add_keys(&mut inner, &build);
+        });
+        Ok(PyNameKeys { inner })
+    }
+
+    /// The number of key hashes held (for tests and sizes).
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+}
+
+/// One tool's name fields, read from Python: `(name, server, mcp_tool_name)`.
+type Names = (String, Option<String>, Option<String>);
+
+/// The name fields of each of `tools` (lone surrogates become U+FFFD, a separator for the
+/// tokenizer as the surrogate is for Python's: the keys are the same).
+fn read_names(tools: &Bound<'_, PyAny>) -> PyResult<Vec<Names>> {
+    let py = tools.py();
+    let text = |obj: Bound<'_, PyAny>| -> PyResult<String> {
+        Ok(obj.cast::<PyString>()?.to_string_lossy().into_owned())
+    };
+    let optional = |obj: Bound<'_, PyAny>| -> PyResult<Option<String>> {
+        if obj.is_none() {
+            Ok(None)
+        } else {
+            text(obj).map(Some)
+        }
+    };
+    let mut out = Vec::with_capacity(tools.len().unwrap_or(0));
+    for tool in tools.try_iter()? {
+        let tool = tool?;
+        out.push((
+            text(tool.getattr(intern!(py, "name"))?)?,
+            optional(tool.getattr(intern!(py, "server"))?)?,
+            optional(tool.getattr(intern!(py, "mcp_tool_name"))?)?,
+        ));
+    }
+    Ok(out)
+}
+
+/// The keys of `names`, tool id = position.
+fn gather(mut build: NameTableBuild, names: &[Names]) -> NameTableBuild {
+    for (id, (name, server, mcp)) in names.iter().enumerate() {
+        let id = u32::try_from(id).expect("fewer than 2**32 tools");
+        build.add_tool(id, name, server.as_deref(), mcp.as_deref());
+    }
+    build
+}
+
+/// `NameTable`'s parts from `tools` (objects with `name`, `server` and `mcp_tool_name`; a
+/// tool's id is its position), as its per-tool build (`_index_tool`) makes them: `(plain,
+/// qualified, keys)`, the maps of normalised name form -> tool id or ascending list of ids (two
+/// `NameMap`s, read as the dicts), and their `NameKeys` with the identifier marks. The keys are
+/// made with the GIL released.
+#[pyfunction]
+pub(crate) fn _build_name_table<'py>(
+    py: Python<'py>,
+    tools: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let names = read_names(tools)?;
+    let (maps, keys) = py.detach(move || {
+        let build = gather(NameTableBuild::default(), &names);
+        let keys = build.name_keys();
+        (build.into_maps(), keys)
+    });
+    let [plain, qualified] =
+        [maps.0, maps.1].map(|map| Bound::new(py, PyNameMap::new(map)).map(Bound::into_any));
+    let keys = Bound::new(py, PyNameKeys { inner: keys })?.into_any();
+    PyTuple::new(py, [plain?, qualified?, keys])
 }
 
 /// Whether tools have identifier names, each tool read once.

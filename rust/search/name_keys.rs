@@ -16,6 +16,7 @@
 //! keys that question must be asked of.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Python's `str.split()` separators among ASCII characters (`str.isspace`): Rust's
 /// `is_ascii_whitespace` lacks `\x0b` and `\x1c`-`\x1f`.
@@ -125,17 +126,33 @@ pub fn may_be_identifier(name: &str) -> bool {
 /// answer "names nothing" still holds only for a text that names nothing (its keys are not
 /// keys of the table, or are written as plain words), and a squashed-name candidate that is not
 /// a key is looked up by the caller, who finds no tool. The hash is seeded per process.
+///
+/// An updated table's key sets are layered ([`NameKeys::layered`]): the base map is shared
+/// (`Arc`) with the table it came from and the added keys go to a small map of their own, so an
+/// update costs the keys it adds, not the catalogue; the two are merged once the added ones are
+/// more than a quarter of the base (amortised: each key is copied O(1) times on average).
 #[derive(Debug, Default, Clone)]
 pub struct NameKeys {
     /// Every key's hash, with the tables that hold it ([`PLAIN`] | [`QUALIFIED`]) and whether
     /// a tool it names in that table may have an identifier name ([`PLAIN_IDENT`] |
     /// [`QUALIFIED_IDENT`]): one lookup per query word.
-    keys: HashMap<u64, u8, ahash::RandomState>,
+    keys: Arc<KeyMap>,
+    /// The keys added on top of `keys` by updates (see [`NameKeys::layered`]), same format.
+    added: KeyMap,
+    /// Whether new keys go to `added` (a layered set: `keys` is shared) or to `keys`.
+    layer: bool,
     hasher: ahash::RandomState,
     /// Whether the identifier marks were set ([`NameKeys::mark_identifier`]): without them
     /// [`NameKeys::may_be_squashed_name`] cannot answer.
     marked: bool,
 }
+
+type KeyMap = HashMap<u64, u8, ahash::RandomState>;
+
+/// The added keys are merged into the base once they are more than this fraction of it ...
+const MERGE_FRACTION: usize = 4;
+/// ... and at least this many.
+const MERGE_AT_LEAST: usize = 4096;
 
 const PLAIN: u8 = 1;
 const QUALIFIED: u8 = 2;
@@ -164,16 +181,78 @@ impl NameKeys {
         keys
     }
 
+    /// Empty key sets hashing with `hasher`, with room for `keys` keys.
+    pub fn with_hasher(hasher: ahash::RandomState, keys: usize) -> NameKeys {
+        NameKeys {
+            keys: Arc::new(KeyMap::with_capacity_and_hasher(keys, Default::default())),
+            hasher,
+            ..NameKeys::default()
+        }
+    }
+
+    /// These key sets, to add an update's keys to: the base is shared, not copied (unless the
+    /// keys added so far are many: then they are merged into a new base, once).
+    pub fn layered(&self) -> NameKeys {
+        let mut out = self.clone();
+        out.layer = true;
+        if out.added.len() > (out.keys.len() / MERGE_FRACTION).max(MERGE_AT_LEAST) {
+            let added = std::mem::take(&mut out.added);
+            let base = Arc::make_mut(&mut out.keys);
+            for (hash, bits) in added {
+                *base.entry(hash).or_default() |= bits;
+            }
+        }
+        out
+    }
+
+    /// The number of hashes held (base and added, a hash in both counted twice).
+    pub fn len(&self) -> usize {
+        self.keys.len() + self.added.len()
+    }
+
+    /// Whether no key is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The hasher of the keys (a key's hash is `hasher().hash_one(key.as_bytes())`).
+    pub fn hasher(&self) -> &ahash::RandomState {
+        &self.hasher
+    }
+
+    /// Adds a key by its hash (`hasher().hash_one(key.as_bytes())`), to the plain or qualified table,
+    /// marked as naming a tool that may have an identifier name or not.
+    pub fn add_hashed(&mut self, hash: u64, qualified: bool, identifier: bool) {
+        let bits = match (qualified, identifier) {
+            (false, false) => PLAIN,
+            (false, true) => PLAIN | PLAIN_IDENT,
+            (true, false) => QUALIFIED,
+            (true, true) => QUALIFIED | QUALIFIED_IDENT,
+        };
+        self.set_hash(hash, bits);
+    }
+
+    fn set(&mut self, key: &str, bits: u8) {
+        self.set_hash(self.hasher.hash_one(key.as_bytes()), bits);
+    }
+
+    fn set_hash(&mut self, hash: u64, bits: u8) {
+        let map = if self.layer {
+            &mut self.added
+        } else {
+            Arc::make_mut(&mut self.keys)
+        };
+        *map.entry(hash).or_default() |= bits;
+    }
+
     /// Adds a key of the plain table (names and raw MCP names).
     pub fn add_plain(&mut self, key: &str) {
-        let hash = self.hasher.hash_one(key.as_bytes());
-        *self.keys.entry(hash).or_default() |= PLAIN;
+        self.set(key, PLAIN);
     }
 
     /// Adds a key of the qualified table (server + tool).
     pub fn add_qualified(&mut self, key: &str) {
-        let hash = self.hasher.hash_one(key.as_bytes());
-        *self.keys.entry(hash).or_default() |= QUALIFIED;
+        self.set(key, QUALIFIED);
     }
 
     /// Marks `key` of the plain (`qualified` false) or qualified table as naming a tool whose
@@ -181,12 +260,14 @@ impl NameKeys {
     /// ([`may_be_identifier`]). Call it for every such key (qualified keys of 3 characters or
     /// more, plain ones of [`MIN_SQUASHED_LENGTH`] or more), after adding the keys.
     pub fn mark_identifier(&mut self, key: &str, qualified: bool) {
-        let hash = self.hasher.hash_one(key.as_bytes());
-        *self.keys.entry(hash).or_default() |= if qualified {
-            QUALIFIED_IDENT
-        } else {
-            PLAIN_IDENT
-        };
+        self.set(
+            key,
+            if qualified {
+                QUALIFIED_IDENT
+            } else {
+                PLAIN_IDENT
+            },
+        );
     }
 
     /// Records that every identifier mark is set: [`NameKeys::may_be_squashed_name`] answers.
@@ -210,10 +291,12 @@ impl NameKeys {
     }
 
     fn tables(&self, key: &[u8]) -> u8 {
-        self.keys
-            .get(&self.hasher.hash_one(key))
-            .copied()
-            .unwrap_or(0)
+        let hash = self.hasher.hash_one(key);
+        let base = self.keys.get(&hash).copied().unwrap_or(0);
+        if self.added.is_empty() {
+            return base;
+        }
+        base | self.added.get(&hash).copied().unwrap_or(0)
     }
 
     fn is_key(&self, key: &[u8]) -> bool {
@@ -395,6 +478,27 @@ mod tests {
         ] {
             assert!(!may_be_identifier(name), "{name}");
         }
+    }
+
+    #[test]
+    fn layered_key_sets_share_their_base_and_see_both_layers() {
+        let base = keys();
+        let mut updated = base.layered();
+        updated.add_plain("sendmail");
+        assert!(Arc::ptr_eq(&base.keys, &updated.keys));
+        assert_eq!(updated.len(), base.len() + 1);
+        assert_eq!(base.names_none("sendmail"), Some(vec![]));
+        assert_eq!(updated.names_none("sendmail"), None);
+        assert_eq!(updated.names_none("read file"), None);
+        // Past the merge threshold, the next layer starts from a merged base.
+        for i in 0..=MERGE_AT_LEAST {
+            updated.add_qualified(&format!("k{i}"));
+        }
+        let merged = updated.layered();
+        assert!(merged.added.is_empty());
+        assert_eq!(merged.names_none("k7"), None);
+        assert_eq!(merged.names_none("sendmail"), None);
+        assert_eq!(base.names_none("k7"), Some(vec![]));
     }
 
     #[test]

@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from ..query import _QUOTED, MIN_SQUASHED_LENGTH, is_identifier, name_key, name_spans, without
@@ -52,7 +52,8 @@ class NameFinder:
     holds: :attr:`~toolsift._names.table.NameTable.finder`).
 
     Arguments:
-        plain, qualified: the table's dicts of normalised name forms (their keys are read).
+        plain, qualified: the table's dicts of normalised name forms (their keys are read), each
+            as its layers (an updated table's base dict and overlay dict).
         keys: the table's compiled key sets (``None`` without the extension).
         tools: what the table reads each tool's names from, by tool id.
         lookup_key: the table's tool ids of a normalised name form (live ids, ascending).
@@ -62,8 +63,8 @@ class NameFinder:
 
     def __init__(
         self,
-        plain: dict[str, Any],
-        qualified: dict[str, Any],
+        plain: Sequence[Mapping[str, Any]],
+        qualified: Sequence[Mapping[str, Any]],
         keys: NameKeys | None,
         tools: Sequence[Any],
         lookup_key: Callable[[str], tuple[int, ...]],
@@ -162,21 +163,27 @@ class NameFinder:
             return False
         low = text.lower()
         keys = low.encode().translate(None, _ASCII_NOT_KEY).decode().split()
-        plain, qualified = self._plain, self._qualified
+        qualified = self._qualified
+        layers = (*self._plain, *qualified)
         if len(keys) <= _WHOLE_TEXT_WORDS:
             # The whole text (a short one) names a tool: lookup_key's test, inlined.
             whole = "".join(keys)
-            if whole in plain or whole in qualified:
+            if any(whole in layer for layer in layers):
                 return False
-            if whole.startswith("mcp") and whole[3:] in qualified:
+            if whole.startswith("mcp") and any(whole[3:] in layer for layer in qualified):
                 return False
         mcp = "mcp" in low
-        if plain.keys().isdisjoint(keys) and qualified.keys().isdisjoint(keys) and not mcp:
+        if not mcp and all(layer.keys().isdisjoint(keys) for layer in layers):
             return True  # the common case: no word is a name form (no set is built)
-        hits = plain.keys() & keys
-        hits.update(qualified.keys() & keys)
+        hits: set[str] = set()
+        for layer in layers:
+            hits.update(layer.keys() & keys)
         if mcp:
-            hits.update(k for k in keys if k.startswith("mcp") and k[3:] in qualified)
+            hits.update(
+                k
+                for k in keys
+                if k.startswith("mcp") and any(k[3:] in layer for layer in qualified)
+            )
         if not hits:
             return True
         words = text.split()

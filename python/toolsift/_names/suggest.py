@@ -126,17 +126,27 @@ def _trigrams(key: str) -> set[str]:
     return {padded[i : i + 3] for i in range(len(key) + 1)}
 
 
+def _union(layers: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
+    """The keys of ``layers``, each once, in the order a dict updated layer by layer has them."""
+    if len(layers) == 1:
+        return layers[0]
+    return dict.fromkeys(itertools.chain.from_iterable(layers))
+
+
 class CloseKeys:
     """The keys of a name table arranged for "did you mean" (:func:`suggest`), built
     on first use: by length, and by trigram (``trigram -> keys holding it``).
 
     :meth:`candidates` gives the keys ``difflib.get_close_matches`` scores for a name, in place
-    of every key of the table (each key as often as the table lists it: once per dict).
+    of every key of the table (each key as often as the table lists it: once per dict). Each
+    dict is given as its layers (an updated table's base and overlay dicts), read as one.
     """
 
     __slots__ = ("_by_length", "_grams", "_plain", "_qualified")
 
-    def __init__(self, plain: Mapping[str, Any], qualified: Mapping[str, Any]) -> None:
+    def __init__(
+        self, plain: Sequence[Mapping[str, Any]], qualified: Sequence[Mapping[str, Any]]
+    ) -> None:
         self._plain = plain
         self._qualified = qualified
         # (keys sorted by length, their lengths, the keys listed twice); trigram -> keys.
@@ -146,8 +156,9 @@ class CloseKeys:
     def _sorted(self) -> tuple[list[str], list[int], set[str]]:
         by_length = self._by_length
         if by_length is None:
-            keys = sorted([*self._plain, *self._qualified], key=len)
-            twice = self._plain.keys() & self._qualified.keys()
+            plain, qualified = _union(self._plain), _union(self._qualified)
+            keys = sorted([*plain, *qualified], key=len)
+            twice = plain.keys() & qualified.keys()
             by_length = self._by_length = (keys, list(map(len, keys)), twice)
         return by_length
 

@@ -5,9 +5,12 @@ name, ``server.tool``, ``server/tool``, the callable name) is stored under its n
 (:func:`toolsift.query.name_key`: lowercase, separators removed), so ``getCurrentTime``,
 ``get_current_time`` and ``GET-CURRENT-TIME`` find the same tool. To keep memory low at a million
 tools, the ``server.tool`` / ``server/tool`` / canonical forms share one entry: ``mcp`` + the
-qualified key is looked up in the qualified table with the ``mcp`` cut off.
+qualified key is looked up in the qualified table with the ``mcp`` cut off. With the compiled
+extension, the two maps are ``NameMap`` objects (the keys packed in one buffer, the ids as 32-bit
+integers: about a third of the dicts' memory), built in one call over the tools' names; without
+it, dicts built tool by tool (:func:`built_in_python`, the specification).
 
-Per call, the work is proportional to the query: one dict lookup per candidate span.
+Per call, the work is proportional to the query: one map lookup per candidate span.
 
 Example:
     >>> from toolsift import Tool
@@ -18,8 +21,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Union, overload
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Union, cast, overload
 
 from ..query import name_key
 from ..tools import _SAFE_NAME, Tool, tool_aliases
@@ -29,24 +32,33 @@ from .suggest import CloseKeys, suggest
 if TYPE_CHECKING:
     from .._core import NameKeys
 
-try:  # the compiled proof that a query names no tool (NameFinder.names_none)
+try:  # the compiled proof that a query names no tool (NameFinder.names_none), and the build
     from .._core import NameKeys as _NameKeys
-except ImportError:  # a pure-Python install: the Python proof runs
+    from .._core import NameMap, _build_name_table
+except ImportError:  # a pure-Python install: the Python proof runs, the table is built here
     _NameKeys = None  # type: ignore[assignment,misc]
+    _build_name_table = None  # type: ignore[assignment]
+else:  # the compiled maps are read-only dicts (get, in, iteration, keys())
+    Mapping.register(NameMap)
 
 __all__ = ["NameTable", "MIN_KEY_LENGTH"]
 
 _Ids = Union[int, list[int]]
+#: A map of the table: a dict (built in Python; an overlay) or the compiled ``NameMap``.
+_Map = Mapping[str, _Ids]
 
 # An updated table (``NameTable.remapped``) is rebuilt once its removed tools are more than this
 # fraction of the ids in its dicts, and at least this many.
 _STALE_FRACTION = 0.25
 _STALE_AT_LEAST = 64
+# An updated table's added keys (its overlay dicts) are merged, by a rebuild, once they are more
+# than this fraction of its base keys, and at least this many.
+_OVERLAY_FRACTION = 0.125
+_OVERLAY_AT_LEAST = 1024
 
 
-def _add(table: dict[str, _Ids], key: str, tool_id: int, copy: bool = False) -> None:
-    """Adds ``tool_id`` under ``key``; with ``copy``, an id list is replaced, not appended to
-    (the table is a copy whose lists another table shares)."""
+def _add(table: dict[str, _Ids], key: str, tool_id: int) -> None:
+    """Adds ``tool_id`` under ``key`` (ids come in ascending order)."""
     got = table.get(key)
     if got is None:
         table[key] = tool_id
@@ -54,10 +66,7 @@ def _add(table: dict[str, _Ids], key: str, tool_id: int, copy: bool = False) -> 
         if got != tool_id:
             table[key] = [got, tool_id]
     elif got[-1] != tool_id:
-        if copy:
-            table[key] = [*got, tool_id]
-        else:
-            got.append(tool_id)
+        got.append(tool_id)
 
 
 def _ids(value: _Ids | None) -> tuple[int, ...]:
@@ -72,16 +81,15 @@ def _index_tool(
     plain: dict[str, _Ids],
     qualified: dict[str, _Ids],
     server_keys: dict[str, str],
-    copy: bool = False,
 ) -> None:
-    """Store every name form of ``tool`` (id ``i``) in ``plain`` / ``qualified`` (``copy``:
-    see :func:`_add`)."""
+    """Store every name form of ``tool`` (id ``i``) in ``plain`` / ``qualified``: the
+    specification of the compiled build (``rust/search/name_table.rs``, its twin)."""
     server = tool.server
     if server is None:
         for alias in (tool.name, tool.mcp_tool_name):
             key = name_key(alias) if alias is not None else ""
             if key:
-                _add(plain, key, i, copy)
+                _add(plain, key, i)
         return
     raw = tool.mcp_tool_name if tool.mcp_tool_name is not None else tool.name
     raw_key = name_key(raw)
@@ -90,16 +98,16 @@ def _index_tool(
         server_key = server_keys[server] = name_key(server)
     qual_key = server_key + raw_key
     if qual_key:
-        _add(qualified, qual_key, i, copy)
+        _add(qualified, qual_key, i)
     if raw_key:
-        _add(plain, raw_key, i, copy)
+        _add(plain, raw_key, i)
     if name_key(tool.name) != "mcp" + qual_key:
         # Sanitising changed the canonical name (non-ASCII server or tool name), or the
         # name is not canonical: index every alias the slow way.
         for alias in tool.aliases():
             key = name_key(alias)
             if key and key != qual_key and key != "mcp" + qual_key and key != raw_key:
-                _add(plain, key, i, copy)
+                _add(plain, key, i)
 
 
 #: Up to this many tools holding one normalised name, :meth:`NameTable.lookup_names` reads their
@@ -112,24 +120,35 @@ class NameTable:
     """Normalised name forms → tool ids (ids in index order).
 
     Arguments:
-        tools: the indexed tools; a tool's id is its position.
+        tools: the indexed tools; a tool's id is its position (objects with ``name``,
+            ``server``, ``mcp_tool_name`` and ``aliases()``: the tools, or a loaded index's
+            ``NameView`` objects).
+
+    The table is built by the compiled extension in one call over the tools' names, where it
+    loads (``toolsift._core._build_name_table``, a twin of :func:`_index_tool` proven equal
+    with Hypothesis), else tool by tool in Python: maps of the same items either way.
 
     An updated index (``ToolIndex.with_tools``) gets its table from :meth:`remapped` in time
-    proportional to the change, not to the catalogue: the dicts keep the ids they were built
-    with (*base ids*) and a translation list maps each base id to the tool's id in the updated
-    index, or -1 once it is removed. Every id read from the dicts goes through
-    :meth:`lookup_key`, which translates; the keys of removed tools stay in the dicts (and in
-    the compiled :attr:`keys`) until the table is rebuilt, and name nothing: the fast proof
-    only ever treats a key as "may name a tool", so a stale key can only send a query down the
-    exact path. The names written in a text are found by the :attr:`finder` it holds.
+    proportional to the change, not to the catalogue: the dicts of the table it came from are
+    shared, not copied, and keep the ids they were built with (*base ids*); the added tools'
+    name forms go to two small *overlay* dicts of their own (base ids after the others), and
+    the compiled :attr:`keys` are layered the same way (``NameKeys.with_tools``). A
+    translation list maps each base id to the tool's id in the updated index, or -1 once it is
+    removed. Every id read from the dicts goes through :meth:`lookup_key`, which translates;
+    the keys of removed tools stay in the dicts (and in :attr:`keys`) until the table is
+    rebuilt, and name nothing: the fast proof only ever treats a key as "may name a tool", so a
+    stale key can only send a query down the exact path. The table is rebuilt once the removed
+    tools or the overlay grow past a fraction of it. The names written in a text are found by
+    the :attr:`finder` it holds.
     """
 
     __slots__ = (
-        "_base_tools",
+        "_added",
         "_close",
         "_finder",
         "_keys",
         "_live",
+        "_n_keys",
         "_plain",
         "_qualified",
         "_tools",
@@ -139,19 +158,25 @@ class NameTable:
         self._tools = tools
         # Plain names (canonical name of a non-MCP tool, raw and callable MCP names) and
         # qualified ones (``server`` + ``tool``, which also serves ``mcp__server__tool``).
-        plain: dict[str, _Ids] = {}
-        qualified: dict[str, _Ids] = {}
-        server_keys: dict[str, str] = {}
-        for i, tool in enumerate(tools):
-            _index_tool(i, tool, plain, qualified, server_keys)
+        plain, qualified, keys = _built(tools)
         self._plain = plain
         self._qualified = qualified
-        self._keys = _name_keys(plain, qualified, tools)
-        self._finder = NameFinder(plain, qualified, self._keys, tools, self.lookup_key)
-        self._close = CloseKeys(plain, qualified)  # built on the first suggestion
+        self._keys = keys
+        # The overlay dicts of the tools an update added (plain, qualified); None when empty.
+        self._added: tuple[dict[str, _Ids], dict[str, _Ids]] | None = None
+        self._n_keys = len(plain) + len(qualified)
+        self._close = CloseKeys((plain,), (qualified,))  # built on the first suggestion
         # Base id -> id in `tools` (-1: removed); None while they are the same.
         self._live: list[int] | None = None
-        self._base_tools: Sequence[Any] = tools
+        self._finder = self._new_finder()
+
+    def _new_finder(self) -> NameFinder:
+        added = self._added
+        plain: tuple[_Map, ...] = (self._plain,)
+        qualified: tuple[_Map, ...] = (self._qualified,)
+        if added is not None:
+            plain, qualified = (*plain, added[0]), (*qualified, added[1])
+        return NameFinder(plain, qualified, self._keys, self._tools, self.lookup_key)
 
     def remapped(self, tools: Sequence[Tool], new_ids: Sequence[int], added_from: int) -> NameTable:
         """The table of an updated index (``ToolIndex.with_tools``) without re-reading kept tools.
@@ -162,41 +187,58 @@ class NameTable:
             added_from: ``tools[added_from:]`` are the added tools (kept tools come first, in
                 their old order, so every id list stays ascending).
 
-        Removals only translate ids (no dict is copied); added tools are indexed into copies of
-        the dicts. Once more than :data:`_STALE_FRACTION` of the base ids are removed ones, the
-        table is rebuilt from ``tools`` instead, so stale keys never outnumber live ones.
+        Removals only translate ids; added tools are indexed into copies of the (small)
+        overlay dicts, and their keys layered on the compiled ones: no dict of the base table
+        is copied. Once more than :data:`_STALE_FRACTION` of the base ids are removed ones, or
+        the overlay holds more than :data:`_OVERLAY_FRACTION` as many keys as the base, the
+        table is rebuilt from ``tools`` instead, so stale keys never outnumber live ones and
+        the overlay stays small (each key is rebuilt O(1) times on average).
         """
         # Compose the translations: base id -> old id -> new id (-1 indexes the -1 at the end).
         ext = [*new_ids, -1]
         live = list(new_ids) if self._live is None else list(map(ext.__getitem__, self._live))
-        base_tools = self._base_tools
         added = range(added_from, len(tools))
         n_base = len(live) + len(added)
         if n_base - (len(tools)) > max(_STALE_AT_LEAST, n_base * _STALE_FRACTION):
             return NameTable(tools)
         table = NameTable.__new__(NameTable)
         table._tools = tools
+        table._plain, table._qualified = self._plain, self._qualified
         if not added:
-            table._plain, table._qualified = self._plain, self._qualified
+            table._added, table._n_keys = self._added, self._n_keys
             table._keys = self._keys
             table._close = self._close  # the same keys: the same (lazily built) structures
-            table._base_tools = base_tools
         else:
-            plain, qualified = dict(self._plain), dict(self._qualified)
+            base = (self._plain, self._qualified)
+            old = self._added or ({}, {})
+            overlay = (dict(old[0]), dict(old[1]))
+            fresh: tuple[dict[str, _Ids], dict[str, _Ids]] = ({}, {})
             server_keys: dict[str, str] = {}
             first = len(live)
             for j, i in enumerate(added):
-                _index_tool(first + j, tools[i], plain, qualified, server_keys, copy=True)
+                _index_tool(first + j, tools[i], fresh[0], fresh[1], server_keys)
+            n_keys = self._n_keys
+            for part in (0, 1):
+                into, known = overlay[part], base[part]
+                for key, ids in fresh[part].items():
+                    got = into.get(key)
+                    if got is None:
+                        into[key] = ids
+                        n_keys += key not in known
+                    else:
+                        into[key] = [*_ids(got), *_ids(ids)]
+            if len(overlay[0]) + len(overlay[1]) > max(
+                _OVERLAY_AT_LEAST, _OVERLAY_FRACTION * (len(base[0]) + len(base[1]))
+            ):
+                return NameTable(tools)
             live.extend(added)
-            table._plain, table._qualified = plain, qualified
-            table._base_tools = [*base_tools, *(tools[i] for i in added)]
-            table._keys = _name_keys(plain, qualified, table._base_tools)
-            table._close = CloseKeys(plain, qualified)
+            table._added, table._n_keys = overlay, n_keys
+            keys = self._keys
+            table._keys = None if keys is None else keys.with_tools([tools[i] for i in added])
+            table._close = CloseKeys((base[0], overlay[0]), (base[1], overlay[1]))
         table._live = live
         # A new finder: its memo depends on the live tools, so it is never shared.
-        table._finder = NameFinder(
-            table._plain, table._qualified, table._keys, tools, table.lookup_key
-        )
+        table._finder = table._new_finder()
         return table
 
     def _translated(self, value: _Ids | None) -> tuple[int, ...]:
@@ -218,6 +260,18 @@ class NameTable:
         plain = self._plain.get(key)
         qualified = self._qualified.get(key)
         canonical = self._qualified.get(key[3:]) if key.startswith("mcp") else None
+        added = self._added
+        if added is not None:
+            more = (
+                added[0].get(key),
+                added[1].get(key),
+                added[1].get(key[3:]) if key.startswith("mcp") else None,
+            )
+            if more != (None, None, None):
+                found = self._translated(plain) + self._translated(qualified)
+                found += self._translated(canonical)
+                found += tuple(i for value in more for i in self._translated(value))
+                return tuple(sorted(set(found))) if len(found) > 1 else found
         if qualified is None and canonical is None:  # the common case: one dict hit or none
             return self._translated(plain)
         found = self._translated(plain) + self._translated(qualified)
@@ -378,17 +432,34 @@ class NameTable:
         call costs about a millisecond on a 20,000-form table.
         """
         return suggest(
-            name, candidates, n, self._tools, len(self._plain) + len(self._qualified),
-            self._close, self.lookup_key,
+            name, candidates, n, self._tools, self._n_keys, self._close, self.lookup_key,
         )  # fmt: skip
 
 
 _uncached_aliases = tool_aliases.__wrapped__
 
 
-def _name_keys(
-    plain: dict[str, _Ids], qualified: dict[str, _Ids], tools: Sequence[Any]
-) -> NameKeys | None:
-    """The compiled key sets of a table, with the keys that may be squashed identifier names
-    marked from ``tools`` (``None`` without the extension)."""
-    return None if _NameKeys is None else _NameKeys(plain, qualified, tools)
+def _built(
+    tools: Sequence[Any],
+) -> tuple[_Map, _Map, NameKeys | None]:
+    """A table's maps and compiled key sets: by the extension in one call where it loads (two
+    compact ``NameMap`` objects), else by :func:`built_in_python` (the specification: dicts of
+    the same items)."""
+    if _build_name_table is not None:
+        plain, qualified, keys = _build_name_table(tools)
+        return cast(_Map, plain), cast(_Map, qualified), keys  # registered as Mappings
+    return built_in_python(tools)
+
+
+def built_in_python(
+    tools: Sequence[Any],
+) -> tuple[_Map, _Map, NameKeys | None]:
+    """:func:`_built` tool by tool (:func:`_index_tool`), the compiled key sets made from the
+    dicts (``None`` without the extension)."""
+    plain: dict[str, _Ids] = {}
+    qualified: dict[str, _Ids] = {}
+    server_keys: dict[str, str] = {}
+    for i, tool in enumerate(tools):
+        _index_tool(i, tool, plain, qualified, server_keys)
+    keys = None if _NameKeys is None else _NameKeys(plain, qualified, tools)
+    return plain, qualified, keys

@@ -1,0 +1,424 @@
+//! The name table's keys, made in one pass over the tools' name columns (`NameTable`'s build).
+//!
+//! A deliberate twin of the Python specification: [`name_key`] is `toolsift.query.name_key`
+//! (lowercase, every character that is not a letter or digit removed; non-ASCII text folds as
+//! the tokenizer folds it: the concatenated tokens of `crate::text::tokenize`, itself the twin
+//! of `toolsift._text.tokenize`), and [`KeyMaker::tool_keys`] is `_index_tool` in
+//! `python/toolsift/_names/table.py`: every normalised name form of a tool, the plain and the
+//! qualified ones, in the order it adds them, the sanitised-name branch (every alias of
+//! `toolsift.tools.tool_aliases`) included. `tests/test_name_table_build.py` proves them equal
+//! with Hypothesis on arbitrary Unicode names and tool sets.
+//!
+//! [`NameTableBuild`] gathers the keys of a whole catalogue: per key, the tool ids holding it
+//! (ascending, each once) and whether one of them may have an identifier name (the marks of
+//! [`NameKeys`]), so the binding builds the table's maps and its compiled key sets from one
+//! read of the tools, with no Python code per tool. [`NameMap`] is one of the table's two maps
+//! in compact form (the keys packed in one buffer, the ids as `u32`): about a third of the
+//! memory of the Python dict of the same keys.
+
+use hashbrown::hash_table::HashTable;
+
+use crate::search::name_keys::{may_be_identifier, NameKeys, MIN_SQUASHED_LENGTH};
+use crate::text::packed_strings::PackedStrings;
+use crate::text::tokenize::Tokenizer;
+
+/// `toolsift.query.name_key(text)`, written into `out` (cleared first).
+pub fn name_key(text: &str, tokenizer: &mut Tokenizer, out: &mut String) {
+    out.clear();
+    if text.is_ascii() {
+        out.extend(
+            text.bytes()
+                .filter(u8::is_ascii_alphanumeric)
+                .map(|b| char::from(b.to_ascii_lowercase())),
+        );
+    } else {
+        tokenizer.for_each_token(text, |token| out.push_str(token));
+    }
+}
+
+/// `toolsift.tools._sanitize_part`: every character outside `[A-Za-z0-9_-]` becomes `_` (two
+/// for a character outside the BMP: one per UTF-16 code unit).
+pub fn sanitize_part(part: &str) -> String {
+    let mut out = String::with_capacity(part.len());
+    for c in part.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            out.push(c);
+        } else if u32::from(c) > 0xFFFF {
+            out.push_str("__");
+        } else {
+            out.push('_');
+        }
+    }
+    out
+}
+
+/// Which dict of the table a key goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Table {
+    /// Names, raw MCP names and the other aliases.
+    Plain,
+    /// Server + tool (which also serves `mcp` + server + tool).
+    Qualified,
+}
+
+/// Makes the keys of tools, reusing its buffers from tool to tool.
+#[derive(Debug, Default)]
+pub struct KeyMaker {
+    tokenizer: Tokenizer,
+    raw: String,
+    qualified: String,
+    key: String,
+    text: String,
+}
+
+impl KeyMaker {
+    /// Calls `add` with each key `_index_tool` stores for the tool (`name`, `server`,
+    /// `mcp_tool_name`), in its order; a key may come twice (the table keeps a tool once).
+    pub fn tool_keys(
+        &mut self,
+        name: &str,
+        server: Option<&str>,
+        mcp_tool_name: Option<&str>,
+        mut add: impl FnMut(Table, &str),
+    ) {
+        let Some(server) = server else {
+            for alias in [Some(name), mcp_tool_name].into_iter().flatten() {
+                name_key(alias, &mut self.tokenizer, &mut self.key);
+                if !self.key.is_empty() {
+                    add(Table::Plain, &self.key);
+                }
+            }
+            return;
+        };
+        let raw = mcp_tool_name.unwrap_or(name);
+        name_key(raw, &mut self.tokenizer, &mut self.raw);
+        name_key(server, &mut self.tokenizer, &mut self.qualified);
+        self.qualified.push_str(&self.raw);
+        if !self.qualified.is_empty() {
+            add(Table::Qualified, &self.qualified);
+        }
+        if !self.raw.is_empty() {
+            add(Table::Plain, &self.raw);
+        }
+        name_key(name, &mut self.tokenizer, &mut self.key);
+        if self.key.strip_prefix("mcp") == Some(self.qualified.as_str()) {
+            return; // the canonical name of a safe server and tool: no other form
+        }
+        // Sanitising changed the canonical name, or it is not canonical: every alias
+        // (`tool_aliases`: the name, the raw name, `server.tool`, `server/tool`, the plain name).
+        let prefix = format!("mcp__{}__", sanitize_part(server));
+        let plain = match name.strip_prefix(prefix.as_str()) {
+            Some(rest) if !rest.is_empty() => rest.to_owned(),
+            _ => sanitize_part(raw),
+        };
+        for form in 0..5 {
+            self.text.clear();
+            match form {
+                0 => self.text.push_str(name),
+                1 => self.text.push_str(raw),
+                2 | 3 => {
+                    self.text.push_str(server);
+                    self.text.push(if form == 2 { '.' } else { '/' });
+                    self.text.push_str(raw);
+                }
+                _ => self.text.push_str(&plain),
+            }
+            name_key(&self.text, &mut self.tokenizer, &mut self.key);
+            let key = self.key.as_str();
+            if !key.is_empty()
+                && key != self.qualified
+                && key.strip_prefix("mcp") != Some(self.qualified.as_str())
+                && key != self.raw
+            {
+                add(Table::Plain, key);
+            }
+        }
+    }
+}
+
+/// The keys of one map of the table as they are gathered, in the order the Python build
+/// inserts them: each key once (packed in one buffer), with its ids and identifier mark, and
+/// no allocation per key.
+#[derive(Debug, Default)]
+pub struct KeyList {
+    keys: PackedStrings,
+    /// Each entry's key hash (by the build's hasher).
+    hashes: Vec<u64>,
+    index: HashTable<u32>,
+    /// Each entry's first and last id.
+    first: Vec<u32>,
+    last: Vec<u32>,
+    /// `(entry, id)` for every id after an entry's first, in the order added.
+    more: Vec<(u32, u32)>,
+    /// Whether a tool holding the entry may have an identifier name.
+    identifier: Vec<bool>,
+}
+
+impl KeyList {
+    fn add(&mut self, hasher: &ahash::RandomState, key: &str, id: u32, identifier: bool) {
+        let hash = hasher.hash_one(key.as_bytes()); // as `NameKeys` hashes keys
+        let keys = &self.keys;
+        let found = self
+            .index
+            .find(hash, |&j| keys.get(j as usize) == Some(key))
+            .copied();
+        let entry = match found {
+            Some(entry) => entry,
+            None => {
+                let entry = self.first.len() as u32;
+                let hashes = &self.hashes;
+                self.index
+                    .insert_unique(hash, entry, |&j| hashes[j as usize]);
+                self.keys.push(key);
+                self.hashes.push(hash);
+                self.first.push(id);
+                self.last.push(id);
+                self.identifier.push(identifier);
+                return;
+            }
+        };
+        let e = entry as usize;
+        if self.last[e] != id {
+            self.last[e] = id;
+            self.more.push((entry, id));
+        }
+        self.identifier[e] |= identifier;
+    }
+
+    /// The number of keys.
+    pub fn len(&self) -> usize {
+        self.first.len()
+    }
+
+    /// Whether no key was added.
+    pub fn is_empty(&self) -> bool {
+        self.first.is_empty()
+    }
+}
+
+/// A whole table's keys: `plain` and `qualified`, gathered tool by tool (one hasher for both
+/// and for the compiled key sets, so each key is hashed once).
+#[derive(Debug, Default)]
+pub struct NameTableBuild {
+    pub plain: KeyList,
+    pub qualified: KeyList,
+    hasher: ahash::RandomState,
+    maker: KeyMaker,
+}
+
+impl NameTableBuild {
+    /// A build whose keys hash as `keys` hashes them, to add them to `keys` ([`add_keys`]).
+    pub fn for_keys(keys: &NameKeys) -> Self {
+        NameTableBuild {
+            hasher: keys.hasher().clone(),
+            ..NameTableBuild::default()
+        }
+    }
+
+    /// Adds tool `id`'s keys (ids must come in ascending order).
+    pub fn add_tool(&mut self, id: u32, name: &str, server: Option<&str>, mcp: Option<&str>) {
+        let identifier = may_be_identifier(mcp.filter(|m| !m.is_empty()).unwrap_or(name));
+        let (plain, qualified, hasher) = (&mut self.plain, &mut self.qualified, &self.hasher);
+        self.maker
+            .tool_keys(name, server, mcp, |table, key| match table {
+                Table::Plain => plain.add(hasher, key, id, identifier),
+                Table::Qualified => qualified.add(hasher, key, id, identifier),
+            });
+    }
+
+    /// The compiled key sets of the table, identifier marks set.
+    pub fn name_keys(&self) -> NameKeys {
+        let mut keys =
+            NameKeys::with_hasher(self.hasher.clone(), self.plain.len() + self.qualified.len());
+        add_keys(&mut keys, self);
+        keys.set_marked();
+        keys
+    }
+
+    /// The two maps (plain, qualified).
+    pub fn into_maps(self) -> (NameMap, NameMap) {
+        let hasher = self.hasher;
+        (
+            NameMap::of(self.plain, hasher.clone()),
+            NameMap::of(self.qualified, hasher),
+        )
+    }
+}
+
+/// Adds the keys of `build` to `keys` (which must hash as `build` does: built by
+/// [`NameTableBuild::name_keys`], or `build` made by [`NameTableBuild::for_keys`]), with their
+/// identifier marks (a plain key of [`MIN_SQUASHED_LENGTH`] characters or more, a qualified
+/// one of 3 or more, as `NameKeys(plain, qualified, tools)` marks them). Each key's hash is
+/// the one the build computed.
+pub fn add_keys(keys: &mut NameKeys, build: &NameTableBuild) {
+    for (list, qualified) in [(&build.plain, false), (&build.qualified, true)] {
+        let min_len = if qualified {
+            MIN_SQUASHED_LENGTH - 3
+        } else {
+            MIN_SQUASHED_LENGTH
+        };
+        for (e, key) in list.keys.iter().enumerate() {
+            let identifier = list.identifier[e] && key.chars().count() >= min_len;
+            keys.add_hashed(list.hashes[e], qualified, identifier);
+        }
+    }
+}
+
+/// Normalised name forms -> ascending tool ids, compact and read-only: the keys in one
+/// buffer, every key's ids in one `u32` list, and a hash table of entry numbers.
+#[derive(Debug, Default)]
+pub struct NameMap {
+    keys: PackedStrings,
+    /// Entry `i`'s ids are `ids[id_ends[i - 1]..id_ends[i]]`.
+    ids: Vec<u32>,
+    id_ends: Vec<u32>,
+    index: HashTable<u32>,
+    hasher: ahash::RandomState,
+}
+
+impl NameMap {
+    /// The map of a gathered key list (hashed by `hasher`), in its order.
+    pub fn of(list: KeyList, hasher: ahash::RandomState) -> Self {
+        let n = list.len();
+        // Each entry's ids: its first, then its others in the order added (ascending).
+        let mut ends = vec![1u32; n];
+        for &(e, _) in &list.more {
+            ends[e as usize] += 1;
+        }
+        let mut total = 0;
+        for end in &mut ends {
+            total += *end;
+            *end = total;
+        }
+        let mut ids = vec![0u32; total as usize];
+        let mut fill: Vec<u32> = Vec::with_capacity(n);
+        for (e, &first) in list.first.iter().enumerate() {
+            let start = if e == 0 { 0 } else { ends[e - 1] };
+            ids[start as usize] = first;
+            fill.push(start + 1);
+        }
+        for &(e, id) in &list.more {
+            let at = &mut fill[e as usize];
+            ids[*at as usize] = id;
+            *at += 1;
+        }
+        let mut keys = list.keys;
+        keys.shrink_to_fit();
+        let mut index = list.index;
+        let hashes = list.hashes;
+        index.shrink_to(n, |&j| hashes[j as usize]);
+        NameMap {
+            keys,
+            ids,
+            id_ends: ends,
+            index,
+            hasher,
+        }
+    }
+
+    /// The number of keys.
+    pub fn len(&self) -> usize {
+        self.id_ends.len()
+    }
+
+    /// Whether the map holds no key.
+    pub fn is_empty(&self) -> bool {
+        self.id_ends.is_empty()
+    }
+
+    /// Entry `i`'s key.
+    pub fn key(&self, i: usize) -> &str {
+        self.keys.get(i).unwrap_or("")
+    }
+
+    /// Entry `i`'s ids, ascending.
+    pub fn ids(&self, i: usize) -> &[u32] {
+        let start = if i == 0 {
+            0
+        } else {
+            self.id_ends[i - 1] as usize
+        };
+        &self.ids[start..self.id_ends[i] as usize]
+    }
+
+    /// The entry of `key`, if it is a key.
+    pub fn find(&self, key: &str) -> Option<usize> {
+        let hash = self.hasher.hash_one(key.as_bytes());
+        self.index
+            .find(hash, |&j| self.keys.get(j as usize) == Some(key))
+            .map(|&j| j as usize)
+    }
+
+    /// The bytes held (buffers and hash table).
+    pub fn memory_bytes(&self) -> usize {
+        self.keys.memory_bytes()
+            + 4 * (self.ids.capacity() + self.id_ends.capacity())
+            + self.index.allocation_size()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys_of(name: &str, server: Option<&str>, mcp: Option<&str>) -> Vec<(Table, String)> {
+        let mut out = Vec::new();
+        KeyMaker::default().tool_keys(name, server, mcp, |t, k| out.push((t, k.to_owned())));
+        out
+    }
+
+    #[test]
+    fn keys_as_python_makes_them() {
+        let mut out = String::new();
+        let mut tok = Tokenizer::new();
+        name_key("getCurrentTime", &mut tok, &mut out);
+        assert_eq!(out, "getcurrenttime");
+        name_key("café ΟΔΥΣΣΕΥΣ", &mut tok, &mut out);
+        assert_eq!(out, "cafeοδυσσευς");
+        assert_eq!(sanitize_part("a.b😀"), "a_b__");
+    }
+
+    #[test]
+    fn maps_find_their_keys_and_ids() {
+        let mut build = NameTableBuild::default();
+        build.add_tool(0, "read_file", None, None);
+        build.add_tool(1, "mcp__fs__read_file", Some("fs"), Some("read_file"));
+        build.add_tool(2, "send", None, None);
+        // The key sets see the keys by the hashes the build computed.
+        let keys = build.name_keys();
+        assert_eq!(keys.names_none("read file"), None);
+        assert_eq!(keys.names_none("send"), None);
+        assert_eq!(keys.names_none("other words"), Some(vec![]));
+        assert!(keys.may_be_squashed_name("readfile") && !keys.may_be_squashed_name("send"));
+        let mut layered = keys.layered();
+        let mut more = NameTableBuild::for_keys(&layered);
+        more.add_tool(3, "fetch_item", None, None);
+        add_keys(&mut layered, &more);
+        assert_eq!(layered.names_none("fetch item"), None);
+        assert_eq!(keys.names_none("fetch item"), Some(vec![]));
+        let map = build.into_maps().0;
+        assert_eq!(map.len(), 2);
+        let i = map.find("readfile").unwrap();
+        assert_eq!((map.key(i), map.ids(i)), ("readfile", &[0, 1][..]));
+        assert_eq!(map.ids(map.find("send").unwrap()), [2]);
+        assert_eq!(map.find("other"), None);
+        assert!(map.memory_bytes() > 0);
+    }
+
+    #[test]
+    fn canonical_tools_have_two_keys_and_others_every_alias() {
+        use Table::*;
+        assert_eq!(
+            keys_of("mcp__fs__read_file", Some("fs"), Some("read_file")),
+            [(Qualified, "fsreadfile".into()), (Plain, "readfile".into())]
+        );
+        assert_eq!(
+            keys_of("read_file", None, Some("rf")),
+            [(Plain, "readfile".into()), (Plain, "rf".into())]
+        );
+        // A non-ASCII server: the canonical name is sanitised, so every alias is indexed.
+        let keys = keys_of("mcp__caf___read", Some("café"), Some("read"));
+        assert_eq!(keys[0], (Qualified, "caferead".into()));
+        assert!(keys.contains(&(Plain, "mcpcafread".into())));
+    }
+}
