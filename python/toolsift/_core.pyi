@@ -20,6 +20,7 @@ __all__ = [
     "RegexIndex",
     "NameKeys",
     "NameMap",
+    "ViewFilter",
     "tokenize",
     "analyze",
     "STOPWORDS_EN",

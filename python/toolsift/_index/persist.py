@@ -123,14 +123,14 @@ def updated(
     for name in _name_iter(remove, "remove"):
         if not isinstance(name, str):
             raise TypeError(f"remove must hold tool names (str), got {type(name).__name__}")
-        i = by_name.get(name)
-        if i is None:
+        gone = by_name.get(name)
+        if gone is None:
             raise KeyError(name)
-        dropped[i] = name
+        dropped[gone] = name
     for tool in add:
-        i = by_name.get(tool.name)
-        if i is not None:
-            dropped[i] = tool.name
+        replaced = by_name.get(tool.name)
+        if replaced is not None:
+            dropped[replaced] = tool.name
     drop = sorted(dropped)
     weights = parts.field_weights.as_list()
     index = updated_index(parts.engine, parts.index, add, weights, drop)
