@@ -17,6 +17,7 @@ pub(crate) mod index_scores;
 pub(crate) mod keyword_index;
 pub(crate) mod matches;
 pub(crate) mod name_keys;
+pub(crate) mod plain_search;
 pub(crate) mod records;
 pub(crate) mod regex_index;
 pub(crate) mod tools;
