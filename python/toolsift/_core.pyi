@@ -19,6 +19,7 @@ __all__ = [
     "KeywordIndex",
     "RegexIndex",
     "NameKeys",
+    "PlainSearch",
     "tokenize",
     "analyze",
     "STOPWORDS_EN",
@@ -643,6 +644,7 @@ class NameKeys:
         word whose key is a name is written like an identifier); else the keys of at least 6
         characters it holds, which name no tool unless one is a squashed identifier name."""
 
+@final
 class PlainSearch:
     """:meth:`Index.search_plain` with one index's arguments bound (its tools and name keys,
     the query length cap and the prefix options), for ``ToolIndex.search``'s common call.
