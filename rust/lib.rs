@@ -35,6 +35,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bindings::name_keys::PyNameKeys>()?;
     m.add_class::<bindings::fast_path::PyViewFilter>()?;
     m.add_class::<bindings::name_map::PyNameMap>()?;
+    m.add_class::<bindings::plain_search::PyPlainSearch>()?;
     m.add_class::<bindings::dense_matrix::PyDenseMatrix>()?;
     m.add_function(wrap_pyfunction!(bindings::functions::tokenize, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::functions::analyze, m)?)?;

@@ -10,6 +10,7 @@ checks each shortcut against the general path on arbitrary text, tables and opti
 from __future__ import annotations
 
 import copy
+import dataclasses
 import pickle
 import re
 import struct
@@ -17,7 +18,7 @@ import struct
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from toolsift import LimitError, Match, QueryError, SearchResult, Tool, ToolIndex
+from toolsift import FieldWeights, LimitError, Match, QueryError, SearchResult, Tool, ToolIndex
 from toolsift import query as query_module
 from toolsift._index import calls as calls_module
 from toolsift._index import lookups as named_module
@@ -354,6 +355,15 @@ def test_search_matches_is_search_then_matches(
     assert [m.normalized_score for m in got] == [None] * len(want)
 
 
+def _asdict(obj):
+    """``repr(dataclasses.asdict(obj))``, or its error (a tool's read-only schema mapping
+    cannot be deep-copied)."""
+    try:
+        return repr(dataclasses.asdict(obj))
+    except TypeError as exc:
+        return type(exc), str(exc)
+
+
 def _same_match(got, want):
     """Equal as objects (a NaN score compared by its bits), in repr, field order and pickle."""
     assert type(got) is type(want) is Match
@@ -362,6 +372,11 @@ def _same_match(got, want):
     assert (got.tool, got.reason, got.normalized_score) == (want.tool, want.reason, None)
     assert struct.pack("<d", got.score) == struct.pack("<d", want.score)
     assert repr(pickle.loads(pickle.dumps(got))) == repr(want)
+    assert dataclasses.fields(got) == dataclasses.fields(want)
+    assert repr(dataclasses.replace(got, score=1.0)) == repr(dataclasses.replace(want, score=1.0))
+    assert _asdict(got) == _asdict(want)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got.score = 0.0
 
 
 @given(
@@ -411,6 +426,38 @@ def test_compiled_matches_equal_the_python_ones_and_fail_cleanly():
         _new_matches(Match, TOOLS, [("x", 1.0)], "bm25")  # type: ignore[list-item]
 
 
+@given(
+    words=st.lists(st.sampled_from(["please", "find", "the", "weather", "for", "a", "city"]),
+                   min_size=1, max_size=8),
+    limit=st.sampled_from([None, 1, 3, 8, 30]),
+)  # fmt: skip
+def test_compiled_results_equal_the_python_ones(words, limit):
+    """The one-call path's ``SearchResult`` (``rust/bindings/matches.rs``'s ``build_result``)
+    is ``SearchResult._from_fields``'s and the dataclass constructor's object: equal, same
+    repr, same instance dict in field order, picklable, frozen, and the same to ``dataclasses``."""
+    index = _rust_index(TOOLS)
+    query = "please " + " ".join(words)
+    got = _search_plain(index, query, limit)
+    assert got is not None
+    request = calls_module.DEFAULT_REQUESTS[limit]
+    built = SearchResult._from_fields(request.plain_fields, got.query, got.matches, len(TOOLS))
+    made = SearchResult(**{**vars(got), "suggestions": dict(got.suggestions)})
+    for want in (built, made):
+        assert type(got) is type(want) is SearchResult
+        assert got == want and repr(got) == repr(want)
+        assert vars(got) == vars(want)
+        assert list(vars(got)) == list(vars(want)), "field order"
+        assert repr(pickle.loads(pickle.dumps(got))) == repr(want)
+        assert dataclasses.fields(got) == dataclasses.fields(want)
+        assert repr(dataclasses.replace(got, limit=2)) == repr(dataclasses.replace(want, limit=2))
+        assert _asdict(got) == _asdict(want)
+    for m in got:
+        _same_match(m, Match(m.tool, m.score, "bm25"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got.query = "x"  # type: ignore[misc]
+    assert request.plain_fields["query"] == "" and request.plain_fields["matches"] == ()
+
+
 # --- the Rust engine's one-call path (`Index.search_plain`) ---
 
 PLAIN_WORDS = [
@@ -455,45 +502,84 @@ def test_search_plain_answers_plain_queries_and_declines_the_rest():
         assert _search_plain(index, query) is None, query
 
 
-class _CountingIndex:
-    """A Rust index that counts its ``search_plain`` calls (every other attribute passes)."""
+class _CountingPlain:
+    """A bound one-call path (``PlainSearch``) that counts its ``search`` calls."""
 
     def __init__(self, inner):
         self._inner = inner
-        self.plain_calls = 0
+        self.calls = 0
 
-    def search_plain(self, *args):
-        self.plain_calls += 1
-        return self._inner.search_plain(*args)
-
-    def __getattr__(self, name):
-        return getattr(self._inner, name)
+    def search(self, *args):
+        self.calls += 1
+        return self._inner.search(*args)
 
 
 @pytest.mark.parametrize("limit", [None, 8, 3])
 def test_the_agents_call_takes_the_one_call_path_from_its_second_call(monkeypatch, limit):
     """``search(query)`` with no limit (the call agents make) finds its cached request as
     ``search(query, 8)`` does: the first call validates and caches it, every later one is
-    answered by ``search_plain``. (The cache once stored it under the checked limit only, so a
-    call without a limit never found it and always took the general path.)"""
+    answered by the one-call path (``search_plain``, bound once per index). (The cache once
+    stored it under the checked limit only, so a call without a limit never found it and
+    always took the general path.)"""
     index = _rust_index(TOOLS)
     monkeypatch.setattr(calls_module, "DEFAULT_REQUESTS", {})
     monkeypatch.setattr(calls_module, "REQUESTS", {})
-    counting = _CountingIndex(index._index)
-    monkeypatch.setattr(index, "_index", counting)
+    bound = []
+    bind = ToolIndex._bind_plain
+
+    def counting_bind(self, *args):
+        bound.append(_CountingPlain(bind(self, *args)))
+        return bound[-1]
+
+    monkeypatch.setattr(ToolIndex, "_bind_plain", counting_bind)
     query = "please find the weather for a city"
     first = index.search(query) if limit is None else index.search(query, limit)
-    assert counting.plain_calls == 0  # validated and cached on the general path
+    assert bound == []  # validated and cached on the general path
     for _ in range(3):
         again = index.search(query) if limit is None else index.search(query, limit)
         assert again == first
-    assert counting.plain_calls == 3
+    assert len(bound) == 1 and bound[0].calls == 3  # bound once, on the first default call
     assert len(first.matches) <= (limit or 8)
     # The default requests dropped (the cache was full): the general cache's hit refills them.
     monkeypatch.setattr(calls_module, "DEFAULT_REQUESTS", {})
     for expected_calls in (3, 4):
         again = index.search(query) if limit is None else index.search(query, limit)
-        assert again == first and counting.plain_calls == expected_calls
+        assert again == first and bound[0].calls == expected_calls
+
+
+def test_the_one_call_path_is_bound_only_where_it_applies():
+    """The Rust engine's index binds it (a ``PlainSearch``); the Python engine's, an index with
+    word pairs and an engine of another kind take the general path (``False``)."""
+    from toolsift._core import PlainSearch
+
+    rust = _rust_index(TOOLS)
+    assert isinstance(rust._bind_plain(500, 0.5, 3, 16), PlainSearch)
+    python = ToolIndex(TOOLS, engine="python")
+    assert python._bind_plain(500, 0.5, 3, 16) is False
+    pairs = ToolIndex(TOOLS, engine="rust", field_weights=FieldWeights(word_pairs=1.0))
+    assert pairs._bind_plain(500, 0.5, 3, 16) is False
+    wrapped = _rust_index(TOOLS)
+    wrapped._index = _PairsEngine(wrapped._index)
+    assert wrapped._bind_plain(500, 0.5, 3, 16) is False
+    query = "please find the weather for a city"
+    for index in (python, pairs, wrapped):  # searches answer on the general path, unbound
+        assert index.search(query) == index.search(query) and index._plain is False
+    assert wrapped.search(query) == rust.search(query)
+
+
+@given(query=texts, limit=st.sampled_from([None, 1, 3, 8, 25]))
+def test_plain_search_is_search_plain_bound(query, limit):
+    """``PlainSearch(index, tools, keys, ...).search(fields, q, limit)`` is
+    ``index.search_plain(tools, keys, fields, q, limit, ...)`` on any text."""
+    from toolsift._core import PlainSearch
+
+    index = _rust_index(TOOLS)
+    index.search("x", limit)  # caches the default request
+    request = calls_module.DEFAULT_REQUESTS[limit]
+    bound = PlainSearch(index._index, index._tools, index.names.keys, 500, 0.5, 3, 16)
+    want = _outcome(lambda: _search_plain(index, query, limit))
+    got = _outcome(lambda: bound.search(request.plain_fields, query, request.limit))
+    assert got == want
 
 
 # Tool names of letters, digits and the separators of identifiers, with non-ASCII letters:

@@ -21,6 +21,7 @@ __all__ = [
     "NameKeys",
     "NameMap",
     "ViewFilter",
+    "PlainSearch",
     "tokenize",
     "analyze",
     "STOPWORDS_EN",
@@ -734,3 +735,32 @@ class NameKeys:
         ``tools``: the new key sets share this one's (an updated name table's)."""
     def __len__(self) -> int:
         """The number of key hashes held (a key of the base and of the added layer twice)."""
+
+@final
+class PlainSearch:
+    """:meth:`Index.search_plain` with one index's arguments bound (its tools and name keys,
+    the query length cap and the prefix options), for ``ToolIndex.search``'s common call.
+
+    Example:
+        >>> from toolsift import Tool, ToolIndex
+        >>> index = ToolIndex([Tool(name="get_weather", description="Current weather")])
+        >>> fields = {"query": "", "query_kind": "keyword", "limit": 8, "matches": (),
+        ...           "missing": (), "suggestions": {}, "notices": (), "clamped": False,
+        ...           "truncated": False, "total_tools": 0}
+        >>> bound = PlainSearch(index._index, index._tools, index.names.keys, 500, 0.5, 3, 16)
+        >>> bound.search(fields, "current weather in a city", 8).names
+        ['get_weather']
+    """
+
+    def __new__(
+        cls,
+        index: Index,
+        tools: Sequence[Tool],
+        keys: NameKeys,
+        max_length: int,
+        prefix_fraction: float,
+        prefix_min_len: int,
+        max_expansions: int,
+    ) -> PlainSearch: ...
+    def search(self, fields: dict[str, Any], query: str, limit: int) -> SearchResult | None:
+        """``index.search_plain(tools, keys, fields, query, limit, max_length, *prefix)``."""

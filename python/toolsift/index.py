@@ -162,6 +162,24 @@ class ToolIndex:
         """
         return self._index.profile  # type: ignore[return-value]
 
+    #: ``search``'s one-call path with this index's arguments bound (a ``PlainSearch``), made
+    #: on the first default search; ``False`` where it does not apply. Indexes are immutable.
+    _plain: Any = None
+
+    def _bind_plain(self, max_query_length: int, *prefix: Any) -> Any:
+        """``Index.search_plain`` bound to this index's tools and name keys and the default
+        length cap and prefix options: the Rust engine without word pairs, else ``False``."""
+        if self.engine != "rust" or self.field_weights.word_pairs:
+            return False
+        keys = self._lookups.names.keys
+        if keys is None:
+            return False
+        from ._core import Index, PlainSearch
+
+        if type(self._index) is not Index:  # an engine of another kind: the general path
+            return False
+        return PlainSearch(self._index, self._tools, keys, max_query_length, *prefix)
+
     def search(
         self,
         query: str,
@@ -227,14 +245,15 @@ class ToolIndex:
             request = calls.DEFAULT_REQUESTS.get(limit)
             if request is not None:
                 # A plain query (no name, nothing to parse but a trim) on the Rust engine without
-                # word pairs: one call (search_plain, not in EngineIndex); None: the general path.
-                plain_ok = self.engine == "rust" and not self.field_weights.word_pairs
-                keys = self._lookups.names.keys if plain_ok else None
-                if keys is not None:
-                    result = self._index.search_plain(  # type: ignore[attr-defined]
-                        self._tools, keys, request.plain_fields, query, request.limit,
-                        max_query_length, prefix_fraction, prefix_min_len, max_expansions,
-                    )  # fmt: skip
+                # word pairs: one call (search_plain, its index arguments bound once: `_plain`);
+                # None: the general path.
+                plain = self._plain
+                if plain is None:
+                    plain = self._plain = self._bind_plain(
+                        max_query_length, prefix_fraction, prefix_min_len, max_expansions
+                    )
+                if plain:
+                    result = plain.search(request.plain_fields, query, request.limit)
                     if result is not None:
                         return result
                 parsed = parse_query(query, max_length=max_query_length)

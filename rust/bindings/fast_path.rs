@@ -93,7 +93,7 @@ impl<'a> Plain<'a> {
         (query, raw, trimmed): (&Bound<'py, PyString>, &str, &str),
         hits: Vec<(u32, f64)>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let matches = super::matches::build_matches(
+        let matches = super::matches::build_match_tuple(
             py,
             super::matches::match_class(py)?,
             tools,
@@ -106,7 +106,7 @@ impl<'a> Plain<'a> {
         } else {
             PyString::new(py, trimmed).into_any()
         };
-        super::matches::build_result(py, fields, trimmed, matches.to_tuple(), self.index.len())
+        super::matches::build_result(py, fields, trimmed, matches, self.index.len())
     }
 
     /// `Index.search_plain`.

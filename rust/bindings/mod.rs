@@ -18,6 +18,7 @@ pub(crate) mod keyword_index;
 pub(crate) mod matches;
 pub(crate) mod name_keys;
 pub(crate) mod name_map;
+pub(crate) mod plain_search;
 pub(crate) mod records;
 pub(crate) mod regex_index;
 pub(crate) mod tools;
