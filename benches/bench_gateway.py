@@ -200,10 +200,14 @@ def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
 
 
 def search_window(
-    sessions: list, queries: list[str], seconds: float, during: threading.Thread | None = None
+    sessions: list,
+    queries: list[str],
+    seconds: float,
+    during: threading.Thread | None = None,
+    threads: int = 8,
 ) -> list[float]:
-    """8 threads searching through ``sessions`` for ``seconds`` (while ``during`` runs, if
-    given): every search's latency."""
+    """``threads`` threads searching through ``sessions`` for ``seconds`` (while ``during``
+    runs, if given): every search's latency."""
     stop = threading.Event()
     lat: list[float] = []
     lock = threading.Lock()
@@ -214,12 +218,12 @@ def search_window(
             start = time.perf_counter()
             sessions[i % len(sessions)].search(queries[i % len(queries)], limit=3)
             mine.append(time.perf_counter() - start)
-            i += 8
+            i += threads
         with lock:
             lat.extend(mine)
 
-    threads = [threading.Thread(target=searcher, args=(k,)) for k in range(8)]
-    for t in threads:
+    workers = [threading.Thread(target=searcher, args=(k,)) for k in range(threads)]
+    for t in workers:
         t.start()
     if during is not None:
         during.start()
@@ -227,7 +231,7 @@ def search_window(
     stop.set()
     if during is not None:
         during.join()
-    for t in threads:
+    for t in workers:
         t.join()
     return lat
 
@@ -337,6 +341,17 @@ def reconnect_rows(catalog: Catalog, sessions: list, queries: list[str]) -> dict
     out["churn_p50"], out["churn_p99"], out["churn_max"] = (
         statistics.median(busy), pct(busy, 0.99), max(busy)
     )  # fmt: skip
+    # One searching thread (an asyncio gateway's event loop), with no reconnect and during them:
+    # what the update costs a search, without 8 searching threads queueing for the GIL.
+    one = search_window(sessions, queries, 5.5, threads=1)
+    out["one_quiet_p50"], out["one_quiet_p99"], out["one_quiet_max"] = (
+        statistics.median(one), pct(one, 0.99), max(one)
+    )  # fmt: skip
+    stop.clear()
+    one = search_window(sessions, queries, 5.5, during=_Stopping(reconnect, stop), threads=1)
+    out["one_churn_p50"], out["one_churn_p99"], out["one_churn_max"] = (
+        statistics.median(one), pct(one, 0.99), max(one)
+    )  # fmt: skip
     for session in sessions:  # every session is on the last generation at its next call
         session.search(queries[0], limit=1)
         assert session._gen is catalog._core.current  # noqa: SLF001
@@ -389,6 +404,14 @@ def print_reconnect(v: dict[str, float]) -> None:
     print(
         f"| search p50 / p99 / max during reconnects (8 threads) | {us(v['churn_p50'])} / "
         f"{us(v['churn_p99'])} / {us(v['churn_max'])} |"
+    )
+    print(
+        f"| search p50 / p99 / max, 1 thread (an event loop), no reconnect | "
+        f"{us(v['one_quiet_p50'])} / {us(v['one_quiet_p99'])} / {us(v['one_quiet_max'])} |"
+    )
+    print(
+        f"| search p50 / p99 / max during reconnects, 1 thread | {us(v['one_churn_p50'])} / "
+        f"{us(v['one_churn_p99'])} / {us(v['one_churn_max'])} |"
     )
 
 
