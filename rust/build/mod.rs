@@ -24,6 +24,7 @@ pub mod catalog;
 mod chunk;
 mod flat;
 mod intern;
+pub mod item;
 mod memo;
 mod merge;
 pub mod records;
