@@ -12,6 +12,7 @@ use crate::analysis::Profile;
 use crate::build::catalog::{self, item_spans, span_fields, Built, Outcome};
 use crate::build::item::{has, Annotations, Item, Node, Text, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES};
 use crate::build::records::item_fields;
+use crate::build::source::SourceItems;
 
 /// A `str` as UTF-8; `None` when it holds a lone surrogate.
 fn utf8(s: &Bound<'_, PyString>) -> Option<String> {
@@ -213,15 +214,44 @@ fn item(obj: &Bound<'_, PyAny>) -> Option<Item<'static>> {
     Some(item)
 }
 
+/// `toolsift._core.SourceItems`: the JSON text of each tool of an index built from a
+/// catalogue's bytes, compressed (`crate::build::source`); `item(i)` gives tool `i`'s bytes.
+#[pyclass(name = "SourceItems", module = "toolsift._core", frozen)]
+pub struct PySourceItems {
+    inner: SourceItems,
+}
+
+#[pymethods]
+impl PySourceItems {
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// The JSON text of item `i`.
+    fn item<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyBytes>> {
+        match self.inner.get(i) {
+            Some(bytes) => Ok(PyBytes::new(py, &bytes)),
+            None => Err(pyo3::exceptions::PyIndexError::new_err(format!(
+                "source item {i} out of range"
+            ))),
+        }
+    }
+
+    /// The bytes this object holds on the heap.
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.inner.heap_bytes()
+    }
+}
+
 /// What `_build_records` returns: the engine index, each tool's name, server and raw MCP name,
-/// the items' byte spans in the source (native-endian `u64` pairs; `None` for a list of dicts)
-/// and the server the items belong to.
+/// the items' source text (`None` for a list of dicts) and the server the items belong to.
 type Records = (
     PyIndex,
     Vec<String>,
+    Vec<Option<Py<PyString>>>,
     Vec<Option<String>>,
-    Vec<Option<String>>,
-    Option<Py<PyBytes>>,
+    Option<PySourceItems>,
     Option<String>,
 );
 
@@ -258,17 +288,13 @@ pub fn _build_records(
                 profile,
             )
         });
-        let flat: Vec<u8> = items
-            .spans
-            .iter()
-            .flat_map(|&(s, e)| [s as u64, e as u64])
-            .flat_map(u64::to_ne_bytes)
-            .collect();
-        (
-            outcome,
-            Some(PyBytes::new(py, &flat).unbind()),
-            items.server,
-        )
+        if matches!(outcome, Outcome::Fallback) {
+            return Ok(None);
+        }
+        let Some(source) = py.detach(|| SourceItems::new(text, &items.spans)) else {
+            return Ok(None);
+        };
+        (outcome, Some(PySourceItems { inner: source }), items.server)
     } else if let Ok(list) = source.cast_exact::<PyList>() {
         let values: Option<Vec<Item<'static>>> = list.iter().map(|v| item(&v)).collect();
         let Some(values) = values else {
@@ -296,9 +322,18 @@ pub fn _build_records(
     let mut names = Vec::with_capacity(tools.len());
     let mut servers = Vec::with_capacity(tools.len());
     let mut mcp = Vec::with_capacity(tools.len());
+    // One `str` per distinct server, shared by its tools (a server has many tools).
+    let mut shared: std::collections::HashMap<String, Py<PyString>> = Default::default();
     for (name, server, mcp_tool_name) in tools {
         names.push(name);
-        servers.push(server);
+        servers.push(server.map(|server| match shared.get(&server) {
+            Some(s) => s.clone_ref(py),
+            None => {
+                let s = PyString::new(py, &server).unbind();
+                shared.insert(server, s.clone_ref(py));
+                s
+            }
+        }));
         mcp.push(mcp_tool_name);
     }
     Ok(Some((

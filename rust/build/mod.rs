@@ -31,6 +31,7 @@ pub mod records;
 pub mod schema;
 mod sequential;
 pub(crate) mod share;
+pub mod source;
 mod stems;
 
 pub(crate) use chunk::{tokenize_chunk, tokenize_chunk_with, Chunk};
