@@ -230,3 +230,30 @@ def test_caps_and_what_json_cannot_say_are_left_to_the_loaders(
     dicts = [json.loads(item) for item in items]
     want_dicts = _outcome(lambda: ToolIndex(load_tools(dicts)))
     _check(_outcome(lambda: ToolIndex.from_records(dicts)), want_dicts)
+
+
+def test_the_compressed_source_gives_every_tool_and_saves_identically(tmp_path: Path) -> None:
+    import pickle
+
+    from toolsift.loaders import load_catalog
+
+    items = [
+        {
+            "name": f"tool_{i}",
+            "description": f"Tool number {i} reads file {i % 7} — é 😀",
+            "server": f"server-{i % 5}",
+            "input_schema": {"properties": {f"p{i}": {"description": f"param {i}"}}},
+        }
+        for i in range(200)  # several blocks of the compressed source
+    ]
+    path = tmp_path / "tools.jsonl"
+    path.write_text("\n".join(json.dumps(item) for item in items) + "\n", encoding="utf-8")
+    fast = ToolIndex.from_records(path)
+    slow = ToolIndex(load_catalog(path))
+    assert isinstance(fast._tools, SourceTools)
+    assert fast.to_bytes() == slow.to_bytes()  # every tool read back from its block
+    assert fast.tools == slow.tools
+    again = pickle.loads(pickle.dumps(ToolIndex.from_records(path)))
+    assert_same(again, slow, ["read file 3", "select:tool_150"])
+    servers = fast._tools.servers
+    assert servers[0] is servers[5]  # one str per distinct server

@@ -1,9 +1,9 @@
 //! The one runtime field extraction: a tool's record ([`ToolFields`]) and the document made of
 //! it ([`ToolFields::for_each_field`]; the pure-Python twin is
-//! `toolsift._text.documents.document`). The record comes from raw tool definitions (JSON
-//! values, here: the rules of Python's `toolsift.tools.Tool` and `toolsift._loaders.formats`,
-//! MCP `tools/list` items and toolsift records) or from `Tool` objects
-//! (`crate::bindings::tools`).
+//! `toolsift._text.documents.document`). The record comes from raw tool definitions (an
+//! [`Item`] read from JSON or from a dict, here: the rules of Python's `toolsift.tools.Tool` and
+//! `toolsift._loaders.formats`, MCP `tools/list` items and toolsift records) or from `Tool`
+//! objects (`crate::bindings::tools`).
 //!
 //! [`item_fields`] returns `None` for every record it does not handle exactly as Python does: other
 //! formats (OpenAI, Anthropic with a `type`, provider built-ins), anything Python would reject,
