@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::item::Item;
+use super::item_json;
 use super::records::{item_fields, ToolFields};
 use super::{tokenize_chunk_with, Chunk, FlatChunk, Merge, Stems, CHUNK_DOCS};
 use crate::analysis::Profile;
@@ -164,7 +164,7 @@ fn document_spans(text: &str, server: Option<&str>) -> serde_json::Result<Docume
 
 /// The fields of the item at `span` of `text` ([`Items`]), `None` when it is left to Python.
 pub fn span_fields(text: &[u8], span: (usize, usize), items: &Items) -> Option<ToolFields> {
-    let item = Item::parse(text.get(span.0..span.1)?)?;
+    let item = item_json::parse(text.get(span.0..span.1)?)?;
     if items.jsonl && item.is_server_entry() {
         return None;
     }
@@ -270,8 +270,8 @@ mod tests {
     #[test]
     fn builds_what_the_documents_would() {
         let items = [
-            Item::parse(br#"{"name": "read_file", "description": "Read a file"}"#).unwrap(),
-            Item::parse(br#"{"name": "write_file", "description": "Write a file"}"#).unwrap(),
+            item_json::parse(br#"{"name": "read_file", "description": "Read a file"}"#).unwrap(),
+            item_json::parse(br#"{"name": "write_file", "description": "Write a file"}"#).unwrap(),
         ];
         let weights = vec![6.0, 4.0, 2.0, 4.0, 2.0, 1.0, 4.0, 0.0, 0.0, 0.0, 0.0];
         let Outcome::Built(built) = build(

@@ -25,6 +25,8 @@ mod chunk;
 mod flat;
 mod intern;
 pub mod item;
+pub mod item_json;
+mod json_values;
 mod memo;
 mod merge;
 pub mod records;

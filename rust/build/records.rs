@@ -362,12 +362,13 @@ fn schema_fields(schema: Option<&Node<'_>>) -> Option<(Vec<String>, Vec<String>)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::build::item_json;
     use serde_json::json;
 
     /// The fields of a JSON value's text, read by `Item::parse`.
     fn tool_fields(item: &serde_json::Value, server: Option<&str>) -> Option<ToolFields> {
         let json = serde_json::to_vec(item).unwrap();
-        item_fields(&Item::parse(&json)?, server)
+        item_fields(&item_json::parse(&json)?, server)
     }
 
     #[test]

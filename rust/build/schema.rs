@@ -120,11 +120,11 @@ pub fn node_descriptions(schema: &Node<'_>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::build::item::Item;
+    use crate::build::item_json;
 
     fn descriptions(schema: &str) -> Vec<String> {
         let json = format!("{{\"input_schema\": {schema}}}");
-        let item = Item::parse(json.as_bytes()).unwrap();
+        let item = item_json::parse(json.as_bytes()).unwrap();
         node_descriptions(item.input_schema.as_ref().unwrap())
     }
 
