@@ -1,9 +1,11 @@
-"""The public build, load + index, before and after ``ToolIndex.from_records``, beside tantivy.
+"""The public build, load + index + first search, the ways toolsift offers, beside tantivy.
 
     python benches/bench_build.py            # mcp_mixed (11.6k tools) and 100k synthetic tools
     python benches/bench_build.py --quick    # 2k synthetic tools only (a smoke run)
 
-Rows, each the median of a few runs in this process:
+What a user pays before the first answer: each row builds an index and runs its first search
+(``FIRST_QUERY``; toolsift's first search also builds the name table of ``select:`` and the
+exact-name tier). Rows, each the median of a few runs in this process:
 
 * ``load_tools + ToolIndex`` / ``load_catalog + ToolIndex``: the path before, from the parsed
   dicts and from the JSONL file;
@@ -12,11 +14,13 @@ Rows, each the median of a few runs in this process:
 * ``from_records(dicts)`` / ``from_records(path)``: the Rust path;
 * ``tantivy``: tantivy-py indexing the same text in memory, one ``Document`` per tool with one
   text field holding the tool's indexed fields (``toolsift._documents.document``), the
-  ``default`` tokenizer, two threads, commit and reload.
+  ``default`` tokenizer, two threads, commit and reload; its first search parses the query
+  and collects the top 10.
 
-Each row gives the wall clock and the CPU time (every thread of the process). Memory is the
-RSS growth of a fresh process that builds one index (after ``gc.collect`` and
-dropping the source), so the interpreter and the input data are not counted. The english
+Each row gives the wall clock and the CPU time (every thread of the process) of the build,
+of the first search, and of both. Memory is the RSS growth of a fresh process that builds one
+index and runs its first search (after ``gc.collect`` and dropping the source), so the
+interpreter and the input data are not counted. The english
 profile (the default) throughout. mcp_mixed needs the shared catalogues
 (``TOOLSIFT_SHARED_DIR``); it is skipped without them.
 """
@@ -48,18 +52,35 @@ def _rss_mib() -> float:
         return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def _median(fn: Callable[[], Any], rounds: int) -> tuple[float, float]:
+#: A row's medians: wall and CPU seconds of the build, of the first search, and of both.
+Timing = dict[str, tuple[float, float]]
+
+
+def _median(fn: Callable[[], Any], rounds: int) -> Timing:
     """The median wall-clock and CPU seconds (every thread of the process: the engine's pool
-    and tantivy's writer threads included) of ``rounds`` calls. On a machine shared with other
-    jobs the wall clock mostly measures the load; the CPU time is the work done."""
-    walls, cpus = [], []
+    and tantivy's writer threads included) of ``rounds`` builds by ``fn``, of the first search
+    of each, and of both. On a machine shared with other jobs the wall clock mostly measures
+    the load; the CPU time is the work done."""
+    runs: dict[str, list[tuple[float, float]]] = {"build": [], "search": [], "total": []}
     for _ in range(rounds):
         start, cpu = time.perf_counter(), time.process_time()
-        fn()
-        walls.append(time.perf_counter() - start)
-        cpus.append(time.process_time() - cpu)
+        index = fn()
+        built, built_cpu = time.perf_counter(), time.process_time()
+        _first_search(index)
+        end, end_cpu = time.perf_counter(), time.process_time()
+        runs["build"].append((built - start, built_cpu - cpu))
+        runs["search"].append((end - built, end_cpu - built_cpu))
+        runs["total"].append((end - start, end_cpu - cpu))
+        del index
         gc.collect()
-    return statistics.median(walls), statistics.median(cpus)
+    return {
+        part: (statistics.median(w for w, _ in xs), statistics.median(c for _, c in xs))
+        for part, xs in runs.items()
+    }
+
+
+#: The first query of every row.
+FIRST_QUERY = "read a file"
 
 
 def _tantivy_build(texts: list[str]) -> Any:
@@ -75,6 +96,18 @@ def _tantivy_build(texts: list[str]) -> Any:
     writer.wait_merging_threads()
     index.reload()
     return index
+
+
+def _tantivy_search(index: Any) -> list[Any]:
+    """tantivy's first search: parse the query, collect the top 10."""
+    return index.searcher().search(index.parse_query(FIRST_QUERY, ["body"]), 10).hits
+
+
+def _first_search(index: Any) -> Any:
+    """The first search of an index (toolsift or tantivy)."""
+    if type(index).__module__.startswith("tantivy"):
+        return _tantivy_search(index)
+    return index.search(FIRST_QUERY)
 
 
 def _texts(path: str) -> list[str]:
@@ -118,9 +151,10 @@ def _trimmed_rss_mib() -> float:
     return _rss_mib()
 
 
-def _memory(kind: str, path: str, texts: str) -> float:
-    """RSS growth (MiB) of building one index of ``path`` in a fresh process, the input (dicts,
-    tool list, texts) dropped; the index holds what it needs to return tools."""
+def _memory(kind: str, path: str, texts: str) -> tuple[float, float]:
+    """RSS growth (MiB) of building one index of ``path`` and running its first search in a
+    fresh process, the input (dicts, tool list, texts) dropped; the index holds what it needs
+    to return tools: after the build, and after the first search too."""
     code = (
         "import json, sys; sys.path.insert(0, sys.argv[3]); import bench_build as b\n"
         "kind, path = sys.argv[1], sys.argv[2]\n"
@@ -132,7 +166,9 @@ def _memory(kind: str, path: str, texts: str) -> float:
         "before = b._trimmed_rss_mib()\n"
         "index = b._tantivy_build(texts) if kind == 'tantivy' else b.BUILDS[kind](path, dicts)\n"
         "del dicts  # (tantivy's texts stay: its index holds none of them)\n"
-        "print(b._trimmed_rss_mib() - before)\n"
+        "built = b._trimmed_rss_mib()\n"
+        "b._first_search(index)\n"
+        "print(built - before, b._trimmed_rss_mib() - before)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code, kind, path, str(Path(__file__).parent), texts],
@@ -140,7 +176,22 @@ def _memory(kind: str, path: str, texts: str) -> float:
         capture_output=True,
         text=True,
     )
-    return float(out.stdout.split()[-1])
+    built, total = out.stdout.split()[-2:]
+    return float(built), float(total)
+
+
+def _print_times(label: str, rounds: int, times: dict[str, Timing]) -> None:
+    """The table of one catalogue: CPU ratios to tantivy first, then the seconds."""
+    tantivy = times["tantivy (same text)"]
+    print(f"\n{label}: build + first search, median of {rounds}; CPU time ÷ tantivy's")
+    print(f"  {'':34s} {'build':>7s} {'search':>7s} {'total':>7s}")
+    for kind, t in times.items():
+        ratios = [t[p][1] / max(tantivy[p][1], 1e-9) for p in ("build", "search", "total")]
+        print(f"  {kind:34s} " + " ".join(f"{r:6.2f}x" for r in ratios))
+    print(f"{label}: seconds (CPU / wall): build, first search, total")
+    for kind, t in times.items():
+        cells = [f"{t[p][1]:7.3f} / {t[p][0]:7.3f}" for p in ("build", "search", "total")]
+        print(f"  {kind:34s} " + "   ".join(cells))
 
 
 def main() -> None:
@@ -160,8 +211,8 @@ def main() -> None:
         rounds = 1 if len(dicts) > 50_000 else 3
         fast = ToolIndex.from_records(path)
         slow = ToolIndex(load_catalog(path))
-        assert [(m.name, m.score) for m in fast.search("read a file")] == [
-            (m.name, m.score) for m in slow.search("read a file")
+        assert [(m.name, m.score) for m in fast.search(FIRST_QUERY)] == [
+            (m.name, m.score) for m in slow.search(FIRST_QUERY)
         ]
         del fast, slow
         if args.memory_only:
@@ -178,19 +229,10 @@ def main() -> None:
             del tools
             texts = _texts(path)
             times["tantivy (same text)"] = _median(lambda t=texts: _tantivy_build(t), rounds)
-        tantivy_wall, tantivy_cpu = times.get("tantivy (same text)", (1.0, 1.0))
-        print(f"\n{label}: seconds (median of {rounds}), ratio to tantivy; wall clock, then CPU")
-        for kind, (wall, cpu) in times.items():
-            print(
-                f"  {kind:34s} {wall:8.3f} s  {wall / tantivy_wall:6.2f}x"
-                f"  cpu {cpu:8.3f} s  {cpu / tantivy_cpu:6.2f}x"
-            )
         if times:
-            dicts_x = times["load_tools + ToolIndex (dicts)"][0] / times["from_records(dicts)"][0]
-            file_x = times["load_catalog + ToolIndex (file)"][0] / times["from_records(path)"][0]
-            print(f"  speed-up (wall), dicts: {dicts_x:.1f}x; file: {file_x:.1f}x")
+            _print_times(label, rounds, times)
         if len(dicts) >= 50_000 or args.quick:
-            print(f"{label}: RSS growth of one index (MiB), ratio to tantivy")
+            print(f"{label}: RSS growth of one index and its first search (MiB), ÷ tantivy")
             kinds = [
                 "load_catalog + ToolIndex (file)",
                 "load_tools + ToolIndex (dicts)",
@@ -201,8 +243,13 @@ def main() -> None:
             with open(texts_path, "w", encoding="utf-8") as fh:
                 fh.write("\n".join(t.replace("\n", " ") for t in _texts(path)))
             mem = {kind: _memory(kind, path, texts_path) for kind in [*kinds, "tantivy"]}
-            for kind, mib in mem.items():
-                print(f"  {kind:34s} {mib:8.1f} MiB  {mib / max(mem['tantivy'], 0.1):6.2f}x")
+            tantivy = max(mem["tantivy"][1], 0.1)
+            print(f"  {'':34s} {'total':>8s} {'÷ tantivy':>10s} {'build':>8s} {'search':>8s}")
+            for kind, (built, total) in mem.items():
+                print(
+                    f"  {kind:34s} {total:8.1f} {total / tantivy:9.2f}x"
+                    f" {built:8.1f} {total - built:8.1f}"
+                )
 
 
 if __name__ == "__main__":

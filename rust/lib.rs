@@ -37,6 +37,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bindings::name_map::PyNameMap>()?;
     m.add_class::<bindings::plain_search::PyPlainSearch>()?;
     m.add_class::<bindings::dense_matrix::PyDenseMatrix>()?;
+    m.add_class::<bindings::records::PySourceItems>()?;
     m.add_function(wrap_pyfunction!(bindings::functions::tokenize, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::functions::analyze, m)?)?;
     m.add("STOPWORDS_EN", analysis::stopwords().collect::<Vec<_>>())?;

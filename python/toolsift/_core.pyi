@@ -22,6 +22,7 @@ __all__ = [
     "NameMap",
     "ViewFilter",
     "PlainSearch",
+    "SourceItems",
     "tokenize",
     "analyze",
     "STOPWORDS_EN",
@@ -99,14 +100,17 @@ def _build_records(
     b: float,
     delta: float,
     profile: str,
-) -> tuple[Index, list[str], list[str | None], list[str | None], bytes | None, str | None] | None:
+) -> (
+    tuple[Index, list[str], list[str | None], list[str | None], SourceItems | None, str | None]
+    | None
+):
     """The engine index of raw tool definitions: ``source`` is a list of tool dicts or a JSON /
     JSON Lines catalogue's bytes (``jsonl_first``: the file is named ``.jsonl``), read by
     ``toolsift.Tool``'s and the loaders' rules (MCP ``tools/list`` items and toolsift records).
 
-    Returns ``(index, names, servers, mcp_tool_names, spans, server)``: the index, each tool's
-    name fields, the items' byte spans in ``source`` (native ``u64`` start/end pairs; ``None``
-    for a list) and the server the items belong to; or ``None`` when ``source`` must be loaded
+    Returns ``(index, names, servers, mcp_tool_names, items, server)``: the index, each tool's
+    name fields, each item's JSON text (a :class:`SourceItems`; ``None`` for a list) and the
+    server the items belong to; or ``None`` when ``source`` must be loaded
     by the Python loaders (another format, an invalid or duplicate definition).
 
     For ``toolsift.ToolIndex.from_records`` only.
@@ -703,6 +707,32 @@ class NameMap:
     def values(self) -> ValuesView[int | list[int]]: ...
     def __sizeof__(self) -> int:
         """The bytes held, the buffers included."""
+
+@final
+class SourceItems:
+    """The JSON text of each tool of an index built from a catalogue's bytes
+    (``toolsift.ToolIndex.from_records``), kept compressed by blocks of 64 tools, so that a
+    ``Tool`` is made from it only when read.
+
+    Example:
+        >>> from toolsift._core import _build_records
+        >>> built = _build_records(b'{"name": "a"}\n{"name": "b"}', None, True, [1.0] * 10,
+        ...                        1.2, 0.75, 1.0, "seed")
+        >>> items = built[4]
+        >>> len(items), items.item(1)
+        (2, b'{"name": "b"}')
+    """
+
+    def __len__(self) -> int: ...
+    def item(self, i: int) -> bytes:
+        """The JSON text of item ``i``.
+
+        Raises:
+            IndexError: ``i`` is past the last item.
+        """
+    @property
+    def nbytes(self) -> int:
+        """The bytes held on the heap (the compressed blocks and their item ends)."""
 
 @final
 class NameKeys:

@@ -2,19 +2,17 @@
 //! dicts, or a catalogue file's bytes) with no per-tool Python work (`crate::build::catalog`).
 
 use pyo3::prelude::*;
+use std::borrow::Cow;
+
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
-use serde_json::{Map, Number, Value};
 
 use super::convert::{bm25_params, check_field_weights};
 use super::index::PyIndex;
 use crate::analysis::Profile;
 use crate::build::catalog::{self, item_spans, span_fields, Built, Outcome};
-use crate::build::records::tool_fields;
-
-/// Values nested deeper than this are never read by the field extraction (which reads
-/// parameters at most 8 levels deep, about 20 objects): they become `false` (not null, not an
-/// object, falsy) rather than being converted.
-const MAX_DEPTH: usize = 40;
+use crate::build::item::{has, Annotations, Item, Node, Text, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES};
+use crate::build::records::item_fields;
+use crate::build::source::SourceItems;
 
 /// A `str` as UTF-8; `None` when it holds a lone surrogate.
 fn utf8(s: &Bound<'_, PyString>) -> Option<String> {
@@ -24,151 +22,236 @@ fn utf8(s: &Bound<'_, PyString>) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// A Python value as the JSON value the extraction reads, or `None` for anything that is not
-/// plain JSON data (a `Mapping` that is not a `dict`, a `set`, a `str` with a lone surrogate,
-/// ...): such input is left to Python. Numbers are `0`: their value is never read.
-fn to_value(obj: &Bound<'_, PyAny>, depth: usize) -> Option<Value> {
-    if depth > MAX_DEPTH {
-        return Some(Value::Bool(false));
-    }
+/// A dict key as UTF-8 (`None`: not a `str`, or a lone surrogate).
+fn key(obj: &Bound<'_, PyAny>) -> Option<String> {
+    utf8(obj.cast::<PyString>().ok()?)
+}
+
+/// A value of a `str | None` field: `None` (left to Python) for a `str` with a lone surrogate.
+fn text(obj: &Bound<'_, PyAny>) -> Option<Text<'static>> {
     if let Ok(s) = obj.cast::<PyString>() {
-        return Some(Value::String(utf8(s)?));
+        return Some(Text::Str(Cow::Owned(utf8(s)?)));
     }
-    if obj.is_none() {
-        return Some(Value::Null);
-    }
-    if let Ok(dict) = obj.cast_exact::<PyDict>() {
-        let mut map = Map::with_capacity(dict.len());
-        for (key, value) in dict.iter() {
-            let key = utf8(key.cast::<PyString>().ok()?)?;
-            map.insert(key, to_value(&value, depth + 1)?);
-        }
-        return Some(Value::Object(map));
-    }
-    if let Ok(list) = obj.cast_exact::<PyList>() {
-        let items = list.iter().map(|v| to_value(&v, depth + 1));
-        return Some(Value::Array(items.collect::<Option<_>>()?));
-    }
-    if let Ok(tuple) = obj.cast_exact::<PyTuple>() {
-        let items = tuple.iter().map(|v| to_value(&v, depth + 1));
-        return Some(Value::Array(items.collect::<Option<_>>()?));
-    }
-    if let Ok(b) = obj.cast_exact::<PyBool>() {
-        return Some(Value::Bool(b.is_true()));
-    }
-    if obj.is_exact_instance_of::<PyInt>() || obj.is_exact_instance_of::<PyFloat>() {
-        return Some(Value::Number(Number::from(0)));
-    }
-    None
+    Some(if obj.is_none() {
+        Text::Null
+    } else {
+        Text::Other
+    })
 }
 
-/// A value that the extraction only tests for presence (or finds neither null nor an object):
-/// it is not converted.
-const UNREAD: Value = Value::Bool(false);
+/// `toolsift.limits`' count of a schema's values (`_fits`): the values so far.
+struct Budget(usize);
 
-/// Keys of a tool item whose values are read as they are (names, texts, `type`, `annotations`).
-const ITEM_FIELDS: [&str; 11] = [
-    "name",
-    "description",
-    "title",
-    "annotations",
-    "server",
-    "mcp_tool_name",
-    "label",
-    "summary",
-    "search_hint",
-    "source",
-    "type",
-];
-
-/// A tool item for the extraction (`crate::build::records`): the fields it reads converted,
-/// the schema through [`schema_value`], every other key kept for its presence only (its value
-/// [`UNREAD`]). `None` when the item is not a plain `dict` or a read value is not plain JSON.
-fn item_value(obj: &Bound<'_, PyAny>) -> Option<Value> {
-    let Ok(dict) = obj.cast_exact::<PyDict>() else {
-        return to_value(obj, 0); // not a tool: its conversion decides what Python sees
-    };
-    let mut map = Map::with_capacity(dict.len());
-    for (key, value) in dict.iter() {
-        let key = utf8(key.cast::<PyString>().ok()?)?;
-        let value = match key.as_str() {
-            "inputSchema" | "input_schema" => schema_value(&value, 1)?,
-            k if ITEM_FIELDS.contains(&k) => to_value(&value, 1)?,
-            _ => UNREAD,
-        };
-        map.insert(key, value);
+impl Budget {
+    /// Counts the `n` children of a container at `depth`; `None` past the caps.
+    fn children(&mut self, depth: usize, n: usize) -> Option<()> {
+        self.0 += n;
+        (depth <= MAX_SCHEMA_DEPTH && self.0 <= MAX_SCHEMA_NODES).then_some(())
     }
-    Some(Value::Object(map))
 }
 
-/// A value read as a JSON schema (`_collect_descriptions`): of an object, only `properties`,
-/// `items` and `description` are read. `None` for a mapping that is not a `dict`.
-fn schema_value(obj: &Bound<'_, PyAny>, depth: usize) -> Option<Value> {
-    if depth > MAX_DEPTH {
-        return Some(UNREAD);
-    }
-    let Ok(dict) = obj.cast_exact::<PyDict>() else {
-        return plain(obj);
-    };
-    let mut map = Map::with_capacity(dict.len());
-    for (key, value) in dict.iter() {
-        let key = utf8(key.cast::<PyString>().ok()?)?;
-        let value = match key.as_str() {
-            "properties" => properties_value(&value, depth + 1)?,
-            "items" => schema_value(&value, depth + 1)?,
-            "description" => match value.cast::<PyString>() {
-                Ok(s) => Value::String(utf8(s)?),
-                Err(_) => UNREAD,
-            },
-            _ => UNREAD,
-        };
-        map.insert(key, value);
-    }
-    Some(Value::Object(map))
-}
-
-/// A schema's `properties`: every property name, each value a schema.
-fn properties_value(obj: &Bound<'_, PyAny>, depth: usize) -> Option<Value> {
-    if depth > MAX_DEPTH {
-        return Some(UNREAD);
-    }
-    let Ok(dict) = obj.cast_exact::<PyDict>() else {
-        return plain(obj);
-    };
-    let mut map = Map::with_capacity(dict.len());
-    for (key, value) in dict.iter() {
-        map.insert(
-            utf8(key.cast::<PyString>().ok()?)?,
-            schema_value(&value, depth + 1)?,
-        );
-    }
-    Some(Value::Object(map))
-}
-
-/// A value that is not a `dict` where a schema is read: `null`, [`UNREAD`] for any other plain
-/// JSON value, `None` for anything else (it may be a mapping, which Python would read).
-fn plain(obj: &Bound<'_, PyAny>) -> Option<Value> {
-    if obj.is_none() {
-        return Some(Value::Null);
-    }
-    let json = obj.cast::<PyString>().is_ok()
-        || obj.is_exact_instance_of::<PyList>()
-        || obj.is_exact_instance_of::<PyTuple>()
+/// Whether `obj` is a plain JSON leaf (`str`, `None`, `bool`, `int`, `float`).
+fn json_leaf(obj: &Bound<'_, PyAny>) -> bool {
+    obj.is_none()
+        || obj.cast::<PyString>().is_ok()
         || obj.is_exact_instance_of::<PyBool>()
         || obj.is_exact_instance_of::<PyInt>()
-        || obj.is_exact_instance_of::<PyFloat>();
-    json.then_some(UNREAD)
+        || obj.is_exact_instance_of::<PyFloat>()
+}
+
+/// Counts a schema value nothing reads at `depth`, as `_fits` walks it; `None` past the caps or
+/// for a mapping that is not a `dict` (Python walks it through its own methods).
+fn count(obj: &Bound<'_, PyAny>, depth: usize, budget: &mut Budget) -> Option<()> {
+    if json_leaf(obj) {
+        return Some(());
+    }
+    if let Ok(dict) = obj.cast_exact::<PyDict>() {
+        budget.children(depth, dict.len())?;
+        return dict
+            .values()
+            .iter()
+            .try_for_each(|v| count(&v, depth + 1, budget));
+    }
+    if let Ok(list) = obj.cast_exact::<PyList>() {
+        budget.children(depth, list.len())?;
+        return list.iter().try_for_each(|v| count(&v, depth + 1, budget));
+    }
+    if let Ok(tuple) = obj.cast_exact::<PyTuple>() {
+        budget.children(depth, tuple.len())?;
+        return tuple.iter().try_for_each(|v| count(&v, depth + 1, budget));
+    }
+    let mapping = obj.hasattr("items").ok()? && obj.hasattr("__getitem__").ok()?;
+    (!mapping).then_some(()) // (any other object is a leaf to `_fits`)
+}
+
+/// Where a schema value is read (`crate::build::item`'s places).
+#[derive(Clone, Copy, PartialEq)]
+enum Place {
+    Schema,
+    Properties,
+    Description,
+}
+
+/// A schema value read at `place` and `depth` into the [`Node`] the JSON reader makes, counted
+/// in `budget`. `None` (left to Python) for a read value that is not plain JSON data (a
+/// `Mapping` that is not a `dict`, a `set`, a `str` with a lone surrogate, ...), or past the caps.
+fn node(
+    obj: &Bound<'_, PyAny>,
+    place: Place,
+    depth: usize,
+    budget: &mut Budget,
+) -> Option<Node<'static>> {
+    if obj.is_none() {
+        return Some(Node::Null);
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Some(match place {
+            Place::Description => Node::Str(Cow::Owned(utf8(s)?)),
+            _ => Node::Leaf(!s.is_empty().ok()?),
+        });
+    }
+    if let Ok(dict) = obj.cast_exact::<PyDict>() {
+        budget.children(depth, dict.len())?;
+        let mut entries = Vec::new();
+        for (k, value) in dict.iter() {
+            let k = key(&k)?;
+            let at = match (place, k.as_str()) {
+                (Place::Properties, _) => Place::Schema,
+                (Place::Schema, "properties") => Place::Properties,
+                (Place::Schema, "items") => Place::Schema,
+                (Place::Schema, "description") => Place::Description,
+                _ => {
+                    count(&value, depth + 1, budget)?;
+                    continue;
+                }
+            };
+            entries.push((Cow::Owned(k), node(&value, at, depth + 1, budget)?));
+        }
+        return Some(Node::Object {
+            empty: dict.is_empty(),
+            entries,
+        });
+    }
+    let truthy = if obj.is_exact_instance_of::<PyList>() || obj.is_exact_instance_of::<PyTuple>() {
+        count(obj, depth, budget)?;
+        obj.len().ok()? > 0
+    } else if json_leaf(obj) {
+        obj.is_truthy().ok()?
+    } else {
+        return None; // perhaps a mapping, which Python would read
+    };
+    Some(Node::Leaf(truthy))
+}
+
+/// An input schema, counted afresh.
+fn schema(obj: &Bound<'_, PyAny>) -> Option<Node<'static>> {
+    let mut budget = Budget(1);
+    node(obj, Place::Schema, 1, &mut budget)
+}
+
+/// A tool item for the extraction (`crate::build::records`), read as `Item::parse` reads its
+/// JSON. `None` (left to Python) when it is not a plain `dict`, or a read value is not plain
+/// JSON data, or its schema passes the caps.
+fn item(obj: &Bound<'_, PyAny>) -> Option<Item<'static>> {
+    let dict = obj.cast_exact::<PyDict>().ok()?;
+    let mut item = Item {
+        object: true,
+        ..Item::default()
+    };
+    for (k, value) in dict.iter() {
+        let k = key(&k)?;
+        let field = match k.as_str() {
+            "name" => &mut item.name,
+            "description" => &mut item.description,
+            "title" => &mut item.title,
+            "server" => &mut item.server,
+            "mcp_tool_name" => &mut item.mcp_tool_name,
+            "label" => &mut item.label,
+            "summary" => &mut item.summary,
+            "search_hint" => &mut item.search_hint,
+            "source" => &mut item.source,
+            other => {
+                match other {
+                    "type" => {
+                        item.has |= has::TYPE;
+                        item.type_null = value.is_none();
+                    }
+                    "annotations" => {
+                        item.annotations = Some(if value.is_none() {
+                            Annotations::Null
+                        } else if let Ok(annotations) = value.cast_exact::<PyDict>() {
+                            let title = annotations.get_item("title").ok()?;
+                            Annotations::Object(match title {
+                                Some(title) => Some(text(&title)?),
+                                None => None,
+                            })
+                        } else if json_leaf(&value)
+                            || value.is_exact_instance_of::<PyList>()
+                            || value.is_exact_instance_of::<PyTuple>()
+                        {
+                            Annotations::Other
+                        } else {
+                            return None; // perhaps a mapping, which Python would read
+                        })
+                    }
+                    "inputSchema" => {
+                        item.has |= has::INPUT_SCHEMA_MCP;
+                        item.mcp_schema = Some(schema(&value)?);
+                    }
+                    "input_schema" => {
+                        item.has |= has::INPUT_SCHEMA;
+                        item.input_schema = Some(schema(&value)?);
+                    }
+                    "parameters" => item.has |= has::PARAMETERS,
+                    "function" => item.has |= has::FUNCTION,
+                    _ => {}
+                }
+                continue;
+            }
+        };
+        *field = Some(text(&value)?);
+    }
+    Some(item)
+}
+
+/// `toolsift._core.SourceItems`: the JSON text of each tool of an index built from a
+/// catalogue's bytes, compressed (`crate::build::source`); `item(i)` gives tool `i`'s bytes.
+#[pyclass(name = "SourceItems", module = "toolsift._core", frozen)]
+pub struct PySourceItems {
+    inner: SourceItems,
+}
+
+#[pymethods]
+impl PySourceItems {
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// The JSON text of item `i`.
+    fn item<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyBytes>> {
+        match self.inner.get(i) {
+            Some(bytes) => Ok(PyBytes::new(py, &bytes)),
+            None => Err(pyo3::exceptions::PyIndexError::new_err(format!(
+                "source item {i} out of range"
+            ))),
+        }
+    }
+
+    /// The bytes this object holds on the heap.
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.inner.heap_bytes()
+    }
 }
 
 /// What `_build_records` returns: the engine index, each tool's name, server and raw MCP name,
-/// the items' byte spans in the source (native-endian `u64` pairs; `None` for a list of dicts)
-/// and the server the items belong to.
+/// the items' source text (`None` for a list of dicts) and the server the items belong to.
 type Records = (
     PyIndex,
     Vec<String>,
+    Vec<Option<Py<PyString>>>,
     Vec<Option<String>>,
-    Vec<Option<String>>,
-    Option<Py<PyBytes>>,
+    Option<PySourceItems>,
     Option<String>,
 );
 
@@ -205,19 +288,15 @@ pub fn _build_records(
                 profile,
             )
         });
-        let flat: Vec<u8> = items
-            .spans
-            .iter()
-            .flat_map(|&(s, e)| [s as u64, e as u64])
-            .flat_map(u64::to_ne_bytes)
-            .collect();
-        (
-            outcome,
-            Some(PyBytes::new(py, &flat).unbind()),
-            items.server,
-        )
+        if matches!(outcome, Outcome::Fallback) {
+            return Ok(None);
+        }
+        let Some(source) = py.detach(|| SourceItems::new(text, &items.spans)) else {
+            return Ok(None);
+        };
+        (outcome, Some(PySourceItems { inner: source }), items.server)
     } else if let Ok(list) = source.cast_exact::<PyList>() {
-        let values: Option<Vec<Value>> = list.iter().map(|item| item_value(&item)).collect();
+        let values: Option<Vec<Item<'static>>> = list.iter().map(|v| item(&v)).collect();
         let Some(values) = values else {
             return Ok(None);
         };
@@ -225,7 +304,7 @@ pub fn _build_records(
         let outcome = py.detach(|| {
             catalog::build(
                 &values,
-                |v| tool_fields(v, context),
+                |v| item_fields(v, context),
                 field_weights,
                 params,
                 profile,
@@ -243,9 +322,18 @@ pub fn _build_records(
     let mut names = Vec::with_capacity(tools.len());
     let mut servers = Vec::with_capacity(tools.len());
     let mut mcp = Vec::with_capacity(tools.len());
+    // One `str` per distinct server, shared by its tools (a server has many tools).
+    let mut shared: std::collections::HashMap<String, Py<PyString>> = Default::default();
     for (name, server, mcp_tool_name) in tools {
         names.push(name);
-        servers.push(server);
+        servers.push(server.map(|server| match shared.get(&server) {
+            Some(s) => s.clone_ref(py),
+            None => {
+                let s = PyString::new(py, &server).unbind();
+                shared.insert(server, s.clone_ref(py));
+                s
+            }
+        }));
         mcp.push(mcp_tool_name);
     }
     Ok(Some((

@@ -13,7 +13,8 @@ use rayon::prelude::*;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::records::{tool_fields, ToolFields};
+use super::item_json;
+use super::records::{item_fields, ToolFields};
 use super::{tokenize_chunk_with, Chunk, FlatChunk, Merge, Stems, CHUNK_DOCS};
 use crate::analysis::Profile;
 use crate::error::Result;
@@ -161,25 +162,13 @@ fn document_spans(text: &str, server: Option<&str>) -> serde_json::Result<Docume
     }
 }
 
-/// `_is_server_entry` of a JSON Lines row: `{"name", "tools": [...]}` without a schema key.
-fn is_server_entry(item: &Value) -> bool {
-    let Some(object) = item.as_object() else {
-        return false;
-    };
-    object.contains_key("name")
-        && matches!(object.get("tools"), Some(Value::Array(_)))
-        && ["inputSchema", "input_schema", "parameters", "function"]
-            .iter()
-            .all(|k| !object.contains_key(*k))
-}
-
 /// The fields of the item at `span` of `text` ([`Items`]), `None` when it is left to Python.
 pub fn span_fields(text: &[u8], span: (usize, usize), items: &Items) -> Option<ToolFields> {
-    let value: Value = serde_json::from_slice(text.get(span.0..span.1)?).ok()?;
-    if items.jsonl && is_server_entry(&value) {
+    let item = item_json::parse(text.get(span.0..span.1)?)?;
+    if items.jsonl && item.is_server_entry() {
         return None;
     }
-    tool_fields(&value, items.server.as_deref())
+    item_fields(&item, items.server.as_deref())
 }
 
 /// Builds the index of `items`, each read by `fields` (`None`: left to Python), on the pool.
@@ -281,13 +270,13 @@ mod tests {
     #[test]
     fn builds_what_the_documents_would() {
         let items = [
-            serde_json::json!({"name": "read_file", "description": "Read a file"}),
-            serde_json::json!({"name": "write_file", "description": "Write a file"}),
+            item_json::parse(br#"{"name": "read_file", "description": "Read a file"}"#).unwrap(),
+            item_json::parse(br#"{"name": "write_file", "description": "Write a file"}"#).unwrap(),
         ];
         let weights = vec![6.0, 4.0, 2.0, 4.0, 2.0, 1.0, 4.0, 0.0, 0.0, 0.0, 0.0];
         let Outcome::Built(built) = build(
             &items,
-            |v| tool_fields(v, None),
+            |v| item_fields(v, None),
             weights.clone(),
             Params::default(),
             Profile::Seed,
@@ -299,7 +288,7 @@ mod tests {
             .iter()
             .map(|v| {
                 let mut flat = FlatChunk::default();
-                tool_fields(v, None)
+                item_fields(v, None)
                     .unwrap()
                     .push_document(&mut flat, &weights);
                 let d = flat.documents();
@@ -313,7 +302,7 @@ mod tests {
         let dup = [items[0].clone(), items[0].clone()];
         let out = build(
             &dup,
-            |v| tool_fields(v, None),
+            |v| item_fields(v, None),
             vec![1.0; 10],
             Params::default(),
             Profile::Seed,

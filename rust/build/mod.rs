@@ -24,12 +24,16 @@ pub mod catalog;
 mod chunk;
 mod flat;
 mod intern;
+pub mod item;
+pub mod item_json;
+mod json_values;
 mod memo;
 mod merge;
 pub mod records;
 pub mod schema;
 mod sequential;
 pub(crate) mod share;
+pub mod source;
 mod stems;
 
 pub(crate) use chunk::{tokenize_chunk, tokenize_chunk_with, Chunk};

@@ -1,19 +1,18 @@
 //! The one runtime field extraction: a tool's record ([`ToolFields`]) and the document made of
 //! it ([`ToolFields::for_each_field`]; the pure-Python twin is
-//! `toolsift._text.documents.document`). The record comes from raw tool definitions (JSON
-//! values, here: the rules of Python's `toolsift.tools.Tool` and `toolsift._loaders.formats`,
-//! MCP `tools/list` items and toolsift records) or from `Tool` objects
-//! (`crate::bindings::tools`).
+//! `toolsift._text.documents.document`). The record comes from raw tool definitions (an
+//! [`Item`] read from JSON or from a dict, here: the rules of Python's `toolsift.tools.Tool` and
+//! `toolsift._loaders.formats`, MCP `tools/list` items and toolsift records) or from `Tool`
+//! objects (`crate::bindings::tools`).
 //!
-//! [`tool_fields`] returns `None` for every record it does not handle exactly as Python does: other
+//! [`item_fields`] returns `None` for every record it does not handle exactly as Python does: other
 //! formats (OpenAI, Anthropic with a `type`, provider built-ins), anything Python would reject,
 //! and the rare values whose Python handling is not mirrored here (a name of only whitespace,
 //! for instance). The caller then builds the whole catalogue the Python way, so the result,
 //! and every error, is Python's.
 
-use serde_json::{Map, Value};
-
-use super::schema::value_descriptions;
+use super::item::{has, Annotations, Item, Node, Text};
+use super::schema::node_descriptions;
 use super::FlatChunk;
 use crate::analysis::word_pairs;
 
@@ -31,18 +30,12 @@ pub const PARAMS: usize = 9;
 /// Word pairs of the summary (`crate::analysis::word_pairs`).
 pub const PAIRS: usize = 10;
 
+/// `toolsift.limits.MAX_NAME_LENGTH`: the cap on a name, server or MCP name (characters).
+const MAX_NAME_LENGTH: usize = 1_024;
+/// `toolsift.limits.MAX_DESCRIPTION_LENGTH`: the cap on a description or other text.
+const MAX_DESCRIPTION_LENGTH: usize = 1_000_000;
 /// How many UTF-16 code units of the description make the summary (`SUMMARY_UTF16_UNITS`).
 const SUMMARY_UTF16_UNITS: usize = 200;
-/// Keys only toolsift records have (`_RECORD_KEYS`).
-const RECORD_KEYS: [&str; 7] = [
-    "input_schema",
-    "server",
-    "mcp_tool_name",
-    "label",
-    "summary",
-    "search_hint",
-    "source",
-];
 
 /// What one tool contributes to the index, and the name fields the index keeps.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -148,35 +141,24 @@ pub fn utf16_prefix(text: &str, units: usize) -> &str {
     text
 }
 
-/// A value that is `null` or absent, a string, or something else (Python's `None` / `str` /
-/// other, for the `str | None` fields).
-enum Opt<'a> {
-    None,
-    Str(&'a str),
-    Other,
-}
-
-fn opt<'a>(item: &'a Map<String, Value>, key: &str) -> Opt<'a> {
-    match item.get(key) {
-        None | Some(Value::Null) => Opt::None,
-        Some(Value::String(s)) => Opt::Str(s),
-        Some(_) => Opt::Other,
-    }
-}
-
 /// An optional string field (`None` for the whole record when it is neither null nor a string).
-fn optional(item: &Map<String, Value>, key: &str) -> Option<Option<String>> {
-    match opt(item, key) {
-        Opt::None => Some(None),
-        Opt::Str(s) => Some(Some(s.to_owned())),
-        Opt::Other => None,
+fn optional(value: &Option<Text<'_>>) -> Option<Option<String>> {
+    match value {
+        None | Some(Text::Null) => Some(None),
+        Some(Text::Str(s)) => Some(Some(s.as_ref().to_owned())),
+        Some(Text::Other) => None,
     }
+}
+
+/// `_text`: a string field whose null or absence is `""`.
+fn text(value: &Option<Text<'_>>) -> Option<String> {
+    optional(value).map(Option::unwrap_or_default)
 }
 
 /// `_name_of`: a required, non-blank string.
-fn name_of(item: &Map<String, Value>) -> Option<&str> {
-    match opt(item, "name") {
-        Opt::Str(s) if !s.chars().all(python_space) => Some(s),
+fn name_of<'i>(item: &'i Item<'_>) -> Option<&'i str> {
+    match &item.name {
+        Some(Text::Str(s)) if !s.chars().all(python_space) => Some(s),
         _ => None,
     }
 }
@@ -187,17 +169,28 @@ enum Format {
     Record,
 }
 
-fn detect(item: &Map<String, Value>, server: Option<&str>) -> Option<Format> {
-    if !matches!(item.get("type"), None | Some(Value::Null)) {
+fn detect(item: &Item<'_>, server: Option<&str>) -> Option<Format> {
+    if item.has(has::TYPE) && !item.type_null {
         return None; // OpenAI / Anthropic `type`d items and provider built-ins
     }
-    if item.contains_key("inputSchema") {
+    if item.has(has::INPUT_SCHEMA_MCP) {
         return Some(Format::Mcp);
     }
-    if item.contains_key("parameters") {
+    if item.has(has::PARAMETERS) {
         return None; // OpenAI
     }
-    if RECORD_KEYS.iter().any(|k| item.contains_key(*k)) || server.is_none() {
+    let record_key = item.has(has::INPUT_SCHEMA)
+        || [
+            &item.server,
+            &item.mcp_tool_name,
+            &item.label,
+            &item.summary,
+            &item.search_hint,
+            &item.source,
+        ]
+        .iter()
+        .any(|v| v.is_some());
+    if record_key || server.is_none() {
         return Some(Format::Record);
     }
     Some(Format::Mcp)
@@ -205,28 +198,31 @@ fn detect(item: &Map<String, Value>, server: Option<&str>) -> Option<Format> {
 
 /// The fields of one tool item under the document's `server`, or `None` when this record is
 /// left to Python (see the module docs).
-pub fn tool_fields(item: &Value, server: Option<&str>) -> Option<ToolFields> {
-    let item = item.as_object()?;
-    match detect(item, server)? {
+pub fn item_fields(item: &Item<'_>, server: Option<&str>) -> Option<ToolFields> {
+    if !item.object {
+        return None;
+    }
+    let fields = match detect(item, server)? {
         Format::Mcp => mcp_fields(item, server?),
         Format::Record => record_fields(item, server),
-    }
+    }?;
+    fields.within_limits().then_some(fields)
 }
 
 /// `_mcp_item`.
-fn mcp_fields(item: &Map<String, Value>, server: &str) -> Option<ToolFields> {
+fn mcp_fields(item: &Item<'_>, server: &str) -> Option<ToolFields> {
     let raw = name_of(item)?;
-    let mut title = optional(item, "title")?;
+    let mut title = optional(&item.title)?;
     if title.is_none() {
-        match item.get("annotations") {
-            None | Some(Value::Null) => {}
-            Some(Value::Object(annotations)) => title = optional(annotations, "title")?,
-            Some(_) => return None,
+        match &item.annotations {
+            None | Some(Annotations::Null) => {}
+            Some(Annotations::Object(annotation)) => title = optional(annotation)?,
+            Some(Annotations::Other) => return None,
         }
     }
     let name = format!("mcp__{}__{}", sanitize_part(server), sanitize_part(raw));
-    let description = text(item, "description")?;
-    let (keys, params) = schema_fields(item.get("inputSchema"))?;
+    let description = text(&item.description)?;
+    let (keys, params) = schema_fields(item.mcp_schema.as_ref())?;
     Some(ToolFields {
         label: format!("{server}/{raw}"),
         summary: utf16_prefix(&description, SUMMARY_UTF16_UNITS).to_owned(),
@@ -242,15 +238,15 @@ fn mcp_fields(item: &Map<String, Value>, server: &str) -> Option<ToolFields> {
 }
 
 /// `_record_item`.
-fn record_fields(item: &Map<String, Value>, server: Option<&str>) -> Option<ToolFields> {
+fn record_fields(item: &Item<'_>, server: Option<&str>) -> Option<ToolFields> {
     let raw = name_of(item)?;
-    let server = match item.get("server") {
+    let server = match &item.server {
         None => server,
-        Some(Value::Null) => None,
-        Some(Value::String(s)) if !s.is_empty() => Some(s.as_str()),
+        Some(Text::Null) => None,
+        Some(Text::Str(s)) if !s.is_empty() => Some(s.as_ref()),
         Some(_) => return None,
     };
-    let mut mcp_tool_name = optional(item, "mcp_tool_name")?;
+    let mut mcp_tool_name = optional(&item.mcp_tool_name)?;
     if mcp_tool_name.as_deref() == Some("") {
         return None;
     }
@@ -270,16 +266,20 @@ fn record_fields(item: &Map<String, Value>, server: Option<&str>) -> Option<Tool
             }
         }
     }
-    let label = optional(item, "label")?;
+    let label = optional(&item.label)?;
     if label.as_deref() == Some("") {
         return None;
     }
-    let title = optional(item, "title")?;
-    let summary = optional(item, "summary")?;
-    let search_hint = optional(item, "search_hint")?;
-    optional(item, "source")?; // not indexed, but a non-string is an error
-    let description = text(item, "description")?;
-    let (keys, params) = schema_fields(item.get("input_schema"))?;
+    let title = optional(&item.title)?;
+    let summary = optional(&item.summary)?;
+    let search_hint = optional(&item.search_hint)?;
+    // Not indexed, but a non-string is an error, and so is one past the cap.
+    let source = optional(&item.source)?;
+    if source.is_some_and(|s| too_long(&s, MAX_DESCRIPTION_LENGTH)) {
+        return None;
+    }
+    let description = text(&item.description)?;
+    let (keys, params) = schema_fields(item.input_schema.as_ref())?;
     let label = match (label, server) {
         (Some(label), _) => label,
         (None, Some(server)) => {
@@ -303,39 +303,73 @@ fn record_fields(item: &Map<String, Value>, server: Option<&str>) -> Option<Tool
     })
 }
 
-/// `_text`: a string field whose null or absence is `""`.
-fn text(item: &Map<String, Value>, key: &str) -> Option<String> {
-    match opt(item, key) {
-        Opt::None => Some(String::new()),
-        Opt::Str(s) => Some(s.to_owned()),
-        Opt::Other => None,
+/// Whether `text` is more than `cap` characters (Python's `len`, code points).
+fn too_long(text: &str, cap: usize) -> bool {
+    text.len() > cap && text.chars().count() > cap
+}
+
+impl ToolFields {
+    /// Whether `Tool` takes these fields within `toolsift.limits`' caps on names and texts.
+    fn within_limits(&self) -> bool {
+        let names = [
+            Some(&self.name),
+            self.server.as_ref(),
+            self.mcp_tool_name.as_ref(),
+        ];
+        let texts = [
+            Some(&self.description),
+            Some(&self.label),
+            self.title.as_ref(),
+            Some(&self.summary),
+            self.search_hint.as_ref(),
+        ];
+        !names
+            .into_iter()
+            .flatten()
+            .any(|s| too_long(s, MAX_NAME_LENGTH))
+            && !texts
+                .into_iter()
+                .flatten()
+                .any(|s| too_long(s, MAX_DESCRIPTION_LENGTH))
     }
 }
 
 /// The sorted top-level property names and the parameter descriptions of a schema value
 /// (null or absent: the default, empty schema); `None` when `Tool` would reject it.
-fn schema_fields(schema: Option<&Value>) -> Option<(Vec<String>, Vec<String>)> {
-    let (value, schema) = match schema {
-        None | Some(Value::Null) => return Some((Vec::new(), Vec::new())),
-        Some(value @ Value::Object(schema)) => (value, schema),
+fn schema_fields(schema: Option<&Node<'_>>) -> Option<(Vec<String>, Vec<String>)> {
+    match schema {
+        None | Some(Node::Null) => return Some((Vec::new(), Vec::new())),
+        Some(Node::Object { .. }) => {}
         Some(_) => return None,
-    };
+    }
+    let schema = schema?;
     let keys = match schema.get("properties") {
         None => Vec::new(),
-        Some(Value::Object(properties)) => {
-            let mut keys: Vec<String> = properties.keys().cloned().collect();
+        Some(properties @ Node::Object { .. }) => {
+            let mut keys: Vec<String> = properties
+                .entries()
+                .iter()
+                .map(|(k, _)| k.as_ref().to_owned())
+                .collect();
             keys.sort_unstable(); // UTF-8 byte order is code point order
             keys
         }
         Some(_) => return None, // null or not an object: `Tool` raises
     };
-    Some((keys, value_descriptions(value)))
+    Some((keys, node_descriptions(schema)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::build::item_json;
     use serde_json::json;
+
+    /// The fields of a JSON value's text, read by `Item::parse`.
+    fn tool_fields(item: &serde_json::Value, server: Option<&str>) -> Option<ToolFields> {
+        let json = serde_json::to_vec(item).unwrap();
+        item_fields(&item_json::parse(&json)?, server)
+    }
 
     #[test]
     fn sanitizes_one_underscore_per_utf16_unit() {
@@ -393,9 +427,14 @@ mod tests {
             json!({"name": "a", "description": 3}),
             json!({"name": "a", "server": "s", "mcp_tool_name": "b"}),
             json!(["not", "an", "object"]),
+            json!({"name": "a".repeat(MAX_NAME_LENGTH + 1)}),
+            json!({"name": "a", "server": "s".repeat(MAX_NAME_LENGTH - 5)}), // the name's cap
+            json!({"name": "a", "source": "é".repeat(MAX_DESCRIPTION_LENGTH + 1)}),
         ] {
             assert!(tool_fields(&item, None).is_none(), "{item}");
         }
         assert!(tool_fields(&json!({"name": "a", "inputSchema": {}}), None).is_none());
+        let at_cap = json!({"name": "é".repeat(MAX_NAME_LENGTH)});
+        assert!(tool_fields(&at_cap, None).is_some());
     }
 }

@@ -1,9 +1,9 @@
 //! The parameter descriptions of a tool's input schema (`FieldWeights.parameter_descriptions`),
-//! read by one walk over any schema form: JSON values (`from_records`) and Python mappings
+//! read by one walk over any schema form: JSON items read by `super::item` (`from_records`) and Python mappings
 //! (`ToolIndex(tools)`, `crate::bindings::tools`) implement [`Schema`].
 //! `toolsift._text.documents.parameter_descriptions` is the pure-Python twin.
 
-use serde_json::Value;
+use super::item::Node;
 
 /// `parameter_descriptions` reads nested properties at most this deep.
 pub const MAX_PARAM_DEPTH: usize = 8;
@@ -66,29 +66,27 @@ pub fn collect_descriptions<S: Schema>(
     Ok(())
 }
 
-impl Schema for &Value {
+impl Schema for &Node<'_> {
     type Error = std::convert::Infallible;
 
     fn is_mapping(&self) -> Result<bool, Self::Error> {
-        Ok(self.is_object())
+        Ok(matches!(self, Node::Object { .. }))
     }
 
     fn get(&self, key: &str) -> Result<Option<Self>, Self::Error> {
-        Ok(self.as_object().and_then(|o| o.get(key)))
+        Ok(Node::get(self, key))
     }
 
     fn has(&self, key: &str) -> Result<bool, Self::Error> {
-        Ok(self.as_object().is_some_and(|o| o.contains_key(key)))
+        Ok(Node::get(self, key).is_some())
     }
 
     fn truthy(&self) -> Result<bool, Self::Error> {
         Ok(match self {
-            Value::Null => false,
-            Value::Bool(b) => *b,
-            Value::Number(n) => n.as_f64().is_some_and(|x| x != 0.0),
-            Value::String(s) => !s.is_empty(),
-            Value::Array(a) => !a.is_empty(),
-            Value::Object(o) => !o.is_empty(),
+            Node::Null => false,
+            Node::Str(s) => !s.is_empty(),
+            Node::Leaf(truthy) => *truthy,
+            Node::Object { empty, .. } => !empty,
         })
     }
 
@@ -96,21 +94,22 @@ impl Schema for &Value {
         &self,
         each: &mut dyn FnMut(Self) -> Result<(), Self::Error>,
     ) -> Result<(), Self::Error> {
-        if let Some(object) = self.as_object() {
-            for value in object.values() {
-                each(value)?;
-            }
+        for (_, value) in self.entries() {
+            each(value)?;
         }
         Ok(())
     }
 
     fn text(&self) -> Result<Option<String>, Self::Error> {
-        Ok(self.as_str().map(str::to_owned))
+        Ok(match self {
+            Node::Str(s) => Some(s.as_ref().to_owned()),
+            _ => None,
+        })
     }
 }
 
-/// The parameter descriptions of a JSON schema value.
-pub fn value_descriptions(schema: &Value) -> Vec<String> {
+/// The parameter descriptions of a schema read by [`super::item`].
+pub fn node_descriptions(schema: &Node<'_>) -> Vec<String> {
     let mut out = Vec::new();
     if let Err(never) = collect_descriptions(&schema, 0, &mut out) {
         match never {}
@@ -121,16 +120,22 @@ pub fn value_descriptions(schema: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::build::item_json;
+
+    fn descriptions(schema: &str) -> Vec<String> {
+        let json = format!("{{\"input_schema\": {schema}}}");
+        let item = item_json::parse(json.as_bytes()).unwrap();
+        node_descriptions(item.input_schema.as_ref().unwrap())
+    }
 
     #[test]
     fn reads_nested_descriptions_in_order() {
-        let schema = json!({"properties": {
+        let schema = r#"{"properties": {
             "a": {"description": "A", "properties": {"b": {"description": "B"}}},
             "c": {"description": "", "items": {"properties": {"d": {"description": "D"}}}},
             "e": {"description": 3}
-        }});
-        assert_eq!(value_descriptions(&schema), ["A", "B", "D"]);
-        assert!(value_descriptions(&json!({"properties": []})).is_empty());
+        }}"#;
+        assert_eq!(descriptions(schema), ["A", "B", "D"]);
+        assert!(descriptions(r#"{"properties": []}"#).is_empty());
     }
 }

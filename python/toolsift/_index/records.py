@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from .._engine.select import select_engine
 from .._loaders.files import _describe_place, _line_number, _parse, utf8_text
@@ -38,6 +38,9 @@ from ..loaders import _check_server_argument, _convert, _unique, load_catalog, l
 from ..tools import Tool
 from .persist import Parts
 
+if TYPE_CHECKING:
+    from .._core import SourceItems
+
 __all__ = ["RecordSource", "SourceTools", "build_records", "load_records"]
 
 #: What :meth:`toolsift.ToolIndex.from_records` reads: parsed definitions, a catalogue's bytes,
@@ -50,8 +53,9 @@ _BYTES_NAME = "<bytes>"
 
 class SourceTools(LazyTools):
     """The tools of an index from :func:`from_records`, each kept in its source form (a dict, or
-    its span of the catalogue's bytes) until first read, then converted by the loaders'
-    converter for its format, as :func:`toolsift.loaders.load_tools` converts it.
+    its JSON text, compressed in a ``toolsift._core.SourceItems``) until first read, then
+    converted by the loaders' converter for its format, as :func:`toolsift.loaders.load_tools`
+    converts it.
 
     Example:
         >>> from toolsift import ToolIndex
@@ -60,7 +64,7 @@ class SourceTools(LazyTools):
         ('SourceTools', 'mcp__s__a')
     """
 
-    __slots__ = ("_origin", "_blob", "_spans", "_context")
+    __slots__ = ("_origin", "_source", "_context")
 
     def __init__(
         self,
@@ -68,15 +72,13 @@ class SourceTools(LazyTools):
         names: list[str],
         servers: list[str | None],
         mcp_tool_names: list[str | None],
-        blob: bytes | None = None,
-        spans: memoryview | None = None,
+        source: SourceItems | None = None,
         context: str | None = None,
     ) -> None:
         super().__init__([None] * len(names), names, servers, mcp_tool_names)  # type: ignore[list-item]
-        #: Per tool: its dict, the number of its span in ``_spans``, or ``None`` (a Tool).
+        #: Per tool: its dict, the number of its item in ``_source``, or ``None`` (a Tool).
         self._origin = origin
-        self._blob = blob
-        self._spans = spans
+        self._source = source
         self._context = context
 
     def __getitem__(self, i: int | slice) -> Any:
@@ -91,8 +93,8 @@ class SourceTools(LazyTools):
         j = i % len(self._items)
         raw = self._origin[j]
         if type(raw) is int:
-            assert self._blob is not None and self._spans is not None
-            raw = json.loads(self._blob[self._spans[2 * raw] : self._spans[2 * raw + 1]])
+            assert self._source is not None
+            raw = json.loads(self._source.item(raw))
         tool = _detect(raw, self._context)(raw, self._context, False)
         if tool is None or tool.name != self.names[j]:
             raise ToolsiftError(
@@ -114,8 +116,7 @@ class SourceTools(LazyTools):
             [self.names[i] for i in keep] + [t.name for t in add],
             [self.servers[i] for i in keep] + [t.server for t in add],
             [self.mcp_tool_names[i] for i in keep] + [t.mcp_tool_name for t in add],
-            self._blob,
-            self._spans,
+            self._source,
             self._context,
         )
         out._items = [self._items[i] for i in keep] + list(add)
@@ -186,14 +187,13 @@ def build_records(
     built = _build_records(payload, server, jsonl_first, field_weights.as_list(), *params, profile)
     if built is None:
         return None
-    index, names, servers, mcp, spans, context = built
+    index, names, servers, mcp, source_items, context = built
     lazy = SourceTools(
-        payload if spans is None else range(len(names)),
+        payload if source_items is None else range(len(names)),
         names,
         servers,
         mcp,
-        payload if spans is not None else None,
-        None if spans is None else memoryview(spans).cast("Q"),
+        source_items,
         context,
     )
     return Parts(lazy, "rust", index, field_weights, params, names)
