@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -781,9 +780,7 @@ SHARED = [
 @pytest.mark.parametrize(("stem", "count"), SHARED, ids=[s for s, _ in SHARED])
 def test_shared_catalogues_load(stem: str, count: int) -> None:
     path = shared_data_dir() / f"{stem}.tools.jsonl"
-    started = time.perf_counter()
     tools = load_catalog(path)
-    elapsed = time.perf_counter() - started
     assert len(tools) == count
     assert len({t.name for t in tools}) == count  # no duplicate canonical names
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
@@ -796,7 +793,6 @@ def test_shared_catalogues_load(stem: str, count: int) -> None:
             assert tool.mcp_tool_name == record["name"]
             assert tool.name.startswith("mcp__")
         assert tool.title == record.get("title")
-    assert elapsed < 10, f"loading {count} tools took {elapsed:.2f}s"
 
 
 @pytest.mark.shared_data
