@@ -167,18 +167,11 @@ class ToolIndex:
     _plain: Any = None
 
     def _bind_plain(self, max_query_length: int, *prefix: Any) -> Any:
-        """``Index.search_plain`` bound to this index's tools and name keys and the default
-        length cap and prefix options: the Rust engine without word pairs, else ``False``."""
-        if self.engine != "rust" or self.field_weights.word_pairs:
-            return False
-        keys = self._lookups.names.keys
-        if keys is None:
-            return False
-        from ._core import Index, PlainSearch
-
-        if type(self._index) is not Index:  # an engine of another kind: the general path
-            return False
-        return PlainSearch(self._index, self._tools, keys, max_query_length, *prefix)
+        """``Index.search_plain`` bound to this index: :func:`toolsift._index.calls.bind_plain`."""
+        return calls.bind_plain(
+            self.engine, self.field_weights, self._lookups, self._index, self._tools,
+            max_query_length, *prefix,
+        )  # fmt: skip
 
     def search(
         self,

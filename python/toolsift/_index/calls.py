@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .._options import check_names
 from ..query import parse_query
@@ -24,7 +24,13 @@ from .regex import RegexSearcher
 from .request import _checked_limit, _Request
 from .search import Searcher
 
-__all__ = ["DEFAULT_REQUESTS", "REQUESTS", "REQUEST_CACHE_SIZE", "search", "search_many"]
+if TYPE_CHECKING:
+    from .._text.documents import FieldWeights
+    from .lookups import NameLookups
+
+__all__ = [
+    "DEFAULT_REQUESTS", "REQUESTS", "REQUEST_CACHE_SIZE", "bind_plain", "search", "search_many",
+]  # fmt: skip
 
 #: Validated requests of search() calls without exclude / servers, keyed by their options and
 #: the options' types: such a request does not depend on the index, and agents repeat their
@@ -126,3 +132,26 @@ def search_many(
         for query in queries:
             search(query, limit, **options)
         raise
+
+
+def bind_plain(
+    engine: str,
+    field_weights: FieldWeights,
+    lookups: NameLookups,
+    index: Any,
+    tools: Any,
+    max_query_length: int,
+    *prefix: Any,
+) -> Any:
+    """``Index.search_plain`` bound to an index's tools and name keys and the default length cap
+    and prefix options (a ``PlainSearch``): the Rust engine without word pairs, else ``False``."""
+    if engine != "rust" or field_weights.word_pairs:
+        return False
+    keys = lookups.names.keys
+    if keys is None:
+        return False
+    from .._core import Index, PlainSearch
+
+    if type(index) is not Index:  # an engine of another kind: the general path
+        return False
+    return PlainSearch(index, tools, keys, max_query_length, *prefix)
