@@ -14,7 +14,7 @@ fn main() {
         .map(String::from)
         .collect();
     let rounds: usize = args.get(2).map_or(50, |r| r.parse().unwrap());
-    for profile in [Profile::Seed, Profile::English] {
+    for profile in [Profile::Omp, Profile::English] {
         // The best round's mean: the machine is shared, and the best round is the least disturbed.
         let mut best = f64::INFINITY;
         let mut terms = 0;

@@ -313,7 +313,7 @@ mod tests {
 
     #[test]
     fn update_equals_rebuild() {
-        for profile in [Profile::Seed, Profile::English] {
+        for profile in [Profile::Omp, Profile::English] {
             let (names, docs) = corpus(5000, 31);
             let (add_names, add_docs) = corpus(2500, 32);
             let base = Index::build_parallel_profiled(

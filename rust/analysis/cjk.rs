@@ -109,6 +109,6 @@ mod tests {
         // Syllables survive the tokenizer's NFKD as bigrams of syllables.
         assert_eq!(p.terms("날씨 정보"), ["날씨", "정보"]);
         assert_eq!(p.terms("날씨정보"), ["날씨", "씨정", "정보"]);
-        assert_eq!(Profile::Seed.terms("获取天气"), ["获取天气"]);
+        assert_eq!(Profile::Omp.terms("获取天气"), ["获取天气"]);
     }
 }

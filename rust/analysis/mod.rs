@@ -5,8 +5,9 @@
 //! must produce the same terms for every input (`tests/test_analysis.py` checks it with
 //! Hypothesis over arbitrary Unicode).
 //!
-//! * [`Profile::Seed`] (public name `"omp"`): the analysis of OMP `search_tool_bm25`. Document and
-//!   query terms are the tokenizer's tokens; a repeated query term counts as often as it appears.
+//! * [`Profile::Omp`] (`"omp"`; `"seed"` is accepted as an alias): the analysis of OMP
+//!   `search_tool_bm25`. Document and query terms are the tokenizer's tokens; a repeated query
+//!   term counts as often as it appears.
 //! * [`Profile::English`] (the default of `ToolIndex`):
 //!   - **CJK bigrams.** Each token is split at the boundaries between Han, Kana, Hangul and other
 //!     characters ([`script_of`]); a Han, Kana or Hangul run of two or more characters becomes its
@@ -54,7 +55,7 @@ pub enum Profile {
     /// OMP `search_tool_bm25`'s analysis (named `"omp"`): the tokenizer's tokens, repeated query
     /// terms count.
     #[default]
-    Seed,
+    Omp,
     /// CJK bigrams, stemmed copies, query stop words, distinct query terms.
     English,
 }
@@ -70,7 +71,7 @@ impl Profile {
     /// The profile called `name` (or an alias of it, see [`PROFILE_ALIASES`]).
     pub fn parse(name: &str) -> Result<Profile> {
         match name {
-            "omp" | "seed" => Ok(Profile::Seed),
+            "omp" | "seed" => Ok(Profile::Omp),
             "english" => Ok(Profile::English),
             _ => Err(Error::UnknownProfile(name.to_owned())),
         }
@@ -79,7 +80,7 @@ impl Profile {
     /// The profile's name (never an alias).
     pub fn name(self) -> &'static str {
         match self {
-            Profile::Seed => "omp",
+            Profile::Omp => "omp",
             Profile::English => "english",
         }
     }
@@ -87,7 +88,7 @@ impl Profile {
     /// The profile's id in snapshots.
     pub fn id(self) -> u32 {
         match self {
-            Profile::Seed => 0,
+            Profile::Omp => 0,
             Profile::English => 1,
         }
     }
@@ -95,7 +96,7 @@ impl Profile {
     /// The profile with snapshot id `id`.
     pub fn from_id(id: u32) -> Option<Profile> {
         match id {
-            0 => Some(Profile::Seed),
+            0 => Some(Profile::Omp),
             1 => Some(Profile::English),
             _ => None,
         }
@@ -111,7 +112,7 @@ impl Profile {
         match self {
             // The CJK split passes an ASCII token through unchanged, and every token of an ASCII
             // text is ASCII: such a text (most of a catalogue) skips the split's check per token.
-            Profile::Seed => tokenizer.for_each_token(text, f),
+            Profile::Omp => tokenizer.for_each_token(text, f),
             Profile::English if text.is_ascii() => tokenizer.for_each_token(text, f),
             Profile::English => {
                 let mut buf = CjkBuffer::default();
@@ -157,7 +158,7 @@ impl Profile {
         resolver: Option<(u64, impl Fn(&str) -> u32)>,
     ) -> QueryTerms {
         let mut tokenizer = Tokenizer::new();
-        if self == Profile::Seed {
+        if self == Profile::Omp {
             // Capacities: a query's terms take at most about its length (NFKD may expand a
             // few characters; the buffers then grow), and a term holds at least a character.
             let mut tokens = QueryTerms::with_capacity(query.len(), query.len() / 2 + 1);
@@ -202,7 +203,7 @@ impl Profile {
     /// The plain terms a required term (`+term`, one token) must all be found as.
     pub fn required_terms(self, term: &str) -> Vec<String> {
         match self {
-            Profile::Seed => vec![term.to_owned()],
+            Profile::Omp => vec![term.to_owned()],
             Profile::English => {
                 let mut out = Vec::new();
                 CjkBuffer::default().split(term, &mut |t: &str| out.push(t.to_owned()));
@@ -284,7 +285,7 @@ mod tests {
             ["files", "§file", "file", "filing"]
         );
         assert_eq!(p.query_terms("the the"), ["the", "§the"]);
-        assert_eq!(Profile::Seed.query_terms("a a b"), ["a", "a", "b"]);
+        assert_eq!(Profile::Omp.query_terms("a a b"), ["a", "a", "b"]);
         assert_eq!(stem_copy("running"), "§run");
         assert_eq!(stem_copy("café"), "§café");
     }
@@ -311,13 +312,13 @@ mod tests {
         let set: std::collections::HashSet<&str> = owned.iter().copied().collect();
         assert!(terms.distinct() && set.len() == owned.len());
         assert!(Profile::English.analyse_query("the the").distinct());
-        let seed = Profile::Seed.analyse_query("Ünïcode café  a a");
+        let seed = Profile::Omp.analyse_query("Ünïcode café  a a");
         assert_eq!(
             seed.iter().collect::<Vec<_>>(),
             ["unicode", "cafe", "a", "a"]
         );
         assert!(!seed.distinct());
-        assert!(Profile::Seed.analyse_query("  ,;  ").is_empty());
+        assert!(Profile::Omp.analyse_query("  ,;  ").is_empty());
     }
 
     /// The English query analysis as its documentation states it, one step at a time: the

@@ -279,7 +279,7 @@ mod tests {
             |v| item_fields(v, None),
             weights.clone(),
             Params::default(),
-            Profile::Seed,
+            Profile::Omp,
         ) else {
             panic!("not built");
         };
@@ -305,7 +305,7 @@ mod tests {
             |v| item_fields(v, None),
             vec![1.0; 10],
             Params::default(),
-            Profile::Seed,
+            Profile::Omp,
         );
         assert!(matches!(out, Outcome::Fallback));
     }

@@ -121,7 +121,7 @@ impl Index {
         field_weights: Vec<f64>,
         params: Params,
     ) -> Result<Index> {
-        Index::build_parallel_profiled(names, documents, field_weights, params, Profile::Seed)
+        Index::build_parallel_profiled(names, documents, field_weights, params, Profile::Omp)
     }
 
     /// [`Index::build_profiled`] on all cores; the resulting index is identical.

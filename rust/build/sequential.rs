@@ -40,7 +40,7 @@ impl Index {
         field_weights: Vec<f64>,
         params: Params,
     ) -> Result<Index> {
-        Index::build_profiled(names, documents, field_weights, params, Profile::Seed)
+        Index::build_profiled(names, documents, field_weights, params, Profile::Omp)
     }
 
     /// [`Index::build`] with an analysis profile: the reference (sequential) build.

@@ -234,7 +234,7 @@ fn repeated_texts_build_what_fresh_texts_build() {
         })
         .collect();
     let names: Vec<String> = (0..docs.len()).map(|i| format!("t{i}")).collect();
-    for p in [Profile::Seed, Profile::English] {
+    for p in [Profile::Omp, Profile::English] {
         let seq =
             Index::build_profiled(names.clone(), &docs, W.to_vec(), Params::default(), p).unwrap();
         let par =

@@ -1,4 +1,4 @@
-//! Seed 001's keyword scorer, a second ranker beside BM25+ (`ranker="keyword"`).
+//! Claude Code `ToolSearch`'s keyword scorer, a second ranker beside BM25+ (`ranker="keyword"`).
 //!
 //! For each distinct query term, a tool scores (seed 001's table, mirrored from the upstream CLI):
 //!

@@ -78,7 +78,7 @@ pub(super) fn corpus_in(rng: &mut Rng, n: usize, vocab: usize, profile: Option<P
     let profile = profile.unwrap_or(if rng.chance(40) {
         Profile::English
     } else {
-        Profile::Seed
+        Profile::Omp
     });
     Index::build_profiled(names, &docs, weights, params, profile).unwrap()
 }
@@ -220,7 +220,7 @@ fn auto_prunes_several_large_or_all_dense_lists_never_one() {
     use super::mode::{max_pruned_lists, worth_pruning};
     use super::{MIN_POSTINGS, MIN_PRUNE_DOCS};
     let mut rng = Rng(11);
-    let idx = corpus_in(&mut rng, 3000, WORDS.len(), Some(Profile::Seed));
+    let idx = corpus_in(&mut rng, 3000, WORDS.len(), Some(Profile::Omp));
     let opts = SearchOptions::default();
     let lists = |terms: &[&str]| -> Vec<List> {
         let query: Vec<(&str, f64)> = terms.iter().map(|&t| (t, 1.0)).collect();
