@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Union, cast, overload
 
@@ -167,7 +168,7 @@ class NameTable:
         self._n_keys = len(plain) + len(qualified)
         self._close = CloseKeys((plain,), (qualified,))  # built on the first suggestion
         # Base id -> id in `tools` (-1: removed); None while they are the same.
-        self._live: list[int] | None = None
+        self._live: array[int] | None = None
         self._finder = self._new_finder()
 
     def _new_finder(self) -> NameFinder:
@@ -195,8 +196,10 @@ class NameTable:
         the overlay stays small (each key is rebuilt O(1) times on average).
         """
         # Compose the translations: base id -> old id -> new id (-1 indexes the -1 at the end).
+        # An array, not a list: the collector does not visit its items (a list of a catalogue's
+        # ids would cost every young-generation pass after an update a read per id).
         ext = [*new_ids, -1]
-        live = list(new_ids) if self._live is None else list(map(ext.__getitem__, self._live))
+        live = array("q", new_ids if self._live is None else map(ext.__getitem__, self._live))
         added = range(added_from, len(tools))
         n_base = len(live) + len(added)
         if n_base - (len(tools)) > max(_STALE_AT_LEAST, n_base * _STALE_FRACTION):
