@@ -29,7 +29,7 @@ from typing import Any, Union, cast, overload
 from ..errors import SnapshotError, ToolDefinitionError
 from ..tools import Tool, tool_aliases
 
-__all__ = ["LazyTools", "NameView", "encode_tool_section", "decode_tool_section"]
+__all__ = ["LazyTools", "NameView", "NameViews", "encode_tool_section", "decode_tool_section"]
 
 _Item = Union[Tool, bytes]
 _STR_OR_NONE = {str, type(None)}
@@ -65,6 +65,47 @@ class NameView:
     def aliases(self) -> tuple[str, ...]:
         """The same forms as :meth:`toolsift.Tool.aliases`."""
         return tool_aliases(self.name, self.server, self.mcp_tool_name)
+
+
+class NameViews(Sequence[NameView]):
+    """A loaded index's name columns read as :class:`NameView` objects, each made when read:
+    the sources of its name table, which keeps them across updates, so they hold no object per
+    tool (a list of them cost an update 100,000 objects at 100,000 tools).
+
+    Example:
+        >>> views = NameViews(["mcp__fs__read_file", "plan"], ["fs", None], ["read_file", None])
+        >>> len(views), views[0].server, [v.name for v in views]
+        (2, 'fs', ['mcp__fs__read_file', 'plan'])
+    """
+
+    __slots__ = ("_names", "_servers", "_mcp_tool_names")
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        servers: Sequence[str | None],
+        mcp_tool_names: Sequence[str | None],
+    ) -> None:
+        self._names = names
+        self._servers = servers
+        self._mcp_tool_names = mcp_tool_names
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    @overload
+    def __getitem__(self, i: int) -> NameView: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[NameView]: ...
+
+    def __getitem__(self, i: int | slice) -> NameView | list[NameView]:
+        if isinstance(i, slice):
+            return list(map(NameView, self._names[i], self._servers[i], self._mcp_tool_names[i]))
+        return NameView(self._names[i], self._servers[i], self._mcp_tool_names[i])
+
+    def __iter__(self) -> Iterator[NameView]:
+        return map(NameView, self._names, self._servers, self._mcp_tool_names)
 
 
 class LazyTools(Sequence[Tool]):
@@ -131,9 +172,9 @@ class LazyTools(Sequence[Tool]):
             raise _corrupt(f"tool {j}'s record does not match its name, server or MCP name")
         return tool
 
-    def name_views(self) -> list[NameView]:
-        """One :class:`NameView` per tool, in order (for the name table)."""
-        return [NameView(*row) for row in zip(self.names, self.servers, self.mcp_tool_names)]
+    def name_views(self) -> NameViews:
+        """One :class:`NameView` per tool, in order, each made when read (for the name table)."""
+        return NameViews(self.names, self.servers, self.mcp_tool_names)
 
     def records(self) -> Iterator[bytes]:
         """Every tool's JSON record, reusing the stored bytes of tools never read."""
