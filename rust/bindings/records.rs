@@ -160,56 +160,45 @@ fn item(obj: &Bound<'_, PyAny>) -> Option<Item<'static>> {
     };
     for (k, value) in dict.iter() {
         let k = key(&k)?;
-        let field = match k.as_str() {
-            "name" => &mut item.name,
-            "description" => &mut item.description,
-            "title" => &mut item.title,
-            "server" => &mut item.server,
-            "mcp_tool_name" => &mut item.mcp_tool_name,
-            "label" => &mut item.label,
-            "summary" => &mut item.summary,
-            "search_hint" => &mut item.search_hint,
-            "source" => &mut item.source,
-            other => {
-                match other {
-                    "type" => {
-                        item.has |= has::TYPE;
-                        item.type_null = value.is_none();
-                    }
-                    "annotations" => {
-                        item.annotations = Some(if value.is_none() {
-                            Annotations::Null
-                        } else if let Ok(annotations) = value.cast_exact::<PyDict>() {
-                            let title = annotations.get_item("title").ok()?;
-                            Annotations::Object(match title {
-                                Some(title) => Some(text(&title)?),
-                                None => None,
-                            })
-                        } else if json_leaf(&value)
-                            || value.is_exact_instance_of::<PyList>()
-                            || value.is_exact_instance_of::<PyTuple>()
-                        {
-                            Annotations::Other
-                        } else {
-                            return None; // perhaps a mapping, which Python would read
-                        })
-                    }
-                    "inputSchema" => {
-                        item.has |= has::INPUT_SCHEMA_MCP;
-                        item.mcp_schema = Some(schema(&value)?);
-                    }
-                    "input_schema" => {
-                        item.has |= has::INPUT_SCHEMA;
-                        item.input_schema = Some(schema(&value)?);
-                    }
-                    "parameters" => item.has |= has::PARAMETERS,
-                    "function" => item.has |= has::FUNCTION,
-                    _ => {}
-                }
-                continue;
+        if let Some(field) = item.text_field(&k) {
+            *field = Some(text(&value)?);
+            continue;
+        }
+        match k.as_str() {
+            "type" => {
+                item.has |= has::TYPE;
+                item.type_null = value.is_none();
             }
-        };
-        *field = Some(text(&value)?);
+            "annotations" => {
+                item.annotations = Some(if value.is_none() {
+                    Annotations::Null
+                } else if let Ok(annotations) = value.cast_exact::<PyDict>() {
+                    let title = annotations.get_item("title").ok()?;
+                    Annotations::Object(match title {
+                        Some(title) => Some(text(&title)?),
+                        None => None,
+                    })
+                } else if json_leaf(&value)
+                    || value.is_exact_instance_of::<PyList>()
+                    || value.is_exact_instance_of::<PyTuple>()
+                {
+                    Annotations::Other
+                } else {
+                    return None; // perhaps a mapping, which Python would read
+                })
+            }
+            "inputSchema" => {
+                item.has |= has::INPUT_SCHEMA_MCP;
+                item.mcp_schema = Some(schema(&value)?);
+            }
+            "input_schema" => {
+                item.has |= has::INPUT_SCHEMA;
+                item.input_schema = Some(schema(&value)?);
+            }
+            "parameters" => item.has |= has::PARAMETERS,
+            "function" => item.has |= has::FUNCTION,
+            _ => {}
+        }
     }
     Some(item)
 }

@@ -111,6 +111,24 @@ impl<'a> Item<'a> {
         self.has & key != 0
     }
 
+    /// The text field a key names (`name`, `description`, `title`, `server`, `mcp_tool_name`,
+    /// `label`, `summary`, `search_hint`, `source`), for both readers (JSON text and Python
+    /// dicts); `None` for any other key.
+    pub fn text_field(&mut self, key: &str) -> Option<&mut Option<Text<'a>>> {
+        Some(match key {
+            "name" => &mut self.name,
+            "description" => &mut self.description,
+            "title" => &mut self.title,
+            "server" => &mut self.server,
+            "mcp_tool_name" => &mut self.mcp_tool_name,
+            "label" => &mut self.label,
+            "summary" => &mut self.summary,
+            "search_hint" => &mut self.search_hint,
+            "source" => &mut self.source,
+            _ => return None,
+        })
+    }
+
     /// `_is_server_entry` of a JSON Lines row: `{"name", "tools": [...]}` without a schema key.
     pub fn is_server_entry(&self) -> bool {
         self.object

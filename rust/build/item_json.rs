@@ -233,47 +233,34 @@ impl<'de> Visitor<'de> for ItemSeed {
             ..Item::default()
         };
         while let Some(key) = map.next_key_seed(Key)? {
-            let text = match key.as_ref() {
-                "name" => &mut item.name,
-                "description" => &mut item.description,
-                "title" => &mut item.title,
-                "server" => &mut item.server,
-                "mcp_tool_name" => &mut item.mcp_tool_name,
-                "label" => &mut item.label,
-                "summary" => &mut item.summary,
-                "search_hint" => &mut item.search_hint,
-                "source" => &mut item.source,
-                other => {
-                    match other {
-                        "type" => {
-                            item.has |= has::TYPE;
-                            item.type_null = map.next_value_seed(TextSeed)? == Text::Null;
-                        }
-                        "annotations" => {
-                            item.annotations = Some(map.next_value_seed(AnnotationsSeed)?)
-                        }
-                        "inputSchema" => {
-                            item.has |= has::INPUT_SCHEMA_MCP;
-                            item.mcp_schema = Some(schema(&mut map)?);
-                        }
-                        "input_schema" => {
-                            item.has |= has::INPUT_SCHEMA;
-                            item.input_schema = Some(schema(&mut map)?);
-                        }
-                        "tools" => item.tools_array = map.next_value_seed(IsArray)?,
-                        _ => {
-                            item.has |= match other {
-                                "parameters" => has::PARAMETERS,
-                                "function" => has::FUNCTION,
-                                _ => 0,
-                            };
-                            map.next_value_seed(Skip)?;
-                        }
-                    }
-                    continue;
+            if let Some(text) = item.text_field(key.as_ref()) {
+                *text = Some(map.next_value_seed(TextSeed)?);
+                continue;
+            }
+            match key.as_ref() {
+                "type" => {
+                    item.has |= has::TYPE;
+                    item.type_null = map.next_value_seed(TextSeed)? == Text::Null;
                 }
-            };
-            *text = Some(map.next_value_seed(TextSeed)?);
+                "annotations" => item.annotations = Some(map.next_value_seed(AnnotationsSeed)?),
+                "inputSchema" => {
+                    item.has |= has::INPUT_SCHEMA_MCP;
+                    item.mcp_schema = Some(schema(&mut map)?);
+                }
+                "input_schema" => {
+                    item.has |= has::INPUT_SCHEMA;
+                    item.input_schema = Some(schema(&mut map)?);
+                }
+                "tools" => item.tools_array = map.next_value_seed(IsArray)?,
+                other => {
+                    item.has |= match other {
+                        "parameters" => has::PARAMETERS,
+                        "function" => has::FUNCTION,
+                        _ => 0,
+                    };
+                    map.next_value_seed(Skip)?;
+                }
+            }
         }
         Ok(item)
     }
