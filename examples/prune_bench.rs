@@ -7,7 +7,8 @@
 //!
 //! `DELTA=0.5` sets BM25+'s delta as `ToolIndex`'s english profile does (the default is 1).
 //! `auto` times the engine's own choice (what a search from Python gets); `check` compares the
-//! pruned hits with the exhaustive ones on every query (document ids and score bits).
+//! pruned hits with the exhaustive ones on every query (document ids and score bits); `hash`
+//! prints a hash of every query's hits in each mode (to compare builds of the engine).
 use std::time::Instant;
 
 use _core::analysis::Profile;
@@ -64,6 +65,26 @@ fn main() {
             assert_eq!(bits(ex.unwrap()), bits(pr.unwrap()), "query {q:?}");
         }
         println!("pruned = exhaustive on {} queries", queries.len());
+        return;
+    }
+    if mode == "hash" {
+        // A hash of every hit (document id and score bits) of every query, in each scoring
+        // mode: equal hashes before and after a change to the index layout mean the same
+        // results, bit for bit.
+        use std::hash::{Hash, Hasher};
+        for mode in [
+            ScoringMode::Exhaustive,
+            ScoringMode::Pruned,
+            ScoringMode::Auto,
+        ] {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            for q in &queries {
+                for (d, s) in Index::with_scoring_mode(mode, || idx.search(q, 8, &opts)).unwrap() {
+                    (d, s.to_bits()).hash(&mut h);
+                }
+            }
+            println!("{mode:?} results hash {:016x}", h.finish());
+        }
         return;
     }
     if mode == "auto" {

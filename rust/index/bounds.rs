@@ -81,7 +81,7 @@ impl Twins {
         same
     }
 
-    fn memory_bytes(&self) -> usize {
+    pub(crate) fn memory_bytes(&self) -> usize {
         self.0.len() * 4
     }
 }
@@ -206,15 +206,6 @@ impl Bounds {
             .binary_search_by_key(&term, |&(t, _)| t)
             .ok()
             .map(|i| self.dense[i].1 as usize)
-    }
-
-    /// Heap bytes of the bounds.
-    pub(crate) fn memory_bytes(&self) -> usize {
-        self.term_max.len() * 4
-            + self.dense.len() * 8
-            + self.bitmaps.len() * 8
-            + self.twins.memory_bytes()
-            + self.impacts.len() * 8
     }
 }
 

@@ -126,22 +126,35 @@ impl Index {
 
     /// Approximate heap bytes held by the index.
     pub fn memory_bytes(&self) -> usize {
-        let terms = self.terms.memory_bytes();
+        self.memory_parts().iter().map(|&(_, bytes)| bytes).sum()
+    }
+
+    /// [`Index::memory_bytes`] by component, `(name, heap bytes)` (for memory reports:
+    /// `examples/memory_report.rs`).
+    #[doc(hidden)]
+    pub fn memory_parts(&self) -> Vec<(&'static str, usize)> {
         let names: usize = self.names.iter().map(|n| n.len() + 24).sum();
-        terms
-            + self.term_ids.memory_bytes()
-            + names
-            + self.sorted_terms.len() * 4
-            + self.offsets.len() * 4
-            + self.docs.len() * 4
-            + self.presence_offsets.len() * 4
-            + self.presence_docs.len() * 4
-            + self.tfs.len() * 4
-            + self.shared.len() * 4
-            + self.idf.len() * 8
-            + self.lengths.len() * 8
-            + self.norms.len() * 8
-            + self.bounds.memory_bytes()
+        let bounds = &self.bounds;
+        vec![
+            ("names", names),
+            ("terms", self.terms.memory_bytes()),
+            ("term_ids", self.term_ids.memory_bytes()),
+            ("sorted_terms", self.sorted_terms.len() * 4),
+            ("offsets", self.offsets.len() * 4),
+            ("docs", self.docs.len() * 4),
+            ("tfs", self.tfs.len() * 4),
+            ("shared", self.shared.len() * 4),
+            ("presence_offsets", self.presence_offsets.len() * 4),
+            ("presence_docs", self.presence_docs.len() * 4),
+            ("idf", self.idf.len() * 8),
+            ("lengths", self.lengths.len() * 8),
+            ("norms", self.norms.len() * 8),
+            ("bounds.term_max", bounds.term_max.len() * 4),
+            ("bounds.dense", bounds.dense.len() * 8),
+            ("bounds.bitmaps", bounds.bitmaps.len() * 8),
+            ("bounds.twins", bounds.twins.memory_bytes()),
+            ("bounds.impacts", bounds.impacts.len() * 8),
+        ]
     }
 
     /// The index's analysis profile.
