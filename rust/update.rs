@@ -85,12 +85,11 @@ impl Index {
             })
             .collect();
         // Kept presence postings (terms of weight-0 fields) per old term.
-        let kept_presence: Vec<u32> = self
-            .presence_offsets
-            .par_windows(2)
+        let kept_presence: Vec<u32> = (0..self.terms.len() as u32)
+            .into_par_iter()
             .with_min_len(256)
-            .map(|w| {
-                self.presence_docs[w[0] as usize..w[1] as usize]
+            .map(|t| {
+                self.presence(t)
                     .iter()
                     .filter(|&&d| keep[d as usize])
                     .count() as u32
@@ -175,12 +174,15 @@ impl Index {
                 let (start, end, scale) = self.list(t as u32);
                 let mut slot = offsets[f as usize] as usize;
                 let limit = slot + kept_df[t] as usize;
-                for (&d, &tf) in self.docs[start..end].iter().zip(&self.tfs[start..end]) {
+                for (&d, tf) in self.docs[start..end]
+                    .iter()
+                    .zip(self.tfs.slice(start, end).iter())
+                {
                     let nd = remap[d as usize];
                     if nd != u32::MAX {
                         // `kept_df` counted exactly these postings: never another term's slot.
                         assert!(slot < limit, "kept postings exceed their count");
-                        slots.write(slot, nd, (tf as f64 * scale) as f32);
+                        slots.write(slot, nd, (tf * scale) as f32);
                         slot += 1;
                     }
                 }
@@ -199,12 +201,8 @@ impl Index {
                 continue;
             }
             if kept_presence[t] > 0 {
-                let (start, end) = (
-                    self.presence_offsets[t] as usize,
-                    self.presence_offsets[t + 1] as usize,
-                );
                 let slot = &mut presence_cursor[f as usize];
-                for &d in &self.presence_docs[start..end] {
+                for &d in self.presence(t as u32) {
                     let nd = remap[d as usize];
                     if nd != u32::MAX {
                         presence_docs[*slot as usize] = nd;
@@ -218,7 +216,7 @@ impl Index {
         for (d, &k) in keep.iter().enumerate() {
             if k {
                 lengths.push(self.lengths[d]);
-                all_names.push(self.names[d].clone());
+                all_names.push(self.names[d].to_owned());
             }
         }
         all_names.extend(names);
@@ -393,7 +391,7 @@ mod tests {
             .unwrap();
         let hits = back.search("send", 5, &slack).unwrap();
         assert_eq!(hits.len(), 1);
-        assert_eq!(back.names()[hits[0].0 as usize], "c");
+        assert_eq!(back.name(hits[0].0 as usize), Some("c"));
         // A prefix expands to a term that only an added document scores.
         let prefix = SearchOptions {
             prefix: crate::search::PrefixOptions {

@@ -446,7 +446,7 @@ impl PyIndex {
     /// The document names, in document order.
     #[getter]
     fn names(&self) -> Vec<String> {
-        self.inner.names().to_vec()
+        self.inner.names().map(str::to_owned).collect()
     }
 
     /// `(k1, b, delta)`.

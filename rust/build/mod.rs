@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use crate::analysis::Profile;
 use crate::error::{Error, Result};
 use crate::index::bm25::{self, Params};
-use crate::index::{Index, TermIds};
+use crate::index::{Index, TermIds, Tfs};
 use crate::text::PackedStrings;
 
 pub mod catalog;
@@ -170,11 +170,11 @@ impl Index {
             &index.term_ids,
             std::mem::take(&mut index.offsets),
             std::mem::take(&mut index.docs),
-            std::mem::take(&mut index.tfs),
+            index.tfs.to_f32s(),
         );
         index.offsets = shared.offsets;
         index.docs = shared.docs;
-        index.tfs = shared.tfs;
+        index.tfs = Tfs::new(shared.tfs);
         index.shared = shared.shared;
         index.refresh_bounds();
         index // (same terms and scored terms: the clone's tag still holds)
@@ -187,15 +187,28 @@ impl Index {
     pub fn fingerprint(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.names.hash(&mut h);
+        // (as the `Vec<String>` of names hashed: the same fingerprint whatever their layout)
+        self.names.len().hash(&mut h);
+        self.names.iter().for_each(|n| n.hash(&mut h));
         self.terms.hash(&mut h);
         self.sorted_terms.hash(&mut h);
         (&self.offsets, &self.docs, &self.shared).hash(&mut h);
-        self.tfs.iter().for_each(|t| t.to_bits().hash(&mut h));
-        (&self.presence_offsets, &self.presence_docs).hash(&mut h);
-        for column in [&self.lengths, &self.norms, &self.idf] {
+        // (the values as `f32`s: the same fingerprint whatever the column's layout)
+        let tfs = self.tfs.all();
+        tfs.iter().for_each(|t| (t as f32).to_bits().hash(&mut h));
+        // (with every term's presence offset, kept or not: see `Index::presence_offsets`)
+        let mut end = 0u32;
+        let presence_offsets: Vec<u32> = std::iter::once(0)
+            .chain((0..self.terms.len() as u32).map(|t| {
+                end += self.presence(t).len() as u32;
+                end
+            }))
+            .collect();
+        (&presence_offsets, &self.presence_docs).hash(&mut h);
+        for column in [&self.lengths, &self.norms] {
             column.iter().for_each(|x| x.to_bits().hash(&mut h));
         }
+        (0..self.terms.len() as u32).for_each(|t| self.idf(t).to_bits().hash(&mut h));
         self.avg_len.to_bits().hash(&mut h);
         self.term_ids.len().hash(&mut h);
         h.finish()
@@ -258,16 +271,16 @@ pub(crate) fn assemble(
         offsets,
         docs,
         tfs,
-        presence_offsets,
+        mut presence_offsets,
         presence_docs,
     } = postings;
+    if presence_docs.is_empty() {
+        // No presence postings: no offsets either (see `Index::presence_offsets`).
+        presence_offsets = Vec::new();
+    }
     let term_ids = term_ids.unwrap_or_else(|| TermIds::of(&terms));
     let sorted_terms = sorted_terms.unwrap_or_else(|| sort_terms(&terms, &offsets));
     let n = names.len();
-    let idf = offsets
-        .windows(2)
-        .map(|w| bm25::idf(n, (w[1] - w[0]) as usize))
-        .collect();
     // A left-to-right sum in document order, as the sequential build and the Python engine do.
     let mut total = 0.0f64;
     for &len in &lengths {
@@ -295,20 +308,24 @@ pub(crate) fn assemble(
             shared: Vec::new(),
         }
     };
+    let mut packed = PackedStrings::with_capacity(names.iter().map(String::len).sum(), names.len());
+    for name in &names {
+        packed.push(name);
+    }
+    drop(names);
     let mut index = Index {
         params,
         field_weights,
-        names,
+        names: packed,
         term_ids,
         terms,
         sorted_terms,
         offsets,
         docs,
-        tfs,
+        tfs: Tfs::new(tfs),
         shared,
         presence_offsets,
         presence_docs,
-        idf,
         lengths,
         norms,
         avg_len,

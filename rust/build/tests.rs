@@ -61,7 +61,12 @@ pub(crate) fn assert_same(a: &Index, b: &Index) {
     assert_eq!(a.presence_docs, b.presence_docs);
     assert_eq!(a.sorted_terms, b.sorted_terms);
     assert_eq!(a.lengths, b.lengths);
-    assert_eq!(a.idf, b.idf);
+    let idf = |x: &Index| {
+        (0..x.terms.len() as u32)
+            .map(|t| x.idf(t))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(idf(a), idf(b));
     assert_eq!(a.norms, b.norms);
     assert_eq!(a.avg_len, b.avg_len);
     assert_eq!(a.term_ids.len(), b.term_ids.len());
@@ -79,16 +84,12 @@ pub(crate) fn by_term(idx: &Index) -> ByTerm {
             let scored = idx.docs[s..e]
                 .iter()
                 .copied()
-                .zip(idx.tfs[s..e].iter().copied())
+                .zip(idx.tfs.slice(s, e).iter().map(|tf| tf as f32))
                 .collect();
-            let (ps, pe) = (
-                idx.presence_offsets[t] as usize,
-                idx.presence_offsets[t + 1] as usize,
-            );
-            let presence = idx.presence_docs[ps..pe].to_vec();
+            let presence = idx.presence(t as u32).to_vec();
             (
                 idx.terms[t].to_string(),
-                (scored, presence, idx.idf[t].to_bits()),
+                (scored, presence, idx.idf(t as u32).to_bits()),
             )
         })
         .collect()

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use rayon::prelude::*;
 
-use super::{Index, OWN_POSTINGS, SHARED_TF_SCALE};
+use super::{Index, Tfs, OWN_POSTINGS, SHARED_TF_SCALE};
 use crate::index::bm25::Params;
 
 /// Per-term and per-block upper bounds of the BM25+ term-frequency component, derived from the
@@ -131,7 +131,7 @@ impl Bounds {
         params: Params,
         offsets: &[u32],
         docs: &[u32],
-        tfs: &[f32],
+        tfs: &Tfs,
         shared: &[u32],
         norms: &[f64],
     ) -> Bounds {
@@ -140,8 +140,9 @@ impl Bounds {
         let (k1, delta) = (params.k1, params.delta);
         // The parenthesis of `Params::term_score` for posting `i` at tf scale `scale` (see
         // `Index::list`): the same operations.
+        let tfs = tfs.all();
         let part = |i: usize, scale: f64| {
-            let tf = tfs[i] as f64 * scale;
+            let tf = tfs.get(i) * scale;
             (tf * (k1 + 1.0)) / (tf + norms[docs[i] as usize]) + delta
         };
         // A shared list's impacts differ from its source's (the tf scale): none are stored where

@@ -12,14 +12,15 @@
 //! the same profile, and the scoring only sees distinct `(term, qtf)` pairs.
 //!
 //! Postings are stored as CSR arrays: term `t`'s postings are `docs[offsets[t]..offsets[t+1]]`
-//! with their weighted term frequencies in `tfs`, in ascending document order. 8 bytes a posting,
-//! and 8 more below [`MIN_PRUNE_DOCS`] documents, where the derived bounds keep each
+//! with their weighted term frequencies in `tfs`, in ascending document order. 5 bytes a posting
+//! (a term frequency is a 1-byte code into a table of the index's distinct values where they
+//! are at most 256, `tfs`; 8 bytes otherwise), and 8 more below [`MIN_PRUNE_DOCS`] documents, where the derived bounds keep each
 //! posting's BM25+ impact so that the exhaustive loop does not divide (`bounds`). From
 //! that size a stemmed copy with exactly its word's documents stores none: it reads the word's
 //! list at half the term frequency (`Index::shared`, `build::share`).
 //!
 //! This module holds the data and its accessors only; beside it are the BM25+ formulas (`bm25`),
-//! the term dictionary (`term_ids`) and the pruning bounds derived from the postings (`bounds`).
+//! the term dictionary (`term_ids`), the term-frequency column (`tfs`) and the pruning bounds derived from the postings (`bounds`).
 //! Building an index is `crate::build`'s, searching one `crate::search`'s.
 
 use crate::analysis::Profile;
@@ -28,11 +29,13 @@ use bm25::Params;
 pub mod bm25;
 pub(crate) mod bounds;
 mod term_ids;
+mod tfs;
 
 pub(crate) use crate::text::PackedStrings;
 pub(crate) use bounds::Bounds;
 pub use bounds::MIN_PRUNE_DOCS;
 pub(crate) use term_ids::TermIds;
+pub(crate) use tfs::{Codes, TfSlice, Tfs, MAX_CODES};
 
 /// `Index::shared`'s mark of a term that holds its own postings.
 pub(crate) const OWN_POSTINGS: u32 = u32::MAX;
@@ -44,7 +47,8 @@ pub(crate) const SHARED_TF_SCALE: f64 = 0.5;
 pub struct Index {
     pub(crate) params: Params,
     pub(crate) field_weights: Vec<f64>,
-    pub(crate) names: Vec<String>,
+    /// The document names (they break score ties), back to back in one buffer.
+    pub(crate) names: PackedStrings,
     /// Term string -> term id (over `terms`).
     pub(crate) term_ids: TermIds,
     pub(crate) terms: PackedStrings,
@@ -52,16 +56,18 @@ pub struct Index {
     pub(crate) sorted_terms: Vec<u32>,
     pub(crate) offsets: Vec<u32>,
     pub(crate) docs: Vec<u32>,
-    pub(crate) tfs: Vec<f32>,
+    /// Per posting: its weighted term frequency, one byte a posting where an index has few
+    /// distinct values (`tfs`).
+    pub(crate) tfs: Tfs,
     /// Per term: the term whose postings it reads at [`SHARED_TF_SCALE`] × their term
     /// frequencies, or [`OWN_POSTINGS`]; empty when no term shares (`build::share`). Read every
     /// list through [`Index::list`].
     pub(crate) shared: Vec<u32>,
     /// Presence postings (CSR like `docs`): for each term, the documents that contain it *only*
-    /// in weight-0 fields. Required terms (`+term`) look here as well as in `docs`. 4 bytes each.
+    /// in weight-0 fields. Required terms (`+term`) look here as well as in `docs`. 4 bytes each;
+    /// both empty when no term has any (no offsets then). Read through [`Index::presence`].
     pub(crate) presence_offsets: Vec<u32>,
     pub(crate) presence_docs: Vec<u32>,
-    pub(crate) idf: Vec<f64>,
     pub(crate) lengths: Vec<f64>,
     pub(crate) norms: Vec<f64>,
     pub(crate) avg_len: f64,
@@ -108,8 +114,14 @@ impl Index {
         &self.field_weights
     }
 
-    pub fn names(&self) -> &[String] {
-        &self.names
+    /// The document names, in document order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.iter()
+    }
+
+    /// The name of document `doc`.
+    pub fn name(&self, doc: usize) -> Option<&str> {
+        self.names.get(doc)
     }
 
     pub fn document_length(&self, doc: usize) -> Option<f64> {
@@ -133,20 +145,18 @@ impl Index {
     /// `examples/memory_report.rs`).
     #[doc(hidden)]
     pub fn memory_parts(&self) -> Vec<(&'static str, usize)> {
-        let names: usize = self.names.iter().map(|n| n.len() + 24).sum();
         let bounds = &self.bounds;
         vec![
-            ("names", names),
+            ("names", self.names.memory_bytes()),
             ("terms", self.terms.memory_bytes()),
             ("term_ids", self.term_ids.memory_bytes()),
             ("sorted_terms", self.sorted_terms.len() * 4),
             ("offsets", self.offsets.len() * 4),
             ("docs", self.docs.len() * 4),
-            ("tfs", self.tfs.len() * 4),
+            ("tfs", self.tfs.memory_bytes()),
             ("shared", self.shared.len() * 4),
             ("presence_offsets", self.presence_offsets.len() * 4),
             ("presence_docs", self.presence_docs.len() * 4),
-            ("idf", self.idf.len() * 8),
             ("lengths", self.lengths.len() * 8),
             ("norms", self.norms.len() * 8),
             ("bounds.term_max", bounds.term_max.len() * 4),
@@ -176,7 +186,7 @@ impl Index {
 
     /// Where `term`'s postings are in `docs` and `tfs`, and the scale of their term frequencies:
     /// its own range at 1, or the range of the term it shares at [`SHARED_TF_SCALE`]. A term
-    /// frequency is `tfs[i] as f64 * scale` (exact: the scale is a power of two).
+    /// frequency is `tfs.get(i) * scale` (exact: the scale is a power of two).
     #[inline]
     pub(crate) fn list(&self, term: u32) -> (usize, usize, f64) {
         let (t, scale) = match self.shared.get(term as usize) {
@@ -190,6 +200,23 @@ impl Index {
         )
     }
 
+    /// The IDF of `term` (of its document frequency, that of the list it reads): computed
+    /// when asked, one logarithm a query term, rather than kept (8 bytes a term).
+    #[inline]
+    pub(crate) fn idf(&self, term: u32) -> f64 {
+        let (start, end, _) = self.list(term);
+        bm25::idf(self.len(), end - start)
+    }
+
+    /// The documents that hold `term` only in weight-0 fields, ascending.
+    pub(crate) fn presence(&self, term: u32) -> &[u32] {
+        let t = term as usize;
+        match self.presence_offsets.get(t..t + 2) {
+            Some(&[start, end]) => &self.presence_docs[start as usize..end as usize],
+            _ => &[],
+        }
+    }
+
     /// The documents of `term`'s postings, ascending.
     pub(crate) fn doc_list(&self, term: u32) -> &[u32] {
         let (start, end, _) = self.list(term);
@@ -198,14 +225,14 @@ impl Index {
 
     /// `term`'s documents, their stored term frequencies, and the scale of those (see
     /// [`Index::list`]).
-    pub(crate) fn postings(&self, term: u32) -> (&[u32], &[f32], f64) {
+    pub(crate) fn postings(&self, term: u32) -> (&[u32], TfSlice<'_>, f64) {
         let (start, end, scale) = self.list(term);
-        (&self.docs[start..end], &self.tfs[start..end], scale)
+        (&self.docs[start..end], self.tfs.slice(start, end), scale)
     }
 
     pub(crate) fn term_frequency(&self, term: u32, doc: u32) -> Option<f64> {
         let (docs, tfs, scale) = self.postings(term);
-        docs.binary_search(&doc).ok().map(|i| tfs[i] as f64 * scale)
+        docs.binary_search(&doc).ok().map(|i| tfs.get(i) * scale)
     }
 }
 

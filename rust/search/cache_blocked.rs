@@ -111,7 +111,7 @@ impl Index {
                     end,
                     scale,
                     qtf,
-                    idf: self.idf[term as usize],
+                    idf: self.idf(term),
                 });
                 continue;
             }
@@ -119,7 +119,7 @@ impl Index {
                 .expansions(tok, &options.prefix)
                 .map(|t| {
                     let (cursor, end, scale) = self.list(t);
-                    (cursor, end, scale, self.idf[t as usize])
+                    (cursor, end, scale, self.idf(t))
                 })
                 .collect();
             if !expansions.is_empty() {
@@ -148,7 +148,7 @@ impl Index {
                                 + self.params.term_score(
                                     *qtf,
                                     *idf,
-                                    self.tfs[i] as f64 * *scale,
+                                    self.tfs.get(i) * *scale,
                                     self.norms[d],
                                 );
                             if before == 0.0 && acc[d] != 0.0 {
@@ -170,7 +170,7 @@ impl Index {
                                     * self.params.term_score(
                                         *qtf,
                                         *idf,
-                                        self.tfs[i] as f64 * *scale,
+                                        self.tfs.get(i) * *scale,
                                         self.norms[d],
                                     );
                                 if best[d] == 0.0 {

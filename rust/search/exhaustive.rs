@@ -4,9 +4,9 @@
 //! resets the accumulator (`top_k_and_reset`). The loop over one term's postings, the hot path,
 //! is `posting_loop`'s.
 
-use super::posting_loop::{add_postings_as, Computed, Stored};
+use super::posting_loop::{add_postings_as, Computed, FromCodes, Scaled, Stored, Sums};
 use super::{id_of, Scratch, SearchOptions, TopK, MAY_EXPAND};
-use crate::index::Index;
+use crate::index::{Index, TfSlice};
 
 impl Index {
     /// Adds every query term's BM25+ contribution to `scratch.acc`; returns the number of known
@@ -68,27 +68,41 @@ impl Index {
                     next += 1;
                 }
                 let (qtf2, term2, tfs2, scale2) = pair.unwrap_or((qtf, term, tfs, scale));
-                let (qi, qi2) = (
-                    qtf * self.idf[term as usize],
-                    qtf2 * self.idf[term2 as usize],
-                );
+                let (qi, qi2) = (qtf * self.idf(term), qtf2 * self.idf(term2));
                 let kind = (pair.is_some(), count, touched.is_empty());
                 let impacts = &self.bounds.impacts;
                 if impacts.is_empty() {
-                    let computed = |tfs, scale| Computed {
-                        tfs,
-                        scale,
-                        norms: &self.norms,
-                        k1p1: self.params.k1 + 1.0,
-                        delta: self.params.delta,
-                    };
-                    add_postings_as(
-                        kind,
-                        docs,
-                        (qi, computed(tfs, scale)),
-                        (qi2, computed(tfs2, scale2)),
-                        (&mut acc[..n], touched, matched),
-                    );
+                    let (k1p1, delta) = (self.params.k1 + 1.0, self.params.delta);
+                    let norms = &self.norms[..];
+                    let sums: Sums<'_> = (&mut acc[..n], touched, matched);
+                    // A coded column (every list of an index is coded, or none): the numbers of
+                    // each code's impact that do not depend on the document, computed once.
+                    if let (TfSlice::Coded(c), TfSlice::Coded(c2)) = (tfs, tfs2) {
+                        let (scaled, scaled2) =
+                            (Scaled::new(&c, scale, k1p1), Scaled::new(&c2, scale2, k1p1));
+                        add_postings_as(
+                            kind,
+                            docs,
+                            (qi, FromCodes::new(c, &scaled, norms, delta)),
+                            (qi2, FromCodes::new(c2, &scaled2, norms, delta)),
+                            sums,
+                        );
+                    } else {
+                        let computed = |tfs, scale| Computed {
+                            tfs,
+                            scale,
+                            norms,
+                            k1p1,
+                            delta,
+                        };
+                        add_postings_as(
+                            kind,
+                            docs,
+                            (qi, computed(tfs, scale)),
+                            (qi2, computed(tfs2, scale2)),
+                            sums,
+                        );
+                    }
                 } else {
                     // Impacts are stored only where no term shares (see `Bounds::impacts`).
                     debug_assert!(self.shared.is_empty());
@@ -113,11 +127,11 @@ impl Index {
             let mut any = false;
             for term in self.expansions(tok, &options.prefix) {
                 any = true;
-                let idf = self.idf[term as usize];
+                let idf = self.idf(term);
                 let (docs, tfs, scale) = self.postings(term);
-                for (&doc, &tf) in docs.iter().zip(tfs) {
+                for (&doc, tf) in docs.iter().zip(tfs.iter()) {
                     let d = doc as usize;
-                    let tf = tf as f64 * scale;
+                    let tf = tf * scale;
                     let score = fraction * self.params.term_score(qtf, idf, tf, self.norms[d]);
                     if best[d] == 0.0 {
                         best_touched.push(doc);

@@ -78,7 +78,7 @@ impl Index {
         for (tok, qtf) in distinct_terms(tokens) {
             if let Some(term) = self.scored_term(tok) {
                 if let Some(tf) = self.term_frequency(term, doc) {
-                    let idf = self.idf[term as usize];
+                    let idf = self.idf(term);
                     out.push(TermExplanation {
                         term: tok.to_owned(),
                         matched: tok.to_owned(),
@@ -98,7 +98,7 @@ impl Index {
                 let Some(tf) = self.term_frequency(term, doc) else {
                     continue;
                 };
-                let idf = self.idf[term as usize];
+                let idf = self.idf(term);
                 let contribution = fraction * self.params.term_score(qtf, idf, tf, norm);
                 // The first expansion (lexicographic) wins a tie, as in `accumulate`.
                 if best

@@ -94,11 +94,7 @@ impl Index {
             // English profile; never stemmed).
             for term in self.profile.required_terms(tok.as_ref()) {
                 let term = self.term_ids.get(&self.terms, term.as_str())?;
-                let t = term as usize;
-                let scored = self.doc_list(term);
-                let only = &self.presence_docs
-                    [self.presence_offsets[t] as usize..self.presence_offsets[t + 1] as usize];
-                out.push((scored, only));
+                out.push((self.doc_list(term), self.presence(term)));
             }
         }
         Some(out)

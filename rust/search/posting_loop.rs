@@ -1,7 +1,9 @@
 //! The exhaustive path's inner loop: one scored term's postings (or a pair of terms with the
 //! same documents) added into the accumulator, specialised at compile time for the coverage
 //! count, the pair and the first term of a query, over impacts computed from the term
-//! frequencies ([`Computed`]) or stored at build ([`Stored`]). `exhaustive::accumulate` calls it.
+//! frequencies ([`Computed`]; [`FromCodes`] for coded ones) or stored at build ([`Stored`]). `exhaustive::accumulate` calls it.
+
+use crate::index::{Codes, TfSlice, MAX_CODES};
 
 /// Where a posting's impact comes from: the parenthesis of `Params::term_score`,
 /// `tf·(k1+1)/(tf+norm) + δ`, for the posting at `i` of a list, of document `d`.
@@ -15,7 +17,7 @@ pub(super) trait Impacts: Sized {
 /// Impacts computed from the term frequencies (stored ones times `scale`: see `Index::list`)
 /// and norms (indexes without stored impacts).
 pub(super) struct Computed<'a> {
-    pub(super) tfs: &'a [f32],
+    pub(super) tfs: TfSlice<'a>,
     pub(super) scale: f64,
     pub(super) norms: &'a [f64],
     pub(super) k1p1: f64,
@@ -25,7 +27,7 @@ pub(super) struct Computed<'a> {
 impl Impacts for Computed<'_> {
     #[inline(always)]
     fn impact(&self, i: usize, d: usize) -> f64 {
-        let tf = self.tfs[i] as f64 * self.scale;
+        let tf = self.tfs.get(i) * self.scale;
         // SAFETY: `d < norms.len()`, the invariant `add_postings` states.
         let norm = unsafe { *self.norms.get_unchecked(d) };
         (tf * self.k1p1) / (tf + norm) + self.delta
@@ -33,7 +35,62 @@ impl Impacts for Computed<'_> {
 
     fn fit(self, len: usize) -> Self {
         Computed {
-            tfs: &self.tfs[..len],
+            tfs: self.tfs.slice(0, len),
+            ..self
+        }
+    }
+}
+
+/// Per code of a coded list (`index::Codes`): its term frequency times the list's scale, and
+/// that times `k1 + 1`, the two numbers of the impact that do not depend on the document.
+/// A slot per possible code, so that reading one needs no bounds check (4 KiB, on the stack).
+pub(super) struct Scaled([(f64, f64); MAX_CODES]);
+
+impl Scaled {
+    /// The table of `codes` at tf scale `scale`, computed with the operations of [`Computed`].
+    #[inline]
+    pub(super) fn new(codes: &Codes<'_>, scale: f64, k1p1: f64) -> Scaled {
+        let mut table = [(0.0, 0.0); MAX_CODES];
+        for (slot, &tf) in table.iter_mut().zip(codes.values()) {
+            let tf = tf * scale;
+            *slot = (tf, tf * k1p1);
+        }
+        Scaled(table)
+    }
+}
+
+/// Impacts of a coded list, computed like [`Computed`]'s from the list's [`Scaled`] table:
+/// per posting one table read (two numbers), an addition and a division.
+pub(super) struct FromCodes<'a> {
+    pub(super) codes: &'a [u8],
+    pub(super) scaled: &'a Scaled,
+    pub(super) norms: &'a [f64],
+    pub(super) delta: f64,
+}
+
+impl<'a> FromCodes<'a> {
+    pub(super) fn new(codes: Codes<'a>, scaled: &'a Scaled, norms: &'a [f64], delta: f64) -> Self {
+        FromCodes {
+            codes: codes.codes,
+            scaled,
+            norms,
+            delta,
+        }
+    }
+}
+
+impl Impacts for FromCodes<'_> {
+    #[inline(always)]
+    fn impact(&self, i: usize, d: usize) -> f64 {
+        let (tf, numerator) = self.scaled.0[self.codes[i] as usize];
+        // SAFETY: `d < norms.len()`, the invariant `add_postings` states.
+        let norm = unsafe { *self.norms.get_unchecked(d) };
+        numerator / (tf + norm) + self.delta
+    }
+
+    fn fit(self, len: usize) -> Self {
+        FromCodes {
+            codes: &self.codes[..len],
             ..self
         }
     }

@@ -9,14 +9,14 @@ pub(super) fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
-pub(super) fn put_strings<S: AsRef<str>>(out: &mut Vec<u8>, items: &[S]) {
+pub(super) fn put_strings<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a str> + Clone) {
     let mut end = 0u32;
-    for s in items {
-        end += s.as_ref().len() as u32;
+    for s in items.clone() {
+        end += s.len() as u32;
         put_u32(out, end);
     }
     for s in items {
-        out.extend_from_slice(s.as_ref().as_bytes());
+        out.extend_from_slice(s.as_bytes());
     }
 }
 

@@ -171,15 +171,9 @@ impl Index {
             .sum();
         put_u32(&mut p, postings as u32);
         put_u32(&mut p, self.presence_docs.len() as u32);
-        put_strings(&mut p, &self.names);
+        put_strings(&mut p, (0..self.names.len()).map(|d| &self.names[d]));
         let sorted: Vec<&str> = order.iter().map(|&t| &self.terms[t as usize]).collect();
-        put_strings(&mut p, &sorted);
-        let span = |offsets: &[u32], t: u32| {
-            (
-                offsets[t as usize] as usize,
-                offsets[t as usize + 1] as usize,
-            )
-        };
+        put_strings(&mut p, sorted.iter().copied());
         let mut end = 0u32;
         put_u32(&mut p, end);
         for &t in &order {
@@ -193,20 +187,18 @@ impl Index {
         }
         for &t in &order {
             let (s, e, scale) = self.list(t);
-            for &tf in &self.tfs[s..e] {
-                p.extend_from_slice(&((tf as f64 * scale) as f32).to_le_bytes());
+            for tf in self.tfs.slice(s, e).iter() {
+                p.extend_from_slice(&((tf * scale) as f32).to_le_bytes());
             }
         }
         let mut end = 0u32;
         put_u32(&mut p, end);
         for &t in &order {
-            let (s, e) = span(&self.presence_offsets, t);
-            end += (e - s) as u32;
+            end += self.presence(t).len() as u32;
             put_u32(&mut p, end);
         }
         for &t in &order {
-            let (s, e) = span(&self.presence_offsets, t);
-            for &d in &self.presence_docs[s..e] {
+            for &d in self.presence(t) {
                 put_u32(&mut p, d);
             }
         }

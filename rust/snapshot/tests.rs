@@ -33,7 +33,7 @@ fn round_trip_is_exact() {
     };
     let hits = back.search("read", 10, &zebra).unwrap();
     assert_eq!(hits.len(), 1);
-    assert_eq!(back.names[hits[0].0 as usize], "only_here");
+    assert_eq!(&back.names[hits[0].0 as usize], "only_here");
     assert_eq!(idx.search("read", 10, &zebra).unwrap(), hits);
     let empty = Index::build_parallel::<&str>(vec![], &[], vec![], Params::default()).unwrap();
     let (e, _) = Index::from_bytes(&empty.to_bytes(b"")).unwrap();
@@ -138,6 +138,47 @@ fn structural_corruption_with_a_valid_checksum_never_panics() {
         b[24..28].copy_from_slice(&crc.to_le_bytes());
         if let Ok((idx, _)) = Index::from_bytes(&b) {
             let _ = idx.search("read file the", 5, &SearchOptions::default());
+        }
+    }
+}
+
+/// The file stores term frequencies as `f32`s whatever the in-memory column (`index::Tfs`):
+/// a coded column (few distinct values) and a raw one (more than 256) both round-trip to the
+/// same index, as does an index without presence postings (no presence offsets in memory).
+#[test]
+fn coded_and_raw_term_frequencies_round_trip() {
+    let (names, docs) = corpus(2000, 23);
+    let coded = Index::build_parallel(names.clone(), &docs, vec![6.0, 2.0, 1.0], Params::default())
+        .unwrap();
+    assert!(matches!(coded.tfs, crate::index::Tfs::Coded { .. }));
+    assert!(coded.presence_docs.is_empty() && coded.presence_offsets.is_empty());
+    // 40 fields of distinct weights: sums of them give thousands of distinct frequencies.
+    let weights: Vec<f64> = (0..40).map(|f| 1.0 + f as f64 * 0.013).collect();
+    let spread: Vec<Vec<(usize, String)>> = docs
+        .iter()
+        .enumerate()
+        .map(|(d, fields)| {
+            let text = fields.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>();
+            (0..1 + d % 5)
+                .map(|k| ((d * d * 31 + k * 17 + d / 7) % 40, text.join(" ")))
+                .collect()
+        })
+        .collect();
+    let raw = Index::build_parallel(names, &spread, weights, Params::default()).unwrap();
+    assert!(matches!(raw.tfs, crate::index::Tfs::Raw(_)));
+    for idx in [coded, raw] {
+        let bytes = idx.to_bytes(b"");
+        let (back, _) = Index::from_bytes(&bytes).unwrap();
+        assert_equivalent(&idx, &back);
+        // (term ids, so posting order, differ: the file's terms are sorted)
+        let kind = std::mem::discriminant;
+        assert_eq!(kind(&back.tfs), kind(&idx.tfs));
+        assert_eq!(back.to_bytes(b""), bytes);
+        let opts = SearchOptions::default();
+        for q in ["read file", "the data of user", "send message"] {
+            let hits = idx.search(q, 10, &opts).unwrap();
+            assert!(!hits.is_empty(), "{q}");
+            assert_eq!(back.search(q, 10, &opts).unwrap(), hits, "{q}");
         }
     }
 }

@@ -27,7 +27,7 @@ fn stored_impacts_give_the_bits_of_computed_ones() {
             let d = idx.docs[i] as usize;
             let score = idx
                 .params
-                .term_score(1.0, 1.0, idx.tfs[i] as f64, idx.norms[d]);
+                .term_score(1.0, 1.0, idx.tfs.get(i), idx.norms[d]);
             assert_eq!(
                 impact.to_bits(),
                 score.to_bits(),
@@ -178,8 +178,8 @@ fn bounds_are_upper_bounds_and_bitmaps_hold_the_dense_terms() {
             let d = idx.docs[i] as usize;
             let score = idx
                 .params
-                .term_score(1.0, idx.idf[t], idx.tfs[i] as f64, idx.norms[d]);
-            assert!(score <= idx.idf[t] * b.term_max[t] as f64);
+                .term_score(1.0, idx.idf(t as u32), idx.tfs.get(i), idx.norms[d]);
+            assert!(score <= idx.idf(t as u32) * b.term_max[t] as f64);
         }
         let dense = (end - start) * crate::index::bounds::DENSE >= idx.len();
         assert_eq!(b.bitmap(t as u32).is_some(), dense);

@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 use super::{reaches, List, PrunedSearch};
 use crate::index::bm25::Params;
-use crate::index::Index;
+use crate::index::{Index, TfSlice};
 use crate::search::TopK;
 
 /// The most lists this path takes (the 2^8 sets of lists are enumerated when θ rises). With a
@@ -181,7 +181,7 @@ impl Index {
         let mut sets = Vec::with_capacity(1 << MAX_LISTS);
         let mut floor = minimal_sets(theta, &mut sets);
         let params = self.params;
-        let (tfs, norms) = (&self.tfs[..], &self.norms[..]);
+        let (tfs, norms) = (self.tfs.all(), &self.norms[..]);
         let mut scan = Scan {
             lists: &*lists,
             maps: &maps,
@@ -322,7 +322,7 @@ struct Scan<'a, 'l, F> {
     /// List indices by descending bound.
     order: &'l [usize],
     docs: &'a [u32],
-    tfs: &'a [f32],
+    tfs: TfSlice<'a>,
     norms: &'a [f64],
     params: Params,
     contrib: Vec<f64>,

@@ -2,6 +2,7 @@
 //! prefix expansion, with its bound, its cursor and its scoring.
 
 use crate::index::bm25::Params;
+use crate::index::TfSlice;
 
 /// One posting list of the query: an exact term, or one expansion of a prefix term.
 #[derive(Clone)]
@@ -45,8 +46,8 @@ impl List {
     /// The contribution of the posting `i` to a document of norm `norm`, computed exactly as
     /// `Index::accumulate` does.
     #[inline]
-    pub(super) fn score(&self, params: &Params, tfs: &[f32], i: usize, norm: f64) -> f64 {
-        let score = params.term_score(self.qtf, self.idf, tfs[i] as f64 * self.scale, norm);
+    pub(super) fn score(&self, params: &Params, tfs: TfSlice<'_>, i: usize, norm: f64) -> f64 {
+        let score = params.term_score(self.qtf, self.idf, tfs.get(i) * self.scale, norm);
         match self.fraction {
             None => score,
             Some(f) => f * score,
@@ -59,7 +60,7 @@ impl List {
     pub(super) fn score_into(
         &self,
         params: &Params,
-        tfs: &[f32],
+        tfs: TfSlice<'_>,
         i: usize,
         norm: f64,
         contrib: &mut [f64],
@@ -70,7 +71,7 @@ impl List {
         match &self.twin {
             None => c,
             Some(twin) => {
-                let tf = tfs[i.wrapping_add(twin.shift)] as f64 * twin.scale;
+                let tf = tfs.get(i.wrapping_add(twin.shift)) * twin.scale;
                 let c2 = params.term_score(twin.qtf, twin.idf, tf, norm);
                 record(contrib, hit, self.src + 1, c2);
                 c + c2

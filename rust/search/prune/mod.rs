@@ -97,12 +97,12 @@ impl Index {
             next += 1;
             let mut push = |term: u32, fraction: Option<f64>, twin: Option<(u32, f64)>| {
                 let t = term as usize;
-                let idf = self.idf[t];
+                let idf = self.idf(term);
                 let (pos, end, scale) = self.list(term);
                 let mut bound = qtf * idf * bounds.term_max[t] as f64;
                 let twin = twin.map(|(term2, qtf2)| {
                     let t2 = term2 as usize;
-                    let idf2 = self.idf[t2];
+                    let idf2 = self.idf(term2);
                     bound += qtf2 * idf2 * bounds.term_max[t2] as f64;
                     let (pos2, _, scale2) = self.list(term2);
                     Twin {
@@ -258,7 +258,7 @@ impl Index {
         if ne == n {
             return top.into_sorted();
         }
-        let (docs, tfs, norms) = (&self.docs[..], &self.tfs[..], &self.norms[..]);
+        let (docs, tfs, norms) = (&self.docs[..], self.tfs.all(), &self.norms[..]);
         let bitmaps = &self.bounds.bitmaps[..];
         let params = self.params;
         let mut contrib = vec![0f64; m];
