@@ -4,7 +4,7 @@
 //! resets the accumulator (`top_k_and_reset`). The loop over one term's postings, the hot path,
 //! is `posting_loop`'s.
 
-use super::posting_loop::{add_postings_as, Computed, FromCodes, Scaled, Stored, Sums};
+use super::posting_loop::{add_postings_as, Computed, Scaled, Stored, Sums, IMPACT_BLOCK};
 use super::{id_of, Scratch, SearchOptions, TopK, MAY_EXPAND};
 use crate::index::{Index, TfSlice};
 
@@ -74,20 +74,38 @@ impl Index {
                 if impacts.is_empty() {
                     let (k1p1, delta) = (self.params.k1 + 1.0, self.params.delta);
                     let norms = &self.norms[..];
-                    let sums: Sums<'_> = (&mut acc[..n], touched, matched);
-                    // A coded column (every list of an index is coded, or none): the numbers of
-                    // each code's impact that do not depend on the document, computed once.
+                    // A coded column (every list of an index is coded, or none): block by
+                    // block, the impacts are computed from each code's numbers that do not
+                    // depend on the document (a loop without dependencies between postings),
+                    // then added as stored ones.
                     if let (TfSlice::Coded(c), TfSlice::Coded(c2)) = (tfs, tfs2) {
                         let (scaled, scaled2) =
                             (Scaled::new(&c, scale, k1p1), Scaled::new(&c2, scale2, k1p1));
-                        add_postings_as(
-                            kind,
-                            docs,
-                            (qi, FromCodes::new(c, &scaled, norms, delta)),
-                            (qi2, FromCodes::new(c2, &scaled2, norms, delta)),
-                            sums,
-                        );
+                        let mut block = [[0f64; IMPACT_BLOCK]; 2];
+                        let mut start = 0;
+                        while start < docs.len() {
+                            let end = (start + IMPACT_BLOCK).min(docs.len());
+                            let docs = &docs[start..end];
+                            let [ref mut first, ref mut second] = block;
+                            let first = &mut first[..docs.len()];
+                            scaled.impacts(&c.codes[start..end], docs, norms, delta, first);
+                            let second = &mut second[..docs.len()];
+                            if pair.is_some() {
+                                scaled2.impacts(&c2.codes[start..end], docs, norms, delta, second);
+                            }
+                            // (the first term of the query until its first block is added)
+                            let kind = (kind.0, kind.1, touched.is_empty());
+                            add_postings_as(
+                                kind,
+                                docs,
+                                (qi, Stored(first)),
+                                (qi2, Stored(second)),
+                                (&mut acc[..n], &mut *touched, &mut matched[..]),
+                            );
+                            start = end;
+                        }
                     } else {
+                        let sums: Sums<'_> = (&mut acc[..n], touched, matched);
                         let computed = |tfs, scale| Computed {
                             tfs,
                             scale,

@@ -1,7 +1,7 @@
 //! The exhaustive path's inner loop: one scored term's postings (or a pair of terms with the
 //! same documents) added into the accumulator, specialised at compile time for the coverage
 //! count, the pair and the first term of a query, over impacts computed from the term
-//! frequencies ([`Computed`]; [`FromCodes`] for coded ones) or stored at build ([`Stored`]). `exhaustive::accumulate` calls it.
+//! frequencies ([`Computed`]; a coded list's block by block, [`Scaled`]) or stored at build ([`Stored`]). `exhaustive::accumulate` calls it.
 
 use crate::index::{Codes, TfSlice, MAX_CODES};
 
@@ -57,44 +57,29 @@ impl Scaled {
         }
         Scaled(table)
     }
-}
 
-/// Impacts of a coded list, computed like [`Computed`]'s from the list's [`Scaled`] table:
-/// per posting one table read (two numbers), an addition and a division.
-pub(super) struct FromCodes<'a> {
-    pub(super) codes: &'a [u8],
-    pub(super) scaled: &'a Scaled,
-    pub(super) norms: &'a [f64],
-    pub(super) delta: f64,
-}
-
-impl<'a> FromCodes<'a> {
-    pub(super) fn new(codes: Codes<'a>, scaled: &'a Scaled, norms: &'a [f64], delta: f64) -> Self {
-        FromCodes {
-            codes: codes.codes,
-            scaled,
-            norms,
-            delta,
+    /// The impacts of the postings of `docs` whose codes are `codes`, into `out` (as long):
+    /// `(tf·(k1+1)) / (tf + norm) + δ` with the operations of [`Computed`].
+    #[inline]
+    pub(super) fn impacts(
+        &self,
+        codes: &[u8],
+        docs: &[u32],
+        norms: &[f64],
+        delta: f64,
+        out: &mut [f64],
+    ) {
+        for ((slot, &code), &doc) in out.iter_mut().zip(codes).zip(docs) {
+            let (tf, numerator) = self.0[code as usize];
+            // SAFETY: `doc < norms.len()`, the invariant `add_postings` states.
+            let norm = unsafe { *norms.get_unchecked(doc as usize) };
+            *slot = numerator / (tf + norm) + delta;
         }
     }
 }
 
-impl Impacts for FromCodes<'_> {
-    #[inline(always)]
-    fn impact(&self, i: usize, d: usize) -> f64 {
-        let (tf, numerator) = self.scaled.0[self.codes[i] as usize];
-        // SAFETY: `d < norms.len()`, the invariant `add_postings` states.
-        let norm = unsafe { *self.norms.get_unchecked(d) };
-        numerator / (tf + norm) + self.delta
-    }
-
-    fn fit(self, len: usize) -> Self {
-        FromCodes {
-            codes: &self.codes[..len],
-            ..self
-        }
-    }
-}
+/// Postings per block of [`Scaled::impacts`] (8 KiB of impacts, in the L1 cache).
+pub(super) const IMPACT_BLOCK: usize = 1024;
 
 /// A list's stored impacts (`Bounds::impacts`), computed at build with the same operations.
 pub(super) struct Stored<'a>(pub(super) &'a [f64]);
