@@ -295,3 +295,62 @@ mod tests {
         assert_eq!(Tfs::new(Vec::new()).len(), 0);
     }
 }
+
+/// Scoring reads coded and raw columns to the same bits, in every loop.
+#[cfg(test)]
+mod scoring_tests {
+    use super::Tfs;
+    use crate::build::tests::corpus;
+    use crate::index::bm25::Params;
+    use crate::index::Index;
+    use crate::search::prune::ScoringMode;
+    use crate::search::SearchOptions;
+
+    #[test]
+    fn coded_and_raw_columns_score_the_same() {
+        let (names, docs) = corpus(12_000, 31);
+        let built = Index::build_parallel_profiled(
+            names,
+            &docs,
+            vec![6.0, 2.0, 1.0],
+            Params::default(),
+            crate::analysis::Profile::English,
+        )
+        .unwrap();
+        // Shared lists: no stored impacts, so the exhaustive loop computes them (block by
+        // block for a coded column: the common words' lists span several blocks).
+        let coded = built.with_shared_twins();
+        assert!(coded.bounds.impacts.is_empty());
+        assert!(matches!(coded.tfs, Tfs::Coded { .. }));
+        let longest = (0..coded.terms.len() as u32)
+            .map(|t| coded.doc_list(t).len())
+            .max();
+        // (more than a block of `search::posting_loop::IMPACT_BLOCK`, 1,024 postings)
+        assert!(longest > Some(1024), "{longest:?}");
+        let mut raw = coded.clone();
+        raw.tfs = Tfs::Raw(coded.tfs.to_f32s());
+        let coverage = SearchOptions {
+            coverage: true,
+            ..SearchOptions::default()
+        };
+        for mode in [ScoringMode::Exhaustive, ScoringMode::Pruned] {
+            for opts in [SearchOptions::default(), coverage.clone()] {
+                for q in [
+                    "read file",
+                    "the data of user",
+                    "send message to channel",
+                    "a the of",
+                ] {
+                    let want = Index::with_scoring_mode(mode, || raw.search(q, 50, &opts));
+                    let got = Index::with_scoring_mode(mode, || coded.search(q, 50, &opts));
+                    let bits = |h: Vec<(u32, f64)>| -> Vec<(u32, u64)> {
+                        h.into_iter().map(|(d, s)| (d, s.to_bits())).collect()
+                    };
+                    let (want, got) = (bits(want.unwrap()), bits(got.unwrap()));
+                    assert!(!want.is_empty(), "{q}");
+                    assert_eq!(got, want, "{mode:?} {q}");
+                }
+            }
+        }
+    }
+}
