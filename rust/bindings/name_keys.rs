@@ -2,7 +2,7 @@
 //! `_build_name_table`: a name table's dicts and key sets from its tools' names in one call
 //! (`crate::search::name_table`).
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyMemoryError, PyTypeError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
@@ -173,6 +173,11 @@ pub(crate) fn _build_name_table<'py>(
         let keys = build.name_keys();
         (build.into_maps(), keys)
     });
+    let Some(maps) = maps else {
+        return Err(PyMemoryError::new_err(
+            "the tools' name forms hold more than 4 GiB of text",
+        ));
+    };
     let [plain, qualified] =
         [maps.0, maps.1].map(|map| Bound::new(py, PyNameMap::new(map)).map(Bound::into_any));
     let keys = Bound::new(py, PyNameKeys { inner: keys })?.into_any();

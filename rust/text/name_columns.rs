@@ -12,51 +12,15 @@ use std::sync::OnceLock;
 
 use hashbrown::hash_table::HashTable;
 
+use super::packed_strings::{CompactStrings as Strings, TooLarge};
+
+/// The columns hold more than 4 GiB of text (never for a catalogue a loader accepts).
+pub type ColumnsTooLarge = TooLarge;
+
 /// No server, or no raw MCP name.
 const NONE: u32 = u32::MAX;
 /// The mark of a raw MCP name stored on its own (the rest: its number in `mcp_own`).
 const OWN: u32 = 1 << 31;
-
-/// The columns hold more than 4 GiB of text (never for a catalogue a loader accepts).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ColumnsTooLarge;
-
-/// Strings back to back in one buffer, 32-bit ends.
-#[derive(Debug, Clone, Default)]
-struct Strings {
-    text: String,
-    ends: Vec<u32>,
-}
-
-impl Strings {
-    fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    fn get(&self, i: usize) -> Option<&str> {
-        let start = match i.checked_sub(1) {
-            Some(before) => *self.ends.get(before)? as usize,
-            None => 0,
-        };
-        self.text.get(start..*self.ends.get(i)? as usize)
-    }
-
-    fn push(&mut self, s: &str) -> Result<(), ColumnsTooLarge> {
-        let end = u32::try_from(self.text.len() + s.len()).map_err(|_| ColumnsTooLarge)?;
-        self.text.push_str(s);
-        self.ends.push(end);
-        Ok(())
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.text.capacity() + 4 * self.ends.capacity()
-    }
-
-    fn shrink_to_fit(&mut self) {
-        self.text.shrink_to_fit();
-        self.ends.shrink_to_fit();
-    }
-}
 
 /// Each tool's name, server and raw MCP name, in tool order.
 #[derive(Debug, Default)]
@@ -180,7 +144,7 @@ impl ColumnsBuilder {
         let columns = &mut builder.columns;
         columns.server_of.reserve_exact(tools);
         columns.mcp.reserve_exact(tools);
-        columns.names.ends.reserve_exact(tools);
+        columns.names.reserve(tools);
         builder
     }
 
@@ -207,7 +171,7 @@ impl ColumnsBuilder {
                         let j = u32::try_from(servers.len())
                             .ok()
                             .filter(|&j| j != NONE)
-                            .ok_or(ColumnsTooLarge)?;
+                            .ok_or(TooLarge)?;
                         columns.servers.push(server)?;
                         let (servers, hasher) = (&columns.servers, &columns.hasher);
                         self.server_numbers.insert_unique(hash, j, |&k| {
@@ -226,7 +190,7 @@ impl ColumnsBuilder {
                     let j = u32::try_from(columns.mcp_own.len())
                         .ok()
                         .filter(|&j| j < OWN - 1)
-                        .ok_or(ColumnsTooLarge)?;
+                        .ok_or(TooLarge)?;
                     columns.mcp_own.push(raw)?;
                     OWN | j
                 }
@@ -262,7 +226,7 @@ impl ColumnsBuilder {
                 let j = u32::try_from(columns.mcp_own.len())
                     .ok()
                     .filter(|&j| j < OWN - 1)
-                    .ok_or(ColumnsTooLarge)?;
+                    .ok_or(TooLarge)?;
                 columns
                     .mcp_own
                     .push(from.mcp_own.get((mcp & !OWN) as usize).unwrap_or(""))?;
