@@ -35,6 +35,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bindings::name_keys::PyNameKeys>()?;
     m.add_class::<bindings::fast_path::PyViewFilter>()?;
     m.add_class::<bindings::name_map::PyNameMap>()?;
+    m.add_class::<bindings::name_columns::PyNameColumns>()?;
+    m.add_class::<bindings::name_columns::PyNameColumn>()?;
+    m.add_class::<bindings::name_columns::PyNamePositions>()?;
     m.add_class::<bindings::plain_search::PyPlainSearch>()?;
     m.add_class::<bindings::dense_matrix::PyDenseMatrix>()?;
     m.add_class::<bindings::records::PySourceItems>()?;

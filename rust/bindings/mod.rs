@@ -16,6 +16,7 @@ pub(crate) mod index_persist;
 pub(crate) mod index_scores;
 pub(crate) mod keyword_index;
 pub(crate) mod matches;
+pub(crate) mod name_columns;
 pub(crate) mod name_keys;
 pub(crate) mod name_map;
 pub(crate) mod plain_search;

@@ -8,11 +8,13 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyT
 
 use super::convert::{bm25_params, check_field_weights};
 use super::index::PyIndex;
+use super::name_columns::PyNameColumns;
 use crate::analysis::Profile;
 use crate::build::catalog::{self, item_spans, span_fields, Built, Outcome};
 use crate::build::item::{has, Annotations, Item, Node, Text, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES};
 use crate::build::records::item_fields;
 use crate::build::source::SourceItems;
+use crate::text::name_columns::{ColumnsBuilder, ColumnsTooLarge};
 
 /// A `str` as UTF-8; `None` when it holds a lone surrogate.
 fn utf8(s: &Bound<'_, PyString>) -> Option<String> {
@@ -233,13 +235,12 @@ impl PySourceItems {
     }
 }
 
-/// What `_build_records` returns: the engine index, each tool's name, server and raw MCP name,
-/// the items' source text (`None` for a list of dicts) and the server the items belong to.
+/// What `_build_records` returns: the engine index, the tools' name columns (each tool's name,
+/// server and raw MCP name), the items' source text (`None` for a list of dicts) and the server
+/// the items belong to.
 type Records = (
     PyIndex,
-    Vec<String>,
-    Vec<Option<Py<PyString>>>,
-    Vec<Option<String>>,
+    PyNameColumns,
     Option<PySourceItems>,
     Option<String>,
 );
@@ -308,28 +309,19 @@ pub fn _build_records(
         Outcome::Built(built) => (*built)?,
     };
     super::build_pipeline::release_free_memory();
-    let mut names = Vec::with_capacity(tools.len());
-    let mut servers = Vec::with_capacity(tools.len());
-    let mut mcp = Vec::with_capacity(tools.len());
-    // One `str` per distinct server, shared by its tools (a server has many tools).
-    let mut shared: std::collections::HashMap<String, Py<PyString>> = Default::default();
-    for (name, server, mcp_tool_name) in tools {
-        names.push(name);
-        servers.push(server.map(|server| match shared.get(&server) {
-            Some(s) => s.clone_ref(py),
-            None => {
-                let s = PyString::new(py, &server).unbind();
-                shared.insert(server, s.clone_ref(py));
-                s
-            }
-        }));
-        mcp.push(mcp_tool_name);
-    }
+    let columns = py.detach(move || -> Result<_, ColumnsTooLarge> {
+        let mut columns = ColumnsBuilder::with_capacity(tools.len());
+        for (name, server, mcp_tool_name) in &tools {
+            columns.push(name, server.as_deref(), mcp_tool_name.as_deref())?;
+        }
+        Ok(columns.finish())
+    });
+    let Ok(columns) = columns else {
+        return Ok(None); // more than 4 GiB of names: the Python way
+    };
     Ok(Some((
         PyIndex::wrap(index),
-        names,
-        servers,
-        mcp,
+        PyNameColumns::wrap(columns),
         spans,
         server,
     )))

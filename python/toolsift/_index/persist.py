@@ -19,7 +19,7 @@ import dataclasses
 import math
 import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .._engine.select import EngineName, select_engine
 from .._options import check_max_bytes
@@ -44,6 +44,7 @@ __all__ = [
     "server_tools",
     "to_bytes",
     "name_at",
+    "positions",
     "tool_names",
     "updated",
     "write",
@@ -143,6 +144,9 @@ def updated(
     else:
         tools = (*without(old_tools, drop), *add)
     ids = PositionMap.of(by_name).updated(dropped.values(), [t.name for t in add])
+    if isinstance(ids, dict) and isinstance(tools, LazyTools):
+        # Folded: the new columns' own map, not a dict of every name.
+        ids = cast("dict[str, int]", tools.columns.positions)
     new = Parts(tools, parts.engine, index, parts.field_weights, parts.params, ids)
     return new, ids, drop, len(tools) - len(add)
 
@@ -158,6 +162,14 @@ def server_tools(server: object, tools: Iterable[Tool]) -> tuple[Tool, ...]:
                 f"tools[{i}] ({tool.name!r}) belongs to server {tool.server!r}, not {server!r}"
             )
     return checked
+
+
+def positions(parts: Parts) -> Mapping[str, int]:
+    """The name -> id map of an index of ``parts`` (a lazy index's: its packed columns' own)."""
+    if isinstance(parts.tools, LazyTools):
+        return cast("Mapping[str, int]", parts.tools.columns.positions)
+    names = parts.names
+    return dict(zip(names, range(len(names))))
 
 
 def tool_names(tools: Sequence[Tool] | LazyTools, by_name: Mapping[str, int]) -> Sequence[str]:

@@ -25,6 +25,8 @@ from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Union, cast, overload
 
+from .._snapshot.name_columns import ListColumns
+from .._snapshot.tools_section import NameViews
 from ..query import name_key
 from ..tools import _SAFE_NAME, Tool, tool_aliases
 from .find import MIN_KEY_LENGTH, NameFinder
@@ -449,7 +451,12 @@ def _built(
     compact ``NameMap`` objects), else by :func:`built_in_python` (the specification: dicts of
     the same items)."""
     if _build_name_table is not None:
-        plain, qualified, keys = _build_name_table(tools)
+        # A lazy index's packed name columns are read in Rust directly, no view per tool.
+        columns = tools.columns if isinstance(tools, NameViews) else None
+        if columns is None or isinstance(columns, ListColumns):
+            plain, qualified, keys = _build_name_table(tools)
+        else:
+            plain, qualified, keys = _build_name_table(columns)
         return cast(_Map, plain), cast(_Map, qualified), keys  # registered as Mappings
     return built_in_python(tools)
 
