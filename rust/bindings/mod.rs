@@ -21,4 +21,5 @@ pub(crate) mod name_map;
 pub(crate) mod plain_search;
 pub(crate) mod records;
 pub(crate) mod regex_index;
+pub(crate) mod tool_objects;
 pub(crate) mod tools;
