@@ -14,8 +14,7 @@
 //! return `None`, and the caller loads the items the Python way, which gives the result or
 //! the error. `tests/test_tool_objects.py` proves the two paths equal with Hypothesis.
 
-use std::collections::HashSet;
-
+use ahash::{AHashSet, RandomState};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -441,13 +440,34 @@ impl<'py> Maker<'py> {
     }
 }
 
+/// The names made so far, as 64-bit hashes: two names of one hash (a duplicate, or by a chance
+/// of about n² / 2⁶⁵) leave the load to Python, which words the duplicate or makes the tools.
+struct Names {
+    hasher: RandomState,
+    hashes: AHashSet<u64>,
+}
+
+impl Names {
+    fn with_capacity(n: usize) -> Self {
+        Names {
+            hasher: RandomState::new(),
+            hashes: AHashSet::with_capacity(n),
+        }
+    }
+
+    /// Whether `name` is new.
+    fn insert(&mut self, name: &str) -> bool {
+        self.hashes.insert(self.hasher.hash_one(name))
+    }
+}
+
 /// One `Tool` of `item` (`None`: left to Python).
 fn tool<'py>(
     maker: &Maker<'py>,
     item: &Bound<'py, PyAny>,
     server: &Bound<'py, PyAny>,
     format: Format,
-    seen: &mut HashSet<Vec<u8>>,
+    seen: &mut Names,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     let py = item.py();
     let item = or_python!(item.cast_exact::<PyDict>().ok());
@@ -464,7 +484,7 @@ fn tool<'py>(
     if !fields.valid() || !description.within(MAX_DESCRIPTION_LENGTH) {
         return Ok(None);
     }
-    if !seen.insert(fields.name.utf8.as_bytes().to_vec()) {
+    if !seen.insert(fields.name.text()) {
         return Ok(None); // a duplicate: Python names both places
     }
     let schema = fields.schema.cast_exact::<PyDict>()?;
@@ -545,7 +565,7 @@ pub fn _new_tools<'py>(
         return Err(PyValueError::new_err("one server per item is needed"));
     }
     let maker = Maker::new(cls)?;
-    let mut seen: HashSet<Vec<u8>> = HashSet::with_capacity(items.len());
+    let mut seen = Names::with_capacity(items.len());
     let mut tools = Vec::with_capacity(items.len());
     for (item, server) in items.iter().zip(servers.iter()) {
         tools.push(or_python!(tool(&maker, &item, &server, format, &mut seen)?));
