@@ -34,6 +34,7 @@ __all__ = [
     "_new_matches",
     "_build_records",
     "_build_tools",
+    "_new_tools",
     "_update_tools",
     "_tool_document",
     "_build_name_table",
@@ -143,6 +144,26 @@ def _build_tools(
     >>> from toolsift._core import _build_tools
     >>> len(_build_tools([Tool(name="a")], [1.0] * 11, 1.2, 0.75, 1.0, "omp"))
     1
+    """
+
+def _new_tools(
+    cls: type[Tool],
+    items: list[Any],
+    servers: list[str | None],
+    format: Literal["detect", "mcp", "record"],
+) -> list[Tool] | None:
+    """``toolsift.Tool`` objects of plain tool dicts, made in one call as the loaders make them:
+    ``format`` ``"detect"`` reads each item as ``toolsift.load_tools`` does, ``"mcp"`` as
+    ``from_mcp`` and ``"record"`` as ``from_records``; ``servers[i]`` is item ``i``'s server.
+    Returns ``None`` when any item must be converted by the Python loaders (another format, a
+    value ``Tool`` would reject or change) or two tools have the same name.
+
+    For ``toolsift.loaders`` only.
+
+    >>> from toolsift import Tool
+    >>> from toolsift._core import _new_tools
+    >>> [t.name for t in _new_tools(Tool, [{"name": "a"}], ["fs"], "detect")]
+    ['mcp__fs__a']
     """
 
 def _update_tools(index: Index, tools: Sequence[Tool], remove: Iterable[int] | None) -> Index:
