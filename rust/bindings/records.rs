@@ -265,23 +265,33 @@ pub fn _build_records(
     check_field_weights(py, &field_weights)?;
     let params = bm25_params(py, (k1, b, delta))?;
     let (outcome, spans, server) = if let Ok(bytes) = source.cast::<PyBytes>() {
-        let text = bytes.as_bytes();
-        let Some(items) = py.detach(|| item_spans(text, jsonl_first, server.as_deref())) else {
+        let bytes = bytes.as_bytes();
+        let spans = py.detach(|| {
+            let text = std::str::from_utf8(bytes).ok()?; // not UTF-8: Python's error
+            Some((text, item_spans(text, jsonl_first, server.as_deref())?))
+        });
+        let Some((text, items)) = spans else {
             return Ok(None);
         };
-        let outcome = py.detach(|| {
-            catalog::build(
-                &items.spans,
-                |&span| span_fields(text, span, &items),
-                field_weights,
-                params,
-                profile,
-            )
+        // The items' sources are compressed while they are indexed: on a few cores, the
+        // compression's small tasks keep a core busy that would wait for the last chunk.
+        let (outcome, source) = py.detach(|| {
+            crate::pool::install(|| {
+                rayon::join(
+                    || {
+                        catalog::build(
+                            &items.spans,
+                            |&span| span_fields(text, span, &items),
+                            field_weights,
+                            params,
+                            profile,
+                        )
+                    },
+                    || SourceItems::new(bytes, &items.spans),
+                )
+            })
         });
-        if matches!(outcome, Outcome::Fallback) {
-            return Ok(None);
-        }
-        let Some(source) = py.detach(|| SourceItems::new(text, &items.spans)) else {
+        let (Some(source), false) = (source, matches!(outcome, Outcome::Fallback)) else {
             return Ok(None);
         };
         (outcome, Some(PySourceItems { inner: source }), items.server)
@@ -308,7 +318,8 @@ pub fn _build_records(
         Outcome::Fallback => return Ok(None),
         Outcome::Built(built) => (*built)?,
     };
-    super::build_pipeline::release_free_memory();
+    // The build's scratch memory goes back to the OS on the pool, while the caller goes on.
+    crate::pool::spawn(super::build_pipeline::release_free_memory);
     let columns = py.detach(move || -> Result<_, ColumnsTooLarge> {
         let mut columns = ColumnsBuilder::with_capacity(tools.len());
         for (name, server, mcp_tool_name) in &tools {
