@@ -80,8 +80,9 @@ def _new_matches(
     cls: type[_Match], tools: Sequence[Any], hits: Iterable[tuple[int, float]], reason: str
 ) -> list[_Match]:
     """``toolsift.result.new_matches`` in one call: for each ``(id, score)`` of ``hits``, an
-    object of ``cls`` (``toolsift.Match``) made by ``object.__new__`` with the instance
-    attributes ``tool`` (``tools[id]``), ``score``, ``reason`` and ``normalized_score`` (None).
+    object of ``cls`` (``toolsift.Match``) made by ``object.__new__`` with its fields ``tool``
+    (``tools[id]``), ``score``, ``reason`` and ``normalized_score`` (None) set as
+    ``object.__setattr__`` sets them (``Match``'s slots; any class's instance attributes).
 
     For ``toolsift.ToolIndex``'s result path only.
 
