@@ -316,28 +316,28 @@ impl Fields {
         Ok(Fields::Slots(offsets))
     }
 
-    /// Stores `values` in a new instance's fields (see [`Fields`]).
-    fn fill(
+    /// Stores `values` in a new instance's fields (see [`Fields`]); a slot takes the value's
+    /// reference over, without another count.
+    fn fill<'py>(
         &self,
-        maker: &Maker<'_, '_>,
-        object: &Bound<'_, PyAny>,
-        values: [*mut ffi::PyObject; 4],
+        maker: &Maker<'_, 'py>,
+        object: &Bound<'py, PyAny>,
+        values: [Bound<'py, PyAny>; 4],
     ) -> PyResult<()> {
         match self {
             Fields::Slots(offsets) => {
                 for (offset, value) in offsets.iter().zip(values) {
                     // SAFETY: `offset` is a slot of the object's class (found by `Fields::of`,
-                    // within its `__basicsize__`), `value` a live object: the slot takes a
-                    // new reference to it and releases what it held (NULL in a new instance),
-                    // as `PyMember_SetOne` does for a `__slots__` member.
+                    // within its `__basicsize__`), `value` a live object whose reference the
+                    // slot takes; what the slot held (NULL in a new instance) is released, as
+                    // `PyMember_SetOne` does for a `__slots__` member.
                     unsafe {
                         let slot = object
                             .as_ptr()
                             .cast::<u8>()
                             .add(*offset)
                             .cast::<*mut ffi::PyObject>();
-                        ffi::Py_IncRef(value);
-                        let old = std::mem::replace(&mut *slot, value);
+                        let old = std::mem::replace(&mut *slot, value.into_ptr());
                         ffi::Py_XDECREF(old);
                     }
                 }
@@ -346,7 +346,7 @@ impl Fields {
             Fields::Attrs => {
                 let names = field_names(maker.py);
                 for (name, value) in names.iter().zip(values) {
-                    maker.store(object, name.as_ptr(), value)?;
+                    maker.store(object, name.as_ptr(), value.as_ptr())?;
                 }
                 Ok(())
             }
@@ -376,12 +376,7 @@ fn match_objects<'py>(
         };
         let object = maker.make()?;
         let score = score.into_pyobject(py)?.into_any();
-        let values = [
-            tool.as_ptr(),
-            score.as_ptr(),
-            reason.as_ptr(),
-            none.as_ptr(),
-        ];
+        let values = [tool, score, reason.clone(), none.clone()];
         fields.fill(&maker, &object, values)?;
         out.push(object);
     }
