@@ -12,6 +12,7 @@ from .result import Match, MatchReason, SearchResult
 from .tools import Tool
 
 _Match = TypeVar("_Match")
+_T = TypeVar("_T")
 
 __all__ = [
     "DenseMatrix",
@@ -29,6 +30,7 @@ __all__ = [
     "_set_scoring_mode",
     "_set_search_parts",
     "_new_matches",
+    "_untracked",
     "_build_records",
     "_build_tools",
     "_update_tools",
@@ -74,6 +76,20 @@ def _set_search_parts(parts: int) -> None:
 
     >>> from toolsift._core import _set_search_parts
     >>> _set_search_parts(0)
+    """
+
+def _untracked(tools: tuple[_T, ...]) -> tuple[_T, ...]:
+    """``tools`` (a tuple), no longer tracked by Python's cyclic garbage collector, so that no
+    collection walks its items: an updated index's tuple of tools
+    (``toolsift._index.build.untracked_tuple``).
+
+    Raises:
+        TypeError: ``tools`` is not a tuple (a subclass neither).
+
+    >>> import gc
+    >>> from toolsift._core import _untracked
+    >>> gc.is_tracked(_untracked(tuple([[], []])))
+    False
     """
 
 def _new_matches(
