@@ -85,7 +85,7 @@ def _slotted(cls: _Frozen) -> _Frozen:
 @_slotted
 @dataclass(frozen=True)
 class Match:
-    """One ranked tool.
+    """One ranked tool: a frozen dataclass whose fields are slots (no instance ``__dict__``).
 
     Attributes:
         tool: the matched tool.
