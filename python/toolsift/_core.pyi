@@ -12,6 +12,7 @@ from .result import Match, MatchReason, SearchResult
 from .tools import Tool
 
 _Match = TypeVar("_Match")
+_T = TypeVar("_T")
 
 __all__ = [
     "DenseMatrix",
@@ -32,6 +33,7 @@ __all__ = [
     "_set_scoring_mode",
     "_set_search_parts",
     "_new_matches",
+    "_untracked",
     "_build_records",
     "_build_tools",
     "_new_tools",
@@ -80,12 +82,27 @@ def _set_search_parts(parts: int) -> None:
     >>> _set_search_parts(0)
     """
 
+def _untracked(tools: tuple[_T, ...]) -> tuple[_T, ...]:
+    """``tools`` (a tuple), no longer tracked by Python's cyclic garbage collector, so that no
+    collection walks its items: an updated index's tuple of tools
+    (``toolsift._index.build.untracked_tuple``).
+
+    Raises:
+        TypeError: ``tools`` is not a tuple (a subclass neither).
+
+    >>> import gc
+    >>> from toolsift._core import _untracked
+    >>> gc.is_tracked(_untracked(tuple([[], []])))
+    False
+    """
+
 def _new_matches(
     cls: type[_Match], tools: Sequence[Any], hits: Iterable[tuple[int, float]], reason: str
 ) -> list[_Match]:
     """``toolsift.result.new_matches`` in one call: for each ``(id, score)`` of ``hits``, an
-    object of ``cls`` (``toolsift.Match``) made by ``object.__new__`` with the instance
-    attributes ``tool`` (``tools[id]``), ``score``, ``reason`` and ``normalized_score`` (None).
+    object of ``cls`` (``toolsift.Match``) made by ``object.__new__`` with its fields ``tool``
+    (``tools[id]``), ``score``, ``reason`` and ``normalized_score`` (None) set as
+    ``object.__setattr__`` sets them (``Match``'s slots; any class's instance attributes).
 
     For ``toolsift.ToolIndex``'s result path only.
 

@@ -31,7 +31,7 @@ from .._text.documents import FieldWeights
 from ..errors import DuplicateToolError, SnapshotError
 from ..limits import MAX_SNAPSHOT_BYTES, read_regular_file
 from ..tools import Tool
-from .build import updated_index
+from .build import untracked_tuple, updated_index
 
 if TYPE_CHECKING:
     from .._engine.protocol import EngineIndex
@@ -107,7 +107,8 @@ def updated(
     The Python work is proportional to the change, not to the index: the name -> id map is a
     :class:`~toolsift._overlay.PositionMap` over the previous one (no dict of every name is
     made), and the engine's update runs with the GIL released. The one whole-index step is the
-    tuple of tools, a C-level copy of its references (no Python code per tool).
+    tuple of tools, a C-level copy of its references (no Python code per tool), which the
+    cyclic collector does not track (:func:`~toolsift._index.build.untracked_tuple`).
     """
     add = _tool_tuple(add, "add")
     seen: dict[str, int] = {}
@@ -142,7 +143,7 @@ def updated(
     if isinstance(old_tools, LazyTools):  # a loaded index stays lazy: decode no kept tool
         tools = old_tools.subset(without(range(len(old_tools)), drop), add)
     else:
-        tools = (*without(old_tools, drop), *add)
+        tools = untracked_tuple((*without(old_tools, drop), *add))
     ids = PositionMap.of(by_name).updated(dropped.values(), [t.name for t in add])
     if isinstance(ids, dict) and isinstance(tools, LazyTools):
         # Folded: the new columns' own map, not a dict of every name.

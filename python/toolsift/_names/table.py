@@ -200,7 +200,8 @@ class NameTable:
         # Compose the translations: base id -> old id -> new id (-1 indexes the -1 at the end).
         # An array, not a list: the collector does not visit its items (a list of a catalogue's
         # ids would cost every young-generation pass after an update a read per id).
-        ext = [*new_ids, -1]
+        ext = array("q", new_ids)
+        ext.append(-1)
         live = array("q", new_ids if self._live is None else map(ext.__getitem__, self._live))
         added = range(added_from, len(tools))
         n_base = len(live) + len(added)
