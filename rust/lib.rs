@@ -35,6 +35,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bindings::name_keys::PyNameKeys>()?;
     m.add_class::<bindings::fast_path::PyViewFilter>()?;
     m.add_class::<bindings::name_map::PyNameMap>()?;
+    m.add_class::<bindings::name_columns::PyNameColumns>()?;
+    m.add_class::<bindings::name_columns::PyNameColumn>()?;
+    m.add_class::<bindings::name_columns::PyNamePositions>()?;
     m.add_class::<bindings::plain_search::PyPlainSearch>()?;
     m.add_class::<bindings::dense_matrix::PyDenseMatrix>()?;
     m.add_class::<bindings::records::PySourceItems>()?;
@@ -43,8 +46,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("STOPWORDS_EN", analysis::stopwords().collect::<Vec<_>>())?;
     m.add_function(wrap_pyfunction!(bindings::functions::_set_scoring_mode, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::functions::_set_search_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(bindings::functions::untracked, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::matches::new_matches, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::records::_build_records, m)?)?;
+    m.add_function(wrap_pyfunction!(bindings::tool_objects::_new_tools, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::tools::_build_tools, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::tools::_update_tools, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::tools::_tool_document, m)?)?;

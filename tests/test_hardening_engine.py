@@ -17,17 +17,8 @@ from toolsift import (
 )
 from toolsift._text.analysis import MAX_STEM_LENGTH, stem_copy
 
-TOOLS = [
-    Tool(name="read_file", description="Read a file from disk"),
-    Tool(name="write_file", description="Write a file to disk"),
-    Tool(name="mcp__slack__send", description="Send a message", server="slack",
-         mcp_tool_name="send"),
-]  # fmt: skip
-
-
-def _index(engine: str, **kwargs) -> ToolIndex:
-    return ToolIndex(TOOLS, engine=engine, **kwargs)  # type: ignore[arg-type]
-
+from ._hardening import TOOLS
+from ._hardening import hardening_index as _index
 
 # 1. Stemming is linear: a word past MAX_STEM_LENGTH is copied unchanged, in both engines.
 

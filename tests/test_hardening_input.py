@@ -26,17 +26,7 @@ from toolsift._snapshot import format as _snapshot
 from toolsift.errors import QueryError
 from toolsift.loaders import load_catalogs
 
-TOOLS = [
-    Tool(name="read_file", description="Read a file from disk"),
-    Tool(name="write_file", description="Write a file to disk"),
-    Tool(name="mcp__slack__send", description="Send a message", server="slack",
-         mcp_tool_name="send"),
-]  # fmt: skip
-
-
-def _index(engine: str, **kwargs) -> ToolIndex:
-    return ToolIndex(TOOLS, engine=engine, **kwargs)  # type: ignore[arg-type]
-
+from ._hardening import hardening_index as _index
 
 # 2. Loaders read a bounded regular file: devices, FIFOs and oversize files are refused.
 

@@ -9,21 +9,11 @@ import toolsift
 from toolsift import (
     LimitError,
     Tool,
-    ToolIndex,
 )
 from toolsift.metatool import call_meta_tool
 
-TOOLS = [
-    Tool(name="read_file", description="Read a file from disk"),
-    Tool(name="write_file", description="Write a file to disk"),
-    Tool(name="mcp__slack__send", description="Send a message", server="slack",
-         mcp_tool_name="send"),
-]  # fmt: skip
-
-
-def _index(engine: str, **kwargs) -> ToolIndex:
-    return ToolIndex(TOOLS, engine=engine, **kwargs)  # type: ignore[arg-type]
-
+from ._hardening import TOOLS
+from ._hardening import hardening_index as _index
 
 # 7. The model's limit is capped (25) in the session and the meta-tool call.
 

@@ -282,3 +282,26 @@ def test_name_tables_carried_over_many_updates_answer_as_rebuilt(
         assert_same_tool_search(index, fresh)
         # Copy-on-write: the index updated from answers as before.
         assert_same_names(before.names, NameTable(before.tools))
+
+
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+def test_an_updated_index_tuple_of_tools_is_not_walked_by_the_collector(engine):
+    """The update's tuple of tools (a young container as large as the index) is not tracked by
+    the cyclic collector with the compiled extension, so no young-generation pass walks it;
+    it holds the tools as before, and is freed with the index."""
+    import gc
+    import sys
+
+    tools = [Tool(name=f"t{i}", description=f"tool number {i}") for i in range(50)]
+    index = ToolIndex(tools, engine=engine)
+    new = Tool(name="new", description="a new tool")
+    updated = index.with_tools(add=[new], remove=["t3"])
+    held = updated._tools
+    assert type(held) is tuple
+    assert gc.is_tracked(held) is not HAVE_RUST
+    assert [t.name for t in held] == [t.name for t in tools if t.name != "t3"] + ["new"]
+    assert updated.search("new tool")[0].name == "new"
+    count = sys.getrefcount(new)
+    del updated, held
+    gc.collect()
+    assert sys.getrefcount(new) < count  # the untracked tuple still releases its tools

@@ -6,12 +6,13 @@ objects. ``Index`` is the raw engine: documents are lists of ``(field id, text)`
 
 import os
 from collections.abc import ItemsView, Iterable, Iterator, KeysView, Sequence, ValuesView
-from typing import Any, Literal, TypeVar, final, overload
+from typing import Any, Literal, SupportsIndex, TypeVar, final, overload
 
 from .result import Match, MatchReason, SearchResult
 from .tools import Tool
 
 _Match = TypeVar("_Match")
+_T = TypeVar("_T")
 
 __all__ = [
     "DenseMatrix",
@@ -20,6 +21,9 @@ __all__ = [
     "RegexIndex",
     "NameKeys",
     "NameMap",
+    "NameColumns",
+    "NameColumn",
+    "NamePositions",
     "ViewFilter",
     "PlainSearch",
     "SourceItems",
@@ -29,8 +33,10 @@ __all__ = [
     "_set_scoring_mode",
     "_set_search_parts",
     "_new_matches",
+    "_untracked",
     "_build_records",
     "_build_tools",
+    "_new_tools",
     "_update_tools",
     "_tool_document",
     "_build_name_table",
@@ -76,12 +82,27 @@ def _set_search_parts(parts: int) -> None:
     >>> _set_search_parts(0)
     """
 
+def _untracked(tools: tuple[_T, ...]) -> tuple[_T, ...]:
+    """``tools`` (a tuple), no longer tracked by Python's cyclic garbage collector, so that no
+    collection walks its items: an updated index's tuple of tools
+    (``toolsift._index.build.untracked_tuple``).
+
+    Raises:
+        TypeError: ``tools`` is not a tuple (a subclass neither).
+
+    >>> import gc
+    >>> from toolsift._core import _untracked
+    >>> gc.is_tracked(_untracked(tuple([[], []])))
+    False
+    """
+
 def _new_matches(
     cls: type[_Match], tools: Sequence[Any], hits: Iterable[tuple[int, float]], reason: str
 ) -> list[_Match]:
     """``toolsift.result.new_matches`` in one call: for each ``(id, score)`` of ``hits``, an
-    object of ``cls`` (``toolsift.Match``) made by ``object.__new__`` with the instance
-    attributes ``tool`` (``tools[id]``), ``score``, ``reason`` and ``normalized_score`` (None).
+    object of ``cls`` (``toolsift.Match``) made by ``object.__new__`` with its fields ``tool``
+    (``tools[id]``), ``score``, ``reason`` and ``normalized_score`` (None) set as
+    ``object.__setattr__`` sets them (``Match``'s slots; any class's instance attributes).
 
     For ``toolsift.ToolIndex``'s result path only.
 
@@ -100,23 +121,21 @@ def _build_records(
     b: float,
     delta: float,
     profile: str,
-) -> (
-    tuple[Index, list[str], list[str | None], list[str | None], SourceItems | None, str | None]
-    | None
-):
+) -> tuple[Index, NameColumns, SourceItems | None, str | None] | None:
     """The engine index of raw tool definitions: ``source`` is a list of tool dicts or a JSON /
     JSON Lines catalogue's bytes (``jsonl_first``: the file is named ``.jsonl``), read by
     ``toolsift.Tool``'s and the loaders' rules (MCP ``tools/list`` items and toolsift records).
 
-    Returns ``(index, names, servers, mcp_tool_names, items, server)``: the index, each tool's
-    name fields, each item's JSON text (a :class:`SourceItems`; ``None`` for a list) and the
-    server the items belong to; or ``None`` when ``source`` must be loaded
+    Returns ``(index, columns, items, server)``: the index, each tool's name fields (a
+    :class:`NameColumns`), each item's JSON text (a :class:`SourceItems`; ``None`` for a list)
+    and the server the items belong to; or ``None`` when ``source`` must be loaded
     by the Python loaders (another format, an invalid or duplicate definition).
 
     For ``toolsift.ToolIndex.from_records`` only.
 
     >>> from toolsift._core import _build_records
-    >>> _build_records([{"name": "a"}], None, False, [1.0] * 10, 1.2, 0.75, 1.0, "omp")[1]
+    >>> built = _build_records([{"name": "a"}], None, False, [1.0] * 10, 1.2, 0.75, 1.0, "omp")
+    >>> list(built[1].names)
     ['a']
     """
 
@@ -144,6 +163,26 @@ def _build_tools(
     1
     """
 
+def _new_tools(
+    cls: type[Tool],
+    items: list[Any],
+    servers: list[str | None],
+    format: Literal["detect", "mcp", "record"],
+) -> list[Tool] | None:
+    """``toolsift.Tool`` objects of plain tool dicts, made in one call as the loaders make them:
+    ``format`` ``"detect"`` reads each item as ``toolsift.load_tools`` does, ``"mcp"`` as
+    ``from_mcp`` and ``"record"`` as ``from_records``; ``servers[i]`` is item ``i``'s server.
+    Returns ``None`` when any item must be converted by the Python loaders (another format, a
+    value ``Tool`` would reject or change) or two tools have the same name.
+
+    For ``toolsift.loaders`` only.
+
+    >>> from toolsift import Tool
+    >>> from toolsift._core import _new_tools
+    >>> [t.name for t in _new_tools(Tool, [{"name": "a"}], ["fs"], "detect")]
+    ['mcp__fs__a']
+    """
+
 def _update_tools(index: Index, tools: Sequence[Tool], remove: Iterable[int] | None) -> Index:
     """``index.updated`` with the documents of ``tools`` (read as ``_build_tools`` reads them)
     appended and the documents ``remove`` removed; ``index`` is not changed. For
@@ -166,9 +205,10 @@ def _tool_document(tool: Tool, field_weights: list[float]) -> list[tuple[int, st
     [(0, 'a'), (1, 'a'), (4, 'x'), (7, 'x')]
     """
 
-def _build_name_table(tools: Iterable[Any]) -> tuple[NameMap, NameMap, NameKeys]:
+def _build_name_table(tools: Iterable[Any] | NameColumns) -> tuple[NameMap, NameMap, NameKeys]:
     """A name table's parts from its tools (objects with ``name``, ``server`` and
-    ``mcp_tool_name``; a tool's id is its position), in one call: the plain and qualified maps
+    ``mcp_tool_name``, or a :class:`NameColumns`, read without an object per tool; a tool's id
+    is its position), in one call: the plain and qualified maps
     of normalised name form to tool id (or ascending list of ids), with the items of the dicts
     ``toolsift._names.table.built_in_python`` makes, and their key sets, identifier marks
     included.
@@ -709,6 +749,93 @@ class NameMap:
         """The bytes held, the buffers included."""
 
 @final
+class NameColumns:
+    """The name, server and raw MCP name of every tool of an index, packed in one buffer per
+    column (each distinct server once; a raw MCP name that ends its tool's name as an offset),
+    read as sequences that make a fresh ``str`` per read; see ``toolsift._snapshot.name_columns``.
+
+    Example:
+        >>> c = NameColumns(["mcp__fs__read_file", "plan"], ["fs", None], ["read_file", None])
+        >>> c.mcp_tool_names[0], c.servers[-1], c.positions["plan"], len(c)
+        ('read_file', None, 1, 2)
+
+    Raises:
+        IndexError: the columns have different lengths.
+        UnicodeEncodeError: a string holds a lone surrogate.
+    """
+
+    def __new__(
+        cls,
+        names: Iterable[str],
+        servers: Iterable[str | None],
+        mcp_tool_names: Iterable[str | None],
+    ) -> NameColumns: ...
+    def __len__(self) -> int: ...
+    def take(
+        self,
+        keep: Sequence[int],
+        names: Iterable[str],
+        servers: Iterable[str | None],
+        mcp_tool_names: Iterable[str | None],
+    ) -> NameColumns:
+        """The tools at positions ``keep`` (in that order), then the tools given."""
+    @property
+    def names(self) -> NameColumn:
+        """The names, by position."""
+    @property
+    def servers(self) -> NameColumn:
+        """The servers (``str`` or ``None``), by position."""
+    @property
+    def mcp_tool_names(self) -> NameColumn:
+        """The raw MCP names (``str`` or ``None``), by position."""
+    @property
+    def positions(self) -> NamePositions:
+        """Name -> position (the last tool of that name)."""
+    def __sizeof__(self) -> int:
+        """The bytes held, the buffers included."""
+    def __reduce__(self) -> tuple[Any, ...]: ...
+
+@final
+class NameColumn:
+    """One column of a :class:`NameColumns`: a read-only sequence (``str``, or ``None`` for a
+    tool with no server or raw MCP name); a slice is a ``list``.
+
+    Example:
+        >>> NameColumns(["a", "b"], [None, "s"], [None, None]).servers[:]
+        [None, 's']
+    """
+
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, i: SupportsIndex, /) -> Any: ...
+    @overload
+    def __getitem__(self, i: slice, /) -> list[Any]: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class NamePositions:
+    """A :class:`NameColumns`' name -> position mapping, read-only, in name order (the hash
+    table is made on the first lookup).
+
+    Example:
+        >>> NameColumns(["a", "b"], [None, None], [None, None]).positions.get("b")
+        1
+    """
+
+    def __len__(self) -> int:
+        """The number of distinct names."""
+    def __contains__(self, key: object, /) -> bool: ...
+    def __getitem__(self, key: str, /) -> int: ...
+    def get(self, key: str, default: Any = None) -> Any:
+        """The position of ``key``, or ``default``."""
+    def __iter__(self) -> Iterator[str]:
+        """The names, each once, in the order of their first tool."""
+    def keys(self) -> KeysView[str]: ...
+    def items(self) -> ItemsView[str, int]: ...
+    def values(self) -> ValuesView[int]: ...
+
+@final
 class SourceItems:
     """The JSON text of each tool of an index built from a catalogue's bytes
     (``toolsift.ToolIndex.from_records``), kept compressed by blocks of 64 tools, so that a
@@ -718,7 +845,7 @@ class SourceItems:
         >>> from toolsift._core import _build_records
         >>> built = _build_records(b'{"name": "a"}\n{"name": "b"}', None, True, [1.0] * 10,
         ...                        1.2, 0.75, 1.0, "seed")
-        >>> items = built[4]
+        >>> items = built[2]
         >>> len(items), items.item(1)
         (2, b'{"name": "b"}')
     """

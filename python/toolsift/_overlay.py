@@ -159,7 +159,7 @@ class PositionMap(Mapping[str, int]):
 
     __slots__ = ("_added", "_at", "_base", "_removed")
 
-    def __init__(self, base: dict[str, int]) -> None:
+    def __init__(self, base: Mapping[str, int]) -> None:
         self._base = base  # name -> position 0..n-1, never written
         self._removed: list[int] = []  # base positions removed, ascending
         self._added: list[str] = []  # names after the kept base items, in order
@@ -167,11 +167,11 @@ class PositionMap(Mapping[str, int]):
 
     @classmethod
     def of(cls, positions: Mapping[str, int]) -> PositionMap:
-        """``positions`` (a ``dict`` of 0..n-1 in order, or a :class:`PositionMap`) as a map
-        that :meth:`updated` can extend; a ``dict`` is shared, not copied."""
+        """``positions`` (a mapping of 0..n-1 in order: a ``dict``, a packed index's name
+        positions, or a :class:`PositionMap`) as a map that :meth:`updated` can extend; the
+        mapping is shared, not copied."""
         if isinstance(positions, PositionMap):
             return positions
-        assert isinstance(positions, dict)
         return cls(positions)
 
     def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]

@@ -97,7 +97,7 @@ class ToolIndex:
         ``by_name``: its name -> id map, if known (an update's)."""
         self = cls.__new__(cls)
         if by_name is None:
-            by_name = dict(zip(parts.names, range(len(parts.names))))
+            by_name = persist.positions(parts)
         self._wire(
             parts.tools, by_name, parts.engine, parts.index, parts.field_weights, parts.params,
             table=table,

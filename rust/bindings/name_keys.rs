@@ -2,11 +2,12 @@
 //! `_build_name_table`: a name table's dicts and key sets from its tools' names in one call
 //! (`crate::search::name_table`).
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyMemoryError, PyTypeError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
+use super::name_columns::PyNameColumns;
 use super::name_map::PyNameMap;
 use crate::search::name_keys::{may_be_identifier, NameKeys, MIN_SQUASHED_LENGTH};
 use crate::search::name_table::{add_keys, NameTableBuild};
@@ -103,8 +104,8 @@ impl PyNameKeys {
 /// One tool's name fields, read from Python: `(name, server, mcp_tool_name)`.
 type Names = (String, Option<String>, Option<String>);
 
-/// The name fields of each of `tools` (lone surrogates become U+FFFD, a separator for the
-/// tokenizer as the surrogate is for Python's: the keys are the same).
+/// The name fields of each of `tools` (objects with `name`, `server` and `mcp_tool_name`; lone surrogates become U+FFFD, a separator for the tokenizer as the
+/// surrogate is for Python's: the keys are the same).
 fn read_names(tools: &Bound<'_, PyAny>) -> PyResult<Vec<Names>> {
     let py = tools.py();
     let text = |obj: Bound<'_, PyAny>| -> PyResult<String> {
@@ -138,7 +139,8 @@ fn gather(mut build: NameTableBuild, names: &[Names]) -> NameTableBuild {
     build
 }
 
-/// `NameTable`'s parts from `tools` (objects with `name`, `server` and `mcp_tool_name`; a
+/// `NameTable`'s parts from `tools` (objects with `name`, `server` and `mcp_tool_name`, or a
+/// `NameColumns`; a
 /// tool's id is its position), as its per-tool build (`_index_tool`) makes them: `(plain,
 /// qualified, keys)`, the maps of normalised name form -> tool id or ascending list of ids (two
 /// `NameMap`s, read as the dicts), and their `NameKeys` with the identifier marks. The keys are
@@ -148,12 +150,34 @@ pub(crate) fn _build_name_table<'py>(
     py: Python<'py>,
     tools: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let names = read_names(tools)?;
+    // Packed columns are read in Rust with the GIL released; other tools, attribute by attribute.
+    let packed = tools.cast::<PyNameColumns>().ok().map(|c| c.get().shared());
+    let names = if packed.is_some() {
+        Vec::new()
+    } else {
+        read_names(tools)?
+    };
     let (maps, keys) = py.detach(move || {
-        let build = gather(NameTableBuild::default(), &names);
+        let build = match packed {
+            Some(c) => {
+                let mut build = NameTableBuild::default();
+                for i in 0..c.len() {
+                    let id = u32::try_from(i).expect("fewer than 2**32 tools");
+                    let name = c.name(i).unwrap_or_default();
+                    build.add_tool(id, name, c.server(i), c.mcp_tool_name(i));
+                }
+                build
+            }
+            None => gather(NameTableBuild::default(), &names),
+        };
         let keys = build.name_keys();
         (build.into_maps(), keys)
     });
+    let Some(maps) = maps else {
+        return Err(PyMemoryError::new_err(
+            "the tools' name forms hold more than 4 GiB of text",
+        ));
+    };
     let [plain, qualified] =
         [maps.0, maps.1].map(|map| Bound::new(py, PyNameMap::new(map)).map(Bound::into_any));
     let keys = Bound::new(py, PyNameKeys { inner: keys })?.into_any();

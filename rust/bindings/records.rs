@@ -8,11 +8,13 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyT
 
 use super::convert::{bm25_params, check_field_weights};
 use super::index::PyIndex;
+use super::name_columns::PyNameColumns;
 use crate::analysis::Profile;
 use crate::build::catalog::{self, item_spans, span_fields, Built, Outcome};
 use crate::build::item::{has, Annotations, Item, Node, Text, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES};
 use crate::build::records::item_fields;
 use crate::build::source::SourceItems;
+use crate::text::name_columns::{ColumnsBuilder, ColumnsTooLarge};
 
 /// A `str` as UTF-8; `None` when it holds a lone surrogate.
 fn utf8(s: &Bound<'_, PyString>) -> Option<String> {
@@ -233,13 +235,12 @@ impl PySourceItems {
     }
 }
 
-/// What `_build_records` returns: the engine index, each tool's name, server and raw MCP name,
-/// the items' source text (`None` for a list of dicts) and the server the items belong to.
+/// What `_build_records` returns: the engine index, the tools' name columns (each tool's name,
+/// server and raw MCP name), the items' source text (`None` for a list of dicts) and the server
+/// the items belong to.
 type Records = (
     PyIndex,
-    Vec<String>,
-    Vec<Option<Py<PyString>>>,
-    Vec<Option<String>>,
+    PyNameColumns,
     Option<PySourceItems>,
     Option<String>,
 );
@@ -264,23 +265,33 @@ pub fn _build_records(
     check_field_weights(py, &field_weights)?;
     let params = bm25_params(py, (k1, b, delta))?;
     let (outcome, spans, server) = if let Ok(bytes) = source.cast::<PyBytes>() {
-        let text = bytes.as_bytes();
-        let Some(items) = py.detach(|| item_spans(text, jsonl_first, server.as_deref())) else {
+        let bytes = bytes.as_bytes();
+        let spans = py.detach(|| {
+            let text = std::str::from_utf8(bytes).ok()?; // not UTF-8: Python's error
+            Some((text, item_spans(text, jsonl_first, server.as_deref())?))
+        });
+        let Some((text, items)) = spans else {
             return Ok(None);
         };
-        let outcome = py.detach(|| {
-            catalog::build(
-                &items.spans,
-                |&span| span_fields(text, span, &items),
-                field_weights,
-                params,
-                profile,
-            )
+        // The items' sources are compressed while they are indexed: on a few cores, the
+        // compression's small tasks keep a core busy that would wait for the last chunk.
+        let (outcome, source) = py.detach(|| {
+            crate::pool::install(|| {
+                rayon::join(
+                    || {
+                        catalog::build(
+                            &items.spans,
+                            |&span| span_fields(text, span, &items),
+                            field_weights,
+                            params,
+                            profile,
+                        )
+                    },
+                    || SourceItems::new(bytes, &items.spans),
+                )
+            })
         });
-        if matches!(outcome, Outcome::Fallback) {
-            return Ok(None);
-        }
-        let Some(source) = py.detach(|| SourceItems::new(text, &items.spans)) else {
+        let (Some(source), false) = (source, matches!(outcome, Outcome::Fallback)) else {
             return Ok(None);
         };
         (outcome, Some(PySourceItems { inner: source }), items.server)
@@ -307,29 +318,21 @@ pub fn _build_records(
         Outcome::Fallback => return Ok(None),
         Outcome::Built(built) => (*built)?,
     };
-    super::build_pipeline::release_free_memory();
-    let mut names = Vec::with_capacity(tools.len());
-    let mut servers = Vec::with_capacity(tools.len());
-    let mut mcp = Vec::with_capacity(tools.len());
-    // One `str` per distinct server, shared by its tools (a server has many tools).
-    let mut shared: std::collections::HashMap<String, Py<PyString>> = Default::default();
-    for (name, server, mcp_tool_name) in tools {
-        names.push(name);
-        servers.push(server.map(|server| match shared.get(&server) {
-            Some(s) => s.clone_ref(py),
-            None => {
-                let s = PyString::new(py, &server).unbind();
-                shared.insert(server, s.clone_ref(py));
-                s
-            }
-        }));
-        mcp.push(mcp_tool_name);
-    }
+    // The build's scratch memory goes back to the OS on the pool, while the caller goes on.
+    crate::pool::spawn(super::build_pipeline::release_free_memory);
+    let columns = py.detach(move || -> Result<_, ColumnsTooLarge> {
+        let mut columns = ColumnsBuilder::with_capacity(tools.len());
+        for (name, server, mcp_tool_name) in &tools {
+            columns.push(name, server.as_deref(), mcp_tool_name.as_deref())?;
+        }
+        Ok(columns.finish())
+    });
+    let Ok(columns) = columns else {
+        return Ok(None); // more than 4 GiB of names: the Python way
+    };
     Ok(Some((
         PyIndex::wrap(index),
-        names,
-        servers,
-        mcp,
+        PyNameColumns::wrap(columns),
         spans,
         server,
     )))

@@ -58,10 +58,11 @@ fn json_space(text: &str) -> bool {
         .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
 }
 
-/// The items of a catalogue file's bytes, `None` when Python must read it (see the module docs).
-/// `jsonl_first`: the file is named `.jsonl` / `.ndjson`.
-pub fn item_spans(bytes: &[u8], jsonl_first: bool, server: Option<&str>) -> Option<Items> {
-    let text = std::str::from_utf8(bytes).ok()?;
+/// The items of a catalogue file's text, `None` when Python must read it (see the module docs).
+/// `jsonl_first`: the file is named `.jsonl` / `.ndjson`. (Bytes that are not UTF-8 are left
+/// to Python by the caller, which checks them once for every item: [`span_fields`] parses
+/// the items as `str`, without checking each string again.)
+pub fn item_spans(text: &str, jsonl_first: bool, server: Option<&str>) -> Option<Items> {
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let text = &text[bom..];
     let shift = |spans: Vec<(usize, usize)>| spans.into_iter().map(|(s, e)| (s + bom, e + bom));
@@ -163,7 +164,7 @@ fn document_spans(text: &str, server: Option<&str>) -> serde_json::Result<Docume
 }
 
 /// The fields of the item at `span` of `text` ([`Items`]), `None` when it is left to Python.
-pub fn span_fields(text: &[u8], span: (usize, usize), items: &Items) -> Option<ToolFields> {
+pub fn span_fields(text: &str, span: (usize, usize), items: &Items) -> Option<ToolFields> {
     let item = item_json::parse(text.get(span.0..span.1)?)?;
     if items.jsonl && item.is_server_entry() {
         return None;
@@ -173,6 +174,10 @@ pub fn span_fields(text: &[u8], span: (usize, usize), items: &Items) -> Option<T
 
 /// Builds the index of `items`, each read by `fields` (`None`: left to Python), on the pool.
 /// A fallback when an item is left to Python or two tools share a name.
+///
+/// Each part is merged as soon as it and every part before it are tokenized, by the thread
+/// that finished the last of them, while the other threads tokenize later parts: only the
+/// last part's merge waits for the tokenizing to end.
 pub fn build<T: Sync>(
     items: &[T],
     fields: impl Fn(&T) -> Option<ToolFields> + Sync,
@@ -182,46 +187,150 @@ pub fn build<T: Sync>(
 ) -> Outcome {
     let stems = Stems::default();
     let weights = &field_weights;
-    let chunks: Option<Vec<Result<TokenizedPart>>> = crate::pool::install(|| {
+    let merging = std::sync::Mutex::new(InOrder::default());
+    crate::pool::install(|| {
         items
             .par_chunks(CHUNK_DOCS)
             .enumerate()
-            .map(|(c, part)| {
-                let mut flat = FlatChunk::default();
-                let mut names = Vec::with_capacity(part.len());
-                for item in part {
-                    let tool = fields(item)?;
-                    tool.push_document(&mut flat, weights);
-                    names.push((tool.name, tool.server, tool.mcp_tool_name));
+            .for_each(|(c, part)| {
+                let out = tokenize_part(c, part, &fields, weights, profile, &stems);
+                // A poisoned lock (a panic in another part) fails the build below.
+                if let Ok(mut merging) = merging.lock() {
+                    merging.put(c, out);
                 }
-                let docs = flat.documents();
-                let chunk = tokenize_chunk_with(c * CHUNK_DOCS, &docs, weights, profile, &stems);
-                Some(chunk.map(|chunk| (chunk, names)))
-            })
-            .collect()
+            });
     });
-    let Some(chunks) = chunks else {
-        return Outcome::Fallback;
+    let parts = items.len().div_ceil(CHUNK_DOCS);
+    let merging = merging.into_inner().unwrap_or_else(|e| e.into_inner());
+    let Merged {
+        merge,
+        tools,
+        names,
+    } = match merging.finish(parts) {
+        Ok(Some(merged)) => merged,
+        Ok(None) => return Outcome::Fallback,
+        Err(e) => return Outcome::Built(Box::new(Err(e))),
     };
-    let mut merge = Merge::default();
-    let mut tools = Vec::with_capacity(items.len());
-    for chunk in chunks {
-        match chunk {
-            Ok((chunk, names)) => {
-                merge.add(chunk);
-                tools.extend(names);
-            }
-            Err(e) => return Outcome::Built(Box::new(Err(e))),
-        }
-    }
-    let mut seen = std::collections::HashSet::with_capacity(tools.len());
-    if !tools.iter().all(|(name, _, _)| seen.insert(name.as_str())) {
-        return Outcome::Fallback; // Python names both places in its DuplicateToolError
-    }
-    drop(seen);
-    let names = tools.iter().map(|(name, _, _)| name.clone()).collect();
     let index = crate::pool::install(|| merge.finish(names, field_weights, params, profile));
     Outcome::Built(Box::new(index.map(|index| Built { index, tools })))
+}
+
+/// Part `c` of a build ([`build`]): its items read and tokenized; `None` when one is left to
+/// Python.
+fn tokenize_part<T>(
+    c: usize,
+    part: &[T],
+    fields: &impl Fn(&T) -> Option<ToolFields>,
+    weights: &[f64],
+    profile: Profile,
+    stems: &Stems,
+) -> Option<Result<TokenizedPart>> {
+    let mut flat = FlatChunk::default();
+    let mut names = Vec::with_capacity(part.len());
+    for item in part {
+        let tool = fields(item)?;
+        tool.push_document(&mut flat, weights);
+        names.push((tool.name, tool.server, tool.mcp_tool_name));
+    }
+    let docs = flat.documents();
+    let chunk = tokenize_chunk_with(c * CHUNK_DOCS, &docs, weights, profile, stems);
+    Some(chunk.map(|chunk| (chunk, names)))
+}
+
+/// The parts of a [`build`], merged in document order as they come in, their tools' names
+/// checked for duplicates on the way.
+#[derive(Default)]
+struct InOrder {
+    /// Parts in, not merged yet (a part waits for every part before it).
+    pending: Vec<Option<Option<Result<TokenizedPart>>>>,
+    /// The next part to merge.
+    next: usize,
+    merge: Merge,
+    /// The name fields of the merged parts' tools, part by part.
+    tools: Vec<Vec<NameFields>>,
+    /// The merged tools' names, for the index.
+    names: Vec<String>,
+    /// `(part, tool)` of every merged tool, by the hash of its name.
+    seen: hashbrown::HashTable<(u32, u32)>,
+    /// A part was left to Python, or two tools share a name.
+    fallback: bool,
+    /// The first error, in document order (nothing after it is merged).
+    failed: Option<crate::error::Error>,
+}
+
+/// The merged parts of a [`build`]: the merge, the tools' name fields and their names.
+struct Merged {
+    merge: Merge,
+    tools: Vec<NameFields>,
+    names: Vec<String>,
+}
+
+impl InOrder {
+    /// Part `c` is in: merges it and every part after it that is in.
+    fn put(&mut self, c: usize, out: Option<Result<TokenizedPart>>) {
+        if c >= self.pending.len() {
+            self.pending.resize_with(c + 1, || None);
+        }
+        self.pending[c] = Some(out);
+        while let Some(out) = self.pending.get_mut(self.next).and_then(Option::take) {
+            self.next += 1;
+            match out {
+                None => self.fallback = true,
+                Some(_) if self.fallback || self.failed.is_some() => {}
+                Some(Err(e)) => self.failed = Some(e),
+                Some(Ok((chunk, names))) => {
+                    self.merge.add(chunk);
+                    self.fallback |= !self.add_names(names);
+                }
+            }
+        }
+    }
+
+    /// Adds a part's tools; `false` when a name was taken (Python names both places in its
+    /// `DuplicateToolError`).
+    fn add_names(&mut self, names: Vec<NameFields>) -> bool {
+        let part = self.tools.len() as u32;
+        let tools = &self.tools;
+        let name_of = |&(p, i): &(u32, u32)| -> &str {
+            let of = if p == part {
+                &names
+            } else {
+                &tools[p as usize]
+            };
+            &of[i as usize].0
+        };
+        let hash = |name: &str| super::intern::hash(name.as_bytes());
+        for (i, (name, _, _)) in names.iter().enumerate() {
+            let h = hash(name);
+            if self.seen.find(h, |key| name_of(key) == name).is_some() {
+                return false;
+            }
+            self.seen
+                .insert_unique(h, (part, i as u32), |key| hash(name_of(key)));
+            self.names.push(name.clone());
+        }
+        self.tools.push(names);
+        true
+    }
+
+    /// The merge of `expected` parts, in order; `None` for a fallback.
+    fn finish(self, expected: usize) -> Result<Option<Merged>> {
+        if self.fallback {
+            return Ok(None);
+        }
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        if self.next < expected {
+            let lost = "a part of the catalogue was lost while tokenizing";
+            return Err(crate::error::Error::InvalidDocument(lost.into()));
+        }
+        Ok(Some(Merged {
+            merge: self.merge,
+            tools: self.tools.into_iter().flatten().collect(),
+            names: self.names,
+        }))
+    }
 }
 
 #[cfg(test)]
@@ -229,7 +338,7 @@ mod tests {
     use super::*;
 
     fn spans_of(text: &str, jsonl_first: bool) -> Option<Vec<&str>> {
-        let items = item_spans(text.as_bytes(), jsonl_first, None)?;
+        let items = item_spans(text, jsonl_first, None)?;
         Some(items.spans.iter().map(|&(s, e)| &text[s..e]).collect())
     }
 
@@ -247,7 +356,7 @@ mod tests {
             ["{\"name\":\"a\"}", "{\"name\":\"b\"}"]
         );
         let doc = "{\"server\": \"fs\", \"tools\": [{\"name\": \"r\"}]}";
-        let items = item_spans(doc.as_bytes(), false, None).unwrap();
+        let items = item_spans(doc, false, None).unwrap();
         assert_eq!(items.server.as_deref(), Some("fs"));
         assert_eq!(spans_of("  \n", false).unwrap().len(), 0);
     }
@@ -264,14 +373,13 @@ mod tests {
         ] {
             assert!(spans_of(text, false).is_none(), "{text}");
         }
-        assert!(item_spans(b"\xff", false, None).is_none());
     }
 
     #[test]
     fn builds_what_the_documents_would() {
         let items = [
-            item_json::parse(br#"{"name": "read_file", "description": "Read a file"}"#).unwrap(),
-            item_json::parse(br#"{"name": "write_file", "description": "Write a file"}"#).unwrap(),
+            item_json::parse(r#"{"name": "read_file", "description": "Read a file"}"#).unwrap(),
+            item_json::parse(r#"{"name": "write_file", "description": "Write a file"}"#).unwrap(),
         ];
         let weights = vec![6.0, 4.0, 2.0, 4.0, 2.0, 1.0, 4.0, 0.0, 0.0, 0.0, 0.0];
         let Outcome::Built(built) = build(
@@ -308,5 +416,41 @@ mod tests {
             Profile::Omp,
         );
         assert!(matches!(out, Outcome::Fallback));
+        // Names are checked across parts too (a part holds `CHUNK_DOCS` items).
+        let text = |dup: bool| -> String {
+            let row = |i: usize| format!("{{\"name\": \"t{i}\"}}");
+            let mut rows: Vec<String> = (0..CHUNK_DOCS + 5).map(row).collect();
+            if dup {
+                rows[CHUNK_DOCS + 3] = row(1);
+            }
+            rows.join("\n")
+        };
+        for dup in [false, true] {
+            let text = text(dup);
+            let items = item_spans(&text, true, None).unwrap();
+            let out = build(
+                &items.spans,
+                |&span| span_fields(&text, span, &items),
+                vec![1.0; 10],
+                Params::default(),
+                Profile::Omp,
+            );
+            match out {
+                Outcome::Fallback => assert!(dup),
+                Outcome::Built(built) => {
+                    let built = (*built).unwrap();
+                    assert!(!dup);
+                    assert_eq!(built.tools.len(), CHUNK_DOCS + 5);
+                    assert_eq!(
+                        built.tools[CHUNK_DOCS + 3].0,
+                        format!("t{}", CHUNK_DOCS + 3)
+                    );
+                    assert_eq!(
+                        built.index.names[CHUNK_DOCS + 4],
+                        format!("t{}", CHUNK_DOCS + 4)
+                    );
+                }
+            }
+        }
     }
 }

@@ -116,6 +116,10 @@ fn python_space(c: char) -> bool {
 
 /// `_sanitize_part`: every character outside `[A-Za-z0-9_-]` becomes one `_` per UTF-16 unit.
 pub fn sanitize_part(part: &str) -> String {
+    let kept = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-';
+    if part.bytes().all(|b| kept(&b)) {
+        return part.to_owned(); // (most names and servers)
+    }
     let mut out = String::with_capacity(part.len());
     for c in part.chars() {
         if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
@@ -131,6 +135,14 @@ pub fn sanitize_part(part: &str) -> String {
 
 /// `_utf16_prefix`: the longest prefix of `text` at most `units` UTF-16 code units long.
 pub fn utf16_prefix(text: &str, units: usize) -> &str {
+    // A character takes at least as many UTF-8 bytes as UTF-16 units, and an ASCII one a unit
+    // a byte: a text of at most `units` bytes is whole, and an ASCII start is cut at `units`.
+    if text.len() <= units {
+        return text;
+    }
+    if text.as_bytes()[..units].is_ascii() {
+        return &text[..units];
+    }
     let mut used = 0;
     for (at, c) in text.char_indices() {
         used += c.len_utf16();
@@ -367,7 +379,7 @@ mod tests {
 
     /// The fields of a JSON value's text, read by `Item::parse`.
     fn tool_fields(item: &serde_json::Value, server: Option<&str>) -> Option<ToolFields> {
-        let json = serde_json::to_vec(item).unwrap();
+        let json = serde_json::to_string(item).unwrap();
         item_fields(&item_json::parse(&json)?, server)
     }
 
@@ -388,6 +400,24 @@ mod tests {
         let text = format!("{}😀x", "a".repeat(199));
         assert_eq!(utf16_prefix(&text, 200), "a".repeat(199));
         assert_eq!(utf16_prefix("short", 200), "short");
+        // The shortcuts (a short text, an ASCII start) cut where counting units does.
+        let slow = |text: &str, units: usize| {
+            let mut used = 0;
+            let at = text.char_indices().find(|(_, c)| {
+                used += c.len_utf16();
+                used > units
+            });
+            text[..at.map_or(text.len(), |(i, _)| i)].to_owned()
+        };
+        for text in ["", "abc", "abcdé", "éabcd", "ab😀cd", "abcd😀", "天气abc"] {
+            for units in 0..8 {
+                assert_eq!(
+                    utf16_prefix(text, units),
+                    slow(text, units),
+                    "{text} {units}"
+                );
+            }
+        }
     }
 
     #[test]

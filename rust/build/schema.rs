@@ -124,7 +124,7 @@ mod tests {
 
     fn descriptions(schema: &str) -> Vec<String> {
         let json = format!("{{\"input_schema\": {schema}}}");
-        let item = item_json::parse(json.as_bytes()).unwrap();
+        let item = item_json::parse(&json).unwrap();
         node_descriptions(item.input_schema.as_ref().unwrap())
     }
 

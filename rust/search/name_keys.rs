@@ -15,8 +15,9 @@
 //! a tool with an identifier name, for squashed words) stays in Python: the proof returns the
 //! keys that question must be asked of.
 
-use std::collections::HashMap;
 use std::sync::Arc;
+
+use hashbrown::hash_table::HashTable;
 
 /// Python's `str.split()` separators among ASCII characters (`str.isspace`): Rust's
 /// `is_ascii_whitespace` lacks `\x0b` and `\x1c`-`\x1f`.
@@ -147,7 +148,63 @@ pub struct NameKeys {
     marked: bool,
 }
 
-type KeyMap = HashMap<u64, u8, ahash::RandomState>;
+/// Key hashes with their table bits: one `u64` a key, the hash's low 4 bits replaced by the
+/// bits (a hash is already random, so the table hashes by it directly). Two keys whose hashes
+/// differ only in those bits share an entry and its bits: a key then only *may* name a tool,
+/// which is what the proof asks (the exact path decides).
+#[derive(Debug, Clone, Default)]
+struct KeyMap {
+    table: HashTable<u64>,
+}
+
+/// The bits of an entry.
+const BITS: u64 = 0xF;
+
+impl KeyMap {
+    fn with_capacity(n: usize) -> Self {
+        KeyMap {
+            table: HashTable::with_capacity(n),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// Adds `bits` to the entry of `hash`.
+    fn add(&mut self, hash: u64, bits: u8) {
+        let key = hash & !BITS;
+        match self.table.find_mut(key, |&e| e & !BITS == key) {
+            Some(entry) => *entry |= u64::from(bits),
+            None => {
+                self.table
+                    .insert_unique(key, key | u64::from(bits), |&e| e & !BITS);
+            }
+        }
+    }
+
+    /// The bits of `hash` (0: not held).
+    fn get(&self, hash: u64) -> u8 {
+        let key = hash & !BITS;
+        self.table
+            .find(key, |&e| e & !BITS == key)
+            .map_or(0, |&e| (e & BITS) as u8)
+    }
+
+    /// `(hash without its low bits, bits)` of every entry.
+    fn entries(&self) -> impl Iterator<Item = (u64, u8)> + '_ {
+        self.table.iter().map(|&e| (e & !BITS, (e & BITS) as u8))
+    }
+
+    /// The bytes of its table.
+    fn memory_bytes(&self) -> usize {
+        self.table.allocation_size()
+    }
+}
 
 /// The added keys are merged into the base once they are more than this fraction of it ...
 const MERGE_FRACTION: usize = 4;
@@ -184,7 +241,7 @@ impl NameKeys {
     /// Empty key sets hashing with `hasher`, with room for `keys` keys.
     pub fn with_hasher(hasher: ahash::RandomState, keys: usize) -> NameKeys {
         NameKeys {
-            keys: Arc::new(KeyMap::with_capacity_and_hasher(keys, Default::default())),
+            keys: Arc::new(KeyMap::with_capacity(keys)),
             hasher,
             ..NameKeys::default()
         }
@@ -198,8 +255,8 @@ impl NameKeys {
         if out.added.len() > (out.keys.len() / MERGE_FRACTION).max(MERGE_AT_LEAST) {
             let added = std::mem::take(&mut out.added);
             let base = Arc::make_mut(&mut out.keys);
-            for (hash, bits) in added {
-                *base.entry(hash).or_default() |= bits;
+            for (hash, bits) in added.entries() {
+                base.add(hash, bits);
             }
         }
         out
@@ -213,6 +270,11 @@ impl NameKeys {
     /// Whether no key is held.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The bytes of the hash tables (the base, shared with other layers, and the added keys).
+    pub fn memory_bytes(&self) -> usize {
+        self.keys.memory_bytes() + self.added.memory_bytes()
     }
 
     /// The hasher of the keys (a key's hash is `hasher().hash_one(key.as_bytes())`).
@@ -242,7 +304,7 @@ impl NameKeys {
         } else {
             Arc::make_mut(&mut self.keys)
         };
-        *map.entry(hash).or_default() |= bits;
+        map.add(hash, bits);
     }
 
     /// Adds a key of the plain table (names and raw MCP names).
@@ -292,11 +354,11 @@ impl NameKeys {
 
     fn tables(&self, key: &[u8]) -> u8 {
         let hash = self.hasher.hash_one(key);
-        let base = self.keys.get(&hash).copied().unwrap_or(0);
+        let base = self.keys.get(hash);
         if self.added.is_empty() {
             return base;
         }
-        base | self.added.get(&hash).copied().unwrap_or(0)
+        base | self.added.get(hash)
     }
 
     fn is_key(&self, key: &[u8]) -> bool {

@@ -13,13 +13,13 @@
 //! (ascending, each once) and whether one of them may have an identifier name (the marks of
 //! [`NameKeys`]), so the binding builds the table's maps and its compiled key sets from one
 //! read of the tools, with no Python code per tool. [`NameMap`] is one of the table's two maps
-//! in compact form (the keys packed in one buffer, the ids as `u32`): about a third of the
-//! memory of the Python dict of the same keys.
+//! in compact form (the keys packed in one buffer, a key's one id in place, the ids as `u32`):
+//! about a quarter of the memory of the Python dict of the same keys.
 
 use hashbrown::hash_table::HashTable;
 
 use crate::search::name_keys::{may_be_identifier, NameKeys, MIN_SQUASHED_LENGTH};
-use crate::text::packed_strings::PackedStrings;
+use crate::text::packed_strings::{CompactStrings, PackedStrings};
 use crate::text::tokenize::Tokenizer;
 
 /// `toolsift.query.name_key(text)`, written into `out` (cleared first).
@@ -235,13 +235,14 @@ impl NameTableBuild {
         keys
     }
 
-    /// The two maps (plain, qualified).
-    pub fn into_maps(self) -> (NameMap, NameMap) {
+    /// The two maps (plain, qualified); `None` past 4 GiB of keys (never for a catalogue a
+    /// loader accepts).
+    pub fn into_maps(self) -> Option<(NameMap, NameMap)> {
         let hasher = self.hasher;
-        (
-            NameMap::of(self.plain, hasher.clone()),
-            NameMap::of(self.qualified, hasher),
-        )
+        Some((
+            NameMap::of(self.plain, hasher.clone())?,
+            NameMap::of(self.qualified, hasher)?,
+        ))
     }
 }
 
@@ -264,66 +265,89 @@ pub fn add_keys(keys: &mut NameKeys, build: &NameTableBuild) {
     }
 }
 
+/// An entry of a [`NameMap`] with more than one id (or an id of 2^31 or more): the rest of the
+/// value is its number in `NameMap::spans`.
+const MANY: u32 = 1 << 31;
+
 /// Normalised name forms -> ascending tool ids, compact and read-only: the keys in one
-/// buffer, every key's ids in one `u32` list, and a hash table of entry numbers.
+/// buffer (32-bit ends), an entry's one id in place (most keys name one tool), the ids of the
+/// others in one `u32` list, and a hash table of entry numbers.
 #[derive(Debug, Default)]
 pub struct NameMap {
-    keys: PackedStrings,
-    /// Entry `i`'s ids are `ids[id_ends[i - 1]..id_ends[i]]`.
-    ids: Vec<u32>,
-    id_ends: Vec<u32>,
+    keys: CompactStrings,
+    /// Per entry: its id, or [`MANY`] | its number in `spans`.
+    values: Vec<u32>,
+    /// Per entry of several ids: its ids' start and end in `more`.
+    spans: Vec<(u32, u32)>,
+    more: Vec<u32>,
     index: HashTable<u32>,
     hasher: ahash::RandomState,
 }
 
 impl NameMap {
-    /// The map of a gathered key list (hashed by `hasher`), in its order.
-    pub fn of(list: KeyList, hasher: ahash::RandomState) -> Self {
+    /// The map of a gathered key list (hashed by `hasher`), in its order; `None` past 4 GiB
+    /// of keys or 2^31 entries (never for a catalogue a loader accepts).
+    pub fn of(list: KeyList, hasher: ahash::RandomState) -> Option<Self> {
         let n = list.len();
         // Each entry's ids: its first, then its others in the order added (ascending).
-        let mut ends = vec![1u32; n];
+        let mut counts = vec![1u32; n];
         for &(e, _) in &list.more {
-            ends[e as usize] += 1;
+            counts[e as usize] += 1;
         }
-        let mut total = 0;
-        for end in &mut ends {
-            total += *end;
-            *end = total;
-        }
-        let mut ids = vec![0u32; total as usize];
-        let mut fill: Vec<u32> = Vec::with_capacity(n);
+        let mut values = Vec::with_capacity(n);
+        let mut spans = Vec::new();
+        let mut total = 0u32;
         for (e, &first) in list.first.iter().enumerate() {
-            let start = if e == 0 { 0 } else { ends[e - 1] };
-            ids[start as usize] = first;
-            fill.push(start + 1);
+            if counts[e] == 1 && first < MANY {
+                values.push(first);
+            } else {
+                let span = u32::try_from(spans.len()).ok().filter(|&s| s < MANY)?;
+                values.push(MANY | span);
+                spans.push((total, total));
+                total = total.checked_add(counts[e])?;
+            }
+        }
+        let mut more = vec![0u32; total as usize];
+        for (e, &first) in list.first.iter().enumerate() {
+            if values[e] & MANY != 0 {
+                let span = &mut spans[(values[e] & !MANY) as usize];
+                more[span.1 as usize] = first;
+                span.1 += 1;
+            }
         }
         for &(e, id) in &list.more {
-            let at = &mut fill[e as usize];
-            ids[*at as usize] = id;
-            *at += 1;
+            let span = &mut spans[(values[e as usize] & !MANY) as usize];
+            more[span.1 as usize] = id;
+            span.1 += 1;
         }
-        let mut keys = list.keys;
+        let mut keys = CompactStrings::default();
+        keys.reserve(n);
+        for key in list.keys.iter() {
+            keys.push(key).ok()?;
+        }
         keys.shrink_to_fit();
+        spans.shrink_to_fit();
         let mut index = list.index;
         let hashes = list.hashes;
         index.shrink_to(n, |&j| hashes[j as usize]);
-        NameMap {
+        Some(NameMap {
             keys,
-            ids,
-            id_ends: ends,
+            values,
+            spans,
+            more,
             index,
             hasher,
-        }
+        })
     }
 
     /// The number of keys.
     pub fn len(&self) -> usize {
-        self.id_ends.len()
+        self.values.len()
     }
 
     /// Whether the map holds no key.
     pub fn is_empty(&self) -> bool {
-        self.id_ends.is_empty()
+        self.values.is_empty()
     }
 
     /// Entry `i`'s key.
@@ -333,12 +357,14 @@ impl NameMap {
 
     /// Entry `i`'s ids, ascending.
     pub fn ids(&self, i: usize) -> &[u32] {
-        let start = if i == 0 {
-            0
-        } else {
-            self.id_ends[i - 1] as usize
+        let Some(value) = self.values.get(i) else {
+            return &[];
         };
-        &self.ids[start..self.id_ends[i] as usize]
+        if value & MANY == 0 {
+            return std::slice::from_ref(value);
+        }
+        let (start, end) = self.spans[(value & !MANY) as usize];
+        &self.more[start as usize..end as usize]
     }
 
     /// The entry of `key`, if it is a key.
@@ -352,7 +378,8 @@ impl NameMap {
     /// The bytes held (buffers and hash table).
     pub fn memory_bytes(&self) -> usize {
         self.keys.memory_bytes()
-            + 4 * (self.ids.capacity() + self.id_ends.capacity())
+            + 4 * (self.values.capacity() + self.more.capacity())
+            + 8 * self.spans.capacity()
             + self.index.allocation_size()
     }
 }
@@ -396,13 +423,22 @@ mod tests {
         add_keys(&mut layered, &more);
         assert_eq!(layered.names_none("fetch item"), None);
         assert_eq!(keys.names_none("fetch item"), Some(vec![]));
-        let map = build.into_maps().0;
+        let map = build.into_maps().unwrap().0;
         assert_eq!(map.len(), 2);
         let i = map.find("readfile").unwrap();
         assert_eq!((map.key(i), map.ids(i)), ("readfile", &[0, 1][..]));
         assert_eq!(map.ids(map.find("send").unwrap()), [2]);
         assert_eq!(map.find("other"), None);
         assert!(map.memory_bytes() > 0);
+        // An id past 2^31 is stored as a list of one.
+        let mut big = NameTableBuild::default();
+        big.add_tool(1 << 31, "big_tool", None, None);
+        big.add_tool((1 << 31) + 1, "big_tool", None, None);
+        big.add_tool((1 << 31) + 2, "other_tool", None, None);
+        let map = big.into_maps().unwrap().0;
+        assert_eq!(map.ids(0), [1 << 31, (1 << 31) + 1]);
+        assert_eq!(map.ids(1), [(1 << 31) + 2]);
+        assert_eq!(map.ids(2), [0u32; 0]);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Strings in order, back to back in one buffer ([`PackedStrings`]): the index's term list, a build
-//! chunk's terms and a query's analysed terms. One allocation per list instead of one per
+//! chunk's terms and a query's analysed terms; [`CompactStrings`], the same with 32-bit ends
+//! (the name columns and the name table's keys). One allocation per list instead of one per
 //! string: a `Vec<Box<str>>` cost a 16-byte box and an allocation per term (2.2M terms at 1M
 //! english tools; 30-60 per agent query).
 
@@ -57,6 +58,64 @@ impl PackedStrings {
 
     /// Frees the spare capacity of a finished list.
     pub(crate) fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+}
+
+/// A [`CompactStrings`] would hold more than 4 GiB of text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooLarge;
+
+/// Strings back to back in one buffer with 32-bit ends (at most 4 GiB of text): the name
+/// columns and the name table's keys, where the ends are a good part of the memory.
+#[derive(Debug, Clone, Default)]
+pub struct CompactStrings {
+    text: String,
+    ends: Vec<u32>,
+}
+
+impl CompactStrings {
+    /// The number of strings.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there is no string.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// String `i`, if there is one.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let start = match i.checked_sub(1) {
+            Some(before) => *self.ends.get(before)? as usize,
+            None => 0,
+        };
+        self.text.get(start..*self.ends.get(i)? as usize)
+    }
+
+    /// Appends a string.
+    pub fn push(&mut self, s: &str) -> Result<(), TooLarge> {
+        let end = u32::try_from(self.text.len() + s.len()).map_err(|_| TooLarge)?;
+        self.text.push_str(s);
+        self.ends.push(end);
+        Ok(())
+    }
+
+    /// Room for `n` more strings.
+    pub fn reserve(&mut self, n: usize) {
+        self.ends.reserve_exact(n);
+    }
+
+    /// Heap bytes.
+    pub fn memory_bytes(&self) -> usize {
+        self.text.capacity() + 4 * self.ends.capacity()
+    }
+
+    /// Frees the spare capacity of a finished list.
+    pub fn shrink_to_fit(&mut self) {
         self.text.shrink_to_fit();
         self.ends.shrink_to_fit();
     }

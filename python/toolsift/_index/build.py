@@ -18,7 +18,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from .._text.analysis import ProfileName
 from .._text.documents import document
@@ -28,7 +28,33 @@ from ..tools import Tool
 if TYPE_CHECKING:
     from .._engine.protocol import EngineIndex, EngineIndexClass
 
-__all__ = ["checked_tools", "engine_index", "updated_index"]
+__all__ = ["checked_tools", "engine_index", "untracked_tuple", "updated_index"]
+
+_T = TypeVar("_T")
+
+
+def untracked_tuple(items: tuple[_T, ...]) -> tuple[_T, ...]:
+    """``items`` (a tuple the caller made), no longer tracked by Python's cyclic garbage
+    collector when the compiled extension is built (``toolsift._core._untracked``), so that no
+    collection walks its items: an updated index's tuple of tools is a young container of up to
+    100,000 references, and the next young-generation pass would visit each of them with the
+    GIL held (10 to 50 ms at 100,000 tools: the worst search while a catalogue updates). The
+    tools are held as before; only a reference cycle through the tuple (a tool whose fields
+    reach the index) could no longer be collected.
+
+    Example:
+        >>> import gc
+        >>> tools = untracked_tuple((Tool(name="a", description="alpha"),))
+        >>> [t.name for t in tools], gc.is_tracked(tools) == (_untracked is None)
+        (['a'], True)
+    """
+    return items if _untracked is None else _untracked(items)
+
+
+try:
+    from .._core import _untracked
+except ImportError:  # the pure-Python engine alone: the collector tracks the tuple
+    _untracked = None  # type: ignore[assignment]
 
 
 def checked_tools(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import heapq
 import threading
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -124,11 +125,15 @@ class NameLookups:
     ) -> NameTable | None:
         """This name table remapped for an updated index of ``tools`` (the ``n_old`` old tools
         less the ids ``drop``, ascending, then the added ones from id ``kept``), instead of
-        re-reading every tool; ``None`` if it was never built."""
+        re-reading every tool; ``None`` if it was never built.
+
+        The old -> new id translation is an array, not a list: the remap allocates while it is
+        alive, and a young-generation pass meanwhile would visit each item of a list (a read per
+        tool of the catalogue, with the GIL held)."""
         table = self._name_table
         if table is None:
             return None
-        return table.remapped(name_source(tools), new_ids(n_old, drop), kept)
+        return table.remapped(name_source(tools), array("q", new_ids(n_old, drop)), kept)
 
     def keyword_index(self) -> EngineKeywordIndex:
         """Seed 001's keyword scorer on the same engine, built on first use."""

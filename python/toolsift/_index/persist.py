@@ -19,7 +19,7 @@ import dataclasses
 import math
 import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .._engine.select import EngineName, select_engine
 from .._options import check_max_bytes
@@ -31,7 +31,7 @@ from .._text.documents import FieldWeights
 from ..errors import DuplicateToolError, SnapshotError
 from ..limits import MAX_SNAPSHOT_BYTES, read_regular_file
 from ..tools import Tool
-from .build import updated_index
+from .build import untracked_tuple, updated_index
 
 if TYPE_CHECKING:
     from .._engine.protocol import EngineIndex
@@ -44,6 +44,7 @@ __all__ = [
     "server_tools",
     "to_bytes",
     "name_at",
+    "positions",
     "tool_names",
     "updated",
     "write",
@@ -106,7 +107,8 @@ def updated(
     The Python work is proportional to the change, not to the index: the name -> id map is a
     :class:`~toolsift._overlay.PositionMap` over the previous one (no dict of every name is
     made), and the engine's update runs with the GIL released. The one whole-index step is the
-    tuple of tools, a C-level copy of its references (no Python code per tool).
+    tuple of tools, a C-level copy of its references (no Python code per tool), which the
+    cyclic collector does not track (:func:`~toolsift._index.build.untracked_tuple`).
     """
     add = _tool_tuple(add, "add")
     seen: dict[str, int] = {}
@@ -141,8 +143,11 @@ def updated(
     if isinstance(old_tools, LazyTools):  # a loaded index stays lazy: decode no kept tool
         tools = old_tools.subset(without(range(len(old_tools)), drop), add)
     else:
-        tools = (*without(old_tools, drop), *add)
+        tools = untracked_tuple((*without(old_tools, drop), *add))
     ids = PositionMap.of(by_name).updated(dropped.values(), [t.name for t in add])
+    if isinstance(ids, dict) and isinstance(tools, LazyTools):
+        # Folded: the new columns' own map, not a dict of every name.
+        ids = cast("dict[str, int]", tools.columns.positions)
     new = Parts(tools, parts.engine, index, parts.field_weights, parts.params, ids)
     return new, ids, drop, len(tools) - len(add)
 
@@ -158,6 +163,14 @@ def server_tools(server: object, tools: Iterable[Tool]) -> tuple[Tool, ...]:
                 f"tools[{i}] ({tool.name!r}) belongs to server {tool.server!r}, not {server!r}"
             )
     return checked
+
+
+def positions(parts: Parts) -> Mapping[str, int]:
+    """The name -> id map of an index of ``parts`` (a lazy index's: its packed columns' own)."""
+    if isinstance(parts.tools, LazyTools):
+        return cast("Mapping[str, int]", parts.tools.columns.positions)
+    names = parts.names
+    return dict(zip(names, range(len(names))))
 
 
 def tool_names(tools: Sequence[Tool] | LazyTools, by_name: Mapping[str, int]) -> Sequence[str]:

@@ -30,7 +30,8 @@ from .._loaders.files import _describe_place, _line_number, _parse, utf8_text
 from .._loaders.formats import _detect
 from .._loaders.walk import _jsonl_entries, _Located, _walk
 from .._options import check_bm25_params
-from .._snapshot.tools_section import LazyTools, _record
+from .._snapshot.name_columns import Columns
+from .._snapshot.tools_section import LazyTools, _record, kept_columns
 from .._text.analysis import DEFAULT_PROFILE, check_profile
 from .._text.documents import FieldWeights, check_field_weights, default_delta
 from ..errors import CatalogError, ToolsiftError
@@ -69,13 +70,11 @@ class SourceTools(LazyTools):
     def __init__(
         self,
         origin: Sequence[Any],
-        names: list[str],
-        servers: list[str | None],
-        mcp_tool_names: list[str | None],
+        columns: Columns,
         source: SourceItems | None = None,
         context: str | None = None,
     ) -> None:
-        super().__init__([None] * len(names), names, servers, mcp_tool_names)  # type: ignore[list-item]
+        super().__init__([None] * len(columns), columns)  # type: ignore[list-item]
         #: Per tool: its dict, the number of its item in ``_source``, or ``None`` (a Tool).
         self._origin = origin
         self._source = source
@@ -96,9 +95,10 @@ class SourceTools(LazyTools):
             assert self._source is not None
             raw = json.loads(self._source.item(raw))
         tool = _detect(raw, self._context)(raw, self._context, False)
-        if tool is None or tool.name != self.names[j]:
+        name = self.columns.names[j]
+        if tool is None or tool.name != name:
             raise ToolsiftError(
-                f"The definition of tool {self.names[j]!r} was changed after the index was built "
+                f"The definition of tool {name!r} was changed after the index was built "
                 "from it; build the index again (or pass copies of the definitions)."
             )
         return tool
@@ -113,9 +113,7 @@ class SourceTools(LazyTools):
         keep = list(keep)
         out = SourceTools(
             [self._origin[i] for i in keep] + [None] * len(add),
-            [self.names[i] for i in keep] + [t.name for t in add],
-            [self.servers[i] for i in keep] + [t.server for t in add],
-            [self.mcp_tool_names[i] for i in keep] + [t.mcp_tool_name for t in add],
+            kept_columns(self.columns, keep, add),
             self._source,
             self._context,
         )
@@ -187,16 +185,10 @@ def build_records(
     built = _build_records(payload, server, jsonl_first, field_weights.as_list(), *params, profile)
     if built is None:
         return None
-    index, names, servers, mcp, source_items, context = built
-    lazy = SourceTools(
-        payload if source_items is None else range(len(names)),
-        names,
-        servers,
-        mcp,
-        source_items,
-        context,
-    )
-    return Parts(lazy, "rust", index, field_weights, params, names)
+    index, columns, source_items, context = built
+    origin = payload if source_items is None else range(len(columns))
+    lazy = SourceTools(origin, columns, source_items, context)
+    return Parts(lazy, "rust", index, field_weights, params, lazy.names)
 
 
 def load_records(source: RecordSource, server: str | None) -> list[Tool]:

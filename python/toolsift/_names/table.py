@@ -25,6 +25,8 @@ from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Union, cast, overload
 
+from .._snapshot.name_columns import ListColumns
+from .._snapshot.tools_section import NameViews
 from ..query import name_key
 from ..tools import _SAFE_NAME, Tool, tool_aliases
 from .find import MIN_KEY_LENGTH, NameFinder
@@ -198,7 +200,8 @@ class NameTable:
         # Compose the translations: base id -> old id -> new id (-1 indexes the -1 at the end).
         # An array, not a list: the collector does not visit its items (a list of a catalogue's
         # ids would cost every young-generation pass after an update a read per id).
-        ext = [*new_ids, -1]
+        ext = array("q", new_ids)
+        ext.append(-1)
         live = array("q", new_ids if self._live is None else map(ext.__getitem__, self._live))
         added = range(added_from, len(tools))
         n_base = len(live) + len(added)
@@ -449,7 +452,12 @@ def _built(
     compact ``NameMap`` objects), else by :func:`built_in_python` (the specification: dicts of
     the same items)."""
     if _build_name_table is not None:
-        plain, qualified, keys = _build_name_table(tools)
+        # A lazy index's packed name columns are read in Rust directly, no view per tool.
+        columns = tools.columns if isinstance(tools, NameViews) else None
+        if columns is None or isinstance(columns, ListColumns):
+            plain, qualified, keys = _build_name_table(tools)
+        else:
+            plain, qualified, keys = _build_name_table(columns)
         return cast(_Map, plain), cast(_Map, qualified), keys  # registered as Mappings
     return built_in_python(tools)
 

@@ -3,8 +3,9 @@
 A gateway worker that loads a 100,000-tool snapshot needs every tool's name (to find tools by
 name) and its server and raw MCP name (the name table), but only ever shows the handful of tools
 its searches return. So :meth:`toolsift.ToolIndex.load` keeps each tool as its JSON record and
-builds the :class:`~toolsift.Tool` the first time it is read: loading costs the index plus three
-short string columns, not 100,000 JSON decodes and validations (measured in BENCHMARKS.md).
+builds the :class:`~toolsift.Tool` the first time it is read: loading costs the index plus the
+packed name columns (:mod:`toolsift._snapshot.name_columns`), not 100,000 JSON decodes and
+validations (measured in BENCHMARKS.md).
 
 Snapshot layout of the tool section (version 2), written by :func:`encode_tool_section`:
 one header line of JSON (format, version, field weights, the server and raw MCP name of every
@@ -28,8 +29,16 @@ from typing import Any, Union, cast, overload
 
 from ..errors import SnapshotError, ToolDefinitionError
 from ..tools import Tool, tool_aliases
+from .name_columns import Columns, name_columns, taken
 
-__all__ = ["LazyTools", "NameView", "NameViews", "encode_tool_section", "decode_tool_section"]
+__all__ = [
+    "LazyTools",
+    "NameView",
+    "NameViews",
+    "decode_tool_section",
+    "encode_tool_section",
+    "kept_columns",
+]
 
 _Item = Union[Tool, bytes]
 _STR_OR_NONE = {str, type(None)}
@@ -73,25 +82,20 @@ class NameViews(Sequence[NameView]):
     tool (a list of them cost an update 100,000 objects at 100,000 tools).
 
     Example:
-        >>> views = NameViews(["mcp__fs__read_file", "plan"], ["fs", None], ["read_file", None])
+        >>> names = ["mcp__fs__read_file", "plan"]
+        >>> views = NameViews(name_columns(names, ["fs", None], ["read_file", None]))
         >>> len(views), views[0].server, [v.name for v in views]
         (2, 'fs', ['mcp__fs__read_file', 'plan'])
     """
 
-    __slots__ = ("_names", "_servers", "_mcp_tool_names")
+    __slots__ = ("columns",)
 
-    def __init__(
-        self,
-        names: Sequence[str],
-        servers: Sequence[str | None],
-        mcp_tool_names: Sequence[str | None],
-    ) -> None:
-        self._names = names
-        self._servers = servers
-        self._mcp_tool_names = mcp_tool_names
+    def __init__(self, columns: Columns) -> None:
+        #: The columns read (the compiled name table build reads packed ones directly).
+        self.columns = columns
 
     def __len__(self) -> int:
-        return len(self._names)
+        return len(self.columns)
 
     @overload
     def __getitem__(self, i: int) -> NameView: ...
@@ -100,12 +104,14 @@ class NameViews(Sequence[NameView]):
     def __getitem__(self, i: slice) -> list[NameView]: ...
 
     def __getitem__(self, i: int | slice) -> NameView | list[NameView]:
+        c = self.columns
         if isinstance(i, slice):
-            return list(map(NameView, self._names[i], self._servers[i], self._mcp_tool_names[i]))
-        return NameView(self._names[i], self._servers[i], self._mcp_tool_names[i])
+            return list(map(NameView, c.names[i], c.servers[i], c.mcp_tool_names[i]))
+        return NameView(c.names[i], c.servers[i], c.mcp_tool_names[i])
 
     def __iter__(self) -> Iterator[NameView]:
-        return map(NameView, self._names, self._servers, self._mcp_tool_names)
+        c = self.columns
+        return map(NameView, c.names, c.servers, c.mcp_tool_names)
 
 
 class LazyTools(Sequence[Tool]):
@@ -119,21 +125,29 @@ class LazyTools(Sequence[Tool]):
             does not match the name, server and MCP name the snapshot lists for it.
     """
 
-    __slots__ = ("_items", "names", "servers", "mcp_tool_names")
+    __slots__ = ("_items", "columns")
 
-    def __init__(
-        self,
-        items: list[_Item],
-        names: list[str],
-        servers: list[str | None],
-        mcp_tool_names: list[str | None],
-    ) -> None:
-        if not len(items) == len(names) == len(servers) == len(mcp_tool_names):
+    def __init__(self, items: list[_Item], columns: Columns) -> None:
+        if len(items) != len(columns):
             raise _corrupt("its columns have different lengths")
         self._items = items
-        self.names = names
-        self.servers = servers
-        self.mcp_tool_names = mcp_tool_names
+        #: Each tool's name, server and raw MCP name (:mod:`toolsift._snapshot.name_columns`).
+        self.columns = columns
+
+    @property
+    def names(self) -> Sequence[str]:
+        """The tools' names, in order."""
+        return cast("Sequence[str]", self.columns.names)
+
+    @property
+    def servers(self) -> Sequence[str | None]:
+        """The tools' servers, in order."""
+        return cast("Sequence[str | None]", self.columns.servers)
+
+    @property
+    def mcp_tool_names(self) -> Sequence[str | None]:
+        """The tools' raw MCP names, in order."""
+        return cast("Sequence[str | None]", self.columns.mcp_tool_names)
 
     def __len__(self) -> int:
         return len(self._items)
@@ -164,17 +178,18 @@ class LazyTools(Sequence[Tool]):
         except RecursionError:  # nested deeper than Python's parser recurses
             raise _corrupt(f"tool {i}: its record is nested too deep to read") from None
         j = i % len(self._items)
+        c = self.columns
         if (tool.name, tool.server, tool.mcp_tool_name) != (
-            self.names[j],
-            self.servers[j],
-            self.mcp_tool_names[j],
+            c.names[j],
+            c.servers[j],
+            c.mcp_tool_names[j],
         ):
             raise _corrupt(f"tool {j}'s record does not match its name, server or MCP name")
         return tool
 
     def name_views(self) -> NameViews:
         """One :class:`NameView` per tool, in order, each made when read (for the name table)."""
-        return NameViews(self.names, self.servers, self.mcp_tool_names)
+        return NameViews(self.columns)
 
     def records(self) -> Iterator[bytes]:
         """Every tool's JSON record, reusing the stored bytes of tools never read."""
@@ -185,12 +200,14 @@ class LazyTools(Sequence[Tool]):
         """The tools at positions ``keep`` (in that order), then ``add``; nothing is decoded."""
         keep = list(keep)
         items = self._items
-        return LazyTools(
-            [items[i] for i in keep] + list(add),
-            [self.names[i] for i in keep] + [t.name for t in add],
-            [self.servers[i] for i in keep] + [t.server for t in add],
-            [self.mcp_tool_names[i] for i in keep] + [t.mcp_tool_name for t in add],
-        )
+        columns = kept_columns(self.columns, keep, add)
+        return LazyTools([items[i] for i in keep] + list(add), columns)
+
+
+def kept_columns(columns: Columns, keep: list[int], add: Sequence[Tool]) -> Columns:
+    """The columns of the tools at ``keep``, then of ``add``."""
+    names = [t.name for t in add]
+    return taken(columns, keep, names, [t.server for t in add], [t.mcp_tool_name for t in add])
 
 
 def encode_tool_section(tools: Sequence[Tool], header: Mapping[str, Any]) -> bytes:
@@ -208,7 +225,7 @@ def encode_tool_section(tools: Sequence[Tool], header: Mapping[str, Any]) -> byt
 
 def _encode_tool_section(tools: Sequence[Tool], header: Mapping[str, Any]) -> bytes:
     if isinstance(tools, LazyTools):
-        servers, mcp = tools.servers, tools.mcp_tool_names
+        servers, mcp = list(tools.servers), list(tools.mcp_tool_names)
         records: Iterable[bytes] = tools.records()
     else:
         servers = [t.server for t in tools]
@@ -315,4 +332,4 @@ def decode_tool_section(
         raise _corrupt("a server or MCP name is not a string")
     if not len(items) == len(names) == len(servers) == len(mcp):
         raise _corrupt(f"it holds {len(items)} tools for {len(names)} indexed names")
-    return header, LazyTools(items, names, servers, mcp)
+    return header, LazyTools(items, name_columns(names, servers, mcp))

@@ -1,0 +1,574 @@
+//! `toolsift._core._new_tools`: the `Tool` objects of a list of plain tool dicts, made in one
+//! call. `load_tools` spent ~27 µs a tool in Python (format detection, the converter, `Tool`'s
+//! checks and its schema walk, `toolsift.limits._fits`, half of it); here a tool costs ~1 µs.
+//!
+//! A deliberate twin of the Python path, for the items it handles exactly: MCP `tools/list`
+//! items and toolsift records (`toolsift._loaders.formats._mcp_item`, `_record_item` and
+//! `_detect`) with exact `dict`, `list`, `tuple`, `str`, `int`, `float`, `bool` and `None`
+//! values, turned into `Tool`s as `Tool.__init__` and `__post_init__`
+//! (`python/toolsift/tools.py`, `python/toolsift/_tool/checks.py`, the specification) make
+//! them: the same fields, the schema stored as a `MappingProxyType` over a shallow copy, and the
+//! derived `display_label`, `display_summary` and `schema_keys`. Anything else (another format,
+//! a `type` key, any value `Tool` would reject or change, such as a lone surrogate in a text
+//! field, a schema past `toolsift.limits`' caps, two tools of one name) makes the whole call
+//! return `None`, and the caller loads the items the Python way, which gives the result or
+//! the error. `tests/test_tool_objects.py` proves the two paths equal with Hypothesis.
+
+use ahash::{AHashSet, RandomState};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+use pyo3::{ffi, intern};
+
+use crate::build::item::{MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES};
+use crate::build::records::{sanitize_part, utf16_prefix};
+
+/// `toolsift.limits.MAX_NAME_LENGTH`: the cap on a name, server or MCP name (characters).
+const MAX_NAME_LENGTH: usize = 1_024;
+/// `toolsift.limits.MAX_DESCRIPTION_LENGTH`: the cap on a description or other text.
+const MAX_DESCRIPTION_LENGTH: usize = 1_000_000;
+/// `toolsift.tools.SUMMARY_UTF16_UNITS`.
+const SUMMARY_UTF16_UNITS: usize = 200;
+
+/// Returns `Ok(None)` (the items are left to Python) when `$value` is `None`.
+macro_rules! or_python {
+    ($value:expr) => {
+        match $value {
+            Some(value) => value,
+            None => return Ok(None),
+        }
+    };
+}
+
+/// How the items are read: `_detect`ed one by one (`load_tools`), or all as one format.
+#[derive(Clone, Copy, PartialEq)]
+enum Format {
+    Detect,
+    Mcp,
+    Record,
+}
+
+/// A `str` value (exactly a `str`) and its UTF-8 text.
+#[derive(Clone)]
+struct Str<'py> {
+    obj: Bound<'py, PyString>,
+    utf8: Bound<'py, PyBytes>,
+}
+
+impl<'py> Str<'py> {
+    /// `value` when it is exactly a `str` with no lone surrogate (which UTF-8 cannot encode).
+    fn of(value: &Bound<'py, PyAny>) -> Option<Self> {
+        let obj = value.cast_exact::<PyString>().ok()?.clone();
+        let utf8 = obj.encode_utf8().ok()?;
+        Some(Str { obj, utf8 })
+    }
+
+    fn text(&self) -> &str {
+        // SAFETY: `PyUnicode_AsUTF8String`'s bytes are valid UTF-8.
+        unsafe { std::str::from_utf8_unchecked(self.utf8.as_bytes()) }
+    }
+
+    /// Python's `len(s) <= cap` (code points).
+    fn within(&self, cap: usize) -> bool {
+        let text = self.text();
+        text.len() <= cap || text.chars().count() <= cap
+    }
+}
+
+/// A `str | None` value: `Some(None)` for `None` or an absent key, `None` for anything else.
+fn optional<'py>(value: Option<Bound<'py, PyAny>>) -> Option<Option<Str<'py>>> {
+    match value {
+        None => Some(None),
+        Some(value) if value.is_none() => Some(None),
+        Some(value) => Str::of(&value).map(Some),
+    }
+}
+
+/// `item.get(key)`.
+fn get<'py>(
+    item: &Bound<'py, PyDict>,
+    key: &Bound<'py, PyString>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    item.get_item(key)
+}
+
+/// `_name_of`: a non-blank `str`; `None` also for anything `_name_of` or `Tool` rejects.
+fn name_of<'py>(item: &Bound<'py, PyDict>) -> PyResult<Option<Str<'py>>> {
+    let py = item.py();
+    let Some(name) = optional(get(item, intern!(py, "name"))?).flatten() else {
+        return Ok(None);
+    };
+    // A character Python's `str.isspace` could call white space is rare in a name: ask Python.
+    let blank = name.text().is_empty()
+        || (!name.text().chars().any(|c| c.is_ascii_graphic())
+            && name.obj.call_method0(intern!(py, "isspace"))?.is_truthy()?);
+    Ok((!blank).then_some(name))
+}
+
+/// The values of one `Tool`, checked as `Tool` checks them.
+struct Fields<'py> {
+    name: Str<'py>,
+    description: Bound<'py, PyString>,
+    schema: Bound<'py, PyAny>,
+    server: Option<Str<'py>>,
+    mcp_tool_name: Option<Str<'py>>,
+    label: Option<Str<'py>>,
+    title: Option<Str<'py>>,
+    summary: Option<Str<'py>>,
+    search_hint: Option<Str<'py>>,
+    source: Option<Str<'py>>,
+}
+
+/// `_detect`, among the formats handled here (`None`: left to Python).
+fn detect(item: &Bound<'_, PyDict>, server: bool) -> PyResult<Option<Format>> {
+    let py = item.py();
+    if get(item, intern!(py, "type"))?.is_some_and(|kind| !kind.is_none()) {
+        return Ok(None); // OpenAI, Anthropic `custom` tools and provider built-ins
+    }
+    if item.contains(intern!(py, "inputSchema"))? {
+        return Ok(Some(Format::Mcp));
+    }
+    if item.contains(intern!(py, "parameters"))? {
+        return Ok(None); // OpenAI
+    }
+    for key in [
+        intern!(py, "input_schema"),
+        intern!(py, "server"),
+        intern!(py, "mcp_tool_name"),
+        intern!(py, "label"),
+        intern!(py, "summary"),
+        intern!(py, "search_hint"),
+        intern!(py, "source"),
+    ] {
+        if item.contains(key)? {
+            return Ok(Some(Format::Record));
+        }
+    }
+    Ok(Some(if server { Format::Mcp } else { Format::Record }))
+}
+
+/// `_mcp_item(item, server)`'s fields.
+fn mcp_fields<'py>(
+    item: &Bound<'py, PyDict>,
+    server: Option<Str<'py>>,
+) -> PyResult<Option<Fields<'py>>> {
+    let py = item.py();
+    let raw = or_python!(name_of(item)?);
+    let server = or_python!(server);
+    let mut title = or_python!(optional(get(item, intern!(py, "title"))?));
+    if title.is_none() {
+        if let Some(annotations) = get(item, intern!(py, "annotations"))? {
+            if !annotations.is_none() {
+                let annotations = or_python!(annotations.cast_exact::<PyDict>().ok());
+                title = or_python!(optional(get(annotations, intern!(py, "title"))?));
+            }
+        }
+    }
+    let name = format!(
+        "mcp__{}__{}",
+        sanitize_part(server.text()),
+        sanitize_part(raw.text())
+    );
+    Ok(Some(Fields {
+        name: or_python!(Str::of(PyString::new(py, &name).as_any())),
+        description: or_python!(description(item)?),
+        schema: or_python!(schema(item, intern!(py, "inputSchema"))?),
+        server: Some(server),
+        mcp_tool_name: Some(raw),
+        label: None,
+        title,
+        summary: None,
+        search_hint: None,
+        source: None,
+    }))
+}
+
+/// `_record_item(item, server)`'s fields.
+fn record_fields<'py>(
+    item: &Bound<'py, PyDict>,
+    server: Option<Str<'py>>,
+) -> PyResult<Option<Fields<'py>>> {
+    let py = item.py();
+    let raw = or_python!(name_of(item)?);
+    let server = match get(item, intern!(py, "server"))? {
+        Some(own) => or_python!(optional(Some(own))), // the record's own server wins, even null
+        None => server,
+    };
+    let mut mcp_tool_name = or_python!(optional(get(item, intern!(py, "mcp_tool_name"))?));
+    let mut name = raw.clone();
+    if let Some(server) = &server {
+        if server.text().is_empty() {
+            return Ok(None);
+        }
+        let prefix = format!("mcp__{}__", sanitize_part(server.text()));
+        let text = raw.text();
+        if text.starts_with(&prefix) && text.len() > prefix.len() {
+            if mcp_tool_name.is_none() {
+                let tool = PyString::new(py, &text[prefix.len()..]);
+                mcp_tool_name = Some(or_python!(Str::of(tool.as_any())));
+            }
+        } else {
+            let canonical = prefix + &sanitize_part(text);
+            name = or_python!(Str::of(PyString::new(py, &canonical).as_any()));
+            match &mcp_tool_name {
+                None => mcp_tool_name = Some(raw),
+                Some(given) if given.text() != text => return Ok(None),
+                Some(_) => {}
+            }
+        }
+    }
+    let field = |key: &Bound<'py, PyString>| -> PyResult<Option<Option<Str<'py>>>> {
+        Ok(optional(get(item, key)?))
+    };
+    Ok(Some(Fields {
+        name,
+        description: or_python!(description(item)?),
+        schema: or_python!(schema(item, intern!(py, "input_schema"))?),
+        server,
+        mcp_tool_name,
+        label: or_python!(field(intern!(py, "label"))?),
+        title: or_python!(field(intern!(py, "title"))?),
+        summary: or_python!(field(intern!(py, "summary"))?),
+        search_hint: or_python!(field(intern!(py, "search_hint"))?),
+        source: or_python!(field(intern!(py, "source"))?),
+    }))
+}
+
+/// `_text(item, "description")`: a `str`, `""` when null or absent.
+fn description<'py>(item: &Bound<'py, PyDict>) -> PyResult<Option<Bound<'py, PyString>>> {
+    let py = item.py();
+    Ok(match get(item, intern!(py, "description"))? {
+        None => Some(PyString::new(py, "")),
+        Some(value) if value.is_none() => Some(PyString::new(py, "")),
+        Some(value) => value.cast_exact::<PyString>().ok().cloned(),
+    })
+}
+
+/// `_schema(item, key)`: the item's schema (an exact `dict` here), or the default schema.
+fn schema<'py>(
+    item: &Bound<'py, PyDict>,
+    key: &Bound<'py, PyString>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let py = item.py();
+    match get(item, key)? {
+        Some(value) if !value.is_none() => {
+            Ok(value.is_exact_instance_of::<PyDict>().then_some(value))
+        }
+        _ => {
+            let schema = PyDict::new(py);
+            schema.set_item(intern!(py, "type"), intern!(py, "object"))?;
+            schema.set_item(intern!(py, "properties"), PyDict::new(py))?;
+            Ok(Some(schema.into_any()))
+        }
+    }
+}
+
+/// Whether `value` is of one of `toolsift.limits._LEAF_TYPES`, exactly.
+fn leaf(value: &Bound<'_, PyAny>) -> bool {
+    value.is_none()
+        || value.is_exact_instance_of::<PyString>()
+        || value.is_exact_instance_of::<PyInt>()
+        || value.is_exact_instance_of::<PyFloat>()
+        || value.is_exact_instance_of::<PyBool>()
+}
+
+/// `toolsift.limits._fits` of a container at `depth` with `nodes` values counted so far: `false`
+/// past the caps (a cycle nests without end, so it passes the depth cap) or for any value not
+/// plain JSON data, which Python judges.
+fn fits(value: &Bound<'_, PyAny>, depth: usize, nodes: &mut usize) -> bool {
+    let mut enter = |len: usize| {
+        *nodes += len;
+        depth <= MAX_SCHEMA_DEPTH && *nodes <= MAX_SCHEMA_NODES
+    };
+    if let Ok(dict) = value.cast_exact::<PyDict>() {
+        enter(dict.len())
+            && dict
+                .iter()
+                .all(|(_, child)| child_fits(&child, depth, nodes))
+    } else if let Ok(list) = value.cast_exact::<PyList>() {
+        enter(list.len()) && list.iter().all(|child| child_fits(&child, depth, nodes))
+    } else if let Ok(tuple) = value.cast_exact::<PyTuple>() {
+        enter(tuple.len()) && tuple.iter().all(|child| child_fits(&child, depth, nodes))
+    } else {
+        false
+    }
+}
+
+/// [`fits`] of a child of a container at `depth`.
+fn child_fits(child: &Bound<'_, PyAny>, depth: usize, nodes: &mut usize) -> bool {
+    leaf(child) || fits(child, depth + 1, nodes)
+}
+
+/// The sorted top-level property names of a checked schema (`None`: left to Python).
+fn schema_keys<'py>(schema: &Bound<'py, PyDict>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let py = schema.py();
+    let properties = match get(schema, intern!(py, "properties"))? {
+        None => return Ok(Some(PyTuple::empty(py))),
+        Some(value) => or_python!(value.cast_exact::<PyDict>().ok().cloned()),
+    };
+    let mut keys = Vec::with_capacity(properties.len());
+    for key in properties.keys().iter() {
+        keys.push(or_python!(Str::of(&key)));
+    }
+    // Code point order is UTF-8 byte order.
+    keys.sort_unstable_by(|a, b| a.utf8.as_bytes().cmp(b.utf8.as_bytes()));
+    Ok(Some(PyTuple::new(py, keys.into_iter().map(|k| k.obj))?))
+}
+
+impl Fields<'_> {
+    /// `_check_fields`' checks that are not done while reading: empty names, the caps.
+    fn valid(&self) -> bool {
+        let names = [
+            Some(&self.name),
+            self.server.as_ref(),
+            self.mcp_tool_name.as_ref(),
+        ];
+        let non_empty = [
+            self.server.as_ref(),
+            self.mcp_tool_name.as_ref(),
+            self.label.as_ref(),
+        ];
+        let texts = [
+            self.label.as_ref(),
+            self.title.as_ref(),
+            self.summary.as_ref(),
+            self.search_hint.as_ref(),
+            self.source.as_ref(),
+        ];
+        names
+            .into_iter()
+            .flatten()
+            .all(|s| s.within(MAX_NAME_LENGTH))
+            && non_empty
+                .into_iter()
+                .flatten()
+                .all(|s| !s.text().is_empty())
+            && texts
+                .into_iter()
+                .flatten()
+                .all(|s| s.within(MAX_DESCRIPTION_LENGTH))
+    }
+}
+
+/// Makes `Tool` objects as `object.__new__(cls)` then `object.__setattr__` of each field does.
+struct Maker<'py> {
+    cls: Bound<'py, PyType>,
+    /// `object.__new__`.
+    new: Bound<'py, PyAny>,
+    /// The class's `tp_new` slot when it is `object.__new__`'s (`None`: called from Python).
+    slot: Option<ffi::newfunc>,
+    names: [Bound<'py, PyString>; 13],
+}
+
+/// `object.__new__`, looked up once per interpreter.
+static OBJECT_NEW: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+impl<'py> Maker<'py> {
+    fn new(cls: &Bound<'py, PyType>) -> PyResult<Self> {
+        let py = cls.py();
+        let new = OBJECT_NEW
+            .get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+                Ok(py
+                    .import("builtins")?
+                    .getattr("object")?
+                    .getattr("__new__")?
+                    .unbind())
+            })?
+            .bind(py)
+            .clone();
+        // SAFETY: `cls` is a live type object; the calls only read it. `PyType_GetSlot` works
+        // on heap types on every supported Python, and `Py_tp_new` holds a `newfunc` (or NULL).
+        let heap = unsafe { ffi::PyType_GetFlags(cls.as_type_ptr()) } & ffi::Py_TPFLAGS_HEAPTYPE;
+        let slot = if heap != 0 && cls.getattr(intern!(py, "__new__"))?.is(&new) {
+            let ptr = unsafe { ffi::PyType_GetSlot(cls.as_type_ptr(), ffi::Py_tp_new) };
+            // SAFETY: a non-null `Py_tp_new` slot is a `newfunc`.
+            (!ptr.is_null()).then(|| unsafe { std::mem::transmute::<_, ffi::newfunc>(ptr) })
+        } else {
+            None
+        };
+        let names = [
+            "name",
+            "description",
+            "input_schema",
+            "server",
+            "mcp_tool_name",
+            "label",
+            "title",
+            "summary",
+            "search_hint",
+            "source",
+            "display_label",
+            "display_summary",
+            "schema_keys",
+        ]
+        .map(|name| PyString::intern(py, name));
+        Ok(Maker {
+            cls: cls.clone(),
+            new,
+            slot,
+            names,
+        })
+    }
+
+    /// A new object holding `values`, in field order.
+    fn make(&self, values: [&Bound<'py, PyAny>; 13]) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.cls.py();
+        let object = match self.slot {
+            // SAFETY: the class's own `tp_new` (object's), called as `type.__call__` calls it,
+            // with a live class and an empty argument tuple; it returns a new reference, or NULL
+            // with a Python exception set, which `from_owned_ptr_or_err` takes.
+            Some(new) => unsafe {
+                let args = PyTuple::empty(py);
+                let object = new(self.cls.as_type_ptr(), args.as_ptr(), std::ptr::null_mut());
+                Bound::from_owned_ptr_or_err(py, object)?
+            },
+            None => self.new.call1((&self.cls,))?,
+        };
+        for (name, value) in self.names.iter().zip(values) {
+            // SAFETY: three live objects; the call only reads them and returns 0, or -1 with a
+            // Python exception set.
+            let status = unsafe {
+                ffi::PyObject_GenericSetAttr(object.as_ptr(), name.as_ptr(), value.as_ptr())
+            };
+            if status != 0 {
+                let err = PyErr::fetch(py);
+                return Err(PyTypeError::new_err(format!("cannot build a Tool: {err}")));
+            }
+        }
+        Ok(object)
+    }
+}
+
+/// The names made so far, as 64-bit hashes: two names of one hash (a duplicate, or by a chance
+/// of about n² / 2⁶⁵) leave the load to Python, which words the duplicate or makes the tools.
+struct Names {
+    hasher: RandomState,
+    hashes: AHashSet<u64>,
+}
+
+impl Names {
+    fn with_capacity(n: usize) -> Self {
+        Names {
+            hasher: RandomState::new(),
+            hashes: AHashSet::with_capacity(n),
+        }
+    }
+
+    /// Whether `name` is new.
+    fn insert(&mut self, name: &str) -> bool {
+        self.hashes.insert(self.hasher.hash_one(name))
+    }
+}
+
+/// One `Tool` of `item` (`None`: left to Python).
+fn tool<'py>(
+    maker: &Maker<'py>,
+    item: &Bound<'py, PyAny>,
+    server: &Bound<'py, PyAny>,
+    format: Format,
+    seen: &mut Names,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let py = item.py();
+    let item = or_python!(item.cast_exact::<PyDict>().ok());
+    let server = or_python!(optional(Some(server.clone())));
+    let format = match format {
+        Format::Detect => or_python!(detect(item, server.is_some())?),
+        format => format,
+    };
+    let fields = match format {
+        Format::Mcp => or_python!(mcp_fields(item, server)?),
+        _ => or_python!(record_fields(item, server)?),
+    };
+    let description = or_python!(Str::of(fields.description.as_any()));
+    if !fields.valid() || !description.within(MAX_DESCRIPTION_LENGTH) {
+        return Ok(None);
+    }
+    if !seen.insert(fields.name.text()) {
+        return Ok(None); // a duplicate: Python names both places
+    }
+    let schema = fields.schema.cast_exact::<PyDict>()?;
+    let mut nodes = 1;
+    if !fits(schema.as_any(), 1, &mut nodes) {
+        return Ok(None);
+    }
+    let keys = or_python!(schema_keys(schema)?);
+    let label = match (&fields.label, &fields.server) {
+        (Some(label), _) => label.obj.clone(),
+        (None, Some(server)) => {
+            let tool = fields.mcp_tool_name.as_ref().unwrap_or(&fields.name);
+            PyString::new(py, &format!("{}/{}", server.text(), tool.text()))
+        }
+        (None, None) => fields.name.obj.clone(),
+    };
+    let summary = match &fields.summary {
+        Some(summary) => summary.obj.clone(),
+        None => {
+            let text = description.text();
+            let head = utf16_prefix(text, SUMMARY_UTF16_UNITS);
+            if head.len() == text.len() {
+                description.obj.clone()
+            } else {
+                PyString::new(py, head)
+            }
+        }
+    };
+    let proxy = unsafe {
+        // SAFETY: `PyDictProxy_New` of a live dict returns a new reference or NULL with an error.
+        Bound::from_owned_ptr_or_err(py, ffi::PyDictProxy_New(schema.copy()?.as_ptr()))?
+    };
+    let none = py.None().into_bound(py);
+    let obj = |s: &Option<Str<'py>>| {
+        s.as_ref()
+            .map_or(none.clone(), |s| s.obj.clone().into_any())
+    };
+    let values = [
+        fields.name.obj.as_any(),
+        description.obj.as_any(),
+        &proxy,
+        &obj(&fields.server),
+        &obj(&fields.mcp_tool_name),
+        &obj(&fields.label),
+        &obj(&fields.title),
+        &obj(&fields.summary),
+        &obj(&fields.search_hint),
+        &obj(&fields.source),
+        label.as_any(),
+        summary.as_any(),
+        keys.as_any(),
+    ];
+    maker.make(values).map(Some)
+}
+
+/// `[Tool(...) for each item]` as `load_tools` (`format="detect"`), `from_mcp` (`"mcp"`) or
+/// `from_records` (`"record"`) makes them, `servers[i]` being item `i`'s server (`str | None`);
+/// `None` when any item, or a name seen twice, is left to Python (see the module docs).
+#[pyfunction]
+pub fn _new_tools<'py>(
+    cls: &Bound<'py, PyType>,
+    items: &Bound<'py, PyList>,
+    servers: &Bound<'py, PyList>,
+    format: &str,
+) -> PyResult<Option<Bound<'py, PyList>>> {
+    let py = cls.py();
+    let format = match format {
+        "detect" => Format::Detect,
+        "mcp" => Format::Mcp,
+        "record" => Format::Record,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "unknown tool format {format:?}"
+            )))
+        }
+    };
+    if servers.len() != items.len() {
+        return Err(PyValueError::new_err("one server per item is needed"));
+    }
+    let maker = Maker::new(cls)?;
+    let mut seen = Names::with_capacity(items.len());
+    let mut tools = Vec::with_capacity(items.len());
+    for (item, server) in items.iter().zip(servers.iter()) {
+        tools.push(or_python!(tool(&maker, &item, &server, format, &mut seen)?));
+    }
+    Ok(Some(PyList::new(py, tools)?))
+}
