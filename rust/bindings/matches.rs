@@ -18,8 +18,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 use pyo3::{ffi, intern};
 
-/// `object.__new__`, looked up once per interpreter.
-static OBJECT_NEW: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+use super::instances::{new_args, new_instance, object_new_slot, set_field};
 
 /// `[new_match(tools[d], score, reason) for d, score in hits]`: each object is made as
 /// `toolsift.result.new_match` makes it, with `object.__new__(cls)` and its four fields set in
@@ -107,19 +106,6 @@ pub(crate) fn build_result<'py>(
     Ok(result)
 }
 
-/// `object.__new__`.
-fn object_new(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
-    OBJECT_NEW
-        .get_or_try_init(py, || -> PyResult<Py<PyAny>> {
-            Ok(py
-                .import("builtins")?
-                .getattr("object")?
-                .getattr("__new__")?
-                .unbind())
-        })
-        .map(|new| new.bind(py))
-}
-
 /// How instances of one class are made and filled.
 #[derive(Clone, Copy)]
 struct Recipe {
@@ -136,18 +122,7 @@ impl Recipe {
     /// The recipe of `cls` (its fields: those of a match).
     fn of(cls: &Bound<'_, PyType>) -> PyResult<Recipe> {
         let py = cls.py();
-        let new = object_new(py)?;
-        // SAFETY: `cls` is a live type object (the GIL is held: `py`); both calls only read it.
-        let heap = unsafe { ffi::PyType_GetFlags(cls.as_type_ptr()) } & ffi::Py_TPFLAGS_HEAPTYPE;
-        let slot = if heap != 0 && cls.getattr(intern!(py, "__new__"))?.is(new) {
-            // SAFETY: as above; `PyType_GetSlot` works on heap types on every supported Python,
-            // and `Py_tp_new` holds a `newfunc` (or NULL).
-            let ptr = unsafe { ffi::PyType_GetSlot(cls.as_type_ptr(), ffi::Py_tp_new) };
-            // SAFETY: a non-null `Py_tp_new` slot is a `newfunc`.
-            (!ptr.is_null()).then(|| unsafe { std::mem::transmute::<_, ffi::newfunc>(ptr) })
-        } else {
-            None
-        };
+        let slot = object_new_slot(cls)?;
         let fields = Fields::Attrs;
         let recipe = Recipe { slot, fields };
         let fields = Fields::of(&Maker::with(py, cls, recipe)?, field_names(py))?;
@@ -180,10 +155,7 @@ impl<'a, 'py> Maker<'a, 'py> {
 
     /// The maker of `cls` by `recipe` (`cls`'s own).
     fn with(py: Python<'py>, cls: &'a Bound<'py, PyType>, recipe: Recipe) -> PyResult<Self> {
-        let args = match recipe.slot {
-            Some(_) => PyTuple::empty(py),
-            None => PyTuple::new(py, [cls])?,
-        };
+        let args = new_args(cls, recipe.slot)?;
         Ok(Maker {
             py,
             cls,
@@ -194,20 +166,7 @@ impl<'a, 'py> Maker<'a, 'py> {
 
     /// A new, empty instance.
     fn make(&self) -> PyResult<Bound<'py, PyAny>> {
-        match self.recipe.slot {
-            // SAFETY: the class's own `tp_new` (object's: see `slot`), called as `type.__call__`
-            // calls it, with a live class and an empty argument tuple; it returns a new
-            // reference, or NULL with a Python exception set, which `from_owned_ptr_or_err` takes.
-            Some(new) => unsafe {
-                let object = new(
-                    self.cls.as_type_ptr(),
-                    self.args.as_ptr(),
-                    std::ptr::null_mut(),
-                );
-                Bound::from_owned_ptr_or_err(self.py, object)
-            },
-            None => object_new(self.py)?.call1(&self.args),
-        }
+        new_instance(self.cls, self.recipe.slot, &self.args)
     }
 
     /// `object.__setattr__(object, name, value)`; `name` and `value` are live objects.
@@ -217,13 +176,9 @@ impl<'a, 'py> Maker<'a, 'py> {
         name: *mut ffi::PyObject,
         value: *mut ffi::PyObject,
     ) -> PyResult<()> {
-        // SAFETY: three live objects (the GIL is held: `py`); the call only reads them and
-        // returns 0, or -1 with a Python exception set, which `PyErr::fetch` takes.
-        let status = unsafe { ffi::PyObject_GenericSetAttr(object.as_ptr(), name, value) };
-        if status == 0 {
+        let Err(err) = set_field(object, name, value) else {
             return Ok(());
-        }
-        let err = PyErr::fetch(self.py);
+        };
         Err(PyTypeError::new_err(format!(
             "cannot build a {}: {err}",
             self.cls.name()?

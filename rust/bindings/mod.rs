@@ -15,6 +15,7 @@ pub(crate) mod functions;
 pub(crate) mod index;
 pub(crate) mod index_persist;
 pub(crate) mod index_scores;
+pub(crate) mod instances;
 pub(crate) mod keyword_index;
 pub(crate) mod matches;
 pub(crate) mod name_columns;

@@ -17,19 +17,15 @@
 use ahash::{AHashSet, RandomState};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use pyo3::{ffi, intern};
 
 use crate::build::item::{MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES};
-use crate::build::records::{sanitize_part, utf16_prefix};
+use crate::build::records::{
+    sanitize_part, utf16_prefix, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, SUMMARY_UTF16_UNITS,
+};
 
-/// `toolsift.limits.MAX_NAME_LENGTH`: the cap on a name, server or MCP name (characters).
-const MAX_NAME_LENGTH: usize = 1_024;
-/// `toolsift.limits.MAX_DESCRIPTION_LENGTH`: the cap on a description or other text.
-const MAX_DESCRIPTION_LENGTH: usize = 1_000_000;
-/// `toolsift.tools.SUMMARY_UTF16_UNITS`.
-const SUMMARY_UTF16_UNITS: usize = 200;
+use super::instances::{new_args, new_instance, object_new_slot, set_field};
 
 /// Returns `Ok(None)` (the items are left to Python) when `$value` is `None`.
 macro_rules! or_python {
@@ -354,39 +350,18 @@ impl Fields<'_> {
 /// Makes `Tool` objects as `object.__new__(cls)` then `object.__setattr__` of each field does.
 struct Maker<'py> {
     cls: Bound<'py, PyType>,
-    /// `object.__new__`.
-    new: Bound<'py, PyAny>,
     /// The class's `tp_new` slot when it is `object.__new__`'s (`None`: called from Python).
     slot: Option<ffi::newfunc>,
+    /// The arguments of `slot` or `object.__new__`.
+    args: Bound<'py, PyTuple>,
     names: [Bound<'py, PyString>; 13],
 }
-
-/// `object.__new__`, looked up once per interpreter.
-static OBJECT_NEW: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 impl<'py> Maker<'py> {
     fn new(cls: &Bound<'py, PyType>) -> PyResult<Self> {
         let py = cls.py();
-        let new = OBJECT_NEW
-            .get_or_try_init(py, || -> PyResult<Py<PyAny>> {
-                Ok(py
-                    .import("builtins")?
-                    .getattr("object")?
-                    .getattr("__new__")?
-                    .unbind())
-            })?
-            .bind(py)
-            .clone();
-        // SAFETY: `cls` is a live type object; the calls only read it. `PyType_GetSlot` works
-        // on heap types on every supported Python, and `Py_tp_new` holds a `newfunc` (or NULL).
-        let heap = unsafe { ffi::PyType_GetFlags(cls.as_type_ptr()) } & ffi::Py_TPFLAGS_HEAPTYPE;
-        let slot = if heap != 0 && cls.getattr(intern!(py, "__new__"))?.is(&new) {
-            let ptr = unsafe { ffi::PyType_GetSlot(cls.as_type_ptr(), ffi::Py_tp_new) };
-            // SAFETY: a non-null `Py_tp_new` slot is a `newfunc`.
-            (!ptr.is_null()).then(|| unsafe { std::mem::transmute::<_, ffi::newfunc>(ptr) })
-        } else {
-            None
-        };
+        let slot = object_new_slot(cls)?;
+        let args = new_args(cls, slot)?;
         let names = [
             "name",
             "description",
@@ -405,34 +380,17 @@ impl<'py> Maker<'py> {
         .map(|name| PyString::intern(py, name));
         Ok(Maker {
             cls: cls.clone(),
-            new,
             slot,
+            args,
             names,
         })
     }
 
     /// A new object holding `values`, in field order.
     fn make(&self, values: [&Bound<'py, PyAny>; 13]) -> PyResult<Bound<'py, PyAny>> {
-        let py = self.cls.py();
-        let object = match self.slot {
-            // SAFETY: the class's own `tp_new` (object's), called as `type.__call__` calls it,
-            // with a live class and an empty argument tuple; it returns a new reference, or NULL
-            // with a Python exception set, which `from_owned_ptr_or_err` takes.
-            Some(new) => unsafe {
-                let args = PyTuple::empty(py);
-                let object = new(self.cls.as_type_ptr(), args.as_ptr(), std::ptr::null_mut());
-                Bound::from_owned_ptr_or_err(py, object)?
-            },
-            None => self.new.call1((&self.cls,))?,
-        };
+        let object = new_instance(&self.cls, self.slot, &self.args)?;
         for (name, value) in self.names.iter().zip(values) {
-            // SAFETY: three live objects; the call only reads them and returns 0, or -1 with a
-            // Python exception set.
-            let status = unsafe {
-                ffi::PyObject_GenericSetAttr(object.as_ptr(), name.as_ptr(), value.as_ptr())
-            };
-            if status != 0 {
-                let err = PyErr::fetch(py);
+            if let Err(err) = set_field(&object, name.as_ptr(), value.as_ptr()) {
                 return Err(PyTypeError::new_err(format!("cannot build a Tool: {err}")));
             }
         }

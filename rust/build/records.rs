@@ -31,11 +31,11 @@ pub const PARAMS: usize = 9;
 pub const PAIRS: usize = 10;
 
 /// `toolsift.limits.MAX_NAME_LENGTH`: the cap on a name, server or MCP name (characters).
-const MAX_NAME_LENGTH: usize = 1_024;
+pub(crate) const MAX_NAME_LENGTH: usize = 1_024;
 /// `toolsift.limits.MAX_DESCRIPTION_LENGTH`: the cap on a description or other text.
-const MAX_DESCRIPTION_LENGTH: usize = 1_000_000;
+pub(crate) const MAX_DESCRIPTION_LENGTH: usize = 1_000_000;
 /// How many UTF-16 code units of the description make the summary (`SUMMARY_UTF16_UNITS`).
-const SUMMARY_UTF16_UNITS: usize = 200;
+pub(crate) const SUMMARY_UTF16_UNITS: usize = 200;
 
 /// What one tool contributes to the index, and the name fields the index keeps.
 #[derive(Debug, Clone, PartialEq, Default)]
