@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 
 use super::convert::{bm25_params, check_field_weights};
 use crate::build::{
-    check_weights, tokenize_chunk_with, Chunk, FlatChunk, Merge, Stems, CHUNK_DOCS,
+    check_weights, tokenize_chunk_with, Chunk, FlatChunk, Merge, Reorder, Stems, CHUNK_DOCS,
 };
 use crate::index::Index;
 
@@ -25,8 +25,7 @@ pub fn release_free_memory() {
 #[derive(Default)]
 struct Merging {
     /// Chunks in, not merged yet (a chunk waits for every chunk before it).
-    pending: Vec<Option<crate::error::Result<Chunk>>>,
-    next: usize,
+    order: Reorder<crate::error::Result<Chunk>>,
     received: usize,
     merge: Merge,
     failed: Option<crate::error::Error>,
@@ -36,12 +35,8 @@ impl Merging {
     /// Chunk `c` is tokenized: merges it and every chunk after it that is in.
     fn put(&mut self, c: usize, out: crate::error::Result<Chunk>) {
         self.received += 1;
-        if c >= self.pending.len() {
-            self.pending.resize_with(c + 1, || None);
-        }
-        self.pending[c] = Some(out);
-        while let Some(out) = self.pending.get_mut(self.next).and_then(Option::take) {
-            self.next += 1;
+        self.order.put(c, out);
+        while let Some(out) = self.order.pop() {
             match out {
                 Ok(chunk) if self.failed.is_none() => self.merge.add(chunk),
                 Ok(_) => {}
@@ -55,7 +50,7 @@ impl Merging {
     /// The merge of `expected` chunks, and the first error in document order (a chunk that
     /// never came is one).
     fn finish(mut self, expected: usize) -> (Merge, Option<crate::error::Error>) {
-        if self.next < expected {
+        if self.order.handed_out() < expected {
             self.failed
                 .get_or_insert(crate::error::Error::InvalidDocument(
                     "a document chunk was lost while tokenizing".into(),

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::item_json;
 use super::records::{item_fields, ToolFields};
-use super::{tokenize_chunk_with, Chunk, FlatChunk, Merge, Stems, CHUNK_DOCS};
+use super::{tokenize_chunk_with, Chunk, FlatChunk, Merge, Reorder, Stems, CHUNK_DOCS};
 use crate::analysis::Profile;
 use crate::error::Result;
 use crate::index::bm25::Params;
@@ -242,9 +242,7 @@ fn tokenize_part<T>(
 #[derive(Default)]
 struct InOrder {
     /// Parts in, not merged yet (a part waits for every part before it).
-    pending: Vec<Option<Option<Result<TokenizedPart>>>>,
-    /// The next part to merge.
-    next: usize,
+    order: Reorder<Option<Result<TokenizedPart>>>,
     merge: Merge,
     /// The name fields of the merged parts' tools, part by part.
     tools: Vec<Vec<NameFields>>,
@@ -268,12 +266,8 @@ struct Merged {
 impl InOrder {
     /// Part `c` is in: merges it and every part after it that is in.
     fn put(&mut self, c: usize, out: Option<Result<TokenizedPart>>) {
-        if c >= self.pending.len() {
-            self.pending.resize_with(c + 1, || None);
-        }
-        self.pending[c] = Some(out);
-        while let Some(out) = self.pending.get_mut(self.next).and_then(Option::take) {
-            self.next += 1;
+        self.order.put(c, out);
+        while let Some(out) = self.order.pop() {
             match out {
                 None => self.fallback = true,
                 Some(_) if self.fallback || self.failed.is_some() => {}
@@ -321,7 +315,7 @@ impl InOrder {
         if let Some(e) = self.failed {
             return Err(e);
         }
-        if self.next < expected {
+        if self.order.handed_out() < expected {
             let lost = "a part of the catalogue was lost while tokenizing";
             return Err(crate::error::Error::InvalidDocument(lost.into()));
         }

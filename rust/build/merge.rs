@@ -196,3 +196,64 @@ impl<'a> Slots<'a> {
         }
     }
 }
+
+/// Items numbered 0, 1, 2, ... that come in any order, handed out in their order: what a
+/// build's merge does with the parts its threads finish.
+pub(crate) struct Reorder<T> {
+    /// Items in, not handed out yet (an item waits for every item before it).
+    pending: Vec<Option<T>>,
+    /// The number of the next item to hand out.
+    next: usize,
+}
+
+impl<T> Default for Reorder<T> {
+    fn default() -> Self {
+        Reorder {
+            pending: Vec::new(),
+            next: 0,
+        }
+    }
+}
+
+impl<T> Reorder<T> {
+    /// Item number `c` is in.
+    pub(crate) fn put(&mut self, c: usize, item: T) {
+        if c >= self.pending.len() {
+            self.pending.resize_with(c + 1, || None);
+        }
+        self.pending[c] = Some(item);
+    }
+
+    /// The next item in order, if it is in.
+    pub(crate) fn pop(&mut self) -> Option<T> {
+        let item = self.pending.get_mut(self.next).and_then(Option::take)?;
+        self.next += 1;
+        Some(item)
+    }
+
+    /// How many items were handed out.
+    pub(crate) fn handed_out(&self) -> usize {
+        self.next
+    }
+}
+
+#[cfg(test)]
+mod reorder_tests {
+    use super::Reorder;
+
+    #[test]
+    fn items_come_out_in_order_whatever_order_they_come_in() {
+        let mut order = Reorder::default();
+        order.put(2, 'c');
+        assert_eq!(order.pop(), None);
+        order.put(0, 'a');
+        assert_eq!(order.pop(), Some('a'));
+        assert_eq!(order.pop(), None);
+        order.put(1, 'b');
+        assert_eq!(
+            (order.pop(), order.pop(), order.pop()),
+            (Some('b'), Some('c'), None)
+        );
+        assert_eq!(order.handed_out(), 3);
+    }
+}

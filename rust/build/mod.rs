@@ -37,7 +37,7 @@ pub mod source;
 mod stems;
 
 pub(crate) use chunk::{tokenize_chunk, tokenize_chunk_with, Chunk};
-pub(crate) use merge::{Merge, Slots};
+pub(crate) use merge::{Merge, Reorder, Slots};
 
 pub use flat::{Document, FlatChunk, FlatDocument};
 pub(crate) use stems::Stems;
