@@ -9,6 +9,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple};
 
+use super::name_map::abc_view;
 use crate::text::name_columns::{ColumnsBuilder, ColumnsTooLarge, NameColumns};
 
 fn too_large(_: ColumnsTooLarge) -> PyErr {
@@ -275,17 +276,6 @@ impl PyNamePositions {
         let key = key.cast::<PyString>().ok()?.to_cow().ok()?;
         self.inner.position(&key)
     }
-
-    /// `collections.abc.<view>(self)`.
-    fn view<'py>(
-        slf: &Bound<'py, Self>,
-        view: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let py = slf.py();
-        py.import(intern!(py, "collections.abc"))?
-            .getattr(view)?
-            .call1((slf,))
-    }
 }
 
 #[pymethods]
@@ -327,14 +317,14 @@ impl PyNamePositions {
     }
 
     fn keys<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        Self::view(slf, intern!(slf.py(), "KeysView"))
+        abc_view(slf.as_any(), intern!(slf.py(), "KeysView"))
     }
 
     fn items<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        Self::view(slf, intern!(slf.py(), "ItemsView"))
+        abc_view(slf.as_any(), intern!(slf.py(), "ItemsView"))
     }
 
     fn values<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        Self::view(slf, intern!(slf.py(), "ValuesView"))
+        abc_view(slf.as_any(), intern!(slf.py(), "ValuesView"))
     }
 }

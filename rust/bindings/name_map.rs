@@ -33,17 +33,6 @@ impl PyNameMap {
             ids => Ok(PyList::new(py, ids)?.into_any()),
         }
     }
-
-    /// `collections.abc.<view>(self)`.
-    fn view<'py>(
-        slf: &Bound<'py, Self>,
-        view: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let py = slf.py();
-        py.import(intern!(py, "collections.abc"))?
-            .getattr(view)?
-            .call1((slf,))
-    }
 }
 
 #[pymethods]
@@ -83,19 +72,31 @@ impl PyNameMap {
     }
 
     fn keys<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        Self::view(slf, intern!(slf.py(), "KeysView"))
+        abc_view(slf.as_any(), intern!(slf.py(), "KeysView"))
     }
 
     fn items<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        Self::view(slf, intern!(slf.py(), "ItemsView"))
+        abc_view(slf.as_any(), intern!(slf.py(), "ItemsView"))
     }
 
     fn values<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        Self::view(slf, intern!(slf.py(), "ValuesView"))
+        abc_view(slf.as_any(), intern!(slf.py(), "ValuesView"))
     }
 
     /// The bytes held, the buffers included (`sys.getsizeof`).
     fn __sizeof__(&self) -> usize {
         std::mem::size_of::<Self>() + self.inner.memory_bytes()
     }
+}
+
+/// `collections.abc.<view>(mapping)`: the `keys()`, `items()` or `values()` of a mapping class
+/// of this crate (`NameMap`, `NamePositions`), as the ABC's mixins make them.
+pub(crate) fn abc_view<'py>(
+    mapping: &Bound<'py, PyAny>,
+    view: &Bound<'py, PyString>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = mapping.py();
+    py.import(intern!(py, "collections.abc"))?
+        .getattr(view)?
+        .call1((mapping,))
 }
