@@ -7,6 +7,7 @@ compiled loader switched off; and it does take the plain items it is meant for."
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pickle
 from collections.abc import Iterator
@@ -29,21 +30,8 @@ from toolsift.tools import mcp_name
 
 pytest.importorskip("toolsift._core")
 
-_FIELDS = (
-    "name",
-    "description",
-    "input_schema",
-    "server",
-    "mcp_tool_name",
-    "label",
-    "title",
-    "summary",
-    "search_hint",
-    "source",
-    "display_label",
-    "display_summary",
-    "schema_keys",
-)
+#: Every field of a Tool, derived ones included, in order: what the compiled loader must set.
+_FIELDS = tuple(f.name for f in dataclasses.fields(Tool))
 
 # Characters that matter: ASCII, spaces Python's isspace knows (and one it does not), Latin-1,
 # CJK, astral (two UTF-16 units), and lone surrogates (which UTF-8 cannot encode).
