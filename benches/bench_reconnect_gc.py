@@ -10,6 +10,12 @@ collection (``gc.callbacks``: wall clock, and the collecting thread's CPU time, 
 machine's other jobs do not inflate) while the server reconnects ``--updates`` times, and
 ``gc.collect(0)`` right after each update, alone. Ratios are not the point here: the longest
 pause is.
+
+A full collection walks every container alive, the catalogue's and the application's alike, so
+its pause grows with the process, not with the update. ``--gc-freeze`` runs everything again
+after ``gc.freeze()`` (once the catalogue and its sessions are built: what a gateway operator
+may do at start-up), and the table's first row is a full ``gc.collect()`` with 10,000 sessions
+alive, without and with the freeze.
 """
 
 from __future__ import annotations
@@ -49,13 +55,27 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1e3:.2f} ms"
 
 
-def run(name: str, tools: list, queries: list[str], updates: int) -> None:
+def full_collection_cpu(rounds: int = 5) -> float:
+    """The median CPU time of a full ``gc.collect()`` on this thread."""
+    times = []
+    for _ in range(rounds):
+        start = time.thread_time()
+        gc.collect()
+        times.append(time.thread_time() - start)
+    return statistics.median(times)
+
+
+def run(name: str, tools: list, queries: list[str], updates: int, freeze: bool) -> None:
     catalog = Catalog(tools, engine="rust")
-    sessions = [catalog.session() for _ in range(1000)]
+    sessions = [catalog.session() for _ in range(10_000)]
     catalog.connect_server("reconnecting", server_tools(0))
-    for session in sessions[:50]:
+    for session in sessions[:500]:
         session.search(queries[0], limit=3)
     gc.collect()
+    full = full_collection_cpu()
+    if freeze:
+        gc.freeze()
+        frozen = full_collection_cpu()
     # gc.collect(0) right after an update, alone: the young pass over the update's containers.
     alone = []
     for round_ in range(1, 6):
@@ -91,8 +111,14 @@ def run(name: str, tools: list, queries: list[str], updates: int) -> None:
         gc.callbacks.remove(pauses)
     young = [(wall, cpu) for gen, wall, cpu in pauses.rows if gen == 0]
     older = [(wall, cpu) for gen, wall, cpu in pauses.rows if gen > 0]
-    print(f"\n### {name}: {len(tools):,} tools, {updates} reconnects, one searching thread\n")
+    how = "after gc.freeze()" if freeze else "no freeze"
+    print(f"\n### {name}: {len(tools):,} tools, {updates} reconnects, one searcher, {how}\n")
     print("| measurement | value |\n|---|---:|")
+    print(
+        f"| full gc.collect() with 10,000 sessions alive, CPU, median of 5 | {ms(full)}"
+        + (f" (after gc.freeze(): {ms(frozen)})" if freeze else "")
+        + " |"
+    )
     print(
         f"| gc.collect(0) right after an update, CPU, median / max of 5 | "
         f"{ms(statistics.median(alone))} / {ms(max(alone))} |"
@@ -113,10 +139,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="mcp_mixed,100k")
     parser.add_argument("--updates", type=int, default=12)
+    parser.add_argument(
+        "--gc-freeze", action="store_true", help="gc.freeze() once the catalogue is built"
+    )
     args = parser.parse_args()
     for size in args.sizes.split(","):  # "mcp_mixed" or "100k", as bench_gateway.py reads them
         tools, queries = load(size)
-        run(size, tools, queries, args.updates)
+        run(size, tools, queries, args.updates, args.gc_freeze)
+        gc.unfreeze()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,96 @@
+"""Search windows for the gateway benches: threads searching through many sessions for a while,
+every search's latency kept.
+
+* :func:`search_window` is a closed loop: each thread starts its next search as soon as the last
+  one returns, so the threads keep the interpreter saturated and a search's latency is mostly
+  its wait for the GIL behind the others (8 threads: about 8 searches' time at the median).
+* :func:`paced_window` is an open loop, as a gateway's traffic arrives: the threads together
+  start ``rate`` searches a second at random (Poisson) times, and a search's latency runs from
+  when it was due, so a thread that falls behind counts its lateness too.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+
+def search_window(
+    sessions: list,
+    queries: list[str],
+    seconds: float,
+    during: threading.Thread | None = None,
+    threads: int = 8,
+) -> list[float]:
+    """``threads`` threads searching through ``sessions`` for ``seconds`` (while ``during``
+    runs, if given): every search's latency."""
+    stop = threading.Event()
+    lat: list[float] = []
+    lock = threading.Lock()
+
+    def searcher(offset: int) -> None:
+        mine, i = [], offset
+        while not stop.is_set():
+            start = time.perf_counter()
+            sessions[i % len(sessions)].search(queries[i % len(queries)], limit=3)
+            mine.append(time.perf_counter() - start)
+            i += threads
+        with lock:
+            lat.extend(mine)
+
+    workers = [threading.Thread(target=searcher, args=(k,)) for k in range(threads)]
+    for t in workers:
+        t.start()
+    if during is not None:
+        during.start()
+    time.sleep(seconds)
+    stop.set()
+    if during is not None:
+        during.join()
+    for t in workers:
+        t.join()
+    return lat
+
+
+def paced_window(
+    sessions: list,
+    queries: list[str],
+    seconds: float,
+    rate: float,
+    during: threading.Thread | None = None,
+    threads: int = 8,
+) -> list[float]:
+    """``threads`` threads together starting ``rate`` searches a second at Poisson-distributed
+    times for ``seconds`` (while ``during`` runs, if given): every search's latency from the
+    time it was due to its return."""
+    lat: list[float] = []
+    lock = threading.Lock()
+    begin = time.perf_counter() + 0.05
+
+    def searcher(offset: int) -> None:
+        draw = random.Random(offset).expovariate
+        mine, i, due = [], offset, begin
+        while True:
+            due += draw(rate / threads)
+            if due - begin > seconds:
+                break
+            wait = due - time.perf_counter()
+            if wait > 0:
+                time.sleep(wait)
+            sessions[i % len(sessions)].search(queries[i % len(queries)], limit=3)
+            mine.append(time.perf_counter() - due)
+            i += threads
+        with lock:
+            lat.extend(mine)
+
+    workers = [threading.Thread(target=searcher, args=(k,)) for k in range(threads)]
+    for t in workers:
+        t.start()
+    if during is not None:
+        during.start()
+    for t in workers:
+        t.join()
+    if during is not None:
+        during.join()
+    return lat
