@@ -7,6 +7,7 @@ every search's latency kept.
 * :func:`paced_window` is an open loop, as a gateway's traffic arrives: the threads together
   start ``rate`` searches a second at random (Poisson) times, and a search's latency runs from
   when it was due, so a thread that falls behind counts its lateness too.
+* :func:`gil_probe` measures how long a call holds the GIL, by a thread that sleeps meanwhile.
 """
 
 from __future__ import annotations
@@ -94,3 +95,29 @@ def paced_window(
     if during is not None:
         during.join()
     return lat
+
+
+def gil_probe(fn, *args) -> tuple[float, float, float]:
+    """``fn(*args)`` while a probe thread sleeps 0.1 ms at a time: its wall time, how long the
+    probe waited past its sleeps (about the time ``fn`` held the GIL, plus the scheduler's
+    wake-up latency), and the longest such wait (the longest hold: at most the switch interval
+    while Python code runs, longer inside a C call that keeps the GIL)."""
+    done = threading.Event()
+    late: list[float] = []
+
+    def probe() -> None:
+        while not done.is_set():
+            start = time.perf_counter()
+            time.sleep(0.0001)
+            late.append(time.perf_counter() - start - 0.0001)
+
+    thread = threading.Thread(target=probe)
+    thread.start()
+    time.sleep(0.01)
+    late.clear()
+    start = time.perf_counter()
+    fn(*args)
+    wall = time.perf_counter() - start
+    done.set()
+    thread.join()
+    return wall, sum(late), max(late, default=0.0)

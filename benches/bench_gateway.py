@@ -23,10 +23,11 @@ switch interval, an interpreter-wide setting a gateway operator may choose) and 
 
 Prints a Markdown table (ratios first). Timings are wall-clock on a shared machine.
 
-``--parts view`` runs only the one-thread cycle, three times, each time through a view's
-one-call search (a plain query with the default options: ``Index.search_view``) and through its
-general path (what a ``select:``, a named tool or a threshold takes, and every search took
-before the one call), back to back.
+``--parts catalog`` times only the catalogue's build (``Catalog(tools)`` beside a bare
+``ToolIndex(tools)``, CPU). ``--parts view`` runs only the one-thread cycle, three times, each
+time through a view's one-call search (a plain query with the default options:
+``Index.search_view``) and through its general path (what a ``select:``, a named tool or a
+threshold takes, and every search took before the one call), back to back.
 """
 
 from __future__ import annotations
@@ -42,12 +43,13 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _synthetic import synthetic_queries, synthetic_tools  # noqa: E402
-from _windows import paced_window, search_window  # noqa: E402
-from toolsift import Catalog, DiscoverySession, Tool, load_catalog  # noqa: E402
+from _windows import gil_probe, paced_window, search_window  # noqa: E402
+from toolsift import Catalog, DiscoverySession, Tool, ToolIndex, load_catalog  # noqa: E402
 
 #: The open-loop windows' traffic, searches a second from the 8 threads together: 1,000
 #: conversations each searching every half second.
@@ -154,6 +156,25 @@ def cycle_rows(catalog: Catalog, queries: list[str], search=None) -> dict[str, f
     return out
 
 
+def catalog_build_rows(tools: list[Tool], queries: list[str], rounds: int = 3) -> dict[str, float]:
+    """CPU seconds (every thread; median of ``rounds``) of a ``Catalog(tools)`` and its first
+    search, beside a bare ``ToolIndex(tools)`` and its first search: what the catalogue adds."""
+
+    def cpu(build: Callable[[], Any]) -> float:
+        times = []
+        for _ in range(rounds):
+            gc.collect()
+            start = time.process_time()
+            build().search(queries[0])
+            times.append(time.process_time() - start)
+        return statistics.median(times)
+
+    return {
+        "catalog_cpu": cpu(lambda: Catalog(tools, engine="rust").index),
+        "index_cpu": cpu(lambda: ToolIndex(tools, engine="rust")),
+    }
+
+
 def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
     catalog = Catalog(tools, engine="rust")
     out = cycle_rows(catalog, queries)
@@ -204,30 +225,6 @@ def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
 
     out.update(reconnect_rows(catalog, sessions, queries))
     return out
-
-
-def gil_probe(fn, *args) -> tuple[float, float, float]:
-    """``fn(*args)`` while a probe thread sleeps 0.1 ms at a time: its wall time, how long the
-    probe waited past its sleeps (about the time ``fn`` held the GIL, plus the scheduler's
-    wake-up latency), and the longest such wait (the longest hold: at most the switch interval
-    while Python code runs, longer inside a C call that keeps the GIL)."""
-    done = threading.Event()
-    late: list[float] = []
-
-    def probe() -> None:
-        while not done.is_set():
-            start = time.perf_counter()
-            time.sleep(0.0001)
-            late.append(time.perf_counter() - start - 0.0001)
-
-    thread = threading.Thread(target=probe)
-    thread.start()
-    time.sleep(0.01)
-    late.clear()
-    wall = timed(fn, *args)
-    done.set()
-    thread.join()
-    return wall, sum(late), max(late, default=0.0)
 
 
 def update_breakdown(catalog: Catalog, queries: list[str]) -> dict[str, float]:
@@ -409,9 +406,9 @@ def main() -> None:
     parser.add_argument(
         "--parts",
         default="all",
-        choices=["all", "view", "reconnect"],
+        choices=["all", "view", "reconnect", "catalog"],
         help="view: only the one-thread bare search and view search + activate cycle; "
-        "reconnect: only the reconnect rows",
+        "reconnect: only the reconnect rows; catalog: only the catalogue's build",
     )
     parser.add_argument(
         "--switch-interval", type=float, default=None,
@@ -441,6 +438,15 @@ def main() -> None:
                     )
                     sys.stdout.flush()
             continue
+        if args.parts in ("all", "catalog"):
+            c = catalog_build_rows(tools, queries)
+            print(
+                f"\n{name}: {len(tools):,} tools: build + first search, CPU (median of 3): "
+                f"Catalog(tools) {c['catalog_cpu'] * 1e3:,.0f} ms, ToolIndex(tools) "
+                f"{c['index_cpu'] * 1e3:,.0f} ms ({c['catalog_cpu'] / c['index_cpu']:.2f}×)"
+            )
+            if args.parts == "catalog":
+                continue
         if args.parts == "reconnect":
             print(f"\n### {name}: {len(tools):,} tools (Rust engine), reconnects\n")
             print("| measurement | value |\n|---|---:|")
