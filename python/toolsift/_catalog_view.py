@@ -160,10 +160,10 @@ class _CatalogSession(DiscoverySession):
         index = gen.index
         self._engine = cast(EngineName, index.engine)  # the resolved engine, "rust" or "python"
         self._profile, self._field_weights = index.profile, index.field_weights
-        self._always_names, always_tokens = gen.always_names(self._always)
-        self._auto_over = (
+        self._always_names = gen.always_names(self._always)
+        self._auto_over = (  # the tokens are counted only when the tool count does not decide
             len(gen.entries) - len(self._always_names) > self._auto_max_tools
-            or gen.tokens - always_tokens > self._auto_max_tokens
+            or gen.tokens - gen.always_tokens(self._always) > self._auto_max_tokens
         )
         self._changed(catalog=True)
 

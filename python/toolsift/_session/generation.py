@@ -33,7 +33,6 @@ from typing import Any
 from .._overlay import OverlayMap
 from ..errors import DuplicateToolError
 from ..index import EngineName, ToolIndex
-from ..tokens import tool_tokens
 from ..tools import Tool, provider_name
 from .checks import _as_tools, _check_tools
 from .state import ToolSource, _Entry
@@ -58,7 +57,6 @@ class Generation:
         summaries: the one-line summaries of servers.
         index: the index over every tool of the generation, shared by all sessions.
         aliases: the canonical names each name form (``Tool.aliases``) answers to.
-        tokens: the schema tokens of every tool.
     """
 
     number: int
@@ -67,22 +65,34 @@ class Generation:
     summaries: OverlayMap[str, str]
     index: ToolIndex
     aliases: OverlayMap[str, tuple[str, ...]]
-    tokens: int
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
-    def always_names(self, always: frozenset[str]) -> tuple[frozenset[str], int]:
-        """The tools ``always`` (tool names, name forms or server names) keeps visible, and
-        their schema tokens; memoised per distinct ``always`` (sessions mostly share one)."""
+    @property
+    def tokens(self) -> int:
+        """The schema tokens of every tool: counted on first use (auto mode reads it only for
+        a catalogue within its tool threshold), then carried over by each update."""
+        tokens = self._cache.get("tokens")
+        if tokens is None:  # benign race: two threads store the same sum
+            tokens = self._cache["tokens"] = sum(e.tokens for e in self.entries.values())
+        return tokens  # type: ignore[no-any-return]
+
+    def always_names(self, always: frozenset[str]) -> frozenset[str]:
+        """The tools ``always`` (tool names, name forms or server names) keeps visible;
+        memoised per distinct ``always`` (sessions mostly share one)."""
         cached = self._cache.get(always)
         if cached is None:
             names: set[str] = set()
             for name in always:
                 names.update(self.aliases.get(name, ()))
                 names.update(self.servers.get(name, ()))
-            cached = (frozenset(names), sum(self.entries[n].tokens for n in names))
+            cached = frozenset(names)
             if len(self._cache) < 64:  # benign race: two threads store equal values
                 self._cache[always] = cached
-        return cached
+        return cached  # type: ignore[no-any-return]
+
+    def always_tokens(self, always: frozenset[str]) -> int:
+        """The schema tokens of :meth:`always_names`."""
+        return sum(self.entries[n].tokens for n in self.always_names(always))
 
     def provider_names(self) -> Mapping[str, str]:
         """The canonical name each other form of a name answers to (the OpenAI/Anthropic alias
@@ -113,6 +123,9 @@ class Generation:
         forms = self._cache.get("forms")
         if forms is not None:
             out["forms"] = _patched(forms, [e.tool for e in removed], [e.tool for e in new], _forms)
+        tokens = self._cache.get("tokens")
+        if tokens is not None:
+            out["tokens"] = tokens - sum(e.tokens for e in removed) + sum(e.tokens for e in new)
         non_mcp = self._cache.get("non-mcp")
         if non_mcp is not None:
             gone = {e.tool.name for e in removed if e.source != "mcp"}
@@ -188,7 +201,6 @@ class CatalogCore:
             summaries=OverlayMap(summaries),
             index=index,
             aliases=OverlayMap(aliases),
-            tokens=sum(e.tokens for e in entries.values()),
         )
 
     # --- updates: each checks everything, then publishes one generation -------------------------
@@ -263,7 +275,6 @@ class CatalogCore:
         else:
             index = gen.index.with_tools(add=added, remove=[t.name for t in gone])
         aliases = _patched(gen.aliases, gone, added, Tool.aliases)
-        tokens = gen.tokens - sum(e.tokens for e in removed) + sum(e.tokens for e in new)
         self.current = Generation(
             number=gen.number + 1,
             entries=entries,
@@ -271,13 +282,12 @@ class CatalogCore:
             summaries=summaries,
             index=index,
             aliases=aliases,
-            tokens=tokens,
             _cache=gen.carried(removed, new),
         )
 
 
 def _entry(tool: Tool, source: ToolSource) -> _Entry:
-    return _Entry(tool, source, tool_tokens(tool), False)
+    return _Entry(tool, source, False)
 
 
 def _add(entries: dict[str, _Entry], new: list[_Entry]) -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import DuplicateToolError
@@ -55,12 +54,27 @@ KEEP_GONE_ACTIVATIONS = 10_000
 _SOURCES = ("builtin", "mcp", "extension", "custom")
 
 
-@dataclass(frozen=True)
 class _Entry:
-    tool: Tool
-    source: ToolSource
-    tokens: int
-    always: bool  # always available: never hidden
+    """A tool as a session or catalogue holds it: where it came from, whether it is always
+    available (never hidden), and its schema tokens, counted on first use. Counting serialises
+    the tool's JSON (about 35 µs a tool); only auto mode's token threshold (read when the
+    hideable tools are within its tool threshold) and ``schema_tokens()`` need it."""
+
+    __slots__ = ("tool", "source", "always", "_tokens")
+
+    def __init__(self, tool: Tool, source: ToolSource, always: bool) -> None:
+        self.tool = tool
+        self.source: ToolSource = source
+        self.always = always
+        self._tokens: int | None = None
+
+    @property
+    def tokens(self) -> int:
+        """The heuristic schema tokens of the tool (:func:`toolsift.tokens.tool_tokens`)."""
+        tokens = self._tokens
+        if tokens is None:  # benign race: two threads store the same count
+            tokens = self._tokens = tool_tokens(self.tool)
+        return tokens
 
 
 class _SessionState:
@@ -400,7 +414,7 @@ class _SessionState:
             (tool.server is not None and tool.server in always)
             or any(alias in always for alias in tool.aliases())
         )
-        return _Entry(tool, source, tool_tokens(tool), is_always)
+        return _Entry(tool, source, is_always)
 
     def _effective_mode(self) -> Literal["off", "all", "mcp-only"]:
         mode = self._mode
