@@ -48,7 +48,10 @@ def _assert_equal_to_fresh(gen: Generation, engine: str, model: dict | None = No
             aliases[alias] = (*aliases.get(alias, ()), tool.name)
         for form in (provider_name(tool.name), *tool.aliases()):
             provider.setdefault(form, tool.name)
-    assert dict(gen.aliases) == aliases and len(gen.aliases) == len(aliases)
+    for form in [*aliases, *(f.upper() for f in aliases), *gen.servers]:
+        # a name form keeps exactly its tools visible (a server name, the server's tools too)
+        expected = {*aliases.get(form, ()), *gen.servers.get(form, ())}
+        assert gen.always_names(frozenset([form])) == expected
     assert dict(gen.provider_names()) == provider
     assert gen.non_mcp_names() == {n for n, e in gen.entries.items() if e.source != "mcp"}
     assert gen.tokens == sum(tool_tokens(t) for t in tools)
@@ -106,7 +109,7 @@ def test_every_generation_of_a_churning_catalogue_equals_a_fresh_build(
             core.disconnect_server("db")
             for name in [n for n, (t, _) in model.items() if t.server == "db"]:
                 del model[name]
-        folded = folded or core.current.aliases.overlay_size == 0
+        folded = folded or core.current.entries.overlay_size == 0
         _assert_equal_to_fresh(core.current, engine, model)
         assert core.current.summaries[server] == f"summary {round_}"
     assert core.current.number >= 12

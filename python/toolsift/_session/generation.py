@@ -56,7 +56,6 @@ class Generation:
         servers: the canonical names of each MCP server's tools.
         summaries: the one-line summaries of servers.
         index: the index over every tool of the generation, shared by all sessions.
-        aliases: the canonical names each name form (``Tool.aliases``) answers to.
     """
 
     number: int
@@ -64,7 +63,6 @@ class Generation:
     servers: OverlayMap[str, tuple[str, ...]]
     summaries: OverlayMap[str, str]
     index: ToolIndex
-    aliases: OverlayMap[str, tuple[str, ...]]
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -78,12 +76,19 @@ class Generation:
 
     def always_names(self, always: frozenset[str]) -> frozenset[str]:
         """The tools ``always`` (tool names, name forms or server names) keeps visible;
-        memoised per distinct ``always`` (sessions mostly share one)."""
+        memoised per distinct ``always`` (sessions mostly share one). A name form is looked up
+        in the index's name table (every form of every tool, normalised), then kept only where
+        the tool has it exactly as one of its :meth:`~toolsift.Tool.aliases`."""
         cached = self._cache.get(always)
         if cached is None:
             names: set[str] = set()
+            tools = self.index._tools  # noqa: SLF001 - by id, as the name table gives them
+            table = self.index.names
             for name in always:
-                names.update(self.aliases.get(name, ()))
+                for i in table.lookup(name):
+                    tool = tools[i]
+                    if name in tool.aliases():
+                        names.add(tool.name)
                 names.update(self.servers.get(name, ()))
             cached = frozenset(names)
             if len(self._cache) < 64:  # benign race: two threads store equal values
@@ -190,17 +195,12 @@ class CatalogCore:
             _add(entries, [_entry(t, "mcp") for t in server_tools])
         every = [e.tool for e in entries.values()]
         index = ToolIndex(every, engine=engine, profile=profile, field_weights=field_weights)
-        aliases: dict[str, tuple[str, ...]] = {}
-        for tool in every:
-            for alias in tool.aliases():
-                aliases[alias] = (*aliases.get(alias, ()), tool.name)
         self.current = Generation(
             number=0,
             entries=OverlayMap(entries),
             servers=OverlayMap({s: tuple(t.name for t in ts) for s, ts in by_server.items()}),
             summaries=OverlayMap(summaries),
             index=index,
-            aliases=OverlayMap(aliases),
         )
 
     # --- updates: each checks everything, then publishes one generation -------------------------
@@ -274,14 +274,12 @@ class CatalogCore:
             )
         else:
             index = gen.index.with_tools(add=added, remove=[t.name for t in gone])
-        aliases = _patched(gen.aliases, gone, added, Tool.aliases)
         self.current = Generation(
             number=gen.number + 1,
             entries=entries,
             servers=servers,
             summaries=summaries,
             index=index,
-            aliases=aliases,
             _cache=gen.carried(removed, new),
         )
 
