@@ -7,7 +7,7 @@
 
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyMapping, PyString};
+use pyo3::types::{PyDict, PyMapping, PyMappingProxy, PyString};
 
 use super::build_pipeline::{build_pipelined_with, release_free_memory};
 use super::convert::extract_ids;
@@ -72,7 +72,11 @@ impl<'py> Schema for PySchema<'py> {
     type Error = PyErr;
 
     fn is_mapping(&self) -> PyResult<bool> {
-        Ok(self.0.is_exact_instance_of::<PyDict>() || self.0.cast::<PyMapping>().is_ok())
+        // A `Tool`'s schema is a read-only proxy: known without `collections.abc.Mapping`'s
+        // instance check (about 3 µs a tool).
+        Ok(self.0.is_exact_instance_of::<PyDict>()
+            || self.0.is_exact_instance_of::<PyMappingProxy>()
+            || self.0.cast::<PyMapping>().is_ok())
     }
 
     fn get(&self, key: &str) -> PyResult<Option<Self>> {
