@@ -38,6 +38,7 @@ import gc
 import json
 import os
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -47,6 +48,7 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _measure import rss, trimmed_rss  # noqa: E402, F401 - trimmed_rss: _grown's child
 from _synthetic import synthetic_queries, synthetic_tools  # noqa: E402
 from _windows import gil_probe, paced_window, search_window  # noqa: E402
 from toolsift import Catalog, DiscoverySession, Tool, ToolIndex, load_catalog  # noqa: E402
@@ -57,15 +59,6 @@ PACED_RATE = 2_000
 SESSIONS = 10_000
 TASKS = 1_000
 FREEZE = False  # --gc-freeze
-
-
-def rss() -> int:
-    """Resident set size of this process, in bytes."""
-    with open("/proc/self/status", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmRSS")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -156,7 +149,28 @@ def cycle_rows(catalog: Catalog, queries: list[str], search=None) -> dict[str, f
     return out
 
 
-def catalog_build_rows(tools: list[Tool], queries: list[str], rounds: int = 3) -> dict[str, float]:
+def _grown(name: str, kind: str) -> float:
+    """RSS growth (bytes) of one ``Catalog(tools)`` (``kind="catalog"``) or ``ToolIndex(tools)``
+    and its first search, in a fresh process, the catalogue ``name`` loaded first."""
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import bench_gateway as b\n"
+        "tools, queries = b.load(sys.argv[2])\n"
+        "before = b.trimmed_rss()\n"
+        "build = b.Catalog if sys.argv[3] == 'catalog' else b.ToolIndex\n"
+        "kept = build(tools, engine='rust')\n"
+        "(kept.index if sys.argv[3] == 'catalog' else kept).search(queries[0])\n"
+        "print(b.trimmed_rss() - before)\n"
+    )
+    here = str(Path(__file__).parent)
+    out = subprocess.run(
+        [sys.executable, "-c", code, here, name, kind], check=True, capture_output=True, text=True
+    )
+    return float(out.stdout.split()[-1])
+
+
+def catalog_build_rows(
+    name: str, tools: list[Tool], queries: list[str], rounds: int = 3
+) -> dict[str, float]:
     """CPU seconds (every thread; median of ``rounds``) of a ``Catalog(tools)`` and its first
     search, beside a bare ``ToolIndex(tools)`` and its first search: what the catalogue adds."""
 
@@ -172,6 +186,8 @@ def catalog_build_rows(tools: list[Tool], queries: list[str], rounds: int = 3) -
     return {
         "catalog_cpu": cpu(lambda: Catalog(tools, engine="rust").index),
         "index_cpu": cpu(lambda: ToolIndex(tools, engine="rust")),
+        "catalog_rss": _grown(name, "catalog"),
+        "index_rss": _grown(name, "index"),
     }
 
 
@@ -439,11 +455,13 @@ def main() -> None:
                     sys.stdout.flush()
             continue
         if args.parts in ("all", "catalog"):
-            c = catalog_build_rows(tools, queries)
+            c = catalog_build_rows(name, tools, queries)
             print(
                 f"\n{name}: {len(tools):,} tools: build + first search, CPU (median of 3): "
                 f"Catalog(tools) {c['catalog_cpu'] * 1e3:,.0f} ms, ToolIndex(tools) "
-                f"{c['index_cpu'] * 1e3:,.0f} ms ({c['catalog_cpu'] / c['index_cpu']:.2f}×)"
+                f"{c['index_cpu'] * 1e3:,.0f} ms ({c['catalog_cpu'] / c['index_cpu']:.2f}×); "
+                f"RSS growth {c['catalog_rss'] / 2**20:,.1f} MiB and "
+                f"{c['index_rss'] / 2**20:,.1f} MiB"
             )
             if args.parts == "catalog":
                 continue

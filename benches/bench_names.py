@@ -36,20 +36,13 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _measure import trimmed_rss  # noqa: E402
 from _synthetic import synthetic_tools  # noqa: E402
 from toolsift import Tool, ToolIndex  # noqa: E402
 
 
 def _rss_mib() -> float:
-    import ctypes
-
-    gc.collect()
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except OSError:  # not glibc
-        pass
-    with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    return trimmed_rss() / 2**20
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:

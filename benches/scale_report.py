@@ -34,26 +34,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from _measure import rss, trimmed_rss  # noqa: E402
+
 QUERIES = 400
-
-
-def rss() -> int:
-    """Resident set size in bytes (Linux)."""
-    with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
-def trimmed_rss() -> int:
-    """:func:`rss` after handing the heap's free pages back to the system (glibc's
-    ``malloc_trim``): memory a build freed but the allocator kept (a writer's arena, scratch
-    buffers) no longer counts. Plain :func:`rss` where the C library is not glibc."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
-    return rss()
 
 
 def median_us(fn, queries, repeat: int = 3) -> float:
