@@ -2,17 +2,18 @@
 //! (zstd frames of [`BLOCK_ITEMS`] items, back to back in one buffer) so that a `Tool` is made
 //! from it only when it is read: about a fifth of the catalogue's size instead of all of it.
 //!
-//! zstd at level [`LEVEL`] rather than LZ4 (blocks of 64): 0.67× LZ4's size at 100,000
-//! synthetic tools (10.9 vs 16.2 MiB) and 0.75× on mcp_mixed, for ~1.5× its compression time
-//! and about its time to read an item (a frame of ~30 KiB decompressed). A frame starts with
+//! zstd at level [`LEVEL`] rather than LZ4 (blocks of 64): 0.7× LZ4's size at 100,000
+//! synthetic tools (11.3 vs 16.2 MiB) and on mcp_mixed, for ~1.5× its compression time and
+//! about its time to read an item (a frame of ~15-25 KiB decompressed). A frame starts with
 //! its items' lengths (`u32` LE), compressed with them: no per-item array stays in memory.
 
 use rayon::prelude::*;
 use std::cell::RefCell;
 
-/// Items per compressed frame: reading one item decompresses its frame (larger frames compress
-/// better and read slower: 64 costs ~28 µs a read, 48 ~21 µs, 32 ~15 µs).
-pub const BLOCK_ITEMS: usize = 64;
+/// Items per compressed frame: reading one item decompresses its frame. Larger frames compress
+/// better and read slower (at 100,000 synthetic tools: 64 items, 10.6 MiB and ~30 µs a read;
+/// 32 items, 11.3 MiB and ~15 µs, what reading an LZ4 block of 64 cost).
+pub const BLOCK_ITEMS: usize = 32;
 
 /// zstd's compression level (1: its fastest standard level, the best size for the time here).
 const LEVEL: i32 = 1;
