@@ -838,8 +838,8 @@ class NamePositions:
 @final
 class SourceItems:
     """The JSON text of each tool of an index built from a catalogue's bytes
-    (``toolsift.ToolIndex.from_records``), kept compressed by blocks of 64 tools, so that a
-    ``Tool`` is made from it only when read.
+    (``toolsift.ToolIndex.from_records``), kept compressed (zstd frames of 32 tools), so that
+    a ``Tool`` is made from it only when read.
 
     Example:
         >>> from toolsift._core import _build_records
@@ -859,7 +859,7 @@ class SourceItems:
         """
     @property
     def nbytes(self) -> int:
-        """The bytes held on the heap (the compressed blocks and their item ends)."""
+        """The bytes held on the heap (the compressed blocks and where each ends)."""
 
 @final
 class NameKeys:
