@@ -235,6 +235,15 @@ impl NameTableBuild {
         keys
     }
 
+    /// The table's maps and key sets ([`NameTable`]).
+    pub fn finish(self) -> NameTable {
+        let keys = self.name_keys();
+        NameTable {
+            maps: self.into_maps(),
+            keys,
+        }
+    }
+
     /// The two maps (plain, qualified); `None` past 4 GiB of keys (never for a catalogue a
     /// loader accepts).
     pub fn into_maps(self) -> Option<(NameMap, NameMap)> {
@@ -243,6 +252,37 @@ impl NameTableBuild {
             NameMap::of(self.plain, hasher.clone())?,
             NameMap::of(self.qualified, hasher)?,
         ))
+    }
+}
+
+/// A built name table: its two maps (plain, qualified; `None` past 4 GiB of keys) and their
+/// compiled key sets, identifier marks set.
+#[derive(Debug)]
+pub struct NameTable {
+    pub maps: Option<(NameMap, NameMap)>,
+    pub keys: NameKeys,
+}
+
+impl NameTable {
+    /// The table of tools given as `(name, server, raw MCP name)`, tool id = position.
+    pub fn of<'a>(
+        tools: impl IntoIterator<Item = (&'a str, Option<&'a str>, Option<&'a str>)>,
+    ) -> Self {
+        let mut build = NameTableBuild::default();
+        for (i, (name, server, mcp)) in tools.into_iter().enumerate() {
+            let id = u32::try_from(i).expect("fewer than 2**32 tools");
+            build.add_tool(id, name, server, mcp);
+        }
+        build.finish()
+    }
+
+    /// The bytes held (maps and key sets).
+    pub fn memory_bytes(&self) -> usize {
+        let maps = self
+            .maps
+            .as_ref()
+            .map_or(0, |(p, q)| p.memory_bytes() + q.memory_bytes());
+        maps + self.keys.memory_bytes()
     }
 }
 
@@ -423,8 +463,19 @@ mod tests {
         add_keys(&mut layered, &more);
         assert_eq!(layered.names_none("fetch item"), None);
         assert_eq!(keys.names_none("fetch item"), Some(vec![]));
+        // `NameTable::of` is the same build in one call.
+        let table = NameTable::of([
+            ("read_file", None, None),
+            ("mcp__fs__read_file", Some("fs"), Some("read_file")),
+            ("send", None, None),
+        ]);
+        assert_eq!(table.keys.names_none("read file"), None);
+        assert!(table.memory_bytes() > 0);
+        let (of_plain, _) = table.maps.unwrap();
         let map = build.into_maps().unwrap().0;
         assert_eq!(map.len(), 2);
+        assert_eq!(of_plain.len(), 2);
+        assert_eq!(of_plain.ids(of_plain.find("readfile").unwrap()), [0, 1]);
         let i = map.find("readfile").unwrap();
         assert_eq!((map.key(i), map.ids(i)), ("readfile", &[0, 1][..]));
         assert_eq!(map.ids(map.find("send").unwrap()), [2]);
