@@ -320,9 +320,12 @@ pub fn _build_records(
         (Outcome::Fallback, _) => return Ok(None),
         (Outcome::Built(built), columns) => ((*built)?, columns),
     };
-    // The build's scratch memory goes back to the OS on the pool, while the caller goes on.
-    drop(tools);
-    crate::pool::spawn(super::build_pipeline::release_free_memory);
+    // The tools' name fields (in the columns now) are freed and the build's scratch memory goes
+    // back to the OS on the pool, while the caller goes on.
+    crate::pool::spawn(move || {
+        drop(tools);
+        super::build_pipeline::release_free_memory();
+    });
     let Some(Some(columns)) = columns else {
         return Ok(None); // more than 4 GiB of names: the Python way
     };

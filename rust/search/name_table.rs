@@ -26,11 +26,12 @@ use crate::text::tokenize::Tokenizer;
 pub fn name_key(text: &str, tokenizer: &mut Tokenizer, out: &mut String) {
     out.clear();
     if text.is_ascii() {
-        out.extend(
-            text.bytes()
-                .filter(u8::is_ascii_alphanumeric)
-                .map(|b| char::from(b.to_ascii_lowercase())),
-        );
+        out.reserve(text.len());
+        for b in text.bytes() {
+            if b.is_ascii_alphanumeric() {
+                out.push(char::from(b.to_ascii_lowercase()));
+            }
+        }
     } else {
         tokenizer.for_each_token(text, |token| out.push_str(token));
     }
@@ -69,6 +70,30 @@ pub struct KeyMaker {
     qualified: String,
     key: String,
     text: String,
+    /// The last server seen and its key (a catalogue lists a server's tools together).
+    server: String,
+    server_key: String,
+}
+
+/// Whether `name` is the canonical `mcp__{server}__{raw}` of an ASCII server and raw name, each
+/// part sanitised (`sanitize_part`: a character outside `[A-Za-z0-9_-]` written `_`). Its key is
+/// then `mcp` + the server's key + the raw name's key, as `name_key` keeps only letters and
+/// digits, byte by byte, and sanitising only writes `_` for characters it drops anyway.
+fn is_ascii_canonical(name: &str, server: &str, raw: &str) -> bool {
+    let same = |got: &[u8], part: &str| {
+        got.len() == part.len()
+            && got.iter().zip(part.bytes()).all(|(&g, p)| {
+                g == p || (g == b'_' && p.is_ascii() && !p.is_ascii_alphanumeric() && p != b'-')
+            })
+    };
+    let bytes = name.as_bytes();
+    bytes.len() == server.len() + raw.len() + 7
+        && server.is_ascii()
+        && raw.is_ascii()
+        && bytes.starts_with(b"mcp__")
+        && bytes[5 + server.len()..].starts_with(b"__")
+        && same(&bytes[5..5 + server.len()], server)
+        && same(&bytes[7 + server.len()..], raw)
 }
 
 impl KeyMaker {
@@ -92,7 +117,13 @@ impl KeyMaker {
         };
         let raw = mcp_tool_name.unwrap_or(name);
         name_key(raw, &mut self.tokenizer, &mut self.raw);
-        name_key(server, &mut self.tokenizer, &mut self.qualified);
+        if self.server != server {
+            self.server.clear();
+            self.server.push_str(server);
+            name_key(server, &mut self.tokenizer, &mut self.server_key);
+        }
+        self.qualified.clear();
+        self.qualified.push_str(&self.server_key);
         self.qualified.push_str(&self.raw);
         if !self.qualified.is_empty() {
             add(Table::Qualified, &self.qualified);
@@ -100,9 +131,12 @@ impl KeyMaker {
         if !self.raw.is_empty() {
             add(Table::Plain, &self.raw);
         }
+        if is_ascii_canonical(name, server, raw) {
+            return; // the canonical name of a safe server and tool: no other form
+        }
         name_key(name, &mut self.tokenizer, &mut self.key);
         if self.key.strip_prefix("mcp") == Some(self.qualified.as_str()) {
-            return; // the canonical name of a safe server and tool: no other form
+            return; // the canonical name (its key, at least): no other form
         }
         // Sanitising changed the canonical name, or it is not canonical: every alias
         // (`tool_aliases`: the name, the raw name, `server.tool`, `server/tool`, the plain name).
@@ -490,6 +524,31 @@ mod tests {
         assert_eq!(map.ids(0), [1 << 31, (1 << 31) + 1]);
         assert_eq!(map.ids(1), [(1 << 31) + 2]);
         assert_eq!(map.ids(2), [0u32; 0]);
+    }
+
+    #[test]
+    fn the_canonical_shortcut_holds_only_where_the_keys_agree() {
+        let mut tok = Tokenizer::new();
+        let key = |text: &str, tok: &mut Tokenizer| {
+            let mut out = String::new();
+            name_key(text, tok, &mut out);
+            out
+        };
+        for (name, server, raw, canonical) in [
+            ("mcp__fs__read_file", "fs", "read_file", true),
+            ("mcp___org_slack__post", "@org/slack", "post", true),
+            ("mcp__a-b__x_y", "a-b", "x.y", true),
+            ("mcp__fs__read_filf", "fs", "read_file", false),
+            ("mcp__fs_read_file", "fs", "read_file", false),
+            ("mcp__caf___read", "café", "read", false),
+            ("read_file", "fs", "read_file", false),
+        ] {
+            assert_eq!(is_ascii_canonical(name, server, raw), canonical, "{name}");
+            if canonical {
+                let whole = format!("mcp{}{}", key(server, &mut tok), key(raw, &mut tok));
+                assert_eq!(key(name, &mut tok), whole, "{name}");
+            }
+        }
     }
 
     #[test]
