@@ -86,7 +86,7 @@ def _index_tool(
     server_keys: dict[str, str],
 ) -> None:
     """Store every name form of ``tool`` (id ``i``) in ``plain`` / ``qualified``: the
-    specification of the compiled build (``rust/search/name_table.rs``, its twin)."""
+    specification of the compiled build (``rust/search/name_forms.rs``, its twin)."""
     server = tool.server
     if server is None:
         for alias in (tool.name, tool.mcp_tool_name):
