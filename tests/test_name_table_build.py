@@ -9,7 +9,9 @@ collide once normalised (``read_file``, ``readFile``, ``READ-FILE``).
 
 from __future__ import annotations
 
+import json
 import random
+import sys
 from unittest import mock
 
 import pytest
@@ -19,6 +21,7 @@ from hypothesis import strategies as st
 from toolsift import Tool, ToolIndex
 from toolsift._names.table import NameTable, built_in_python
 from toolsift._snapshot.tools_section import NameView
+from toolsift.errors import ToolsiftError
 from toolsift.query import name_key
 from toolsift.tools import mcp_name
 
@@ -121,6 +124,69 @@ def test_surrogates_and_sanitised_names_are_indexed_by_every_alias():
     table = NameTable(tools)
     assert table.lookup("café/read") == table.lookup("mcp__caf___read") == (0,)
     assert table.lookup("s.x\ud800y") == (1,)
+
+
+# ---------------------------------------------------------------------------------------------
+# The table a record build makes beside its index (taken by the first search).
+
+record_items = st.lists(
+    st.fixed_dictionaries(
+        {"name": st.sampled_from(VOCAB) | st.text(max_size=8)},
+        optional={"server": st.sampled_from(["fs", "café", "gh", "x.y"]), "title": text},
+    ),
+    max_size=12,
+)
+
+
+def assert_same_maps(got, want) -> None:
+    for got_map, want_map in zip(got[:2], want[:2]):
+        assert list(got_map.items()) == list(want_map.items())
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(items=record_items, server=st.none() | st.sampled_from(["srv", "café"]))
+def test_a_record_build_makes_the_table_of_its_tools(items, server):
+    try:
+        index = ToolIndex.from_records(items, server=server)
+    except ToolsiftError:
+        return  # refused as the loaders refuse it: no index, no table
+    tools = list(index._tools)
+    want = built_in_python(tools)
+    columns = getattr(index._tools, "columns", None)
+    if isinstance(columns, core.NameColumns):
+        held = sys.getsizeof(columns)
+        first = core._build_name_table(columns)  # the table the build made
+        assert sys.getsizeof(columns) <= held
+        again = core._build_name_table(columns)  # taken once: made from the columns now
+        assert_same_maps(first, want)
+        assert_same_maps(again, want)
+        assert len(first[2]) == len(again[2])
+    fresh = ToolIndex(tools)
+    selects = ["select:" + ",".join(t.name for t in tools[:3])] if tools else []
+    for query in [*selects, "read file", "search"]:
+        assert ranked(index, query) == ranked(fresh, query)
+
+
+def ranked(index: ToolIndex, query: str) -> list[tuple[str, float]] | str:
+    """The ranked names and scores of ``query``, or the name of the error it raises."""
+    try:
+        return [(m.name, m.score) for m in index.search(query)]
+    except ToolsiftError as exc:
+        return type(exc).__name__
+
+
+def test_the_first_search_takes_the_table_a_build_made(tmp_path):
+    rows = [{"name": f"tool_{i}", "description": "read a file"} for i in range(300)]
+    rows += [{"name": "read_file", "server": "fs", "description": "Read a file"}]
+    path = tmp_path / "tools.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    index = ToolIndex.from_records(str(path), server="s")
+    columns = index._tools.columns
+    held = sys.getsizeof(columns)
+    assert index.search("select:read_file")[0].name == "mcp__fs__read_file"
+    # The table left the columns for the index's name table: only the columns are held now.
+    assert sys.getsizeof(columns) < held
+    assert index.search("tool_7")[0].name == "mcp__s__tool_7"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -211,7 +211,8 @@ def _build_name_table(tools: Iterable[Any] | NameColumns) -> tuple[NameMap, Name
     is its position), in one call: the plain and qualified maps
     of normalised name form to tool id (or ascending list of ids), with the items of the dicts
     ``toolsift._names.table.built_in_python`` makes, and their key sets, identifier marks
-    included.
+    included. The columns of an index built by ``ToolIndex.from_records`` hold the table its
+    build made beside the index: the first call takes it instead of building it.
 
     >>> from toolsift import Tool
     >>> from toolsift._core import _build_name_table

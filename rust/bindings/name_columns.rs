@@ -2,7 +2,7 @@
 //! (`crate::text::name_columns`), read from Python as three sequences (`NameColumn`) and a
 //! name -> position mapping (`NamePositions`), each item a fresh `str` when read.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyMemoryError, PyTypeError};
 use pyo3::intern;
@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple};
 
 use super::name_map::abc_view;
+use crate::search::name_table::NameTable;
 use crate::text::name_columns::{ColumnsBuilder, ColumnsTooLarge, NameColumns};
 
 fn too_large(_: ColumnsTooLarge) -> PyErr {
@@ -72,13 +73,27 @@ fn push_all(
 #[pyclass(name = "NameColumns", module = "toolsift._core", frozen)]
 pub(crate) struct PyNameColumns {
     inner: Arc<NameColumns>,
+    /// The name table of these columns, made by the build alongside the index
+    /// (`name_keys::indexed_names`), until the first name table of the columns takes it.
+    table: Mutex<Option<NameTable>>,
 }
 
 impl PyNameColumns {
     pub(crate) fn wrap(inner: NameColumns) -> Self {
+        Self::with_table(inner, None)
+    }
+
+    /// Columns that hold their name table, made already (see [`PyNameColumns::take_table`]).
+    pub(crate) fn with_table(inner: NameColumns, table: Option<NameTable>) -> Self {
         PyNameColumns {
             inner: Arc::new(inner),
+            table: Mutex::new(table),
         }
+    }
+
+    /// The name table made with the columns, once (`None` after, or if none was made).
+    pub(crate) fn take_table(&self) -> Option<NameTable> {
+        self.table.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
     /// The columns, shared.
@@ -155,7 +170,9 @@ impl PyNameColumns {
 
     /// The bytes held, the buffers included (`sys.getsizeof`).
     fn __sizeof__(&self) -> usize {
-        std::mem::size_of::<Self>() + self.inner.memory_bytes()
+        let table = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        let table = table.as_ref().map_or(0, NameTable::memory_bytes);
+        std::mem::size_of::<Self>() + self.inner.memory_bytes() + table
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {

@@ -9,8 +9,11 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 
 use super::name_columns::PyNameColumns;
 use super::name_map::PyNameMap;
+use crate::build::catalog::NameFields;
 use crate::search::name_keys::{may_be_identifier, NameKeys, MIN_SQUASHED_LENGTH};
-use crate::search::name_table::{add_keys, NameTableBuild};
+use crate::search::name_table::{add_keys, NameTable, NameTableBuild};
+use crate::text::name_columns::{ColumnsBuilder, ColumnsTooLarge, NameColumns};
+use std::panic::AssertUnwindSafe;
 
 /// The normalised name forms of an index's tools, for `NameTable.find_names`'s fast path.
 #[pyclass(name = "NameKeys", module = "toolsift._core", frozen)]
@@ -139,40 +142,67 @@ fn gather(mut build: NameTableBuild, names: &[Names]) -> NameTableBuild {
     build
 }
 
+/// The name table of packed columns (tool id = position).
+fn table_of_columns(c: &NameColumns) -> NameTable {
+    NameTable::of((0..c.len()).map(|i| {
+        (
+            c.name(i).unwrap_or_default(),
+            c.server(i),
+            c.mcp_tool_name(i),
+        )
+    }))
+}
+
+/// The name columns of a build's tools (their name fields, in order), with their name table
+/// made beside them (each on a core of the pool), for the first `_build_name_table` of the
+/// columns to take instead of building it: `None` past 4 GiB of names. A table that could not
+/// be made (a bug: a panic) is left out, and the first search builds it as it would have.
+pub(crate) fn indexed_names(tools: &[NameFields]) -> Option<PyNameColumns> {
+    let (columns, table) = rayon::join(
+        || -> Result<NameColumns, ColumnsTooLarge> {
+            let mut columns = ColumnsBuilder::with_capacity(tools.len());
+            for (name, server, mcp_tool_name) in tools {
+                columns.push(name, server.as_deref(), mcp_tool_name.as_deref())?;
+            }
+            Ok(columns.finish())
+        },
+        || {
+            let names = tools
+                .iter()
+                .map(|(name, server, mcp)| (name.as_str(), server.as_deref(), mcp.as_deref()));
+            std::panic::catch_unwind(AssertUnwindSafe(|| NameTable::of(names))).ok()
+        },
+    );
+    Some(PyNameColumns::with_table(columns.ok()?, table))
+}
+
 /// `NameTable`'s parts from `tools` (objects with `name`, `server` and `mcp_tool_name`, or a
 /// `NameColumns`; a
 /// tool's id is its position), as its per-tool build (`_index_tool`) makes them: `(plain,
 /// qualified, keys)`, the maps of normalised name form -> tool id or ascending list of ids (two
 /// `NameMap`s, read as the dicts), and their `NameKeys` with the identifier marks. The keys are
-/// made with the GIL released.
+/// made with the GIL released; columns whose table their build made (`indexed_names`) hand it
+/// over instead, once.
 #[pyfunction]
 pub(crate) fn _build_name_table<'py>(
     py: Python<'py>,
     tools: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     // Packed columns are read in Rust with the GIL released; other tools, attribute by attribute.
-    let packed = tools.cast::<PyNameColumns>().ok().map(|c| c.get().shared());
-    let names = if packed.is_some() {
-        Vec::new()
-    } else {
-        read_names(tools)?
+    let packed = tools.cast::<PyNameColumns>().ok().map(Bound::get);
+    let prebuilt = packed.and_then(PyNameColumns::take_table);
+    let table = match (prebuilt, packed) {
+        (Some(table), _) => table,
+        (None, Some(c)) => {
+            let c = c.shared();
+            py.detach(move || table_of_columns(&c))
+        }
+        (None, None) => {
+            let names = read_names(tools)?;
+            py.detach(move || gather(NameTableBuild::default(), &names).finish())
+        }
     };
-    let (maps, keys) = py.detach(move || {
-        let build = match packed {
-            Some(c) => {
-                let mut build = NameTableBuild::default();
-                for i in 0..c.len() {
-                    let id = u32::try_from(i).expect("fewer than 2**32 tools");
-                    let name = c.name(i).unwrap_or_default();
-                    build.add_tool(id, name, c.server(i), c.mcp_tool_name(i));
-                }
-                build
-            }
-            None => gather(NameTableBuild::default(), &names),
-        };
-        let keys = build.name_keys();
-        (build.into_maps(), keys)
-    });
+    let NameTable { maps, keys } = table;
     let Some(maps) = maps else {
         return Err(PyMemoryError::new_err(
             "the tools' name forms hold more than 4 GiB of text",

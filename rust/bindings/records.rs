@@ -9,12 +9,12 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyT
 use super::convert::{bm25_params, check_field_weights};
 use super::index::PyIndex;
 use super::name_columns::PyNameColumns;
+use super::name_keys::indexed_names;
 use crate::analysis::Profile;
 use crate::build::catalog::{self, item_spans, span_fields, Built, Outcome};
 use crate::build::item::{has, Annotations, Item, Node, Text, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES};
 use crate::build::records::item_fields;
 use crate::build::source::SourceItems;
-use crate::text::name_columns::{ColumnsBuilder, ColumnsTooLarge};
 
 /// A `str` as UTF-8; `None` when it holds a lone surrogate.
 fn utf8(s: &Bound<'_, PyString>) -> Option<String> {
@@ -279,19 +279,20 @@ pub fn _build_records(
             crate::pool::install(|| {
                 rayon::join(
                     || {
-                        catalog::build(
+                        catalog::build_with(
                             &items.spans,
                             |&span| span_fields(text, span, &items),
                             field_weights,
                             params,
                             profile,
+                            indexed_names,
                         )
                     },
                     || SourceItems::new(bytes, &items.spans),
                 )
             })
         });
-        let (Some(source), false) = (source, matches!(outcome, Outcome::Fallback)) else {
+        let (Some(source), false) = (source, matches!(outcome.0, Outcome::Fallback)) else {
             return Ok(None);
         };
         (outcome, Some(PySourceItems { inner: source }), items.server)
@@ -302,38 +303,31 @@ pub fn _build_records(
         };
         let context = server.as_deref();
         let outcome = py.detach(|| {
-            catalog::build(
+            catalog::build_with(
                 &values,
                 |v| item_fields(v, context),
                 field_weights,
                 params,
                 profile,
+                indexed_names,
             )
         });
         (outcome, None, server)
     } else {
         return Ok(None);
     };
-    let Built { index, tools } = match outcome {
-        Outcome::Fallback => return Ok(None),
-        Outcome::Built(built) => (*built)?,
+    let (Built { index, tools }, columns) = match outcome {
+        (Outcome::Fallback, _) => return Ok(None),
+        (Outcome::Built(built), columns) => ((*built)?, columns),
     };
-    // The build's scratch memory goes back to the OS on the pool, while the caller goes on.
-    crate::pool::spawn(super::build_pipeline::release_free_memory);
-    let columns = py.detach(move || -> Result<_, ColumnsTooLarge> {
-        let mut columns = ColumnsBuilder::with_capacity(tools.len());
-        for (name, server, mcp_tool_name) in &tools {
-            columns.push(name, server.as_deref(), mcp_tool_name.as_deref())?;
-        }
-        Ok(columns.finish())
+    // The tools' name fields (in the columns now) are freed and the build's scratch memory goes
+    // back to the OS on the pool, while the caller goes on.
+    crate::pool::spawn(move || {
+        drop(tools);
+        super::build_pipeline::release_free_memory();
     });
-    let Ok(columns) = columns else {
+    let Some(Some(columns)) = columns else {
         return Ok(None); // more than 4 GiB of names: the Python way
     };
-    Ok(Some((
-        PyIndex::wrap(index),
-        PyNameColumns::wrap(columns),
-        spans,
-        server,
-    )))
+    Ok(Some((PyIndex::wrap(index), columns, spans, server)))
 }

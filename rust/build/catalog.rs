@@ -185,6 +185,21 @@ pub fn build<T: Sync>(
     params: Params,
     profile: Profile,
 ) -> Outcome {
+    build_with(items, fields, field_weights, params, profile, |_| ()).0
+}
+
+/// [`build`], and `alongside(tools)` of the built index's tools (their name fields, in order),
+/// run on the pool while the merged parts become the index (the parts the caller derives from
+/// the names, made where a core would otherwise wait for the last postings). `alongside` runs
+/// only when the index is built: `None` with a fallback or an error.
+pub fn build_with<T: Sync, R: Send>(
+    items: &[T],
+    fields: impl Fn(&T) -> Option<ToolFields> + Sync,
+    field_weights: Vec<f64>,
+    params: Params,
+    profile: Profile,
+    alongside: impl FnOnce(&[NameFields]) -> R + Send,
+) -> (Outcome, Option<R>) {
     let stems = Stems::default();
     let weights = &field_weights;
     let merging = std::sync::Mutex::new(InOrder::default());
@@ -208,11 +223,22 @@ pub fn build<T: Sync>(
         names,
     } = match merging.finish(parts) {
         Ok(Some(merged)) => merged,
-        Ok(None) => return Outcome::Fallback,
-        Err(e) => return Outcome::Built(Box::new(Err(e))),
+        Ok(None) => return (Outcome::Fallback, None),
+        Err(e) => return (Outcome::Built(Box::new(Err(e))), None),
     };
-    let index = crate::pool::install(|| merge.finish(names, field_weights, params, profile));
-    Outcome::Built(Box::new(index.map(|index| Built { index, tools })))
+    let (index, extra) = crate::pool::install(|| {
+        rayon::join(
+            || merge.finish(names, field_weights, params, profile),
+            || alongside(&tools),
+        )
+    });
+    match index {
+        Ok(index) => (
+            Outcome::Built(Box::new(Ok(Built { index, tools }))),
+            Some(extra),
+        ),
+        Err(e) => (Outcome::Built(Box::new(Err(e))), None),
+    }
 }
 
 /// Part `c` of a build ([`build`]): its items read and tokenized; `None` when one is left to
@@ -399,7 +425,7 @@ mod tests {
             })
             .collect();
         let names = vec!["read_file".to_owned(), "write_file".to_owned()];
-        let want = Index::build(names, &docs, weights, Params::default()).unwrap();
+        let want = Index::build(names, &docs, weights.clone(), Params::default()).unwrap();
         assert_eq!(built.index.fingerprint(), want.fingerprint());
         let dup = [items[0].clone(), items[0].clone()];
         let out = build(
@@ -410,6 +436,28 @@ mod tests {
             Profile::Omp,
         );
         assert!(matches!(out, Outcome::Fallback));
+        // The work alongside the merge sees the built index's tools, and runs only for a build.
+        let names_of =
+            |tools: &[NameFields]| -> Vec<String> { tools.iter().map(|t| t.0.clone()).collect() };
+        let (out, names) = build_with(
+            &items,
+            |v| item_fields(v, None),
+            weights.clone(),
+            Params::default(),
+            Profile::Omp,
+            names_of,
+        );
+        assert!(matches!(out, Outcome::Built(_)));
+        assert_eq!(names.unwrap(), ["read_file", "write_file"]);
+        let (out, names) = build_with(
+            &dup,
+            |v| item_fields(v, None),
+            weights.clone(),
+            Params::default(),
+            Profile::Omp,
+            names_of,
+        );
+        assert!(matches!(out, Outcome::Fallback) && names.is_none());
         // Names are checked across parts too (a part holds `CHUNK_DOCS` items).
         let text = |dup: bool| -> String {
             let row = |i: usize| format!("{{\"name\": \"t{i}\"}}");

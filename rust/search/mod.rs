@@ -7,7 +7,8 @@
 //!
 //! Beside it: the search options (`options`), per-document scores and explanations (`explain`),
 //! batches of queries (`batch`), the plain-query fast path (`fast_path`) and its proof that a
-//! query names no tool (`name_keys`) with the name table's keys (`name_table`), a session
+//! query names no tool (`name_keys`) with the name table's keys (`name_table`, each tool's name
+//! forms from `name_forms`), a session
 //! view's two lists in one pass (`view`), and the two other rankers, `keyword` and `dense`.
 
 pub mod batch;
@@ -17,6 +18,7 @@ mod exhaustive;
 mod explain;
 pub mod fast_path;
 pub mod keyword;
+pub mod name_forms;
 pub mod name_keys;
 pub mod name_table;
 mod options;

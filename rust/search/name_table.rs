@@ -1,13 +1,6 @@
-//! The name table's keys, made in one pass over the tools' name columns (`NameTable`'s build).
-//!
-//! A deliberate twin of the Python specification: [`name_key`] is `toolsift.query.name_key`
-//! (lowercase, every character that is not a letter or digit removed; non-ASCII text folds as
-//! the tokenizer folds it: the concatenated tokens of `crate::text::tokenize`, itself the twin
-//! of `toolsift._text.tokenize`), and [`KeyMaker::tool_keys`] is `_index_tool` in
-//! `python/toolsift/_names/table.py`: every normalised name form of a tool, the plain and the
-//! qualified ones, in the order it adds them, the sanitised-name branch (every alias of
-//! `toolsift.tools.tool_aliases`) included. `tests/test_name_table_build.py` proves them equal
-//! with Hypothesis on arbitrary Unicode names and tool sets.
+//! The name table's keys, made in one pass over the tools' name columns (`NameTable`'s build):
+//! each tool's name forms come from [`KeyMaker`] (`super::name_forms`, the twin of Python's
+//! `_index_tool`).
 //!
 //! [`NameTableBuild`] gathers the keys of a whole catalogue: per key, the tool ids holding it
 //! (ascending, each once) and whether one of them may have an identifier name (the marks of
@@ -18,123 +11,9 @@
 
 use hashbrown::hash_table::HashTable;
 
+use super::name_forms::{KeyMaker, Table};
 use crate::search::name_keys::{may_be_identifier, NameKeys, MIN_SQUASHED_LENGTH};
 use crate::text::packed_strings::{CompactStrings, PackedStrings};
-use crate::text::tokenize::Tokenizer;
-
-/// `toolsift.query.name_key(text)`, written into `out` (cleared first).
-pub fn name_key(text: &str, tokenizer: &mut Tokenizer, out: &mut String) {
-    out.clear();
-    if text.is_ascii() {
-        out.extend(
-            text.bytes()
-                .filter(u8::is_ascii_alphanumeric)
-                .map(|b| char::from(b.to_ascii_lowercase())),
-        );
-    } else {
-        tokenizer.for_each_token(text, |token| out.push_str(token));
-    }
-}
-
-/// `toolsift.tools._sanitize_part`: every character outside `[A-Za-z0-9_-]` becomes `_` (two
-/// for a character outside the BMP: one per UTF-16 code unit).
-pub fn sanitize_part(part: &str) -> String {
-    let mut out = String::with_capacity(part.len());
-    for c in part.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-            out.push(c);
-        } else if u32::from(c) > 0xFFFF {
-            out.push_str("__");
-        } else {
-            out.push('_');
-        }
-    }
-    out
-}
-
-/// Which dict of the table a key goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Table {
-    /// Names, raw MCP names and the other aliases.
-    Plain,
-    /// Server + tool (which also serves `mcp` + server + tool).
-    Qualified,
-}
-
-/// Makes the keys of tools, reusing its buffers from tool to tool.
-#[derive(Debug, Default)]
-pub struct KeyMaker {
-    tokenizer: Tokenizer,
-    raw: String,
-    qualified: String,
-    key: String,
-    text: String,
-}
-
-impl KeyMaker {
-    /// Calls `add` with each key `_index_tool` stores for the tool (`name`, `server`,
-    /// `mcp_tool_name`), in its order; a key may come twice (the table keeps a tool once).
-    pub fn tool_keys(
-        &mut self,
-        name: &str,
-        server: Option<&str>,
-        mcp_tool_name: Option<&str>,
-        mut add: impl FnMut(Table, &str),
-    ) {
-        let Some(server) = server else {
-            for alias in [Some(name), mcp_tool_name].into_iter().flatten() {
-                name_key(alias, &mut self.tokenizer, &mut self.key);
-                if !self.key.is_empty() {
-                    add(Table::Plain, &self.key);
-                }
-            }
-            return;
-        };
-        let raw = mcp_tool_name.unwrap_or(name);
-        name_key(raw, &mut self.tokenizer, &mut self.raw);
-        name_key(server, &mut self.tokenizer, &mut self.qualified);
-        self.qualified.push_str(&self.raw);
-        if !self.qualified.is_empty() {
-            add(Table::Qualified, &self.qualified);
-        }
-        if !self.raw.is_empty() {
-            add(Table::Plain, &self.raw);
-        }
-        name_key(name, &mut self.tokenizer, &mut self.key);
-        if self.key.strip_prefix("mcp") == Some(self.qualified.as_str()) {
-            return; // the canonical name of a safe server and tool: no other form
-        }
-        // Sanitising changed the canonical name, or it is not canonical: every alias
-        // (`tool_aliases`: the name, the raw name, `server.tool`, `server/tool`, the plain name).
-        let prefix = format!("mcp__{}__", sanitize_part(server));
-        let plain = match name.strip_prefix(prefix.as_str()) {
-            Some(rest) if !rest.is_empty() => rest.to_owned(),
-            _ => sanitize_part(raw),
-        };
-        for form in 0..5 {
-            self.text.clear();
-            match form {
-                0 => self.text.push_str(name),
-                1 => self.text.push_str(raw),
-                2 | 3 => {
-                    self.text.push_str(server);
-                    self.text.push(if form == 2 { '.' } else { '/' });
-                    self.text.push_str(raw);
-                }
-                _ => self.text.push_str(&plain),
-            }
-            name_key(&self.text, &mut self.tokenizer, &mut self.key);
-            let key = self.key.as_str();
-            if !key.is_empty()
-                && key != self.qualified
-                && key.strip_prefix("mcp") != Some(self.qualified.as_str())
-                && key != self.raw
-            {
-                add(Table::Plain, key);
-            }
-        }
-    }
-}
 
 /// The keys of one map of the table as they are gathered, in the order the Python build
 /// inserts them: each key once (packed in one buffer), with its ids and identifier mark, and
@@ -235,6 +114,15 @@ impl NameTableBuild {
         keys
     }
 
+    /// The table's maps and key sets ([`NameTable`]).
+    pub fn finish(self) -> NameTable {
+        let keys = self.name_keys();
+        NameTable {
+            maps: self.into_maps(),
+            keys,
+        }
+    }
+
     /// The two maps (plain, qualified); `None` past 4 GiB of keys (never for a catalogue a
     /// loader accepts).
     pub fn into_maps(self) -> Option<(NameMap, NameMap)> {
@@ -243,6 +131,37 @@ impl NameTableBuild {
             NameMap::of(self.plain, hasher.clone())?,
             NameMap::of(self.qualified, hasher)?,
         ))
+    }
+}
+
+/// A built name table: its two maps (plain, qualified; `None` past 4 GiB of keys) and their
+/// compiled key sets, identifier marks set.
+#[derive(Debug)]
+pub struct NameTable {
+    pub maps: Option<(NameMap, NameMap)>,
+    pub keys: NameKeys,
+}
+
+impl NameTable {
+    /// The table of tools given as `(name, server, raw MCP name)`, tool id = position.
+    pub fn of<'a>(
+        tools: impl IntoIterator<Item = (&'a str, Option<&'a str>, Option<&'a str>)>,
+    ) -> Self {
+        let mut build = NameTableBuild::default();
+        for (i, (name, server, mcp)) in tools.into_iter().enumerate() {
+            let id = u32::try_from(i).expect("fewer than 2**32 tools");
+            build.add_tool(id, name, server, mcp);
+        }
+        build.finish()
+    }
+
+    /// The bytes held (maps and key sets).
+    pub fn memory_bytes(&self) -> usize {
+        let maps = self
+            .maps
+            .as_ref()
+            .map_or(0, |(p, q)| p.memory_bytes() + q.memory_bytes());
+        maps + self.keys.memory_bytes()
     }
 }
 
@@ -388,23 +307,6 @@ impl NameMap {
 mod tests {
     use super::*;
 
-    fn keys_of(name: &str, server: Option<&str>, mcp: Option<&str>) -> Vec<(Table, String)> {
-        let mut out = Vec::new();
-        KeyMaker::default().tool_keys(name, server, mcp, |t, k| out.push((t, k.to_owned())));
-        out
-    }
-
-    #[test]
-    fn keys_as_python_makes_them() {
-        let mut out = String::new();
-        let mut tok = Tokenizer::new();
-        name_key("getCurrentTime", &mut tok, &mut out);
-        assert_eq!(out, "getcurrenttime");
-        name_key("café ΟΔΥΣΣΕΥΣ", &mut tok, &mut out);
-        assert_eq!(out, "cafeοδυσσευς");
-        assert_eq!(sanitize_part("a.b😀"), "a_b__");
-    }
-
     #[test]
     fn maps_find_their_keys_and_ids() {
         let mut build = NameTableBuild::default();
@@ -423,8 +325,19 @@ mod tests {
         add_keys(&mut layered, &more);
         assert_eq!(layered.names_none("fetch item"), None);
         assert_eq!(keys.names_none("fetch item"), Some(vec![]));
+        // `NameTable::of` is the same build in one call.
+        let table = NameTable::of([
+            ("read_file", None, None),
+            ("mcp__fs__read_file", Some("fs"), Some("read_file")),
+            ("send", None, None),
+        ]);
+        assert_eq!(table.keys.names_none("read file"), None);
+        assert!(table.memory_bytes() > 0);
+        let (of_plain, _) = table.maps.unwrap();
         let map = build.into_maps().unwrap().0;
         assert_eq!(map.len(), 2);
+        assert_eq!(of_plain.len(), 2);
+        assert_eq!(of_plain.ids(of_plain.find("readfile").unwrap()), [0, 1]);
         let i = map.find("readfile").unwrap();
         assert_eq!((map.key(i), map.ids(i)), ("readfile", &[0, 1][..]));
         assert_eq!(map.ids(map.find("send").unwrap()), [2]);
@@ -439,22 +352,5 @@ mod tests {
         assert_eq!(map.ids(0), [1 << 31, (1 << 31) + 1]);
         assert_eq!(map.ids(1), [(1 << 31) + 2]);
         assert_eq!(map.ids(2), [0u32; 0]);
-    }
-
-    #[test]
-    fn canonical_tools_have_two_keys_and_others_every_alias() {
-        use Table::*;
-        assert_eq!(
-            keys_of("mcp__fs__read_file", Some("fs"), Some("read_file")),
-            [(Qualified, "fsreadfile".into()), (Plain, "readfile".into())]
-        );
-        assert_eq!(
-            keys_of("read_file", None, Some("rf")),
-            [(Plain, "readfile".into()), (Plain, "rf".into())]
-        );
-        // A non-ASCII server: the canonical name is sanitised, so every alias is indexed.
-        let keys = keys_of("mcp__caf___read", Some("café"), Some("read"));
-        assert_eq!(keys[0], (Qualified, "caferead".into()));
-        assert!(keys.contains(&(Plain, "mcpcafread".into())));
     }
 }

@@ -86,7 +86,7 @@ def _index_tool(
     server_keys: dict[str, str],
 ) -> None:
     """Store every name form of ``tool`` (id ``i``) in ``plain`` / ``qualified``: the
-    specification of the compiled build (``rust/search/name_table.rs``, its twin)."""
+    specification of the compiled build (``rust/search/name_forms.rs``, its twin)."""
     server = tool.server
     if server is None:
         for alias in (tool.name, tool.mcp_tool_name):
@@ -129,7 +129,9 @@ class NameTable:
 
     The table is built by the compiled extension in one call over the tools' names, where it
     loads (``toolsift._core._build_name_table``, a twin of :func:`_index_tool` proven equal
-    with Hypothesis), else tool by tool in Python: maps of the same items either way.
+    with Hypothesis), else tool by tool in Python: maps of the same items either way. An index
+    from :meth:`~toolsift.ToolIndex.from_records` has its table made on the engine's pool
+    during its build (beside the last step of the index), so its first search finds it made.
 
     An updated index (``ToolIndex.with_tools``) gets its table from :meth:`remapped` in time
     proportional to the change, not to the catalogue: the dicts of the table it came from are
