@@ -35,6 +35,7 @@ from typing import Any, Optional
 
 from ._tool.checks import _OPTIONAL_STRING_FIELDS, _check_fields, _invalid
 from ._tool.checks import _kind as _kind
+from ._tool.lazy import install_lazy_fields
 from ._tool.values import _thaw, _utf16_prefix
 from .errors import ToolDefinitionError
 
@@ -195,8 +196,10 @@ class Tool:
 
     def __post_init__(self) -> None:
         name = self.name
-        keys = _check_fields(self)
-        schema = self.input_schema
+        # The stored value itself: ``input_schema``'s descriptor would decode a ``bytes`` value
+        # as the compiled loader's frozen schema, which a caller may not pass.
+        schema = _SCHEMA_STORAGE.__get__(self, Tool)
+        keys = _check_fields(self, schema)
 
         if self.label is not None:
             label = self.label
@@ -334,3 +337,8 @@ class Tool:
             if field_name in data:
                 kwargs[field_name] = data[field_name]
         return cls(**kwargs)
+
+
+# ``input_schema`` and ``schema_keys`` of the compiled loader's tools are filled on first read.
+install_lazy_fields(Tool)
+_SCHEMA_STORAGE: Any = Tool.__dict__["input_schema"].storage

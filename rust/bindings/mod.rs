@@ -11,6 +11,7 @@ pub(crate) mod dense_matrix;
 pub(crate) mod documents;
 pub(crate) mod errors;
 pub(crate) mod fast_path;
+pub(crate) mod frozen_schema;
 pub(crate) mod functions;
 pub(crate) mod index;
 pub(crate) mod index_persist;

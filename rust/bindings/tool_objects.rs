@@ -25,7 +25,8 @@ use crate::build::records::{
     sanitize_part, utf16_prefix, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, SUMMARY_UTF16_UNITS,
 };
 
-use super::instances::{new_args, new_instance, object_new_slot, set_field};
+use super::frozen_schema::write_json;
+use super::instances::{new_args, new_instance, object_new_slot, set_field, set_slot, slot_offsets};
 
 /// Returns `Ok(None)` (the items are left to Python) when `$value` is `None`.
 macro_rules! or_python {
@@ -312,6 +313,28 @@ fn schema_keys<'py>(schema: &Bound<'py, PyDict>) -> PyResult<Option<Bound<'py, P
     Ok(Some(PyTuple::new(py, keys.into_iter().map(|k| k.obj))?))
 }
 
+/// The frozen form of a checked schema (`super::frozen_schema`), when it has one and its
+/// `properties` is absent or a `dict` (anything else is left to [`schema_keys`]).
+fn frozen<'py>(
+    maker: &Maker<'py>,
+    schema: &Bound<'py, PyDict>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let py = schema.py();
+    match get(schema, intern!(py, "properties"))? {
+        None => {}
+        Some(properties) if properties.is_exact_instance_of::<PyDict>() => {}
+        Some(_) => return Ok(None),
+    }
+    if schema.len() == 2 && schema.eq(&maker.default_schema)? {
+        return Ok(Some(maker.default_frozen.clone()));
+    }
+    let mut text = Vec::with_capacity(256);
+    if !write_json(schema.as_any(), &mut text) {
+        return Ok(None);
+    }
+    Ok(Some(PyBytes::new(py, &text).into_any()))
+}
+
 impl Fields<'_> {
     /// `_check_fields`' checks that are not done while reading: empty names, the caps.
     fn valid(&self) -> bool {
@@ -355,40 +378,62 @@ struct Maker<'py> {
     /// The arguments of `slot` or `object.__new__`.
     args: Bound<'py, PyTuple>,
     names: [Bound<'py, PyString>; 13],
+    /// The fields' slot offsets, when the class has them (`None`: set as attributes).
+    offsets: Option<[ffi::Py_ssize_t; 13]>,
+    /// `Tool`'s default schema, and its frozen form (one object shared by every tool).
+    default_schema: Bound<'py, PyDict>,
+    default_frozen: Bound<'py, PyAny>,
 }
+
+/// `Tool`'s fields, in the order of [`Maker::make`]'s values.
+const FIELDS: [&str; 13] = [
+    "name",
+    "description",
+    "input_schema",
+    "server",
+    "mcp_tool_name",
+    "label",
+    "title",
+    "summary",
+    "search_hint",
+    "source",
+    "display_label",
+    "display_summary",
+    "schema_keys",
+];
 
 impl<'py> Maker<'py> {
     fn new(cls: &Bound<'py, PyType>) -> PyResult<Self> {
         let py = cls.py();
         let slot = object_new_slot(cls)?;
         let args = new_args(cls, slot)?;
-        let names = [
-            "name",
-            "description",
-            "input_schema",
-            "server",
-            "mcp_tool_name",
-            "label",
-            "title",
-            "summary",
-            "search_hint",
-            "source",
-            "display_label",
-            "display_summary",
-            "schema_keys",
-        ]
-        .map(|name| PyString::intern(py, name));
+        let names = FIELDS.map(|name| PyString::intern(py, name));
+        let default_schema = PyDict::new(py);
+        default_schema.set_item(intern!(py, "type"), intern!(py, "object"))?;
+        default_schema.set_item(intern!(py, "properties"), PyDict::new(py))?;
+        let mut text = Vec::new();
+        write_json(default_schema.as_any(), &mut text);
         Ok(Maker {
             cls: cls.clone(),
             slot,
             args,
             names,
+            offsets: slot_offsets(cls, &FIELDS),
+            default_schema,
+            default_frozen: PyBytes::new(py, &text).into_any(),
         })
     }
 
     /// A new object holding `values`, in field order.
     fn make(&self, values: [&Bound<'py, PyAny>; 13]) -> PyResult<Bound<'py, PyAny>> {
         let object = new_instance(&self.cls, self.slot, &self.args)?;
+        if let Some(offsets) = &self.offsets {
+            for (&offset, value) in offsets.iter().zip(values) {
+                // SAFETY: the slots of `object`'s class (`slot_offsets`).
+                unsafe { set_slot(&object, offset, value) };
+            }
+            return Ok(object);
+        }
         for (name, value) in self.names.iter().zip(values) {
             if let Err(err) = set_field(&object, name.as_ptr(), value.as_ptr()) {
                 return Err(PyTypeError::new_err(format!("cannot build a Tool: {err}")));
@@ -450,7 +495,20 @@ fn tool<'py>(
     if !fits(schema.as_any(), 1, &mut nodes) {
         return Ok(None);
     }
-    let keys = or_python!(schema_keys(schema)?);
+    // The schema frozen (its JSON text; the keys are then read from it on demand), or as
+    // `Tool` stores it: a read-only proxy over a shallow copy, and the keys.
+    let (stored, keys) = match frozen(maker, schema)? {
+        Some(text) => (text, py.None().into_bound(py)),
+        None => {
+            let keys = or_python!(schema_keys(schema)?);
+            let proxy = unsafe {
+                // SAFETY: `PyDictProxy_New` of a live dict returns a new reference or NULL
+                // with an error.
+                Bound::from_owned_ptr_or_err(py, ffi::PyDictProxy_New(schema.copy()?.as_ptr()))?
+            };
+            (proxy, keys.into_any())
+        }
+    };
     let label = match (&fields.label, &fields.server) {
         (Some(label), _) => label.obj.clone(),
         (None, Some(server)) => {
@@ -471,10 +529,6 @@ fn tool<'py>(
             }
         }
     };
-    let proxy = unsafe {
-        // SAFETY: `PyDictProxy_New` of a live dict returns a new reference or NULL with an error.
-        Bound::from_owned_ptr_or_err(py, ffi::PyDictProxy_New(schema.copy()?.as_ptr()))?
-    };
     let none = py.None().into_bound(py);
     let obj = |s: &Option<Str<'py>>| {
         s.as_ref()
@@ -483,7 +537,7 @@ fn tool<'py>(
     let values = [
         fields.name.obj.as_any(),
         description.obj.as_any(),
-        &proxy,
+        &stored,
         &obj(&fields.server),
         &obj(&fields.mcp_tool_name),
         &obj(&fields.label),
@@ -493,7 +547,7 @@ fn tool<'py>(
         &obj(&fields.source),
         label.as_any(),
         summary.as_any(),
-        keys.as_any(),
+        &keys,
     ];
     maker.make(values).map(Some)
 }

@@ -1,0 +1,204 @@
+//! A tool's input schema in the compact, immutable form the compiled loader stores
+//! (`toolsift._tool.lazy`): its JSON text, one `bytes` object, which Python's cyclic collector
+//! does not track and which shares nothing with the caller's dicts. `Tool.input_schema` decodes
+//! it (`json.loads`) on first read; the index build reads the schema keys and the parameter
+//! descriptions straight from it ([`FrozenSchema`]), with no Python object made.
+//!
+//! Only values that `json.loads` gives back exactly are frozen: `dict`s with `str` keys, `list`s,
+//! `str`s without a lone surrogate, `int`s that fit 64 bits, finite `float`s (written shortest
+//! round-trip, so read back bit for bit), `bool`s and `None`. Any other schema is stored as
+//! `Tool` stores it (a read-only proxy over a shallow copy).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use crate::build::item::Node;
+use crate::build::schema::node_descriptions;
+
+/// Appends the JSON text of `value` to `out`; `false` (and `out` left half-written) when the
+/// value has anything `json.loads` would not give back exactly.
+pub fn write_json(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> bool {
+    if let Ok(dict) = value.cast_exact::<PyDict>() {
+        out.push(b'{');
+        for (i, (key, child)) in dict.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            if !write_str(&key, out) {
+                return false;
+            }
+            out.push(b':');
+            if !write_json(&child, out) {
+                return false;
+            }
+        }
+        out.push(b'}');
+        true
+    } else if let Ok(list) = value.cast_exact::<PyList>() {
+        out.push(b'[');
+        for (i, child) in list.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            if !write_json(&child, out) {
+                return false;
+            }
+        }
+        out.push(b']');
+        true
+    } else if value.is_none() {
+        out.extend_from_slice(b"null");
+        true
+    } else if let Ok(flag) = value.cast_exact::<PyBool>() {
+        out.extend_from_slice(if flag.is_true() { b"true" } else { b"false" });
+        true
+    } else if value.is_exact_instance_of::<PyInt>() {
+        if let Ok(n) = value.extract::<i64>() {
+            serde_json::to_writer(&mut *out, &n).is_ok()
+        } else if let Ok(n) = value.extract::<u64>() {
+            serde_json::to_writer(&mut *out, &n).is_ok()
+        } else {
+            false
+        }
+    } else if let Ok(float) = value.cast_exact::<PyFloat>() {
+        let x = float.value();
+        // serde_json writes a float with a `.` or an exponent (`1.0`, `1e16`): read back as a
+        // float, never an int.
+        x.is_finite() && serde_json::to_writer(&mut *out, &x).is_ok()
+    } else {
+        write_str(value, out)
+    }
+}
+
+/// Appends `value` as a JSON string (`false`: not exactly a `str`, or a lone surrogate).
+fn write_str(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> bool {
+    let Ok(text) = value.cast_exact::<PyString>() else {
+        return false;
+    };
+    let Ok(utf8) = text.encode_utf8() else {
+        return false;
+    };
+    match std::str::from_utf8(utf8.as_bytes()) {
+        Ok(text) => serde_json::to_writer(&mut *out, text).is_ok(),
+        Err(_) => false,
+    }
+}
+
+/// A frozen schema, parsed for the index build: its values as the parameter walk reads them
+/// (`crate::build::item::Node`), strings borrowed from the text where they have no escape.
+pub struct FrozenSchema<'a>(Node<'a>);
+
+impl<'a> FrozenSchema<'a> {
+    /// The schema of a frozen schema's JSON text (`None`: not JSON, never written here).
+    pub fn parse(text: &'a [u8]) -> Option<Self> {
+        let text = std::str::from_utf8(text).ok()?;
+        let mut de = serde_json::Deserializer::from_str(text);
+        let node = NodeVisitor.deserialize(&mut de).ok()?;
+        de.end().ok()?;
+        Some(FrozenSchema(node))
+    }
+
+    /// `Tool.schema_keys`: the property names, sorted by code point (UTF-8 byte order).
+    pub fn keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = match self.0.get("properties") {
+            Some(properties) => properties
+                .entries()
+                .iter()
+                .map(|(key, _)| key.as_ref().to_owned())
+                .collect(),
+            None => Vec::new(),
+        };
+        keys.sort_unstable();
+        keys
+    }
+
+    /// The parameter descriptions (`toolsift._text.documents.parameter_descriptions`).
+    pub fn descriptions(&self) -> Vec<String> {
+        node_descriptions(&self.0)
+    }
+}
+
+/// Reads one JSON value into a [`Node`] (a frozen schema's keys are unique: no deduplication).
+struct NodeVisitor;
+
+impl<'de> DeserializeSeed<'de> for NodeVisitor {
+    type Value = Node<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NodeVisitor {
+    type Value = Node<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Node::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Node::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Node::Str(Cow::Owned(v)))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Node::Null)
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Node::Leaf(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Node::Leaf(v != 0))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Node::Leaf(v != 0))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Node::Leaf(v != 0.0))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut any = false;
+        while seq.next_element::<de::IgnoredAny>()?.is_some() {
+            any = true;
+        }
+        Ok(Node::Leaf(any))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key_seed(KeyVisitor)? {
+            entries.push((key, map.next_value_seed(NodeVisitor)?));
+        }
+        Ok(Node::Object {
+            empty: entries.is_empty(),
+            entries,
+        })
+    }
+}
+
+/// Reads an object key, borrowed from the text where it has no escape.
+struct KeyVisitor;
+
+impl<'de> DeserializeSeed<'de> for KeyVisitor {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object key")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+}
