@@ -19,73 +19,113 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use crate::build::item::Node;
 use crate::build::schema::node_descriptions;
 
-/// Appends the JSON text of `value` to `out`; `false` (and `out` left half-written) when the
-/// value has anything `json.loads` would not give back exactly.
-pub fn write_json(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> bool {
-    if let Ok(dict) = value.cast_exact::<PyDict>() {
-        out.push(b'{');
-        for (i, (key, child)) in dict.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            if !write_str(&key, out) {
-                return false;
-            }
-            out.push(b':');
-            if !write_json(&child, out) {
-                return false;
-            }
+/// What [`write_json`] made of a value.
+#[derive(Debug, PartialEq)]
+pub enum Written {
+    /// Its JSON text.
+    Json,
+    /// Nothing usable: a value `json.loads` would not give back exactly (a `tuple`, a `NaN`...).
+    NotJson,
+    /// Nothing: it nests deeper than `depth_cap` or holds more than `node_cap` values, counted
+    /// as `toolsift.limits._fits` counts them.
+    OverCaps,
+}
+
+/// Writes JSON text, counting containers' values against the schema caps.
+pub struct JsonWriter {
+    pub out: Vec<u8>,
+    nodes: usize,
+    depth_cap: usize,
+    node_cap: usize,
+}
+
+impl JsonWriter {
+    /// A writer for a schema (the root counts as one value, as `_fits` counts it).
+    pub fn new(depth_cap: usize, node_cap: usize) -> Self {
+        JsonWriter {
+            out: Vec::with_capacity(256),
+            nodes: 1,
+            depth_cap,
+            node_cap,
         }
-        out.push(b'}');
-        true
-    } else if let Ok(list) = value.cast_exact::<PyList>() {
-        out.push(b'[');
-        for (i, child) in list.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            if !write_json(&child, out) {
-                return false;
-            }
+    }
+
+    /// Counts a container of `len` values at `depth`.
+    fn enter(&mut self, depth: usize, len: usize) -> Result<(), Written> {
+        self.nodes += len;
+        if depth > self.depth_cap || self.nodes > self.node_cap {
+            return Err(Written::OverCaps);
         }
-        out.push(b']');
-        true
-    } else if value.is_none() {
-        out.extend_from_slice(b"null");
-        true
-    } else if let Ok(flag) = value.cast_exact::<PyBool>() {
-        out.extend_from_slice(if flag.is_true() { b"true" } else { b"false" });
-        true
-    } else if value.is_exact_instance_of::<PyInt>() {
-        if let Ok(n) = value.extract::<i64>() {
-            serde_json::to_writer(&mut *out, &n).is_ok()
-        } else if let Ok(n) = value.extract::<u64>() {
-            serde_json::to_writer(&mut *out, &n).is_ok()
+        Ok(())
+    }
+
+    /// Appends the JSON text of `value` (a container at `depth`, or a leaf).
+    pub fn write(&mut self, value: &Bound<'_, PyAny>, depth: usize) -> Written {
+        match self.value(value, depth) {
+            Ok(()) => Written::Json,
+            Err(written) => written,
+        }
+    }
+
+    fn value(&mut self, value: &Bound<'_, PyAny>, depth: usize) -> Result<(), Written> {
+        let out = &mut self.out;
+        if let Ok(dict) = value.cast_exact::<PyDict>() {
+            self.enter(depth, dict.len())?;
+            self.out.push(b'{');
+            for (i, (key, child)) in dict.iter().enumerate() {
+                if i > 0 {
+                    self.out.push(b',');
+                }
+                write_str(&key, &mut self.out)?;
+                self.out.push(b':');
+                self.value(&child, depth + 1)?;
+            }
+            self.out.push(b'}');
+        } else if let Ok(list) = value.cast_exact::<PyList>() {
+            self.enter(depth, list.len())?;
+            self.out.push(b'[');
+            for (i, child) in list.iter().enumerate() {
+                if i > 0 {
+                    self.out.push(b',');
+                }
+                self.value(&child, depth + 1)?;
+            }
+            self.out.push(b']');
+        } else if value.is_none() {
+            out.extend_from_slice(b"null");
+        } else if let Ok(flag) = value.cast_exact::<PyBool>() {
+            out.extend_from_slice(if flag.is_true() { b"true" } else { b"false" });
+        } else if value.is_exact_instance_of::<PyInt>() {
+            let written = if let Ok(n) = value.extract::<i64>() {
+                serde_json::to_writer(&mut *out, &n).is_ok()
+            } else if let Ok(n) = value.extract::<u64>() {
+                serde_json::to_writer(&mut *out, &n).is_ok()
+            } else {
+                false
+            };
+            if !written {
+                return Err(Written::NotJson);
+            }
+        } else if let Ok(float) = value.cast_exact::<PyFloat>() {
+            let x = float.value();
+            // serde_json writes a float with a `.` or an exponent (`1.0`, `1e16`): read back as
+            // a float, never an int.
+            if !(x.is_finite() && serde_json::to_writer(&mut *out, &x).is_ok()) {
+                return Err(Written::NotJson);
+            }
         } else {
-            false
+            write_str(value, out)?;
         }
-    } else if let Ok(float) = value.cast_exact::<PyFloat>() {
-        let x = float.value();
-        // serde_json writes a float with a `.` or an exponent (`1.0`, `1e16`): read back as a
-        // float, never an int.
-        x.is_finite() && serde_json::to_writer(&mut *out, &x).is_ok()
-    } else {
-        write_str(value, out)
+        Ok(())
     }
 }
 
-/// Appends `value` as a JSON string (`false`: not exactly a `str`, or a lone surrogate).
-fn write_str(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> bool {
-    let Ok(text) = value.cast_exact::<PyString>() else {
-        return false;
-    };
-    let Ok(utf8) = text.encode_utf8() else {
-        return false;
-    };
-    match std::str::from_utf8(utf8.as_bytes()) {
-        Ok(text) => serde_json::to_writer(&mut *out, text).is_ok(),
-        Err(_) => false,
-    }
+/// Appends `value` as a JSON string (`NotJson`: not exactly a `str`, or a lone surrogate).
+fn write_str(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Result<(), Written> {
+    let text = value.cast_exact::<PyString>().map_err(|_| Written::NotJson)?;
+    let utf8 = text.encode_utf8().map_err(|_| Written::NotJson)?;
+    let text = std::str::from_utf8(utf8.as_bytes()).map_err(|_| Written::NotJson)?;
+    serde_json::to_writer(&mut *out, text).map_err(|_| Written::NotJson)
 }
 
 /// A frozen schema, parsed for the index build: its values as the parameter walk reads them

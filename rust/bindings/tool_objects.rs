@@ -25,7 +25,7 @@ use crate::build::records::{
     sanitize_part, utf16_prefix, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, SUMMARY_UTF16_UNITS,
 };
 
-use super::frozen_schema::write_json;
+use super::frozen_schema::{JsonWriter, Written};
 use super::instances::{new_args, new_instance, object_new_slot, set_field, set_slot, slot_offsets};
 
 /// Returns `Ok(None)` (the items are left to Python) when `$value` is `None`.
@@ -50,20 +50,38 @@ enum Format {
 #[derive(Clone)]
 struct Str<'py> {
     obj: Bound<'py, PyString>,
-    utf8: Bound<'py, PyBytes>,
+    utf8: Utf8<'py>,
+}
+
+/// The UTF-8 text of a [`Str`]: encoded by Python, or the Rust text it was made of.
+#[derive(Clone)]
+enum Utf8<'py> {
+    Encoded(Bound<'py, PyBytes>),
+    Made(String),
 }
 
 impl<'py> Str<'py> {
     /// `value` when it is exactly a `str` with no lone surrogate (which UTF-8 cannot encode).
     fn of(value: &Bound<'py, PyAny>) -> Option<Self> {
         let obj = value.cast_exact::<PyString>().ok()?.clone();
-        let utf8 = obj.encode_utf8().ok()?;
+        let utf8 = Utf8::Encoded(obj.encode_utf8().ok()?);
         Some(Str { obj, utf8 })
     }
 
+    /// A new `str` of `text`.
+    fn new(py: Python<'py>, text: String) -> Self {
+        Str {
+            obj: PyString::new(py, &text),
+            utf8: Utf8::Made(text),
+        }
+    }
+
     fn text(&self) -> &str {
-        // SAFETY: `PyUnicode_AsUTF8String`'s bytes are valid UTF-8.
-        unsafe { std::str::from_utf8_unchecked(self.utf8.as_bytes()) }
+        match &self.utf8 {
+            // SAFETY: `PyUnicode_AsUTF8String`'s bytes are valid UTF-8.
+            Utf8::Encoded(bytes) => unsafe { std::str::from_utf8_unchecked(bytes.as_bytes()) },
+            Utf8::Made(text) => text,
+        }
     }
 
     /// Python's `len(s) <= cap` (code points).
@@ -162,13 +180,8 @@ fn mcp_fields<'py>(
             }
         }
     }
-    let name = format!(
-        "mcp__{}__{}",
-        sanitize_part(server.text()),
-        sanitize_part(raw.text())
-    );
     Ok(Some(Fields {
-        name: or_python!(Str::of(PyString::new(py, &name).as_any())),
+        name: Str::new(py, mcp_prefix(server.text()) + &sanitize_part(raw.text())),
         description: or_python!(description(item)?),
         schema: or_python!(schema(item, intern!(py, "inputSchema"))?),
         server: Some(server),
@@ -179,6 +192,16 @@ fn mcp_fields<'py>(
         search_hint: None,
         source: None,
     }))
+}
+
+/// `mcp__<server>__`, `server` sanitised.
+fn mcp_prefix(server: &str) -> String {
+    let server = sanitize_part(server);
+    let mut prefix = String::with_capacity(server.len() + 40);
+    prefix.push_str("mcp__");
+    prefix.push_str(&server);
+    prefix.push_str("__");
+    prefix
 }
 
 /// `_record_item(item, server)`'s fields.
@@ -198,16 +221,15 @@ fn record_fields<'py>(
         if server.text().is_empty() {
             return Ok(None);
         }
-        let prefix = format!("mcp__{}__", sanitize_part(server.text()));
+        let prefix = mcp_prefix(server.text());
         let text = raw.text();
         if text.starts_with(&prefix) && text.len() > prefix.len() {
             if mcp_tool_name.is_none() {
-                let tool = PyString::new(py, &text[prefix.len()..]);
-                mcp_tool_name = Some(or_python!(Str::of(tool.as_any())));
+                mcp_tool_name = Some(Str::new(py, text[prefix.len()..].to_owned()));
             }
         } else {
             let canonical = prefix + &sanitize_part(text);
-            name = or_python!(Str::of(PyString::new(py, &canonical).as_any()));
+            name = Str::new(py, canonical);
             match &mcp_tool_name {
                 None => mcp_tool_name = Some(raw),
                 Some(given) if given.text() != text => return Ok(None),
@@ -309,30 +331,46 @@ fn schema_keys<'py>(schema: &Bound<'py, PyDict>) -> PyResult<Option<Bound<'py, P
         keys.push(or_python!(Str::of(&key)));
     }
     // Code point order is UTF-8 byte order.
-    keys.sort_unstable_by(|a, b| a.utf8.as_bytes().cmp(b.utf8.as_bytes()));
+    keys.sort_unstable_by(|a, b| a.text().cmp(b.text()));
     Ok(Some(PyTuple::new(py, keys.into_iter().map(|k| k.obj))?))
 }
 
-/// The frozen form of a checked schema (`super::frozen_schema`), when it has one and its
-/// `properties` is absent or a `dict` (anything else is left to [`schema_keys`]).
-fn frozen<'py>(
-    maker: &Maker<'py>,
-    schema: &Bound<'py, PyDict>,
-) -> PyResult<Option<Bound<'py, PyAny>>> {
+/// What is stored of a schema.
+enum Stored<'py> {
+    /// Its frozen form (`super::frozen_schema`): `properties` is absent or a `dict`, and every
+    /// value is plain JSON data.
+    Frozen(Bound<'py, PyAny>),
+    /// A schema within the caps that is not frozen: stored as `Tool` stores it.
+    Eager,
+}
+
+/// The schema as stored, or `None` (left to Python) when it passes `toolsift.limits`' caps or
+/// holds a value that is not plain JSON data (`_fits`).
+fn stored<'py>(maker: &Maker<'py>, schema: &Bound<'py, PyDict>) -> PyResult<Option<Stored<'py>>> {
     let py = schema.py();
-    match get(schema, intern!(py, "properties"))? {
-        None => {}
-        Some(properties) if properties.is_exact_instance_of::<PyDict>() => {}
-        Some(_) => return Ok(None),
+    let freezable = match get(schema, intern!(py, "properties"))? {
+        None => true,
+        Some(properties) => properties.is_exact_instance_of::<PyDict>(),
+    };
+    if freezable {
+        let mut writer = JsonWriter::new(MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES);
+        match writer.write(schema.as_any(), 1) {
+            Written::Json => {
+                // The default schema's text (most tools without parameters) is shared.
+                let frozen = match maker.default_frozen.cast::<PyBytes>() {
+                    Ok(default) if default.as_bytes() == writer.out.as_slice() => {
+                        maker.default_frozen.clone()
+                    }
+                    _ => PyBytes::new(py, &writer.out).into_any(),
+                };
+                return Ok(Some(Stored::Frozen(frozen)));
+            }
+            Written::OverCaps => return Ok(None),
+            Written::NotJson => {} // judged by `fits`
+        }
     }
-    if schema.len() == 2 && schema.eq(&maker.default_schema)? {
-        return Ok(Some(maker.default_frozen.clone()));
-    }
-    let mut text = Vec::with_capacity(256);
-    if !write_json(schema.as_any(), &mut text) {
-        return Ok(None);
-    }
-    Ok(Some(PyBytes::new(py, &text).into_any()))
+    let mut nodes = 1;
+    Ok(fits(schema.as_any(), 1, &mut nodes).then_some(Stored::Eager))
 }
 
 impl Fields<'_> {
@@ -380,8 +418,7 @@ struct Maker<'py> {
     names: [Bound<'py, PyString>; 13],
     /// The fields' slot offsets, when the class has them (`None`: set as attributes).
     offsets: Option<[ffi::Py_ssize_t; 13]>,
-    /// `Tool`'s default schema, and its frozen form (one object shared by every tool).
-    default_schema: Bound<'py, PyDict>,
+    /// The frozen form of `Tool`'s default schema (one object shared by every tool).
     default_frozen: Bound<'py, PyAny>,
 }
 
@@ -411,16 +448,15 @@ impl<'py> Maker<'py> {
         let default_schema = PyDict::new(py);
         default_schema.set_item(intern!(py, "type"), intern!(py, "object"))?;
         default_schema.set_item(intern!(py, "properties"), PyDict::new(py))?;
-        let mut text = Vec::new();
-        write_json(default_schema.as_any(), &mut text);
+        let mut writer = JsonWriter::new(MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES);
+        writer.write(default_schema.as_any(), 1);
         Ok(Maker {
             cls: cls.clone(),
             slot,
             args,
             names,
             offsets: slot_offsets(cls, &FIELDS),
-            default_schema,
-            default_frozen: PyBytes::new(py, &text).into_any(),
+            default_frozen: PyBytes::new(py, &writer.out).into_any(),
         })
     }
 
@@ -491,15 +527,11 @@ fn tool<'py>(
         return Ok(None); // a duplicate: Python names both places
     }
     let schema = fields.schema.cast_exact::<PyDict>()?;
-    let mut nodes = 1;
-    if !fits(schema.as_any(), 1, &mut nodes) {
-        return Ok(None);
-    }
     // The schema frozen (its JSON text; the keys are then read from it on demand), or as
     // `Tool` stores it: a read-only proxy over a shallow copy, and the keys.
-    let (stored, keys) = match frozen(maker, schema)? {
-        Some(text) => (text, py.None().into_bound(py)),
-        None => {
+    let (stored, keys) = match or_python!(stored(maker, schema)?) {
+        Stored::Frozen(text) => (text, py.None().into_bound(py)),
+        Stored::Eager => {
             let keys = or_python!(schema_keys(schema)?);
             let proxy = unsafe {
                 // SAFETY: `PyDictProxy_New` of a live dict returns a new reference or NULL
@@ -513,7 +545,12 @@ fn tool<'py>(
         (Some(label), _) => label.obj.clone(),
         (None, Some(server)) => {
             let tool = fields.mcp_tool_name.as_ref().unwrap_or(&fields.name);
-            PyString::new(py, &format!("{}/{}", server.text(), tool.text()))
+            let (server, tool) = (server.text(), tool.text());
+            let mut label = String::with_capacity(server.len() + 1 + tool.len());
+            label.push_str(server);
+            label.push('/');
+            label.push_str(tool);
+            PyString::new(py, &label)
         }
         (None, None) => fields.name.obj.clone(),
     };
@@ -549,7 +586,32 @@ fn tool<'py>(
         summary.as_any(),
         &keys,
     ];
-    maker.make(values).map(Some)
+    let tool = maker.make(values)?;
+    if keys.is_none() {
+        // Frozen: every field is a `str`, `None` or `bytes`, so the tool is in no reference
+        // cycle, and Python's cyclic collector need not walk it (100,000 new tools made every
+        // young collection of the build walk them all). `Tool.input_schema` tracks it again
+        // when it decodes the schema into dicts (`toolsift._tool.lazy`).
+        // SAFETY: a live object of a class with GC support (a dataclass instance).
+        unsafe { ffi::PyObject_GC_UnTrack(tool.as_ptr().cast()) };
+    }
+    Ok(Some(tool))
+}
+
+/// `tool`, tracked again by Python's cyclic collector if it was not (a tool of [`_new_tools`]
+/// whose schema was just decoded into dicts, which a caller could make reach the tool).
+#[pyfunction]
+pub fn _tracked<'py>(tool: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: `tool` is live; both calls only read or set its collector header, and
+    // `PyObject_GC_Track` is called only on an untracked object of a class with GC support.
+    unsafe {
+        let ptr = tool.as_ptr();
+        let gc = ffi::PyType_GetFlags(ffi::Py_TYPE(ptr)) & ffi::Py_TPFLAGS_HAVE_GC != 0;
+        if gc && ffi::PyObject_GC_IsTracked(ptr) == 0 {
+            ffi::PyObject_GC_Track(ptr.cast());
+        }
+    }
+    Ok(tool.clone())
 }
 
 /// `[Tool(...) for each item]` as `load_tools` (`format="detect"`), `from_mcp` (`"mcp"`) or

@@ -2,8 +2,9 @@
 ``schema_keys``.
 
 The compiled loader (``toolsift._core._new_tools``) stores a tool's input schema as one
-immutable ``bytes`` object, the schema's JSON text (not tracked by Python's cyclic collector,
-nothing shared with the caller's dicts), and leaves ``schema_keys`` unset (``None``). The
+immutable ``bytes`` object, the schema's JSON text (nothing shared with the caller's dicts),
+leaves ``schema_keys`` unset (``None``), and takes the tool off Python's cyclic collector (it
+holds only strings and bytes: it can be in no reference cycle). The
 first read of either field makes the value :class:`~toolsift.Tool` would have made eagerly: a
 read-only ``MappingProxyType`` over a plain ``dict`` decoded from the JSON text, and the sorted
 property names; the value is then kept. The index build reads the JSON text itself, so a
@@ -26,6 +27,13 @@ from types import MappingProxyType
 from typing import Any
 
 __all__ = ["install_lazy_fields", "schema_of_json"]
+
+try:
+    from .._core import _tracked
+except ImportError:  # no compiled extension: no tool is ever frozen
+
+    def _tracked(tool: Any) -> Any:
+        return tool
 
 
 def schema_of_json(text: bytes) -> MappingProxyType[str, Any]:
@@ -68,6 +76,9 @@ class _LazySchema:
         if type(value) is bytes:
             value = schema_of_json(value)
             self.storage.__set__(tool, value)
+            # A frozen tool is not tracked by the cyclic collector (it could be in no cycle);
+            # its decoded schema's nested dicts and lists could now be made to reach it.
+            _tracked(tool)
         return value
 
     def __set__(self, tool: Any, value: Any) -> None:
