@@ -149,8 +149,10 @@ class Tool:
             ``mcp__<server>__<tool>`` (see :func:`mcp_name`); the loaders build it.
         description: The full description shown to the model.
         input_schema: The JSON Schema of the arguments, a JSON object. It is stored as a
-            read-only ``MappingProxyType`` over a shallow copy; nested values are shared with
-            the caller and must not be mutated. The ``to_*`` methods return deep copies.
+            read-only ``MappingProxyType`` over a shallow copy; nested values may be shared with
+            the caller and must not be mutated. The ``to_*`` methods return deep copies. The
+            loaders store a schema of plain JSON values more compactly, as its JSON text, and
+            decode it on first read (a deep copy: nothing is shared with the loaded dicts).
         server: The MCP server name exactly as given, or ``None`` for a non-MCP tool.
         mcp_tool_name: The raw MCP tool name exactly as the server lists it (``read_file``).
         label: An explicit label, or ``None`` to derive one; read :attr:`display_label`.

@@ -7,8 +7,11 @@
 //! `_detect`) with exact `dict`, `list`, `tuple`, `str`, `int`, `float`, `bool` and `None`
 //! values, turned into `Tool`s as `Tool.__init__` and `__post_init__`
 //! (`python/toolsift/tools.py`, `python/toolsift/_tool/checks.py`, the specification) make
-//! them: the same fields, the schema stored as a `MappingProxyType` over a shallow copy, and the
-//! derived `display_label`, `display_summary` and `schema_keys`. Anything else (another format,
+//! them: the same fields, and the derived `display_label`, `display_summary` and `schema_keys`.
+//! A schema of plain JSON values is stored frozen, as its JSON text, with `schema_keys` left
+//! `None`, both decoded on first read (`super::frozen_schema`, `toolsift._tool.lazy`), and the
+//! tool, which then holds only strings and bytes, is left out of Python's cyclic collector; any
+//! other schema is stored as `Tool` stores it, a `MappingProxyType` over a shallow copy. Anything else (another format,
 //! a `type` key, any value `Tool` would reject or change, such as a lone surrogate in a text
 //! field, a schema past `toolsift.limits`' caps, two tools of one name) makes the whole call
 //! return `None`, and the caller loads the items the Python way, which gives the result or
