@@ -122,7 +122,9 @@ impl JsonWriter {
 
 /// Appends `value` as a JSON string (`NotJson`: not exactly a `str`, or a lone surrogate).
 fn write_str(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Result<(), Written> {
-    let text = value.cast_exact::<PyString>().map_err(|_| Written::NotJson)?;
+    let text = value
+        .cast_exact::<PyString>()
+        .map_err(|_| Written::NotJson)?;
     let utf8 = text.encode_utf8().map_err(|_| Written::NotJson)?;
     let text = std::str::from_utf8(utf8.as_bytes()).map_err(|_| Written::NotJson)?;
     serde_json::to_writer(&mut *out, text).map_err(|_| Written::NotJson)

@@ -103,8 +103,8 @@ pub(crate) fn slot_offsets<const N: usize>(
     }
     // SAFETY: as above; a heap type's `Py_tp_members` slot is its NULL-terminated array of
     // member definitions (or NULL), which lives as long as the type.
-    let mut member =
-        unsafe { ffi::PyType_GetSlot(cls.as_type_ptr(), ffi::Py_tp_members) }.cast::<ffi::PyMemberDef>();
+    let mut member = unsafe { ffi::PyType_GetSlot(cls.as_type_ptr(), ffi::Py_tp_members) }
+        .cast::<ffi::PyMemberDef>();
     let mut offsets: [Option<ffi::Py_ssize_t>; N] = [None; N];
     while !member.is_null() {
         // SAFETY: `member` points into the array, whose last entry has a NULL name.

@@ -29,7 +29,9 @@ use crate::build::records::{
 };
 
 use super::frozen_schema::{JsonWriter, Written};
-use super::instances::{new_args, new_instance, object_new_slot, set_field, set_slot, slot_offsets};
+use super::instances::{
+    new_args, new_instance, object_new_slot, set_field, set_slot, slot_offsets,
+};
 
 /// Returns `Ok(None)` (the items are left to Python) when `$value` is `None`.
 macro_rules! or_python {

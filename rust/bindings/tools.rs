@@ -15,8 +15,8 @@ use super::build_pipeline::{build_pipelined_with, release_free_memory};
 use super::convert::extract_ids;
 use super::documents::extract_owned_text;
 use super::frozen_schema::FrozenSchema;
-use super::instances::{get_slot, slot_offsets};
 use super::index::PyIndex;
+use super::instances::{get_slot, slot_offsets};
 use crate::analysis::Profile;
 use crate::build::records::{ToolFields, PARAMS};
 use crate::build::schema::{collect_descriptions, Schema};
@@ -52,9 +52,8 @@ impl<'py> Reader<'_, 'py> {
         let py = self.tool.py();
         match self.slots {
             // SAFETY: the slots of `toolsift.Tool`, which the tool is exactly.
-            Some(slots) => unsafe { get_slot(self.tool, slots[i]) }.ok_or_else(|| {
-                pyo3::exceptions::PyAttributeError::new_err(READ[i])
-            }),
+            Some(slots) => unsafe { get_slot(self.tool, slots[i]) }
+                .ok_or_else(|| pyo3::exceptions::PyAttributeError::new_err(READ[i])),
             None => self.tool.getattr(PyString::intern(py, READ[i])),
         }
     }
@@ -78,7 +77,10 @@ impl<'py> Reader<'_, 'py> {
 fn tool_slots<'a>(tool: &Bound<'_, PyAny>) -> PyResult<Option<&'a [ffi::Py_ssize_t; 10]>> {
     let py = tool.py();
     let slots = TOOL_SLOTS.get_or_try_init(py, || -> PyResult<_> {
-        let cls = py.import("toolsift.tools")?.getattr("Tool")?.cast_into::<PyType>()?;
+        let cls = py
+            .import("toolsift.tools")?
+            .getattr("Tool")?
+            .cast_into::<PyType>()?;
         Ok(slot_offsets(&cls, &READ).map(|offsets| (cls.unbind(), offsets)))
     })?;
     Ok(match slots {

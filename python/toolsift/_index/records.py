@@ -26,8 +26,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
 from .._engine.select import select_engine
-from .._loaders.files import _describe_place, _line_number, _parse, utf8_text
 from .._loaders.compiled import compiled_tools
+from .._loaders.files import _describe_place, _line_number, _parse, utf8_text
 from .._loaders.formats import _detect
 from .._loaders.walk import _jsonl_entries, _Located, _walk
 from .._options import check_bm25_params

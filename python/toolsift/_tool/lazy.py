@@ -31,9 +31,7 @@ __all__ = ["install_lazy_fields", "schema_of_json"]
 try:
     from .._core import _tracked
 except ImportError:  # no compiled extension: no tool is ever frozen
-
-    def _tracked(tool: Any) -> Any:
-        return tool
+    _tracked = None  # type: ignore[assignment]
 
 
 def schema_of_json(text: bytes) -> MappingProxyType[str, Any]:
@@ -78,7 +76,8 @@ class _LazySchema:
             self.storage.__set__(tool, value)
             # A frozen tool is not tracked by the cyclic collector (it could be in no cycle);
             # its decoded schema's nested dicts and lists could now be made to reach it.
-            _tracked(tool)
+            if _tracked is not None:
+                _tracked(tool)
         return value
 
     def __set__(self, tool: Any, value: Any) -> None:
