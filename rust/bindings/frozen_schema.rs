@@ -125,9 +125,51 @@ fn write_str(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Result<(), Written>
     let text = value
         .cast_exact::<PyString>()
         .map_err(|_| Written::NotJson)?;
+    with_utf8(text, |utf8| {
+        serde_json::to_writer(&mut *out, utf8).map_err(|_| Written::NotJson)
+    })
+}
+
+#[cfg(not(windows))]
+extern "C" {
+    // Public since Python 3.3, in the limited API since 3.10. An abi3-py39 extension may call it
+    // where symbols resolve against the running interpreter (Linux, macOS), not on Windows,
+    // whose abi3 import library lists only the 3.9 limited API.
+    fn PyUnicode_AsUTF8AndSize(
+        unicode: *mut pyo3::ffi::PyObject,
+        size: *mut pyo3::ffi::Py_ssize_t,
+    ) -> *const std::os::raw::c_char;
+}
+
+/// `each` of `text`'s UTF-8, borrowed from the `str` (an ASCII `str` holds it; any other keeps
+/// it once made, as `str` objects do); `NotJson` for a lone surrogate.
+#[cfg(not(windows))]
+fn with_utf8<T>(
+    text: &Bound<'_, PyString>,
+    each: impl FnOnce(&str) -> Result<T, Written>,
+) -> Result<T, Written> {
+    let mut size: pyo3::ffi::Py_ssize_t = 0;
+    // SAFETY: a live `str` (the GIL is held); the returned buffer lives as long as the `str`,
+    // which `text` holds during `each`. NULL sets a Python error (a lone surrogate), cleared.
+    let data = unsafe { PyUnicode_AsUTF8AndSize(text.as_ptr(), &mut size) };
+    if data.is_null() {
+        drop(PyErr::take(text.py()));
+        return Err(Written::NotJson);
+    }
+    // SAFETY: `size` bytes of valid UTF-8 at `data` (CPython's own encoding).
+    let utf8 = unsafe {
+        std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), size as usize))
+    };
+    each(utf8)
+}
+
+#[cfg(windows)]
+fn with_utf8<T>(
+    text: &Bound<'_, PyString>,
+    each: impl FnOnce(&str) -> Result<T, Written>,
+) -> Result<T, Written> {
     let utf8 = text.encode_utf8().map_err(|_| Written::NotJson)?;
-    let text = std::str::from_utf8(utf8.as_bytes()).map_err(|_| Written::NotJson)?;
-    serde_json::to_writer(&mut *out, text).map_err(|_| Written::NotJson)
+    each(std::str::from_utf8(utf8.as_bytes()).map_err(|_| Written::NotJson)?)
 }
 
 /// A frozen schema, parsed for the index build: its values as the parameter walk reads them
