@@ -20,6 +20,7 @@
 use ahash::{AHashSet, RandomState};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::critical_section::with_critical_section;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use pyo3::{ffi, intern};
 
@@ -608,14 +609,16 @@ fn tool<'py>(
 #[pyfunction]
 pub fn _tracked<'py>(tool: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     // SAFETY: `tool` is live; both calls only read or set its collector header, and
-    // `PyObject_GC_Track` is called only on an untracked object of a class with GC support.
-    unsafe {
+    // `PyObject_GC_Track` is called only on an untracked object of a class with GC support, in
+    // the object's critical section (free-threaded Python: two threads decoding the schema at
+    // once track it once).
+    with_critical_section(tool, || unsafe {
         let ptr = tool.as_ptr();
         let gc = ffi::PyType_GetFlags(ffi::Py_TYPE(ptr)) & ffi::Py_TPFLAGS_HAVE_GC != 0;
         if gc && ffi::PyObject_GC_IsTracked(ptr) == 0 {
             ffi::PyObject_GC_Track(ptr.cast());
         }
-    }
+    });
     Ok(tool.clone())
 }
 

@@ -7,6 +7,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::sync::critical_section::with_critical_section;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyMapping, PyString, PyType};
 use pyo3::{ffi, intern};
@@ -51,9 +52,14 @@ impl<'py> Reader<'_, 'py> {
     fn field(&self, i: usize) -> PyResult<Bound<'py, PyAny>> {
         let py = self.tool.py();
         match self.slots {
-            // SAFETY: the slots of `toolsift.Tool`, which the tool is exactly.
-            Some(slots) => unsafe { get_slot(self.tool, slots[i]) }
-                .ok_or_else(|| pyo3::exceptions::PyAttributeError::new_err(READ[i])),
+            // SAFETY: the slots of `toolsift.Tool`, which the tool is exactly. The read and its
+            // new reference are made in the tool's critical section (free-threaded Python: a
+            // slot's member descriptor writes in it), so no other thread frees the old value
+            // between the two.
+            Some(slots) => {
+                with_critical_section(self.tool, || unsafe { get_slot(self.tool, slots[i]) })
+                    .ok_or_else(|| pyo3::exceptions::PyAttributeError::new_err(READ[i]))
+            }
             None => self.tool.getattr(PyString::intern(py, READ[i])),
         }
     }
