@@ -1,9 +1,11 @@
 //! `ToolIndex(tools)` and `ToolIndex.with_tools(add=...)` on the Rust engine: each
 //! `toolsift.Tool`'s attributes are read here, once, into the record that `from_records` reads
 //! from JSON (`crate::build::records::ToolFields`), and its document is made by the same Rust
-//! extraction (`ToolFields::push_document`). No Python code runs during the build: attribute
-//! reads of a frozen dataclass, and the schema walk's `dict` reads (a `Mapping` that is not a
-//! `dict` is read through its own methods, as Python's twin reads it).
+//! extraction (`ToolFields::push_document`). No Python code runs during the build: a `Tool`'s
+//! fields are read from its slots (any other object's as attributes); a schema `load_tools`
+//! froze (`super::frozen_schema`) is read from its JSON text, undecoded; any other is walked by
+//! its `dict` reads (a `Mapping` that is not a `dict` through its own methods, as Python's twin
+//! reads it).
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
