@@ -50,6 +50,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bindings::matches::new_matches, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::records::_build_records, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::tool_objects::_new_tools, m)?)?;
+    m.add_function(wrap_pyfunction!(bindings::tool_objects::_tracked, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::tools::_build_tools, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::tools::_update_tools, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::tools::_tool_document, m)?)?;

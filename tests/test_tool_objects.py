@@ -271,13 +271,16 @@ def test_compiled_tools_are_real_tools() -> None:
         tool.name = "x"  # type: ignore[misc]
 
 
-def test_the_schema_is_a_shallow_copy() -> None:
+def test_the_schema_is_a_copy() -> None:
     properties = {"path": {"type": "string"}}
     schema = {"type": "object", "properties": properties}
     (tool,) = load_tools([{"name": "a", "inputSchema": schema}], server="fs")
     schema["type"] = "changed"
-    assert tool.input_schema["type"] == "object"
-    assert tool.input_schema["properties"] is properties
+    properties["path"]["type"] = "changed"  # nested: frozen by the compiled loader
+    assert dict(tool.input_schema) == {"type": "object", "properties": {"path": {"type": "string"}}}
+    assert tool.schema_keys == ("path",)
+    with pytest.raises(TypeError):
+        tool.input_schema["type"] = "x"  # type: ignore[index]
 
 
 def _nested(depth: int) -> dict[str, Any]:

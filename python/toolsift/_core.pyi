@@ -37,6 +37,7 @@ __all__ = [
     "_build_records",
     "_build_tools",
     "_new_tools",
+    "_tracked",
     "_update_tools",
     "_tool_document",
     "_build_name_table",
@@ -175,12 +176,26 @@ def _new_tools(
     Returns ``None`` when any item must be converted by the Python loaders (another format, a
     value ``Tool`` would reject or change) or two tools have the same name.
 
+    A schema of plain JSON values is stored frozen, as its JSON text (``bytes``), with
+    ``schema_keys`` left ``None``; ``Tool`` decodes both on first read
+    (``toolsift._tool.lazy``), and such a tool is not tracked by the cyclic collector until then.
+
     For ``toolsift.loaders`` only.
 
     >>> from toolsift import Tool
     >>> from toolsift._core import _new_tools
     >>> [t.name for t in _new_tools(Tool, [{"name": "a"}], ["fs"], "detect")]
     ['mcp__fs__a']
+    """
+
+def _tracked(tool: _T) -> _T:
+    """``tool``, tracked again by Python's cyclic garbage collector if it was not (a tool of
+    ``_new_tools`` whose frozen schema was just decoded). For ``toolsift._tool.lazy`` only.
+
+    >>> import gc
+    >>> from toolsift._core import _tracked
+    >>> gc.is_tracked(_tracked([]))
+    True
     """
 
 def _update_tools(index: Index, tools: Sequence[Tool], remove: Iterable[int] | None) -> Index:

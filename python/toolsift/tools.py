@@ -35,6 +35,7 @@ from typing import Any, Optional
 
 from ._tool.checks import _OPTIONAL_STRING_FIELDS, _check_fields, _invalid
 from ._tool.checks import _kind as _kind
+from ._tool.lazy import install_lazy_fields
 from ._tool.values import _thaw, _utf16_prefix
 from .errors import ToolDefinitionError
 
@@ -148,8 +149,10 @@ class Tool:
             ``mcp__<server>__<tool>`` (see :func:`mcp_name`); the loaders build it.
         description: The full description shown to the model.
         input_schema: The JSON Schema of the arguments, a JSON object. It is stored as a
-            read-only ``MappingProxyType`` over a shallow copy; nested values are shared with
-            the caller and must not be mutated. The ``to_*`` methods return deep copies.
+            read-only ``MappingProxyType`` over a shallow copy; nested values may be shared with
+            the caller and must not be mutated. The ``to_*`` methods return deep copies. The
+            loaders store a schema of plain JSON values more compactly, as its JSON text, and
+            decode it on first read (a deep copy: nothing is shared with the loaded dicts).
         server: The MCP server name exactly as given, or ``None`` for a non-MCP tool.
         mcp_tool_name: The raw MCP tool name exactly as the server lists it (``read_file``).
         label: An explicit label, or ``None`` to derive one; read :attr:`display_label`.
@@ -195,8 +198,10 @@ class Tool:
 
     def __post_init__(self) -> None:
         name = self.name
-        keys = _check_fields(self)
-        schema = self.input_schema
+        # The stored value itself: ``input_schema``'s descriptor would decode a ``bytes`` value
+        # as the compiled loader's frozen schema, which a caller may not pass.
+        schema = _SCHEMA_STORAGE.__get__(self, Tool)
+        keys = _check_fields(self, schema)
 
         if self.label is not None:
             label = self.label
@@ -334,3 +339,8 @@ class Tool:
             if field_name in data:
                 kwargs[field_name] = data[field_name]
         return cls(**kwargs)
+
+
+# ``input_schema`` and ``schema_keys`` of the compiled loader's tools are filled on first read.
+install_lazy_fields(Tool)
+_SCHEMA_STORAGE: Any = Tool.__dict__["input_schema"].storage

@@ -88,3 +88,79 @@ pub(crate) fn set_field(
         Err(PyErr::fetch(object.py()))
     }
 }
+
+/// The offsets in an instance of `cls` of the object slots named `names` (`__slots__` of a
+/// class made in Python, its member descriptors'), or `None` when `cls` lacks one of them (on
+/// Python 3.9 a slots-less dataclass, say): then the fields are set by [`set_field`].
+pub(crate) fn slot_offsets<const N: usize>(
+    cls: &Bound<'_, PyType>,
+    names: &[&str; N],
+) -> Option<[ffi::Py_ssize_t; N]> {
+    // SAFETY: `cls` is a live type object (the GIL is held); the call only reads it.
+    let heap = unsafe { ffi::PyType_GetFlags(cls.as_type_ptr()) } & ffi::Py_TPFLAGS_HEAPTYPE;
+    if heap == 0 {
+        return None;
+    }
+    // SAFETY: as above; a heap type's `Py_tp_members` slot is its NULL-terminated array of
+    // member definitions (or NULL), which lives as long as the type.
+    let mut member = unsafe { ffi::PyType_GetSlot(cls.as_type_ptr(), ffi::Py_tp_members) }
+        .cast::<ffi::PyMemberDef>();
+    let mut offsets: [Option<ffi::Py_ssize_t>; N] = [None; N];
+    while !member.is_null() {
+        // SAFETY: `member` points into the array, whose last entry has a NULL name.
+        let def = unsafe { &*member };
+        if def.name.is_null() {
+            break;
+        }
+        // SAFETY: a member's name is a NUL-terminated C string.
+        let name = unsafe { std::ffi::CStr::from_ptr(def.name) };
+        if def.type_code == ffi::Py_T_OBJECT_EX && def.flags & ffi::Py_READONLY == 0 {
+            if let Some(i) = names.iter().position(|n| n.as_bytes() == name.to_bytes()) {
+                offsets[i] = Some(def.offset);
+            }
+        }
+        // SAFETY: not past the terminating entry (checked above).
+        member = unsafe { member.add(1) };
+    }
+    let mut out = [0; N];
+    for (slot, offset) in out.iter_mut().zip(offsets) {
+        *slot = offset?;
+    }
+    Some(out)
+}
+
+/// Stores `value` in the object slot at `offset` of `object`, as the slot's member descriptor
+/// does (the previous value, if any, is released).
+///
+/// # Safety
+/// `offset` is an object slot's offset ([`slot_offsets`]) of `object`'s class or a base of it.
+pub(crate) unsafe fn set_slot(
+    object: &Bound<'_, PyAny>,
+    offset: ffi::Py_ssize_t,
+    value: &Bound<'_, PyAny>,
+) {
+    let place = object
+        .as_ptr()
+        .cast::<u8>()
+        .offset(offset)
+        .cast::<*mut ffi::PyObject>();
+    let old = *place;
+    *place = value.clone().into_ptr();
+    ffi::Py_XDECREF(old);
+}
+
+/// The value in the object slot at `offset` of `object` (`None`: the slot is empty).
+///
+/// # Safety
+/// As [`set_slot`].
+pub(crate) unsafe fn get_slot<'py>(
+    object: &Bound<'py, PyAny>,
+    offset: ffi::Py_ssize_t,
+) -> Option<Bound<'py, PyAny>> {
+    let value = *object
+        .as_ptr()
+        .cast::<u8>()
+        .offset(offset)
+        .cast::<*mut ffi::PyObject>();
+    (!value.is_null()).then(|| Bound::from_borrowed_ptr(object.py(), value))
+}

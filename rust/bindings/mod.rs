@@ -1,7 +1,7 @@
 //! The only code that uses pyo3: converts Python data in, detaches from the interpreter for the
 //! work, and converts plain results out. One file per Python-facing class (`index`,
 //! `keyword_index`, `name_keys`, `dense_matrix`) or group of functions (`functions`, `matches`,
-//! `tool_objects`: the `Tool` objects of `load_tools`);
+//! `tool_objects`: the `Tool` objects of `load_tools`, whose schemas `frozen_schema` freezes);
 //! `index_persist` and `index_scores` hold the bodies of `index`'s snapshot and update methods
 //! and of its per-document ones. `convert` and `errors` are the leaves every other file may use.
 
@@ -11,6 +11,7 @@ pub(crate) mod dense_matrix;
 pub(crate) mod documents;
 pub(crate) mod errors;
 pub(crate) mod fast_path;
+pub(crate) mod frozen_schema;
 pub(crate) mod functions;
 pub(crate) mod index;
 pub(crate) mod index_persist;

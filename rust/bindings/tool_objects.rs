@@ -7,8 +7,11 @@
 //! `_detect`) with exact `dict`, `list`, `tuple`, `str`, `int`, `float`, `bool` and `None`
 //! values, turned into `Tool`s as `Tool.__init__` and `__post_init__`
 //! (`python/toolsift/tools.py`, `python/toolsift/_tool/checks.py`, the specification) make
-//! them: the same fields, the schema stored as a `MappingProxyType` over a shallow copy, and the
-//! derived `display_label`, `display_summary` and `schema_keys`. Anything else (another format,
+//! them: the same fields, and the derived `display_label`, `display_summary` and `schema_keys`.
+//! A schema of plain JSON values is stored frozen, as its JSON text, with `schema_keys` left
+//! `None`, both decoded on first read (`super::frozen_schema`, `toolsift._tool.lazy`), and the
+//! tool, which then holds only strings and bytes, is left out of Python's cyclic collector; any
+//! other schema is stored as `Tool` stores it, a `MappingProxyType` over a shallow copy. Anything else (another format,
 //! a `type` key, any value `Tool` would reject or change, such as a lone surrogate in a text
 //! field, a schema past `toolsift.limits`' caps, two tools of one name) makes the whole call
 //! return `None`, and the caller loads the items the Python way, which gives the result or
@@ -17,6 +20,7 @@
 use ahash::{AHashSet, RandomState};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::critical_section::with_critical_section;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use pyo3::{ffi, intern};
 
@@ -25,7 +29,10 @@ use crate::build::records::{
     sanitize_part, utf16_prefix, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, SUMMARY_UTF16_UNITS,
 };
 
-use super::instances::{new_args, new_instance, object_new_slot, set_field};
+use super::frozen_schema::{JsonWriter, Written};
+use super::instances::{
+    new_args, new_instance, object_new_slot, set_field, set_slot, slot_offsets,
+};
 
 /// Returns `Ok(None)` (the items are left to Python) when `$value` is `None`.
 macro_rules! or_python {
@@ -49,20 +56,38 @@ enum Format {
 #[derive(Clone)]
 struct Str<'py> {
     obj: Bound<'py, PyString>,
-    utf8: Bound<'py, PyBytes>,
+    utf8: Utf8<'py>,
+}
+
+/// The UTF-8 text of a [`Str`]: encoded by Python, or the Rust text it was made of.
+#[derive(Clone)]
+enum Utf8<'py> {
+    Encoded(Bound<'py, PyBytes>),
+    Made(String),
 }
 
 impl<'py> Str<'py> {
     /// `value` when it is exactly a `str` with no lone surrogate (which UTF-8 cannot encode).
     fn of(value: &Bound<'py, PyAny>) -> Option<Self> {
         let obj = value.cast_exact::<PyString>().ok()?.clone();
-        let utf8 = obj.encode_utf8().ok()?;
+        let utf8 = Utf8::Encoded(obj.encode_utf8().ok()?);
         Some(Str { obj, utf8 })
     }
 
+    /// A new `str` of `text`.
+    fn new(py: Python<'py>, text: String) -> Self {
+        Str {
+            obj: PyString::new(py, &text),
+            utf8: Utf8::Made(text),
+        }
+    }
+
     fn text(&self) -> &str {
-        // SAFETY: `PyUnicode_AsUTF8String`'s bytes are valid UTF-8.
-        unsafe { std::str::from_utf8_unchecked(self.utf8.as_bytes()) }
+        match &self.utf8 {
+            // SAFETY: `PyUnicode_AsUTF8String`'s bytes are valid UTF-8.
+            Utf8::Encoded(bytes) => unsafe { std::str::from_utf8_unchecked(bytes.as_bytes()) },
+            Utf8::Made(text) => text,
+        }
     }
 
     /// Python's `len(s) <= cap` (code points).
@@ -161,13 +186,8 @@ fn mcp_fields<'py>(
             }
         }
     }
-    let name = format!(
-        "mcp__{}__{}",
-        sanitize_part(server.text()),
-        sanitize_part(raw.text())
-    );
     Ok(Some(Fields {
-        name: or_python!(Str::of(PyString::new(py, &name).as_any())),
+        name: Str::new(py, mcp_prefix(server.text()) + &sanitize_part(raw.text())),
         description: or_python!(description(item)?),
         schema: or_python!(schema(item, intern!(py, "inputSchema"))?),
         server: Some(server),
@@ -178,6 +198,16 @@ fn mcp_fields<'py>(
         search_hint: None,
         source: None,
     }))
+}
+
+/// `mcp__<server>__`, `server` sanitised.
+fn mcp_prefix(server: &str) -> String {
+    let server = sanitize_part(server);
+    let mut prefix = String::with_capacity(server.len() + 40);
+    prefix.push_str("mcp__");
+    prefix.push_str(&server);
+    prefix.push_str("__");
+    prefix
 }
 
 /// `_record_item(item, server)`'s fields.
@@ -197,16 +227,15 @@ fn record_fields<'py>(
         if server.text().is_empty() {
             return Ok(None);
         }
-        let prefix = format!("mcp__{}__", sanitize_part(server.text()));
+        let prefix = mcp_prefix(server.text());
         let text = raw.text();
         if text.starts_with(&prefix) && text.len() > prefix.len() {
             if mcp_tool_name.is_none() {
-                let tool = PyString::new(py, &text[prefix.len()..]);
-                mcp_tool_name = Some(or_python!(Str::of(tool.as_any())));
+                mcp_tool_name = Some(Str::new(py, text[prefix.len()..].to_owned()));
             }
         } else {
             let canonical = prefix + &sanitize_part(text);
-            name = or_python!(Str::of(PyString::new(py, &canonical).as_any()));
+            name = Str::new(py, canonical);
             match &mcp_tool_name {
                 None => mcp_tool_name = Some(raw),
                 Some(given) if given.text() != text => return Ok(None),
@@ -308,8 +337,46 @@ fn schema_keys<'py>(schema: &Bound<'py, PyDict>) -> PyResult<Option<Bound<'py, P
         keys.push(or_python!(Str::of(&key)));
     }
     // Code point order is UTF-8 byte order.
-    keys.sort_unstable_by(|a, b| a.utf8.as_bytes().cmp(b.utf8.as_bytes()));
+    keys.sort_unstable_by(|a, b| a.text().cmp(b.text()));
     Ok(Some(PyTuple::new(py, keys.into_iter().map(|k| k.obj))?))
+}
+
+/// What is stored of a schema.
+enum Stored<'py> {
+    /// Its frozen form (`super::frozen_schema`): `properties` is absent or a `dict`, and every
+    /// value is plain JSON data.
+    Frozen(Bound<'py, PyAny>),
+    /// A schema within the caps that is not frozen: stored as `Tool` stores it.
+    Eager,
+}
+
+/// The schema as stored, or `None` (left to Python) when it passes `toolsift.limits`' caps or
+/// holds a value that is not plain JSON data (`_fits`).
+fn stored<'py>(maker: &Maker<'py>, schema: &Bound<'py, PyDict>) -> PyResult<Option<Stored<'py>>> {
+    let py = schema.py();
+    let freezable = match get(schema, intern!(py, "properties"))? {
+        None => true,
+        Some(properties) => properties.is_exact_instance_of::<PyDict>(),
+    };
+    if freezable {
+        let mut writer = JsonWriter::new(MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES);
+        match writer.write(schema.as_any(), 1) {
+            Written::Json => {
+                // The default schema's text (most tools without parameters) is shared.
+                let frozen = match maker.default_frozen.cast::<PyBytes>() {
+                    Ok(default) if default.as_bytes() == writer.out.as_slice() => {
+                        maker.default_frozen.clone()
+                    }
+                    _ => PyBytes::new(py, &writer.out).into_any(),
+                };
+                return Ok(Some(Stored::Frozen(frozen)));
+            }
+            Written::OverCaps => return Ok(None),
+            Written::NotJson => {} // judged by `fits`
+        }
+    }
+    let mut nodes = 1;
+    Ok(fits(schema.as_any(), 1, &mut nodes).then_some(Stored::Eager))
 }
 
 impl Fields<'_> {
@@ -355,40 +422,60 @@ struct Maker<'py> {
     /// The arguments of `slot` or `object.__new__`.
     args: Bound<'py, PyTuple>,
     names: [Bound<'py, PyString>; 13],
+    /// The fields' slot offsets, when the class has them (`None`: set as attributes).
+    offsets: Option<[ffi::Py_ssize_t; 13]>,
+    /// The frozen form of `Tool`'s default schema (one object shared by every tool).
+    default_frozen: Bound<'py, PyAny>,
 }
+
+/// `Tool`'s fields, in the order of [`Maker::make`]'s values.
+const FIELDS: [&str; 13] = [
+    "name",
+    "description",
+    "input_schema",
+    "server",
+    "mcp_tool_name",
+    "label",
+    "title",
+    "summary",
+    "search_hint",
+    "source",
+    "display_label",
+    "display_summary",
+    "schema_keys",
+];
 
 impl<'py> Maker<'py> {
     fn new(cls: &Bound<'py, PyType>) -> PyResult<Self> {
         let py = cls.py();
         let slot = object_new_slot(cls)?;
         let args = new_args(cls, slot)?;
-        let names = [
-            "name",
-            "description",
-            "input_schema",
-            "server",
-            "mcp_tool_name",
-            "label",
-            "title",
-            "summary",
-            "search_hint",
-            "source",
-            "display_label",
-            "display_summary",
-            "schema_keys",
-        ]
-        .map(|name| PyString::intern(py, name));
+        let names = FIELDS.map(|name| PyString::intern(py, name));
+        let default_schema = PyDict::new(py);
+        default_schema.set_item(intern!(py, "type"), intern!(py, "object"))?;
+        default_schema.set_item(intern!(py, "properties"), PyDict::new(py))?;
+        let mut writer = JsonWriter::new(MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES);
+        writer.write(default_schema.as_any(), 1);
         Ok(Maker {
             cls: cls.clone(),
             slot,
             args,
             names,
+            offsets: slot_offsets(cls, &FIELDS),
+            default_frozen: PyBytes::new(py, &writer.out).into_any(),
         })
     }
 
     /// A new object holding `values`, in field order.
     fn make(&self, values: [&Bound<'py, PyAny>; 13]) -> PyResult<Bound<'py, PyAny>> {
         let object = new_instance(&self.cls, self.slot, &self.args)?;
+        if let Some(offsets) = &self.offsets {
+            for (&offset, value) in offsets.iter().zip(values) {
+                // SAFETY: the slots of `object`'s class (`slot_offsets`).
+                unsafe { set_slot(&object, offset, value) };
+            }
+            return Ok(object);
+        }
         for (name, value) in self.names.iter().zip(values) {
             if let Err(err) = set_field(&object, name.as_ptr(), value.as_ptr()) {
                 return Err(PyTypeError::new_err(format!("cannot build a Tool: {err}")));
@@ -446,16 +533,30 @@ fn tool<'py>(
         return Ok(None); // a duplicate: Python names both places
     }
     let schema = fields.schema.cast_exact::<PyDict>()?;
-    let mut nodes = 1;
-    if !fits(schema.as_any(), 1, &mut nodes) {
-        return Ok(None);
-    }
-    let keys = or_python!(schema_keys(schema)?);
+    // The schema frozen (its JSON text; the keys are then read from it on demand), or as
+    // `Tool` stores it: a read-only proxy over a shallow copy, and the keys.
+    let (stored, keys) = match or_python!(stored(maker, schema)?) {
+        Stored::Frozen(text) => (text, py.None().into_bound(py)),
+        Stored::Eager => {
+            let keys = or_python!(schema_keys(schema)?);
+            let proxy = unsafe {
+                // SAFETY: `PyDictProxy_New` of a live dict returns a new reference or NULL
+                // with an error.
+                Bound::from_owned_ptr_or_err(py, ffi::PyDictProxy_New(schema.copy()?.as_ptr()))?
+            };
+            (proxy, keys.into_any())
+        }
+    };
     let label = match (&fields.label, &fields.server) {
         (Some(label), _) => label.obj.clone(),
         (None, Some(server)) => {
             let tool = fields.mcp_tool_name.as_ref().unwrap_or(&fields.name);
-            PyString::new(py, &format!("{}/{}", server.text(), tool.text()))
+            let (server, tool) = (server.text(), tool.text());
+            let mut label = String::with_capacity(server.len() + 1 + tool.len());
+            label.push_str(server);
+            label.push('/');
+            label.push_str(tool);
+            PyString::new(py, &label)
         }
         (None, None) => fields.name.obj.clone(),
     };
@@ -471,10 +572,6 @@ fn tool<'py>(
             }
         }
     };
-    let proxy = unsafe {
-        // SAFETY: `PyDictProxy_New` of a live dict returns a new reference or NULL with an error.
-        Bound::from_owned_ptr_or_err(py, ffi::PyDictProxy_New(schema.copy()?.as_ptr()))?
-    };
     let none = py.None().into_bound(py);
     let obj = |s: &Option<Str<'py>>| {
         s.as_ref()
@@ -483,7 +580,7 @@ fn tool<'py>(
     let values = [
         fields.name.obj.as_any(),
         description.obj.as_any(),
-        &proxy,
+        &stored,
         &obj(&fields.server),
         &obj(&fields.mcp_tool_name),
         &obj(&fields.label),
@@ -493,9 +590,36 @@ fn tool<'py>(
         &obj(&fields.source),
         label.as_any(),
         summary.as_any(),
-        keys.as_any(),
+        &keys,
     ];
-    maker.make(values).map(Some)
+    let tool = maker.make(values)?;
+    if keys.is_none() {
+        // Frozen: every field is a `str`, `None` or `bytes`, so the tool is in no reference
+        // cycle, and Python's cyclic collector need not walk it (100,000 new tools made every
+        // young collection of the build walk them all). `Tool.input_schema` tracks it again
+        // when it decodes the schema into dicts (`toolsift._tool.lazy`).
+        // SAFETY: a live object of a class with GC support (a dataclass instance).
+        unsafe { ffi::PyObject_GC_UnTrack(tool.as_ptr().cast()) };
+    }
+    Ok(Some(tool))
+}
+
+/// `tool`, tracked again by Python's cyclic collector if it was not (a tool of [`_new_tools`]
+/// whose schema was just decoded into dicts, which a caller could make reach the tool).
+#[pyfunction]
+pub fn _tracked<'py>(tool: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: `tool` is live; both calls only read or set its collector header, and
+    // `PyObject_GC_Track` is called only on an untracked object of a class with GC support, in
+    // the object's critical section (free-threaded Python: two threads decoding the schema at
+    // once track it once).
+    with_critical_section(tool, || unsafe {
+        let ptr = tool.as_ptr();
+        let gc = ffi::PyType_GetFlags(ffi::Py_TYPE(ptr)) & ffi::Py_TPFLAGS_HAVE_GC != 0;
+        if gc && ffi::PyObject_GC_IsTracked(ptr) == 0 {
+            ffi::PyObject_GC_Track(ptr.cast());
+        }
+    });
+    Ok(tool.clone())
 }
 
 /// `[Tool(...) for each item]` as `load_tools` (`format="detect"`), `from_mcp` (`"mcp"`) or

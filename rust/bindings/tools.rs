@@ -1,66 +1,152 @@
 //! `ToolIndex(tools)` and `ToolIndex.with_tools(add=...)` on the Rust engine: each
 //! `toolsift.Tool`'s attributes are read here, once, into the record that `from_records` reads
 //! from JSON (`crate::build::records::ToolFields`), and its document is made by the same Rust
-//! extraction (`ToolFields::push_document`). No Python code runs during the build: attribute
-//! reads of a frozen dataclass, and the schema walk's `dict` reads (a `Mapping` that is not a
-//! `dict` is read through its own methods, as Python's twin reads it).
+//! extraction (`ToolFields::push_document`). No Python code runs during the build: a `Tool`'s
+//! fields are read from its slots (any other object's as attributes); a schema `load_tools`
+//! froze (`super::frozen_schema`) is read from its JSON text, undecoded; any other is walked by
+//! its `dict` reads (a `Mapping` that is not a `dict` through its own methods, as Python's twin
+//! reads it).
 
-use pyo3::intern;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyMapping, PyMappingProxy, PyString};
+use pyo3::sync::critical_section::with_critical_section;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyDict, PyMapping, PyMappingProxy, PyString, PyType};
+use pyo3::{ffi, intern};
 
 use super::build_pipeline::{build_pipelined_with, release_free_memory};
 use super::convert::extract_ids;
 use super::documents::extract_owned_text;
+use super::frozen_schema::FrozenSchema;
 use super::index::PyIndex;
+use super::instances::{get_slot, slot_offsets};
 use crate::analysis::Profile;
 use crate::build::records::{ToolFields, PARAMS};
 use crate::build::schema::{collect_descriptions, Schema};
 use crate::build::{FlatChunk, CHUNK_DOCS};
 
-/// An optional `str` attribute (`None` stays `None`).
-fn optional(tool: &Bound<'_, PyAny>, name: &Bound<'_, PyString>) -> PyResult<Option<String>> {
-    let value = tool.getattr(name)?;
-    if value.is_none() {
-        return Ok(None);
-    }
-    extract_owned_text(&value, "tool field").map(Some)
+/// The slots of `toolsift.Tool`, looked up once per interpreter (`None`: the class has none, as
+/// on Python 3.9, where its fields are read as attributes).
+static TOOL_SLOTS: PyOnceLock<Option<(Py<PyType>, [ffi::Py_ssize_t; 10])>> = PyOnceLock::new();
+
+/// The fields [`tool_fields_of`] reads, in [`TOOL_SLOTS`]' order.
+const READ: [&str; 10] = [
+    "name",
+    "description",
+    "input_schema",
+    "server",
+    "mcp_tool_name",
+    "title",
+    "search_hint",
+    "display_label",
+    "display_summary",
+    "schema_keys",
+];
+
+/// Reads a `Tool`'s fields: from its slots when it is exactly a `toolsift.Tool` (the values as
+/// stored: a frozen schema stays frozen), else as attributes.
+struct Reader<'a, 'py> {
+    tool: &'a Bound<'py, PyAny>,
+    slots: Option<&'a [ffi::Py_ssize_t; 10]>,
 }
 
-/// A `str` attribute.
-fn text(tool: &Bound<'_, PyAny>, name: &Bound<'_, PyString>) -> PyResult<String> {
-    extract_owned_text(&tool.getattr(name)?, "tool field")
+impl<'py> Reader<'_, 'py> {
+    fn field(&self, i: usize) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.tool.py();
+        match self.slots {
+            // SAFETY: the slots of `toolsift.Tool`, which the tool is exactly. The read and its
+            // new reference are made in the tool's critical section (free-threaded Python: a
+            // slot's member descriptor writes in it), so no other thread frees the old value
+            // between the two.
+            Some(slots) => {
+                with_critical_section(self.tool, || unsafe { get_slot(self.tool, slots[i]) })
+                    .ok_or_else(|| pyo3::exceptions::PyAttributeError::new_err(READ[i]))
+            }
+            None => self.tool.getattr(PyString::intern(py, READ[i])),
+        }
+    }
+
+    /// An optional `str` field (`None` stays `None`).
+    fn optional(&self, i: usize) -> PyResult<Option<String>> {
+        let value = self.field(i)?;
+        if value.is_none() {
+            return Ok(None);
+        }
+        extract_owned_text(&value, "tool field").map(Some)
+    }
+
+    /// A `str` field.
+    fn text(&self, i: usize) -> PyResult<String> {
+        extract_owned_text(&self.field(i)?, "tool field")
+    }
+}
+
+/// [`TOOL_SLOTS`] when `tool` is exactly a `toolsift.Tool`.
+fn tool_slots<'a>(tool: &Bound<'_, PyAny>) -> PyResult<Option<&'a [ffi::Py_ssize_t; 10]>> {
+    let py = tool.py();
+    let slots = TOOL_SLOTS.get_or_try_init(py, || -> PyResult<_> {
+        let cls = py
+            .import("toolsift.tools")?
+            .getattr("Tool")?
+            .cast_into::<PyType>()?;
+        Ok(slot_offsets(&cls, &READ).map(|offsets| (cls.unbind(), offsets)))
+    })?;
+    Ok(match slots {
+        Some((cls, offsets)) if tool.get_type().is(cls.bind(py)) => Some(offsets),
+        _ => None,
+    })
 }
 
 /// The record of one `Tool`: its resolved label and summary, its sorted schema keys, and (only
 /// when `weights` score them, as the twin reads them) its parameters' descriptions.
 pub fn tool_fields_of(tool: &Bound<'_, PyAny>, weights: &[f64]) -> PyResult<ToolFields> {
-    let py = tool.py();
-    let server = optional(tool, intern!(py, "server"))?.filter(|s| !s.is_empty());
+    let fields = Reader {
+        tool,
+        slots: tool_slots(tool)?,
+    };
+    let server = fields.optional(3)?.filter(|s| !s.is_empty());
     let mcp_tool_name = match server {
-        Some(_) => optional(tool, intern!(py, "mcp_tool_name"))?,
+        Some(_) => fields.optional(4)?,
         None => None,
     };
-    let keys = tool
-        .getattr(intern!(py, "schema_keys"))?
-        .try_iter()?
-        .map(|key| key.and_then(|key| extract_owned_text(&key, "schema key")))
-        .collect::<PyResult<Vec<String>>>()?;
-    let mut params = Vec::new();
-    if weights.get(PARAMS).is_some_and(|&w| w != 0.0) {
-        let schema = PySchema(tool.getattr(intern!(py, "input_schema"))?);
-        collect_descriptions(&schema, 0, &mut params)?;
-    }
+    let wants_params = weights.get(PARAMS).is_some_and(|&w| w != 0.0);
+    let schema = fields.field(2)?;
+    let (keys, params) = match schema.cast_exact::<PyBytes>() {
+        // A frozen schema (`toolsift._tool.lazy`), read as it is.
+        Ok(text) if fields.slots.is_some() => {
+            let schema = FrozenSchema::parse(text.as_bytes())
+                .ok_or_else(|| PyValueError::new_err("a tool's frozen schema is not JSON"))?;
+            let params = if wants_params {
+                schema.descriptions()
+            } else {
+                Vec::new()
+            };
+            (schema.keys(), params)
+        }
+        _ => {
+            let keys = tool
+                .getattr(intern!(tool.py(), "schema_keys"))?
+                .try_iter()?
+                .map(|key| key.and_then(|key| extract_owned_text(&key, "schema key")))
+                .collect::<PyResult<Vec<String>>>()?;
+            let mut params = Vec::new();
+            if wants_params {
+                let schema = PySchema(tool.getattr(intern!(tool.py(), "input_schema"))?);
+                collect_descriptions(&schema, 0, &mut params)?;
+            }
+            (keys, params)
+        }
+    };
     Ok(ToolFields {
-        name: text(tool, intern!(py, "name"))?,
+        name: fields.text(0)?,
         server,
         mcp_tool_name,
-        label: text(tool, intern!(py, "display_label"))?,
-        summary: text(tool, intern!(py, "display_summary"))?,
+        label: fields.text(7)?,
+        summary: fields.text(8)?,
         keys,
-        search_hint: optional(tool, intern!(py, "search_hint"))?,
-        description: text(tool, intern!(py, "description"))?,
-        title: optional(tool, intern!(py, "title"))?,
+        search_hint: fields.optional(6)?,
+        description: fields.text(1)?,
+        title: fields.optional(5)?,
         params,
     })
 }

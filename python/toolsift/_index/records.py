@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
 from .._engine.select import select_engine
+from .._loaders.compiled import compiled_tools
 from .._loaders.files import _describe_place, _line_number, _parse, utf8_text
 from .._loaders.formats import _detect
 from .._loaders.walk import _jsonl_entries, _Located, _walk
@@ -101,7 +102,9 @@ class SourceTools(LazyTools):
         if type(raw) is int:
             assert self._source is not None
             raw = json.loads(self._source.item(raw))
-        tool = _detect(raw, self._context)(raw, self._context, False)
+        # As load_tools makes it: by the compiled loader, else (an item it leaves) in Python.
+        made = compiled_tools([raw], [self._context])
+        tool = made[0] if made else _detect(raw, self._context)(raw, self._context, False)
         name = self.columns.names[j]
         if tool is None or tool.name != name:
             raise ToolsiftError(

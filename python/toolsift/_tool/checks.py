@@ -66,9 +66,10 @@ def _invalid(tool: object, field_name: str, problem: str) -> ToolDefinitionError
     )
 
 
-def _check_fields(tool: Any) -> tuple[str, ...]:
-    """Check the fields of ``tool`` (a :class:`~toolsift.Tool` being built), replace each lone
-    surrogate of its text fields with U+FFFD, and return its schema keys, sorted.
+def _check_fields(tool: Any, schema: Any) -> tuple[str, ...]:
+    """Check the fields of ``tool`` (a :class:`~toolsift.Tool` being built, ``schema`` its
+    ``input_schema`` as given), replace each lone surrogate of its text fields with U+FFFD, and
+    return its schema keys, sorted.
 
     Raises:
         ToolDefinitionError: as :class:`~toolsift.Tool` documents.
@@ -116,7 +117,6 @@ def _check_fields(tool: Any) -> tuple[str, ...]:
         if value is not None and _has_lone_surrogate(value):
             object.__setattr__(tool, field_name, _LONE_SURROGATE.sub("\ufffd", value))
 
-    schema = tool.input_schema
     if type(schema) is not dict and not isinstance(schema, Mapping):
         raise _invalid(name, "input_schema", f"must be a JSON object, got {_kind(schema)}")
     problem = schema_problem(schema)
