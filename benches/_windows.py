@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from typing import Callable
 
 
 def search_window(
@@ -40,17 +41,7 @@ def search_window(
         with lock:
             lat.extend(mine)
 
-    workers = [threading.Thread(target=searcher, args=(k,)) for k in range(threads)]
-    for t in workers:
-        t.start()
-    if during is not None:
-        during.start()
-    time.sleep(seconds)
-    stop.set()
-    if during is not None:
-        during.join()
-    for t in workers:
-        t.join()
+    _run(searcher, threads, during, lambda: (time.sleep(seconds), stop.set()))
     return lat
 
 
@@ -85,16 +76,29 @@ def paced_window(
         with lock:
             lat.extend(mine)
 
+    _run(searcher, threads, during, lambda: None)
+    return lat
+
+
+def _run(
+    searcher: Callable[[int], None],
+    threads: int,
+    during: threading.Thread | None,
+    meanwhile: Callable[[], object],
+) -> None:
+    """``threads`` threads running ``searcher(k)``, and ``during`` beside them, until
+    ``meanwhile()`` returns and the searchers end; ``during`` is joined after its start (a
+    ``_Stopping`` thread stops itself when joined)."""
     workers = [threading.Thread(target=searcher, args=(k,)) for k in range(threads)]
     for t in workers:
         t.start()
     if during is not None:
         during.start()
+    meanwhile()
     for t in workers:
         t.join()
     if during is not None:
         during.join()
-    return lat
 
 
 def gil_probe(fn, *args) -> tuple[float, float, float]:
