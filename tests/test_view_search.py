@@ -152,3 +152,27 @@ def test_the_view_search_answers_plain_queries_over_many_turns():
     # A query that names a tool, a select: and a +word take the general path.
     for q in ("select:mcp__github__create_issue", "+slack message", "use read_file now"):
         assert fast._search_view(q, None) is None
+
+
+def test_activating_searches_leave_no_new_containers_for_the_collector() -> None:
+    """What a view keeps from one search to the next is set in place (and its ViewFilter is
+    untracked): a container that outlived each search while the older one it replaced was
+    freed would pile up in Python's young generation without starting its collection."""
+    import gc
+
+    catalog = Catalog(default_tools())
+    sessions = [catalog.session() for _ in range(200)]
+    for session in sessions:
+        session.search("open a pull request", limit=1)  # each view's filter and state made
+    gc.collect()
+    gc.disable()
+    try:
+        before = len(gc.get_objects(0))
+        for query in ("send an email", "create a calendar event", "read a file"):
+            for session in sessions:
+                assert session.search(query, limit=2).activated  # activating, one call each
+        grown = len(gc.get_objects(0)) - before
+    finally:
+        gc.enable()
+    assert grown < len(sessions)  # the tuples a search replaced: 600 here, one a search
+    assert not gc.is_tracked(sessions[0]._view_filter_now)  # noqa: SLF001

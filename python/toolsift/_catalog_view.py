@@ -134,10 +134,24 @@ class _CatalogSession(DiscoverySession):
         self._generation = 0
         self._catalog_generation = 0
         self._gen: Generation | None = None
-        self._visible: tuple[int, frozenset[str]] | None = None  # (session generation, names)
+        self._visible_generation = -1  # the session generation of _visible_set
+        self._visible_set: frozenset[str] = frozenset()
         self._request: tuple[Any, ...] | None = None  # see _excluding
-        self._view: tuple[Any, ...] | None = None  # see _view_filter
-        self._loaded: tuple[int, int, tuple[str, ...]] | None = None  # see _loaded_selected
+        # The state a search reads and an activating search replaces is held in attributes
+        # set in place (and an untracked ViewFilter), never in a new container a search: one
+        # that outlives its search while the one it replaces (older) is freed joins Python's
+        # young generation without moving the count that starts its collection, so that
+        # generation would grow to tens of thousands of objects and pause every thread for
+        # tens of milliseconds when collected.
+        self._view_generation = -1  # see _view_filter
+        self._view_index: ToolIndex | None = None
+        self._view_filter_now: Any = None
+        self._view_engine: Any = None
+        self._view_tools: Any = None
+        self._view_keys: Any = None
+        self._loaded_key = -1  # see _loaded_selected
+        self._loaded_count = -1
+        self._loaded_names: list[str] = []
         self._snapshot: _Snapshot | None = None
         self._builds = 0
         self._provider_names: tuple[int, dict[str, str]] | None = None  # unused: see find_tool
@@ -248,8 +262,8 @@ class _CatalogSession(DiscoverySession):
                 self._changed(catalog=False)
                 # The next search's filter: these tools are visible now (the names, of the
                 # previous state, are no longer needed).
-                self._view = (self._generation, index, extended, engine, tools, keys)
-                self._visible = None
+                self._view_generation = self._generation
+                self._view_filter_now = extended
             active_selected = self._loaded_selected(loaded, names)
             generation = self._generation
         return _discovery_result(
@@ -261,33 +275,36 @@ class _CatalogSession(DiscoverySession):
         """The activations of tools the generation holds, in order (with the lock held), after
         ``added`` joined ``before`` of them: the previous answer plus ``added`` while the
         catalogue generation stays (activations only grow then; every one added is loaded)."""
-        cached = self._loaded
+        names = self._loaded_names
         key = self._catalog_generation
-        if cached is not None and cached[0] == key and cached[1] == before:
-            loaded = cached[2] + added
+        if self._loaded_key == key and self._loaded_count == before:
+            names.extend(added)
         else:
             entries = self._entries
-            loaded = tuple(filter(entries.__contains__, self._selected))
-        self._loaded = (key, len(self._selected), loaded)
-        return loaded
+            names = self._loaded_names = list(filter(entries.__contains__, self._selected))
+            self._loaded_key = key
+        self._loaded_count = len(self._selected)
+        return tuple(names)
 
     def _view_filter(self, index: ToolIndex) -> tuple[Any, ...]:
         """What ``Index.search_view`` needs for this session state (with the lock held): the
         visible tools' ids as a ``ViewFilter``, the engine index, its tools and its name keys
         (``None``: no engine call for this index); cached until the session's generation
         moves, and carried to the next one by an activating search."""
-        cached = self._view
-        if cached is not None and cached[0] == self._generation and cached[1] is index:
-            return cached[2:]
+        if self._view_index is index and self._view_generation == self._generation:
+            return self._view_filter_now, self._view_engine, self._view_tools, self._view_keys
         searcher = index._searcher  # noqa: SLF001 - the index's own engine and tools
         keys = searcher._plain_call_keys(_wide_request(index, DEFAULT_LIMIT))  # noqa: SLF001
         engine, tools, view = searcher._index, searcher._tools, None  # noqa: SLF001
         if keys is not None:  # the Rust engine's index
             by_name = searcher._by_name  # noqa: SLF001
-            ids = [i for i in map(by_name.get, self._visible_names()) if i is not None]
+            visible = self._visible_names(keep=False)  # what the filter holds from now on
+            ids = [i for i in map(by_name.get, visible) if i is not None]
             view = _view_filter_class()(ids, DEFAULT_PREFIX_FRACTION, 3, 16)
-        self._view = (self._generation, index, view, engine, tools, keys)
-        return self._view[2:]
+        self._view_index, self._view_filter_now = index, view
+        self._view_engine, self._view_tools, self._view_keys = engine, tools, keys
+        self._view_generation = self._generation
+        return view, engine, tools, keys
 
     def _ready(self) -> bool:
         return not self._rebuild_on_activation or super()._ready()
@@ -302,12 +319,12 @@ class _CatalogSession(DiscoverySession):
             return super()._active_test(mode)
         return self._visible_names().__contains__
 
-    def _visible_names(self) -> frozenset[str]:
+    def _visible_names(self, *, keep: bool = True) -> frozenset[str]:
         """The tools of the generation the model sees now (with the lock held): left out of
-        the search; cached until the session's generation moves."""
-        cached = self._visible
-        if cached is not None and cached[0] == self._generation:
-            return cached[1]
+        the search; cached until the session's generation moves (``keep=False``: not cached,
+        for the one-call search, whose ``ViewFilter`` holds them)."""
+        if self._visible_generation == self._generation:
+            return self._visible_set
         assert self._gen is not None
         mode = self._effective_mode()
         visible = self._always_names
@@ -315,7 +332,8 @@ class _CatalogSession(DiscoverySession):
             visible = visible | self._gen.non_mcp_names()
         entries = self._entries
         visible = visible.union(n for n in self._selected if n in entries)
-        self._visible = (self._generation, visible)
+        if keep:
+            self._visible_generation, self._visible_set = self._generation, visible
         return visible
 
     def _rank(self, query: str, limit: int, options: dict[str, Any]) -> _Ranked:
