@@ -34,6 +34,7 @@ __all__ = [
     "_set_search_parts",
     "_new_matches",
     "_untracked",
+    "_composed_ids",
     "_build_records",
     "_build_tools",
     "_new_tools",
@@ -95,6 +96,21 @@ def _untracked(tools: tuple[_T, ...]) -> tuple[_T, ...]:
     >>> from toolsift._core import _untracked
     >>> gc.is_tracked(_untracked(tuple([[], []])))
     False
+    """
+
+def _composed_ids(through: bytes, ids: bytes) -> bytes:
+    """Two id translations composed, each the bytes of an ``array("q")``: for each id of
+    ``ids``, ``through[id]``, and -1 for a -1. A name table's remap after a catalogue update
+    (``toolsift._names.table.NameTable.remapped``), in one pass.
+
+    Raises:
+        ValueError: a length that is not a whole number of 64-bit ids, an id below -1, or one
+            past the end of ``through``.
+
+    >>> from array import array
+    >>> from toolsift._core import _composed_ids
+    >>> array("q", _composed_ids(array("q", [5, 6, 7]).tobytes(), array("q", [2, -1, 0]).tobytes()))
+    array('q', [7, -1, 5])
     """
 
 def _new_matches(

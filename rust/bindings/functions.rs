@@ -1,11 +1,11 @@
 //! The module-level functions of `toolsift._core`: `tokenize`, `analyze`, the scoring
-//! switches for tests and benches, and `_untracked` (an index's tuple of tools out of the
-//! cyclic collector's sight).
+//! switches for tests and benches, `_untracked` (an index's tuple of tools out of the cyclic
+//! collector's sight) and `_composed_ids` (a name table's id translations composed).
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyBytes, PyTuple};
 
 use super::convert::extract_text;
 
@@ -89,4 +89,43 @@ pub(crate) fn untracked(tools: Bound<'_, PyTuple>) -> PyResult<Bound<'_, PyTuple
     // lists (a no-op for one that is not tracked), and a tuple is freed the same either way.
     unsafe { ffi::PyObject_GC_UnTrack(tools.as_ptr().cast()) };
     Ok(tools)
+}
+
+/// Two id translations composed, as native-endian 64-bit integers (an `array("q")`'s bytes):
+/// for each id of `ids`, `through[id]`, and -1 for a -1 (a removed tool stays removed). What a
+/// name table's remap does per catalogue update, over every tool of the table (100,000 ids at
+/// the largest sizes): one pass here instead of a Python call per id with the GIL held.
+///
+/// Errors: `ValueError` for a length that is not a whole number of ids, an id below -1, or one
+/// past the end of `through`.
+#[pyfunction(name = "_composed_ids")]
+pub(crate) fn composed_ids<'py>(
+    py: Python<'py>,
+    through: &[u8],
+    ids: &[u8],
+) -> PyResult<Bound<'py, PyBytes>> {
+    const WIDTH: usize = std::mem::size_of::<i64>();
+    if through.len() % WIDTH != 0 || ids.len() % WIDTH != 0 {
+        return Err(PyValueError::new_err(
+            "_composed_ids takes the bytes of whole 64-bit ids",
+        ));
+    }
+    let read =
+        |bytes: &[u8]| -> i64 { i64::from_ne_bytes(bytes.try_into().expect("a WIDTH-byte chunk")) };
+    let n = through.len() / WIDTH;
+    let mut out = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks_exact(WIDTH) {
+        let id = read(chunk);
+        let new = match usize::try_from(id) {
+            Ok(i) if i < n => read(&through[i * WIDTH..(i + 1) * WIDTH]),
+            _ if id == -1 => -1,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "_composed_ids: id {id} is outside 0..{n} and not -1"
+                )))
+            }
+        };
+        out.extend_from_slice(&new.to_ne_bytes());
+    }
+    Ok(PyBytes::new(py, &out))
 }

@@ -37,10 +37,11 @@ if TYPE_CHECKING:
 
 try:  # the compiled proof that a query names no tool (NameFinder.names_none), and the build
     from .._core import NameKeys as _NameKeys
-    from .._core import NameMap, _build_name_table
+    from .._core import NameMap, _build_name_table, _composed_ids
 except ImportError:  # a pure-Python install: the Python proof runs, the table is built here
     _NameKeys = None  # type: ignore[assignment,misc]
     _build_name_table = None  # type: ignore[assignment]
+    _composed_ids = None  # type: ignore[assignment]
 else:  # the compiled maps are read-only dicts (get, in, iteration, keys())
     Mapping.register(NameMap)
 
@@ -202,9 +203,9 @@ class NameTable:
         # Compose the translations: base id -> old id -> new id (-1 indexes the -1 at the end).
         # An array, not a list: the collector does not visit its items (a list of a catalogue's
         # ids would cost every young-generation pass after an update a read per id).
-        ext = array("q", new_ids)
-        ext.append(-1)
-        live = array("q", new_ids if self._live is None else map(ext.__getitem__, self._live))
+        live = array("q", new_ids)
+        if self._live is not None:
+            live = _composed(live, self._live)
         added = range(added_from, len(tools))
         n_base = len(live) + len(added)
         if n_base - (len(tools)) > max(_STALE_AT_LEAST, n_base * _STALE_FRACTION):
@@ -476,3 +477,15 @@ def built_in_python(
         _index_tool(i, tool, plain, qualified, server_keys)
     keys = None if _NameKeys is None else _NameKeys(plain, qualified, tools)
     return plain, qualified, keys
+
+
+def _composed(through: array[int], ids: array[int]) -> array[int]:
+    """For each id of ``ids``, ``through[id]`` (-1 stays -1): one pass in the engine
+    (``_core._composed_ids``), else here, an id at a time."""
+    if _composed_ids is not None:
+        out = array("q")
+        out.frombytes(_composed_ids(through.tobytes(), ids.tobytes()))
+        return out
+    ext = array("q", through)
+    ext.append(-1)  # -1 indexes it
+    return array("q", map(ext.__getitem__, ids))
