@@ -44,16 +44,11 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _measure import trimmed_rss  # noqa: E402
 from _synthetic import synthetic_tools  # noqa: E402
 from toolsift import ToolIndex  # noqa: E402
 from toolsift._text.documents import document  # noqa: E402
 from toolsift.loaders import load_catalog, load_tools  # noqa: E402
-
-
-def _rss_mib() -> float:
-    with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
 
 #: A row's medians: wall and CPU seconds of the build, of the first search, and of both; and
 #: under ``"threads"``, the CPU seconds of both on the calling thread and on the others.
@@ -151,14 +146,7 @@ BUILDS: dict[str, Callable[[str, list[Any]], Any]] = {
 
 def _trimmed_rss_mib() -> float:
     """RSS after a full collection, with the allocator's free pages given back (glibc)."""
-    import ctypes
-
-    gc.collect()
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except OSError:  # not glibc: RSS keeps the free pages
-        pass
-    return _rss_mib()
+    return trimmed_rss() / 2**20
 
 
 def _memory(kind: str, path: str, texts: str) -> tuple[float, float]:
