@@ -18,7 +18,7 @@
 //! on how they were accumulated.
 
 use crate::index::Index;
-use crate::search::{Scratch, SearchOptions};
+use crate::search::{fold_best, Scratch, SearchOptions};
 
 /// Documents per range: 32k × (8-byte accumulator + 8-byte norm) = 512 KiB, well inside L2.
 const BLOCK_DOCS: usize = 1 << 15;
@@ -183,19 +183,7 @@ impl Index {
                             }
                             *cursor = i;
                         }
-                        for &doc in best_touched.iter() {
-                            let d = doc as usize;
-                            let before = acc[d];
-                            acc[d] = before + best[d];
-                            if before == 0.0 && acc[d] != 0.0 {
-                                touched.push(doc);
-                            }
-                            if count {
-                                matched[d] += 1;
-                            }
-                            best[d] = 0.0;
-                        }
-                        best_touched.clear();
+                        fold_best(acc, touched, best, best_touched, matched, count);
                     }
                 }
             }

@@ -5,7 +5,7 @@
 //! is `posting_loop`'s.
 
 use super::posting_loop::{add_postings_as, Computed, Scaled, Stored, Sums, IMPACT_BLOCK};
-use super::{id_of, Scratch, SearchOptions, TopK, MAY_EXPAND};
+use super::{fold_best, id_of, Scratch, SearchOptions, TopK, MAY_EXPAND};
 use crate::index::{Index, TfSlice};
 
 impl Index {
@@ -162,19 +162,7 @@ impl Index {
             if any {
                 known += 1;
             }
-            for &doc in best_touched.iter() {
-                let d = doc as usize;
-                let before = acc[d];
-                acc[d] = before + best[d];
-                if before == 0.0 && acc[d] != 0.0 {
-                    touched.push(doc);
-                }
-                if count {
-                    matched[d] += 1;
-                }
-                best[d] = 0.0;
-            }
-            best_touched.clear();
+            fold_best(acc, touched, best, best_touched, matched, count);
         }
         known
     }

@@ -51,6 +51,33 @@ pub(crate) struct Scratch {
     pub(crate) matched: Vec<u32>,
 }
 
+/// Adds each document's best prefix score of the current query term (`best`, for the documents
+/// in `best_touched`) to the accumulator, records the newly touched documents, counts the matched
+/// term with the coverage rule (`count`), and clears `best` and `best_touched` for the next term.
+#[inline]
+pub(crate) fn fold_best(
+    acc: &mut [f64],
+    touched: &mut Vec<u32>,
+    best: &mut [f64],
+    best_touched: &mut Vec<u32>,
+    matched: &mut [u32],
+    count: bool,
+) {
+    for &doc in best_touched.iter() {
+        let d = doc as usize;
+        let before = acc[d];
+        acc[d] = before + best[d];
+        if before == 0.0 && acc[d] != 0.0 {
+            touched.push(doc);
+        }
+        if count {
+            matched[d] += 1;
+        }
+        best[d] = 0.0;
+    }
+    best_touched.clear();
+}
+
 impl Scratch {
     const fn new() -> Self {
         Scratch {
