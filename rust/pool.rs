@@ -15,7 +15,7 @@
 
 use std::cell::Cell;
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
@@ -87,6 +87,10 @@ static POOL: Slot = Slot::new();
 
 /// The pool of live updates ([`install_update`]).
 static UPDATES: Slot = Slot::new();
+
+/// Whether live updates run in [`UPDATES`] (the default) or in [`POOL`] with everything else
+/// ([`set_updates_apart`]).
+static APART: AtomicBool = AtomicBool::new(true);
 
 thread_local! {
     /// This thread's own one-thread pool, whose only worker is the thread itself (no thread is
@@ -163,12 +167,19 @@ pub fn install<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 /// threads of [`pool`], at least one: the searches that overlap it keep the other cores), or
 /// as [`install`] does when that pool cannot start.
 pub fn install_update<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    if rayon::current_thread_index().is_none() {
+    if APART.load(Ordering::Relaxed) && rayon::current_thread_index().is_none() {
         if let Some(pool) = update_pool() {
             return pool.install(f);
         }
     }
     install(f)
+}
+
+/// Whether [`install_update`] runs live updates in their own pool (`true`, the default) or in
+/// the pool of searches and builds on every thread (`false`, what it did before), for benches
+/// that measure the difference: the results are the same either way.
+pub fn set_updates_apart(apart: bool) {
+    APART.store(apart, Ordering::Relaxed);
 }
 
 /// Runs `f` as a task of this process's pool, or at once on the calling thread without one.

@@ -32,6 +32,7 @@ __all__ = [
     "STOPWORDS_EN",
     "_set_scoring_mode",
     "_set_search_parts",
+    "_set_updates_apart",
     "_new_matches",
     "_untracked",
     "_composed_ids",
@@ -84,6 +85,17 @@ def _set_search_parts(parts: int) -> None:
 
     >>> from toolsift._core import _set_search_parts
     >>> _set_search_parts(0)
+    """
+
+def _set_updates_apart(apart: bool) -> None:
+    """Whether a live update's engine work (``ToolIndex.with_tools``, a catalogue update) runs
+    in a pool of its own with half the threads (``True``, the default: the searches that overlap
+    it keep a core) or in the pool of searches and builds, on every thread (``False``).
+
+    For benches only: both return identical results.
+
+    >>> from toolsift._core import _set_updates_apart
+    >>> _set_updates_apart(True)
     """
 
 def _untracked(tools: tuple[_T, ...]) -> tuple[_T, ...]:
