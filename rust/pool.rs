@@ -9,8 +9,9 @@
 //! have), so a reference to any pool stays valid for the life of the process.
 //!
 //! The engine work of a live update (a server reconnecting to a shared catalogue) runs in a
-//! second, smaller pool, [`install_update`]: half the threads (one on a 2-core machine), so the
-//! searches that overlap an update still find a core, and the search pool stays free for them.
+//! second, smaller pool, [`install_update`]: half the threads (one on a 2-core machine), at a
+//! lower scheduling priority, so the searches that overlap an update still find a core (and
+//! win a busy one), and the search pool stays free for them.
 //! It is created on first use, and again in a forked child, as the main pool.
 
 use std::cell::Cell;
@@ -115,16 +116,34 @@ pub fn update_threads() -> usize {
     (threads() / 2).max(1)
 }
 
-/// This process's pool of live updates ([`update_threads`] threads), created on first use,
-/// and again in a forked child; `None` if its threads cannot start.
+/// This process's pool of live updates ([`update_threads`] threads, each at a lower
+/// scheduling priority: [`yield_to_searches`]), created on first use, and again in a forked
+/// child; `None` if its threads cannot start.
 fn update_pool() -> Option<&'static ThreadPool> {
     let threads = update_threads();
     UPDATES.get(|| {
         ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("toolsift-update-{i}"))
+            .start_handler(|_| yield_to_searches())
             .build()
     })
+}
+
+/// The nice value of an update thread: where the cores are all busy, the scheduler gives the
+/// threads that search (nice 0) about ten times its share, so an update waits for them rather
+/// than they for it; on an idle core it runs at full speed.
+const UPDATE_NICE: i32 = 10;
+
+/// Lowers the calling thread's scheduling priority to [`UPDATE_NICE`] (Linux, where a nice
+/// value is a thread's own; elsewhere a no-op). A failure leaves the priority as it was.
+fn yield_to_searches() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: setpriority only changes the calling thread's nice value (who = 0: this thread,
+    // on Linux); it reads and writes no memory of ours.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, UPDATE_NICE);
+    }
 }
 
 /// The calling thread's own one-thread pool ([`LOCAL`]), or `None` when the thread already
@@ -213,6 +232,14 @@ mod tests {
         assert_eq!(sum, 499_500);
         assert!(name.is_some_and(|n| n.starts_with("toolsift-update-")));
         assert_eq!(threads, super::update_threads());
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        {
+            // SAFETY: getpriority reads the calling thread's nice value.
+            let nice = || unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+            // At least the update nice value, or the process's own if it already ran lower.
+            let floor = super::install(nice).max(super::UPDATE_NICE);
+            assert!(super::install_update(nice) >= floor);
+        }
         assert!(threads >= 1 && threads <= super::threads().max(1));
         assert!(threads < super::threads() || super::threads() == 1);
         assert!(std::ptr::eq(
