@@ -424,14 +424,14 @@ def print_reconnect(v: dict[str, float]) -> None:
         f"{us(v['b_names'])} / {us(v['b_rest'])} |"
     )
     print(
-        f"| 20-tool reconnect alone: the updating thread's CPU (its GIL-held work), p50 of 5, "
-        f"update on its own pool / on every thread | {us(v['b_cpu'])} / "
-        f"{us(v['every_b_cpu'])} |"
-    )
-    print(
         f"| the same, the engine update on every thread (the search pool) | "
         f"{us(v['every_b_wall'])} / {us(v['every_b_engine'])} / {us(v['every_b_names'])} / "
         f"{us(v['every_b_rest'])} |"
+    )
+    print(
+        f"| 20-tool reconnect alone: the updating thread's CPU (its GIL-held work), p50 of 5, "
+        f"update on its own pool / on every thread | {us(v['b_cpu'])} / "
+        f"{us(v['every_b_cpu'])} |"
     )
     print(
         f"| 20-tool reconnect alone: wall / GIL held (probe), p50 of 5 / longest hold | "
