@@ -52,17 +52,19 @@ def paced_window(
     rate: float,
     during: threading.Thread | None = None,
     threads: int = 8,
+    own: list[float] | None = None,
 ) -> list[float]:
     """``threads`` threads together starting ``rate`` searches a second at Poisson-distributed
     times for ``seconds`` (while ``during`` runs, if given): every search's latency from the
-    time it was due to its return."""
+    time it was due to its return; ``own``, if given, receives each search's own time, from
+    its start to its return (the rest of the latency is the thread's wake-up, late)."""
     lat: list[float] = []
     lock = threading.Lock()
     begin = time.perf_counter() + 0.05
 
     def searcher(offset: int) -> None:
         draw = random.Random(offset).expovariate
-        mine, i, due = [], offset, begin
+        mine, started, i, due = [], [], offset, begin
         while True:
             due += draw(rate / threads)
             if due - begin > seconds:
@@ -70,11 +72,16 @@ def paced_window(
             wait = due - time.perf_counter()
             if wait > 0:
                 time.sleep(wait)
+            start = time.perf_counter()
             sessions[i % len(sessions)].search(queries[i % len(queries)], limit=3)
-            mine.append(time.perf_counter() - due)
+            end = time.perf_counter()
+            mine.append(end - due)
+            started.append(end - start)
             i += threads
         with lock:
             lat.extend(mine)
+            if own is not None:
+                own.extend(started)
 
     _run(searcher, threads, during, lambda: None)
     return lat

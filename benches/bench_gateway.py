@@ -15,7 +15,11 @@ For each catalogue (mcp_mixed, 11,578 real tools, and 100,000 synthetic ones fro
   latency p50 / p99 / max meanwhile, beside the same 8 threads with no reconnect; the 8 threads
   both flat out (a closed loop: each waits behind the 7 others for the GIL) and as a gateway's
   traffic arrives (an open loop of ``PACED_RATE`` searches a second, latency from when each was
-  due); and one searching thread (an asyncio gateway's event loop).
+  due); and one searching thread (an asyncio gateway's event loop). The open loop is also run
+  with nothing searched (the pacing's own floor: a thread's wake-up, late) and reports each
+  search's own time beside its latency; during reconnects it runs four times, the update's
+  engine work on its own pool (the default) and on every thread of the search pool (what it
+  did before), in turn, with the updating thread's CPU (its GIL-held work) for both.
 
 ``--parts reconnect`` runs only the reconnect rows; ``--switch-interval S`` (Python's GIL
 switch interval, an interpreter-wide setting a gateway operator may choose) and ``--gc-freeze``
@@ -52,6 +56,7 @@ from _measure import rss, trimmed_rss  # noqa: E402, F401 - trimmed_rss: _grown'
 from _synthetic import synthetic_queries, synthetic_tools  # noqa: E402
 from _windows import gil_probe, paced_window, search_window  # noqa: E402
 from toolsift import Catalog, DiscoverySession, Tool, ToolIndex, load_catalog  # noqa: E402
+from toolsift._core import _set_updates_apart  # noqa: E402
 
 #: The open-loop windows' traffic, searches a second from the 8 threads together: 1,000
 #: conversations each searching every half second.
@@ -246,7 +251,10 @@ def view_rows(tools: list[Tool], queries: list[str]) -> dict[str, float]:
 def update_breakdown(catalog: Catalog, queries: list[str]) -> dict[str, float]:
     """Where one 20-tool reconnect's time goes, no search running (median of 5 after 2 warm-up
     updates): the engine's copy-on-write update (``_core._update_tools``, GIL released), the
-    name table's remap (GIL held) and the rest (GIL held), timed around those internal calls."""
+    name table's remap (GIL held) and the rest (GIL held), timed around those internal calls;
+    and the updating thread's CPU time, which is its GIL-held work (while the engine works on
+    the pool, it waits asleep): unlike wall times, a measure other jobs on the machine leave
+    alone."""
     import toolsift._index.lookups as lookups
     import toolsift._index.persist as persist
 
@@ -274,15 +282,22 @@ def update_breakdown(catalog: Catalog, queries: list[str]) -> dict[str, float]:
         for round_ in range(1, 8):
             spent["engine"] = spent["names"] = 0.0
             gc.collect()
+            cpu = time.thread_time()
             wall = timed(catalog.replace_server, "reconnecting", server_tools(100 + round_))
-            rows.append((wall, spent["engine"], spent["names"]))
+            rows.append((wall, spent["engine"], spent["names"], time.thread_time() - cpu))
             catalog.session().search(queries[round_], limit=3)
     finally:
         for (owner, attr, _), fn in zip(patched, saved):
             setattr(owner, attr, fn)
     rows = rows[2:]
-    wall, engine, names = (statistics.median(r[i] for r in rows) for i in range(3))
-    return {"b_wall": wall, "b_engine": engine, "b_names": names, "b_rest": wall - engine - names}
+    wall, engine, names, cpu = (statistics.median(r[i] for r in rows) for i in range(4))
+    return {
+        "b_wall": wall,
+        "b_engine": engine,
+        "b_names": names,
+        "b_rest": wall - engine - names,
+        "b_cpu": cpu,
+    }
 
 
 def reconnect_rows(catalog: Catalog, sessions: list, queries: list[str]) -> dict[str, float]:
@@ -290,6 +305,11 @@ def reconnect_rows(catalog: Catalog, sessions: list, queries: list[str]) -> dict
     threads with no reconnect (the GIL convoy of 8 threads on the machine's cores alone)."""
     out: dict[str, float] = {}
     catalog.connect_server("reconnecting", server_tools(0))
+    # An update's engine work on its own pool of half the threads (the default) and, for the
+    # comparison, on the pool of searches and builds, every thread (what it did before).
+    _set_updates_apart(False)
+    out.update({f"every_{k}": v for k, v in update_breakdown(catalog, queries).items()})
+    _set_updates_apart(True)
     out.update(update_breakdown(catalog, queries))
     # Alone (no search running): each update's wall time and the GIL it holds, by a probe;
     # the probe's own waits over as long with no update, subtracted.
@@ -338,21 +358,42 @@ def reconnect_rows(catalog: Catalog, sessions: list, queries: list[str]) -> dict
     # 8 threads as a gateway's traffic arrives (open loop, PACED_RATE searches a second in all),
     # with no reconnect and during them: the wait for the GIL is now behind the searches that
     # are actually due, not behind 7 threads that never pause.
-    paced = paced_window(sessions, queries, 5.5, PACED_RATE)
+    # The pacing's own floor: the same open loop with nothing to do (a thread's wake-up from
+    # its sleep, late by the scheduler, counts in every open-loop latency below).
+    paced = paced_window([_Idle()], queries, 5.5, PACED_RATE)
+    out["paced_floor_p50"], out["paced_floor_p99"], out["paced_floor_max"] = (
+        statistics.median(paced), pct(paced, 0.99), max(paced)
+    )  # fmt: skip
+    own: list[float] = []  # each search's own time, from its start (not when it was due)
+    paced = paced_window(sessions, queries, 5.5, PACED_RATE, own=own)
     out["paced_quiet_p50"], out["paced_quiet_p99"], out["paced_quiet_max"] = (
         statistics.median(paced), pct(paced, 0.99), max(paced)
     )  # fmt: skip
-    stop.clear()
-    paced = paced_window(sessions, queries, 5.5, PACED_RATE, during=_Stopping(reconnect, stop))
-    out["paced_churn_p50"], out["paced_churn_p99"], out["paced_churn_max"] = (
-        statistics.median(paced), pct(paced, 0.99), max(paced)
+    out["paced_own_p50"], out["paced_own_p99"], out["paced_own_max"] = (
+        statistics.median(own), pct(own, 0.99), max(own)
     )  # fmt: skip
+    # During reconnects, the update's engine work on its own pool and on every thread, in turn.
+    for apart, key in ((True, "churn"), (False, "every"), (True, "churn2"), (False, "every2")):
+        _set_updates_apart(apart)
+        stop.clear()
+        paced = paced_window(sessions, queries, 5.5, PACED_RATE, during=_Stopping(reconnect, stop))
+        out[f"paced_{key}_p50"], out[f"paced_{key}_p99"], out[f"paced_{key}_max"] = (
+            statistics.median(paced), pct(paced, 0.99), max(paced)
+        )  # fmt: skip
+    _set_updates_apart(True)
     for session in sessions:  # every session is on the last generation at its next call
         session.search(queries[0], limit=1)
         assert session._gen is catalog._core.current  # noqa: SLF001
     assert catalog.generation >= 2 and len(updates) >= 1
     out["updates"] = len(updates)
     return out
+
+
+class _Idle:
+    """A session whose search does nothing: the open loop's own floor."""
+
+    def search(self, query: str, limit: int) -> None:
+        return None
 
 
 class _Stopping(threading.Thread):
@@ -383,6 +424,16 @@ def print_reconnect(v: dict[str, float]) -> None:
         f"{us(v['b_names'])} / {us(v['b_rest'])} |"
     )
     print(
+        f"| the same, the engine update on every thread (the search pool) | "
+        f"{us(v['every_b_wall'])} / {us(v['every_b_engine'])} / {us(v['every_b_names'])} / "
+        f"{us(v['every_b_rest'])} |"
+    )
+    print(
+        f"| 20-tool reconnect alone: the updating thread's CPU (its GIL-held work), p50 of 5, "
+        f"update on its own pool / on every thread | {us(v['b_cpu'])} / "
+        f"{us(v['every_b_cpu'])} |"
+    )
+    print(
         f"| 20-tool reconnect alone: wall / GIL held (probe), p50 of 5 / longest hold | "
         f"{us(v['alone_wall'])} / {us(v['alone_held'])} / {us(v['alone_longest'])} "
         f"(probe's longest wait with no update: {us(v['idle_longest'])}) |"
@@ -408,7 +459,16 @@ def print_reconnect(v: dict[str, float]) -> None:
         f"| search p50 / p99 / max during reconnects, 1 thread | {us(v['one_churn_p50'])} / "
         f"{us(v['one_churn_p99'])} / {us(v['one_churn_max'])} |"
     )
-    for part, label in (("quiet", "no reconnect"), ("churn", "during reconnects")):
+    labels = (
+        ("floor", "nothing searched (the pacing's own lateness)"),
+        ("quiet", "no reconnect"),
+        ("own", "no reconnect, each search's own time (from its start, not when due)"),
+        ("churn", "during reconnects (update on its own pool)"),
+        ("every", "during reconnects (update on every thread)"),
+        ("churn2", "during reconnects (update on its own pool), again"),
+        ("every2", "during reconnects (update on every thread), again"),
+    )
+    for part, label in labels:
         print(
             f"| search p50 / p99 / max, 8 threads at {PACED_RATE:,} searches/s in all (open "
             f"loop), {label} | {us(v[f'paced_{part}_p50'])} / {us(v[f'paced_{part}_p99'])} / "

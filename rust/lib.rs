@@ -46,8 +46,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("STOPWORDS_EN", analysis::stopwords().collect::<Vec<_>>())?;
     m.add_function(wrap_pyfunction!(bindings::functions::_set_scoring_mode, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::functions::_set_search_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        bindings::functions::_set_updates_apart,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(bindings::functions::untracked, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::functions::composed_ids, m)?)?;
+    m.add_function(wrap_pyfunction!(bindings::positions::spliced, m)?)?;
+    m.add_function(wrap_pyfunction!(bindings::positions::new_ids, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::matches::new_matches, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::records::_build_records, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::tool_objects::_new_tools, m)?)?;

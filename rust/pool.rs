@@ -1,4 +1,4 @@
-//! The thread pool of this process, safe across `fork`.
+//! The thread pools of this process, safe across `fork`.
 //!
 //! rayon's global pool is created once and its threads do not survive a `fork`: in the child
 //! (a gateway's pre-forked worker, `multiprocessing` with the fork start method) the pool still
@@ -7,10 +7,16 @@
 //! on first use in each process: a child whose process id differs from its pool's gets a new
 //! pool. The parent's pool is never dropped (dropping would wait for threads the child does not
 //! have), so a reference to any pool stays valid for the life of the process.
+//!
+//! The engine work of a live update (a server reconnecting to a shared catalogue) runs in a
+//! second, smaller pool, [`install_update`]: half the threads (one on a 2-core machine), at a
+//! lower scheduling priority, so the searches that overlap an update still find a core (and
+//! win a busy one), and the search pool stays free for them.
+//! It is created on first use, and again in a forked child, as the main pool.
 
 use std::cell::Cell;
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
@@ -20,12 +26,72 @@ struct ProcessPool {
     pool: ThreadPool,
 }
 
-/// The current process's pool (null until first use). Entries are leaked, never freed.
-static POOL: AtomicPtr<ProcessPool> = AtomicPtr::new(ptr::null_mut());
+/// One pool of this process, created on first use (and again in a forked child).
+struct Slot {
+    /// The current process's pool (null until first use). Entries are leaked, never freed.
+    current: AtomicPtr<ProcessPool>,
+    /// The process id (+ 1) whose pool could not start its threads (0: none failed), so a
+    /// process that cannot start threads does not try again on every call.
+    failed: AtomicU64,
+}
 
-/// The process id (+ 1) whose pool could not start its threads (0: none failed), so a process
-/// that cannot start threads does not try again on every call.
-static FAILED: AtomicU64 = AtomicU64::new(0);
+impl Slot {
+    const fn new() -> Slot {
+        Slot {
+            current: AtomicPtr::new(ptr::null_mut()),
+            failed: AtomicU64::new(0),
+        }
+    }
+
+    /// This process's pool of this slot, built by `build` on first use in this process;
+    /// `None` if its threads cannot start.
+    fn get(
+        &self,
+        build: impl Fn() -> Result<ThreadPool, rayon::ThreadPoolBuildError>,
+    ) -> Option<&'static ThreadPool> {
+        let pid = std::process::id();
+        loop {
+            let current = self.current.load(Ordering::Acquire);
+            // SAFETY: a non-null pointer here is a leaked `ProcessPool`, never freed.
+            if let Some(entry) = unsafe { current.as_ref() } {
+                if entry.pid == pid {
+                    return Some(&entry.pool);
+                }
+            }
+            if self.failed.load(Ordering::Relaxed) == u64::from(pid) + 1 {
+                return None;
+            }
+            let Ok(pool) = build() else {
+                self.failed.store(u64::from(pid) + 1, Ordering::Relaxed);
+                return None;
+            };
+            let fresh = Box::into_raw(Box::new(ProcessPool { pid, pool }));
+            match self
+                .current
+                .compare_exchange(current, fresh, Ordering::AcqRel, Ordering::Acquire)
+            {
+                // The old entry (null, or the parent's pool) is leaked on purpose (module docs).
+                // SAFETY: `fresh` was just published and is never freed.
+                Ok(_) => return Some(unsafe { &(*fresh).pool }),
+                Err(_) => {
+                    // Another thread installed a pool first; ours never ran a job: drop it.
+                    // SAFETY: `fresh` came from `Box::into_raw` above and was never published.
+                    drop(unsafe { Box::from_raw(fresh) });
+                }
+            }
+        }
+    }
+}
+
+/// The pool of searches, builds and batches.
+static POOL: Slot = Slot::new();
+
+/// The pool of live updates ([`install_update`]).
+static UPDATES: Slot = Slot::new();
+
+/// Whether live updates run in [`UPDATES`] (the default) or in [`POOL`] with everything else
+/// ([`set_updates_apart`]).
+static APART: AtomicBool = AtomicBool::new(true);
 
 thread_local! {
     /// This thread's own one-thread pool, whose only worker is the thread itself (no thread is
@@ -38,36 +104,45 @@ thread_local! {
 /// first use, and again in a forked child; `None` if the operating system refuses to start its
 /// threads (then every parallel call runs on the calling thread: [`install`], [`spawn`]).
 pub fn pool() -> Option<&'static ThreadPool> {
-    let pid = std::process::id();
-    loop {
-        let current = POOL.load(Ordering::Acquire);
-        // SAFETY: a non-null POOL points to a leaked `ProcessPool`, never freed.
-        if let Some(entry) = unsafe { current.as_ref() } {
-            if entry.pid == pid {
-                return Some(&entry.pool);
-            }
-        }
-        if FAILED.load(Ordering::Relaxed) == u64::from(pid) + 1 {
-            return None;
-        }
-        let Ok(pool) = ThreadPoolBuilder::new()
+    POOL.get(|| {
+        ThreadPoolBuilder::new()
             .thread_name(|i| format!("toolsift-{i}"))
             .build()
-        else {
-            FAILED.store(u64::from(pid) + 1, Ordering::Relaxed);
-            return None;
-        };
-        let fresh = Box::into_raw(Box::new(ProcessPool { pid, pool }));
-        match POOL.compare_exchange(current, fresh, Ordering::AcqRel, Ordering::Acquire) {
-            // The old entry (null, or the parent's pool) is leaked on purpose (module docs).
-            // SAFETY: `fresh` was just published and is never freed.
-            Ok(_) => return Some(unsafe { &(*fresh).pool }),
-            Err(_) => {
-                // Another thread installed a pool first; ours never ran a job: drop it.
-                // SAFETY: `fresh` came from `Box::into_raw` above and was never published.
-                drop(unsafe { Box::from_raw(fresh) });
-            }
-        }
+    })
+}
+
+/// How many threads a live update uses: half of [`pool`]'s, at least one.
+pub fn update_threads() -> usize {
+    (threads() / 2).max(1)
+}
+
+/// This process's pool of live updates ([`update_threads`] threads, each at a lower
+/// scheduling priority: [`yield_to_searches`]), created on first use, and again in a forked
+/// child; `None` if its threads cannot start.
+fn update_pool() -> Option<&'static ThreadPool> {
+    let threads = update_threads();
+    UPDATES.get(|| {
+        ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("toolsift-update-{i}"))
+            .start_handler(|_| yield_to_searches())
+            .build()
+    })
+}
+
+/// The nice value of an update thread: where the cores are all busy, the scheduler gives the
+/// threads that search (nice 0) about ten times its share, so an update waits for them rather
+/// than they for it; on an idle core it runs at full speed.
+const UPDATE_NICE: i32 = 10;
+
+/// Lowers the calling thread's scheduling priority to [`UPDATE_NICE`] (Linux, where a nice
+/// value is a thread's own; elsewhere a no-op). A failure leaves the priority as it was.
+fn yield_to_searches() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: setpriority only changes the calling thread's nice value (who = 0: this thread,
+    // on Linux); it reads and writes no memory of ours.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, UPDATE_NICE);
     }
 }
 
@@ -107,6 +182,25 @@ pub fn install<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     }
 }
 
+/// Runs `f`, the engine work of a live update, in this process's pool of updates (half the
+/// threads of [`pool`], at least one: the searches that overlap it keep the other cores), or
+/// as [`install`] does when that pool cannot start.
+pub fn install_update<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    if APART.load(Ordering::Relaxed) && rayon::current_thread_index().is_none() {
+        if let Some(pool) = update_pool() {
+            return pool.install(f);
+        }
+    }
+    install(f)
+}
+
+/// Whether [`install_update`] runs live updates in their own pool (`true`, the default) or in
+/// the pool of searches and builds on every thread (`false`, what it did before), for benches
+/// that measure the difference: the results are the same either way.
+pub fn set_updates_apart(apart: bool) {
+    APART.store(apart, Ordering::Relaxed);
+}
+
 /// Runs `f` as a task of this process's pool, or at once on the calling thread without one.
 pub fn spawn(f: impl FnOnce() + Send + 'static) {
     match pool() {
@@ -126,6 +220,39 @@ mod tests {
         assert!(std::ptr::eq(super::pool().unwrap(), super::pool().unwrap()));
         let name = super::install(|| std::thread::current().name().map(str::to_owned));
         assert!(name.is_some_and(|n| n.starts_with("toolsift-")));
+    }
+
+    #[test]
+    fn updates_run_in_their_own_smaller_pool() {
+        let (sum, name, threads) = super::install_update(|| {
+            let sum: u64 = (0..1000u64).into_par_iter().sum();
+            let name = std::thread::current().name().map(str::to_owned);
+            (sum, name, rayon::current_num_threads())
+        });
+        assert_eq!(sum, 499_500);
+        assert!(name.is_some_and(|n| n.starts_with("toolsift-update-")));
+        assert_eq!(threads, super::update_threads());
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        {
+            // SAFETY: getpriority reads the calling thread's nice value.
+            let nice = || unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+            // At least the update nice value, or the process's own if it already ran lower.
+            let floor = super::install(nice).max(super::UPDATE_NICE);
+            assert!(super::install_update(nice) >= floor);
+        }
+        assert!(threads >= 1 && threads <= super::threads().max(1));
+        assert!(threads < super::threads() || super::threads() == 1);
+        assert!(std::ptr::eq(
+            super::update_pool().unwrap(),
+            super::update_pool().unwrap()
+        ));
+        // From a thread of the search pool, an update's work stays on that pool's thread.
+        let inner = super::install(|| {
+            super::install_update(|| std::thread::current().name().map(str::to_owned))
+        });
+        assert!(
+            inner.is_some_and(|n| n.starts_with("toolsift-") && !n.starts_with("toolsift-update-"))
+        );
     }
 
     #[test]

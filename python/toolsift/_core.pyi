@@ -32,9 +32,12 @@ __all__ = [
     "STOPWORDS_EN",
     "_set_scoring_mode",
     "_set_search_parts",
+    "_set_updates_apart",
     "_new_matches",
     "_untracked",
     "_composed_ids",
+    "_spliced",
+    "_new_ids",
     "_build_records",
     "_build_tools",
     "_new_tools",
@@ -84,6 +87,17 @@ def _set_search_parts(parts: int) -> None:
     >>> _set_search_parts(0)
     """
 
+def _set_updates_apart(apart: bool) -> None:
+    """Whether a live update's engine work (``ToolIndex.with_tools``, a catalogue update) runs
+    in a pool of its own with half the threads (``True``, the default: the searches that overlap
+    it keep a core) or in the pool of searches and builds, on every thread (``False``).
+
+    For benches only: both return identical results.
+
+    >>> from toolsift._core import _set_updates_apart
+    >>> _set_updates_apart(True)
+    """
+
 def _untracked(tools: tuple[_T, ...]) -> tuple[_T, ...]:
     """``tools`` (a tuple), no longer tracked by Python's cyclic garbage collector, so that no
     collection walks its items: an updated index's tuple of tools
@@ -111,6 +125,33 @@ def _composed_ids(through: bytes, ids: bytes) -> bytes:
     >>> from toolsift._core import _composed_ids
     >>> array("q", _composed_ids(array("q", [5, 6, 7]).tobytes(), array("q", [2, -1, 0]).tobytes()))
     array('q', [7, -1, 5])
+    """
+
+def _spliced(items: tuple[_T, ...], drop: list[int], add: tuple[_T, ...]) -> tuple[_T, ...]:
+    """``items`` without the positions ``drop`` (strictly ascending), then ``add``, in one pass
+    and not tracked by Python's cyclic garbage collector: an updated index's tuple of tools
+    (``toolsift._snapshot.positions.spliced``).
+
+    Raises:
+        ValueError: a position of ``drop`` out of range or out of order.
+
+    >>> from toolsift._core import _spliced
+    >>> _spliced(("a", "b", "c"), [1], ("d",))
+    ('a', 'c', 'd')
+    """
+
+def _new_ids(n: int, drop: list[int]) -> bytes:
+    """For each of ``n`` positions, its position once ``drop`` (strictly ascending) is removed,
+    or -1 for a removed one, as the bytes of an ``array("q")``
+    (``toolsift._snapshot.positions.new_id_array``).
+
+    Raises:
+        ValueError: a position of ``drop`` out of range or out of order.
+
+    >>> from array import array
+    >>> from toolsift._core import _new_ids
+    >>> array("q", _new_ids(4, [1, 2])).tolist()
+    [0, -1, -1, 1]
     """
 
 def _new_matches(

@@ -71,6 +71,14 @@ pub(crate) fn _set_search_parts(parts: usize) {
     crate::search::prune::set_search_parts(parts);
 }
 
+/// Whether a live update's engine work runs in its own pool of half the threads (`True`, the
+/// default: the searches that overlap it keep a core) or in the pool of searches and builds on
+/// every thread (`False`). For benches: the results are the same either way.
+#[pyfunction]
+pub(crate) fn _set_updates_apart(apart: bool) {
+    crate::pool::set_updates_apart(apart);
+}
+
 /// `tools` (a tuple), no longer tracked by Python's cyclic garbage collector: an index's tuple
 /// of tools (100,000 references at the largest sizes) is then never traversed by a collection.
 /// A new update's tuple is a young container, and the next young-generation pass would visit

@@ -96,7 +96,7 @@ pub(super) fn updated(
     // index at every activation).
     let trim = documents.len() >= crate::build::CHUNK_DOCS;
     let index = py.detach(|| {
-        let index = crate::pool::install(|| inner.updated(&remove, names, &documents));
+        let index = crate::pool::install_update(|| inner.updated(&remove, names, &documents));
         drop(documents);
         if trim {
             build_pipeline::release_free_memory();

@@ -3,7 +3,8 @@
 //! `keyword_index`, `name_keys`, `dense_matrix`) or group of functions (`functions`, `matches`,
 //! `tool_objects`: the `Tool` objects of `load_tools`, whose schemas `frozen_schema` freezes);
 //! `index_persist` and `index_scores` hold the bodies of `index`'s snapshot and update methods
-//! and of its per-document ones. `convert` and `errors` are the leaves every other file may use.
+//! and of its per-document ones; `positions` the tuple of tools and the id translation of an
+//! update. `convert` and `errors` are the leaves every other file may use.
 
 pub(crate) mod build_pipeline;
 pub(crate) mod convert;
@@ -23,6 +24,7 @@ pub(crate) mod name_columns;
 pub(crate) mod name_keys;
 pub(crate) mod name_map;
 pub(crate) mod plain_search;
+pub(crate) mod positions;
 pub(crate) mod records;
 pub(crate) mod regex_index;
 pub(crate) mod tool_objects;

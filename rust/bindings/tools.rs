@@ -280,7 +280,7 @@ pub fn _update_tools(
     // As `Index.updated`: a large update's scratch is handed back to the OS.
     let trim = documents.len() >= CHUNK_DOCS;
     let updated = py.detach(|| {
-        let index = crate::pool::install(|| inner.updated(&remove, names, &documents));
+        let index = crate::pool::install_update(|| inner.updated(&remove, names, &documents));
         drop(documents);
         if trim {
             release_free_memory();

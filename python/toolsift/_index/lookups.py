@@ -16,14 +16,13 @@ from __future__ import annotations
 import functools
 import heapq
 import threading
-from array import array
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._engine.select import keyword_index_class
 from .._names.table import NameTable
 from .._options import DEFAULT_PREFIX_FRACTION
-from .._snapshot.positions import new_ids
+from .._snapshot.positions import new_id_array
 from .._snapshot.tools_section import LazyTools
 from .._text.documents import FieldWeights, scored_text
 from .._text.name_parts import keyword_name_parts
@@ -133,7 +132,7 @@ class NameLookups:
         table = self._name_table
         if table is None:
             return None
-        return table.remapped(name_source(tools), array("q", new_ids(n_old, drop)), kept)
+        return table.remapped(name_source(tools), new_id_array(n_old, drop), kept)
 
     def keyword_index(self) -> EngineKeywordIndex:
         """Seed 001's keyword scorer on the same engine, built on first use."""

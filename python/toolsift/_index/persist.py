@@ -25,7 +25,7 @@ from .._engine.select import EngineName, select_engine
 from .._options import check_max_bytes
 from .._overlay import PositionMap
 from .._snapshot.format import stored_field_weights, write_atomic
-from .._snapshot.positions import without
+from .._snapshot.positions import spliced, without
 from .._snapshot.tools_section import LazyTools, decode_tool_section, encode_tool_section
 from .._text.documents import FieldWeights
 from ..errors import DuplicateToolError, SnapshotError
@@ -143,7 +143,7 @@ def updated(
     if isinstance(old_tools, LazyTools):  # a loaded index stays lazy: decode no kept tool
         tools = old_tools.subset(without(range(len(old_tools)), drop), add)
     else:
-        tools = untracked_tuple((*without(old_tools, drop), *add))
+        tools = untracked_tuple(spliced(old_tools, drop, add))
     ids = PositionMap.of(by_name).updated(dropped.values(), [t.name for t in add])
     if isinstance(ids, dict) and isinstance(tools, LazyTools):
         # Folded: the new columns' own map, not a dict of every name.
