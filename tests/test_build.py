@@ -114,11 +114,15 @@ def test_the_engine_reads_tools_into_the_twins_documents(weights):
     assert [_core._tool_document(t, w) for t in tools] == pairs
     names = [t.name for t in tools]
     profile = "omp" if weights == "omp" else "english"
-    built = _core._build_tools(tools, w, 1.2, 0.75, 0.5, profile)
+    built, names_made = _core._build_tools(tools, w, 1.2, 0.75, 0.5, profile)
+    # The name table made beside the index is the table of the same tools.
+    want_names = _core._build_name_table(tools)
+    for got_map, want_map in zip(names_made[:2], want_names[:2]):
+        assert list(got_map.items()) == list(want_map.items())
     assert built.to_bytes() == _core.Index(names, pairs, w, delta=0.5, profile=profile).to_bytes()
     twin = PyIndex(names, pairs, w, delta=0.5, profile=profile)
     assert built.to_bytes() == twin.to_bytes()
-    head = _core._build_tools(tools[:-2500], w, 1.2, 0.75, 0.5, profile)
+    head, _ = _core._build_tools(tools[:-2500], w, 1.2, 0.75, 0.5, profile)
     updated = _core._update_tools(head, tools[-2500:], [0, 5])
     twin_head = PyIndex(names[:-2500], pairs[:-2500], w, delta=0.5, profile=profile)
     want = twin_head.updated(names[-2500:], pairs[-2500:], remove=[0, 5])
@@ -158,4 +162,4 @@ def test_reading_tools_fails_with_the_twins_errors():
     with pytest.raises(AttributeError):
         _core._build_tools([*tools[:10], object()], w, 1.2, 0.75, 0.5, "english")
     seed = _weights("omp")  # the parameters are not read: nothing fails
-    assert len(_core._build_tools(tools, seed, 1.2, 0.75, 0.5, "omp")) == len(tools)
+    assert len(_core._build_tools(tools, seed, 1.2, 0.75, 0.5, "omp")[0]) == len(tools)

@@ -27,6 +27,7 @@ from ..tools import Tool
 
 if TYPE_CHECKING:
     from .._engine.protocol import EngineIndex, EngineIndexClass
+    from .._names.table import NameParts
 
 __all__ = ["checked_tools", "engine_index", "untracked_tuple", "updated_index"]
 
@@ -92,8 +93,10 @@ def engine_index(
     weights: list[float],
     params: tuple[float, float, float],
     profile: ProfileName,
-) -> EngineIndex:
-    """The engine index of ``tools`` (checked by :func:`checked_tools`) under ``weights``."""
+) -> tuple[EngineIndex, NameParts | None]:
+    """The engine index of ``tools`` (checked by :func:`checked_tools`) under ``weights``, and
+    the parts of their name table when the engine made them during the build (the Rust
+    engine's, on its pool beside the index's last step; ``None``: made on first use)."""
     k1, b, delta = params
     if engine == "rust":
         from .._core import _build_tools
@@ -101,7 +104,8 @@ def engine_index(
         with _collector_paused():
             return _build_tools(tools, weights, k1, b, delta, profile)
     docs = [document(tool, weights) for tool in tools]
-    return cls([t.name for t in tools], docs, weights, k1=k1, b=b, delta=delta, profile=profile)
+    index = cls([t.name for t in tools], docs, weights, k1=k1, b=b, delta=delta, profile=profile)
+    return index, None
 
 
 def updated_index(
