@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ._corpora import VOCAB, WEIGHTS
 from .conftest import HAVE_RUST
@@ -163,3 +165,46 @@ def test_reading_tools_fails_with_the_twins_errors():
         _core._build_tools([*tools[:10], object()], w, 1.2, 0.75, 0.5, "english")
     seed = _weights("omp")  # the parameters are not read: nothing fails
     assert len(_core._build_tools(tools, seed, 1.2, 0.75, 0.5, "omp")[0]) == len(tools)
+
+
+@pytest.mark.skipif(not HAVE_RUST, reason="the Rust extension is not built")
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.sampled_from(["a", "b", "c", "d"]), st.sampled_from([None, "s", "t"])),
+        max_size=8,
+    ),
+    odd=st.none() | st.integers(0, 8),
+    subclass=st.booleans(),
+)
+def test_checked_tools_in_one_call_equals_its_loop(rows, odd, subclass):
+    """`checked_tools` makes its maps in one compiled call (`_tool_positions`): the same maps
+    as its Python loop, and the loop's error for the first item it refuses (a non-Tool, a name
+    seen before)."""
+    from unittest import mock
+
+    import toolsift._index.build as build
+    from toolsift import Tool
+    from toolsift.tools import mcp_name
+
+    class Sub(Tool):
+        pass
+
+    make = Sub if subclass else Tool
+    tools: list[object] = [
+        make(name=mcp_name(s, n) if s else n, server=s, mcp_tool_name=n if s else None)
+        for n, s in rows
+    ]
+    if odd is not None:
+        tools.insert(min(odd, len(tools)), "not a tool")
+
+    def outcome(call):
+        try:
+            return call()
+        except Exception as exc:
+            return type(exc), str(exc)
+
+    got = outcome(lambda: build.checked_tools(tools))
+    with mock.patch.object(build, "_tool_positions", None):
+        want = outcome(lambda: build.checked_tools(tools))
+    assert got == want

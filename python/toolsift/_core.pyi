@@ -41,6 +41,7 @@ __all__ = [
     "_tracked",
     "_update_tools",
     "_tool_document",
+    "_tool_positions",
     "_build_name_table",
     "__version__",
 ]
@@ -228,6 +229,22 @@ def _update_tools(index: Index, tools: Sequence[Tool], remove: Iterable[int] | N
     >>> index = _build_tools([Tool(name="a")], [1.0] * 11, 1.2, 0.75, 1.0, "omp")[0]
     >>> _update_tools(index, [Tool(name="b")], [0]).names
     ['b']
+    """
+
+def _tool_positions(
+    tools: tuple[Any, ...], cls: type[Tool]
+) -> tuple[dict[str, int], dict[str, list[int]]] | int:
+    """``toolsift._index.build.checked_tools``' maps of ``tools``, made in one call: each
+    tool's position by name, and each server's tools' positions. The position of the first
+    item that is not a ``cls``, or whose name an earlier tool has, instead (the caller then
+    raises its error). For ``toolsift.ToolIndex`` only.
+
+    >>> from toolsift import Tool
+    >>> from toolsift._core import _tool_positions
+    >>> _tool_positions((Tool(name="a"), Tool(name="mcp__s__b", server="s")), Tool)
+    ({'a': 0, 'mcp__s__b': 1}, {'s': [1]})
+    >>> _tool_positions((Tool(name="a"), Tool(name="a")), Tool)
+    1
     """
 
 def _tool_document(tool: Tool, field_weights: list[float]) -> list[tuple[int, str]]:

@@ -11,7 +11,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::critical_section::with_critical_section;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyDict, PyMapping, PyMappingProxy, PyString, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyDict, PyList, PyMapping, PyMappingProxy, PyString, PyTuple, PyType};
 use pyo3::{ffi, intern};
 
 use super::build_pipeline::{build_pipelined_with, release_free_memory};
@@ -290,6 +290,49 @@ pub fn _build_tools<'py>(
         None => None,
     };
     Ok((PyIndex::wrap(index), table))
+}
+
+/// What `_tool_positions` returns: `checked_tools`' maps, or the position of the item that
+/// makes it raise.
+#[derive(IntoPyObject)]
+pub enum Positions<'py> {
+    Maps((Bound<'py, PyDict>, Bound<'py, PyDict>)),
+    Refused(usize),
+}
+
+/// `toolsift._index.build.checked_tools`' maps of `tools` (a tuple), made in one call: each
+/// tool's position by name, and each server's tools' positions (ascending), the dicts its loop
+/// makes. The position of the first item that is not a `cls`, or whose name an earlier tool
+/// has, instead: the caller's loop then raises its error.
+#[pyfunction]
+pub fn _tool_positions<'py>(
+    tools: &Bound<'py, PyTuple>,
+    cls: &Bound<'py, PyType>,
+) -> PyResult<Positions<'py>> {
+    let py = tools.py();
+    let (by_name, servers) = (PyDict::new(py), PyDict::new(py));
+    for (i, tool) in tools.iter().enumerate() {
+        if !tool.is_instance(cls)? {
+            return Ok(Positions::Refused(i));
+        }
+        let fields = Reader {
+            tool: &tool,
+            slots: tool_slots(&tool)?,
+        };
+        let name = fields.field(0)?;
+        if by_name.contains(&name)? {
+            return Ok(Positions::Refused(i));
+        }
+        by_name.set_item(&name, i)?;
+        let server = fields.field(3)?;
+        if !server.is_none() {
+            match servers.get_item(&server)? {
+                Some(ids) => ids.cast_into::<PyList>()?.append(i)?,
+                None => servers.set_item(&server, PyList::new(py, [i])?)?,
+            }
+        }
+    }
+    Ok(Positions::Maps((by_name, servers)))
 }
 
 /// `index` without the documents `remove` and with `tools`' documents appended, in order

@@ -53,8 +53,9 @@ def untracked_tuple(items: tuple[_T, ...]) -> tuple[_T, ...]:
 
 
 try:
-    from .._core import _untracked
+    from .._core import _tool_positions, _untracked
 except ImportError:  # the pure-Python engine alone: the collector tracks the tuple
+    _tool_positions = None  # type: ignore[assignment]
     _untracked = None  # type: ignore[assignment]
 
 
@@ -68,6 +69,11 @@ def checked_tools(
         DuplicateToolError: two tools share a name.
     """
     checked = tuple(tools)
+    if _tool_positions is not None:  # the same maps, made in one call
+        made = _tool_positions(checked, Tool)
+        if not isinstance(made, int):
+            return checked, made[0], made[1]
+        # (else an item is refused: the loop below raises its error)
     by_name: dict[str, int] = {}
     servers: dict[str, list[int]] = {}
     for i, tool in enumerate(checked):
