@@ -3,8 +3,9 @@
 The Rust engine reads each :class:`~toolsift.Tool`'s attributes itself and makes its document
 with the same Rust field extraction as :meth:`~toolsift.ToolIndex.from_records`
 (``toolsift._core._build_tools``, ``rust/bindings/tools.rs``, ``rust/build/records.rs``): no
-Python code runs per tool during the build. The pure-Python twin makes its documents with
-:func:`toolsift._text.documents.document`, proven equal to the Rust extraction.
+Python code runs per tool during the build, and the tools' name table is made on the engine's
+pool beside the index's last step, for the first search. The pure-Python twin makes its
+documents with :func:`toolsift._text.documents.document`, proven equal to the Rust extraction.
 
 Example:
     >>> from toolsift import Tool
