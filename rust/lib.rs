@@ -61,6 +61,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bindings::tools::_build_tools, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::tools::_update_tools, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::tools::_tool_document, m)?)?;
+    m.add_function(wrap_pyfunction!(bindings::tools::_tool_positions, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::name_keys::_build_name_table, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ._corpora import VOCAB, WEIGHTS
 from .conftest import HAVE_RUST
@@ -114,11 +116,15 @@ def test_the_engine_reads_tools_into_the_twins_documents(weights):
     assert [_core._tool_document(t, w) for t in tools] == pairs
     names = [t.name for t in tools]
     profile = "omp" if weights == "omp" else "english"
-    built = _core._build_tools(tools, w, 1.2, 0.75, 0.5, profile)
+    built, names_made = _core._build_tools(tools, w, 1.2, 0.75, 0.5, profile)
+    # The name table made beside the index is the table of the same tools.
+    want_names = _core._build_name_table(tools)
+    for got_map, want_map in zip(names_made[:2], want_names[:2]):
+        assert list(got_map.items()) == list(want_map.items())
     assert built.to_bytes() == _core.Index(names, pairs, w, delta=0.5, profile=profile).to_bytes()
     twin = PyIndex(names, pairs, w, delta=0.5, profile=profile)
     assert built.to_bytes() == twin.to_bytes()
-    head = _core._build_tools(tools[:-2500], w, 1.2, 0.75, 0.5, profile)
+    head, _ = _core._build_tools(tools[:-2500], w, 1.2, 0.75, 0.5, profile)
     updated = _core._update_tools(head, tools[-2500:], [0, 5])
     twin_head = PyIndex(names[:-2500], pairs[:-2500], w, delta=0.5, profile=profile)
     want = twin_head.updated(names[-2500:], pairs[-2500:], remove=[0, 5])
@@ -158,4 +164,47 @@ def test_reading_tools_fails_with_the_twins_errors():
     with pytest.raises(AttributeError):
         _core._build_tools([*tools[:10], object()], w, 1.2, 0.75, 0.5, "english")
     seed = _weights("omp")  # the parameters are not read: nothing fails
-    assert len(_core._build_tools(tools, seed, 1.2, 0.75, 0.5, "omp")) == len(tools)
+    assert len(_core._build_tools(tools, seed, 1.2, 0.75, 0.5, "omp")[0]) == len(tools)
+
+
+@pytest.mark.skipif(not HAVE_RUST, reason="the Rust extension is not built")
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.sampled_from(["a", "b", "c", "d"]), st.sampled_from([None, "s", "t"])),
+        max_size=8,
+    ),
+    odd=st.none() | st.integers(0, 8),
+    subclass=st.booleans(),
+)
+def test_checked_tools_in_one_call_equals_its_loop(rows, odd, subclass):
+    """`checked_tools` makes its maps in one compiled call (`_tool_positions`): the same maps
+    as its Python loop, and the loop's error for the first item it refuses (a non-Tool, a name
+    seen before)."""
+    from unittest import mock
+
+    import toolsift._index.build as build
+    from toolsift import Tool
+    from toolsift.tools import mcp_name
+
+    class Sub(Tool):
+        pass
+
+    make = Sub if subclass else Tool
+    tools: list[object] = [
+        make(name=mcp_name(s, n) if s else n, server=s, mcp_tool_name=n if s else None)
+        for n, s in rows
+    ]
+    if odd is not None:
+        tools.insert(min(odd, len(tools)), "not a tool")
+
+    def outcome(call):
+        try:
+            return call()
+        except Exception as exc:
+            return type(exc), str(exc)
+
+    got = outcome(lambda: build.checked_tools(tools))
+    with mock.patch.object(build, "_tool_positions", None):
+        want = outcome(lambda: build.checked_tools(tools))
+    assert got == want

@@ -190,6 +190,46 @@ def test_the_first_search_takes_the_table_a_build_made(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
+# The table a build of `Tool` objects makes beside its index (taken by the first search).
+
+
+def tools_of(rows) -> list[Tool]:
+    """The `Tool`s of name rows that `Tool` takes, first of each name kept."""
+    tools: dict[str, Tool] = {}
+    for name, server, mcp in rows:
+        try:
+            tool = Tool(name=name, server=server, mcp_tool_name=mcp)
+        except ToolsiftError:
+            continue
+        tools.setdefault(tool.name, tool)
+    return list(tools.values())
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(name_rows(), max_size=14))
+def test_a_tool_build_makes_the_table_of_its_tools(rows):
+    tools = tools_of(rows)
+    weights = [1.0] * 11
+    index, parts = core._build_tools(tools, weights, 1.2, 0.75, 0.5, "omp")
+    assert parts is not None and len(index) == len(tools)
+    want = built_in_python(tools)
+    assert_same_maps(parts, want)
+    assert len(parts[2]) == len(core._build_name_table(tools)[2])
+    # The index's first search takes it, and answers as a table made from the tools.
+    built, fresh = ToolIndex(tools, engine="rust"), python_table(tools)
+    assert built._lookups._name_parts is not None
+    assert_same_maps((built.names._plain, built.names._qualified), want)
+    assert built._lookups._name_parts is None  # taken: held once, by the table
+    probes = [*(a for t in tools for a in t.aliases()), "read file", "readFile"]
+    assert built.names.lookup_names(probes) == fresh.lookup_names(probes)
+    selects = ["select:" + ",".join(t.name for t in tools[:3])] if tools else []
+    python = ToolIndex(tools, engine="python")
+    assert python._lookups._name_parts is None  # the twin makes its table on first use
+    for query in [*selects, "read file"]:
+        assert ranked(built, query) == ranked(python, query)
+
+
+# ---------------------------------------------------------------------------------------------
 # Updates: a base shared by reference and an overlay of the added tools.
 
 

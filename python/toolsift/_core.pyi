@@ -44,6 +44,7 @@ __all__ = [
     "_tracked",
     "_update_tools",
     "_tool_document",
+    "_tool_positions",
     "_build_name_table",
     "__version__",
 ]
@@ -204,11 +205,14 @@ def _build_tools(
     b: float,
     delta: float,
     profile: str,
-) -> Index:
+) -> tuple[Index, tuple[NameMap, NameMap, NameKeys] | None]:
     """The engine index of ``toolsift.Tool`` objects: each tool's attributes are read here (no
     Python code runs per tool) into the record ``_build_records`` reads from JSON, and its
     document is made by the same Rust field extraction; documents are tokenized on the thread
-    pool while the next ones are read. For ``toolsift.ToolIndex`` only.
+    pool while the next ones are read. With it, the tools' name table as
+    ``_build_name_table(tools)`` makes it, made on the pool beside the index's last step
+    (``None`` where it could not be: the first search makes it). For ``toolsift.ToolIndex``
+    only.
 
     Raises:
         AttributeError: an item is not a ``Tool``.
@@ -217,8 +221,9 @@ def _build_tools(
 
     >>> from toolsift import Tool
     >>> from toolsift._core import _build_tools
-    >>> len(_build_tools([Tool(name="a")], [1.0] * 11, 1.2, 0.75, 1.0, "omp"))
-    1
+    >>> index, names = _build_tools([Tool(name="a")], [1.0] * 11, 1.2, 0.75, 1.0, "omp")
+    >>> len(index), dict(names[0].items())
+    (1, {'a': 0})
     """
 
 def _new_tools(
@@ -262,9 +267,25 @@ def _update_tools(index: Index, tools: Sequence[Tool], remove: Iterable[int] | N
 
     >>> from toolsift import Tool
     >>> from toolsift._core import _build_tools, _update_tools
-    >>> index = _build_tools([Tool(name="a")], [1.0] * 11, 1.2, 0.75, 1.0, "omp")
+    >>> index = _build_tools([Tool(name="a")], [1.0] * 11, 1.2, 0.75, 1.0, "omp")[0]
     >>> _update_tools(index, [Tool(name="b")], [0]).names
     ['b']
+    """
+
+def _tool_positions(
+    tools: tuple[Any, ...], cls: type[Tool]
+) -> tuple[dict[str, int], dict[str, list[int]]] | int:
+    """``toolsift._index.build.checked_tools``' maps of ``tools``, made in one call: each
+    tool's position by name, and each server's tools' positions. The position of the first
+    item that is not a ``cls``, or whose name an earlier tool has, instead (the caller then
+    raises its error). For ``toolsift.ToolIndex`` only.
+
+    >>> from toolsift import Tool
+    >>> from toolsift._core import _tool_positions
+    >>> _tool_positions((Tool(name="a"), Tool(name="mcp__s__b", server="s")), Tool)
+    ({'a': 0, 'mcp__s__b': 1}, {'s': [1]})
+    >>> _tool_positions((Tool(name="a"), Tool(name="a")), Tool)
+    1
     """
 
 def _tool_document(tool: Tool, field_weights: list[float]) -> list[tuple[int, str]]:

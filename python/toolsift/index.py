@@ -84,8 +84,10 @@ class ToolIndex:
             field_weights = FieldWeights.for_profile(profile)
         name, cls = _select_engine(engine)
         params = (k1, b, delta)
-        index = engine_index(name, cls, tools, field_weights.as_list(), params, profile)
-        self._wire(tools, by_name, name, index, field_weights, params, servers=servers)
+        index, names = engine_index(name, cls, tools, field_weights.as_list(), params, profile)
+        self._wire(
+            tools, by_name, name, index, field_weights, params, servers=servers, name_parts=names
+        )
 
     @classmethod
     def _from_parts(

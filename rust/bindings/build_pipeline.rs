@@ -116,22 +116,35 @@ pub fn build_pipelined(
 ) -> PyResult<Index> {
     build_pipelined_with(
         py,
-        |send| Ok((super::documents::read_documents(documents, send)?, names)),
+        |send| {
+            Ok((
+                super::documents::read_documents(documents, send)?,
+                names,
+                (),
+            ))
+        },
         field_weights,
         params,
         profile,
+        |()| (),
     )
+    .map(|(index, ())| index)
 }
 
 /// [`build_pipelined`] of the documents that `read` converts (with the GIL) and hands to its
-/// argument a chunk at a time; `read` returns the number of documents and their names.
-pub fn build_pipelined_with(
+/// argument a chunk at a time; `read` returns the number of documents, their names and what
+/// `alongside` takes, which runs on the pool beside the merge's last step (the parts the
+/// caller derives from the documents, made where a core would otherwise wait for the last
+/// postings, as `crate::build::catalog::build_with` does). `alongside` runs only when the index
+/// is built.
+pub fn build_pipelined_with<T: Send, R: Send>(
     py: Python<'_>,
-    read: impl FnOnce(&mut dyn FnMut(FlatChunk)) -> PyResult<(usize, Vec<String>)>,
+    read: impl FnOnce(&mut dyn FnMut(FlatChunk)) -> PyResult<(usize, Vec<String>, T)>,
     field_weights: Vec<f64>,
     (k1, b, delta): (f64, f64, f64),
     profile: crate::analysis::Profile,
-) -> PyResult<Index> {
+    alongside: impl FnOnce(T) -> R + Send,
+) -> PyResult<(Index, R)> {
     let weights = Arc::new(field_weights);
     // Bad weights fail below, after conversion; don't tokenize with them meanwhile.
     let tokenize = check_weights(&weights).is_ok();
@@ -170,7 +183,7 @@ pub fn build_pipelined_with(
         spawned += 1;
     };
     let converted = read(&mut send);
-    let n_docs = converted.as_ref().map_or(0, |(n, _)| *n);
+    let n_docs = converted.as_ref().map_or(0, |(n, _, _)| *n);
     drop(tx);
     let expected = if tokenize { spawned } else { 0 };
     // Wait for the tasks (GIL released) even on error, so none outlives this call's data.
@@ -186,7 +199,7 @@ pub fn build_pipelined_with(
     });
     // Every task is done: free the shared stemmed copies before the heap is trimmed below.
     drop(stems);
-    let (_, names) = converted?;
+    let (_, names, extra) = converted?;
     if names.len() != n_docs {
         return Err(crate::error::Error::InvalidDocument(format!(
             "got {} names for {n_docs} documents",
@@ -201,9 +214,14 @@ pub fn build_pipelined_with(
         if let Some(e) = failed {
             return Err(e);
         }
-        let index = crate::pool::install(|| merge.finish(names, weights, params, profile));
+        let (index, extra) = crate::pool::install(|| {
+            rayon::join(
+                || merge.finish(names, weights, params, profile),
+                || alongside(extra),
+            )
+        });
         release_free_memory();
-        index
+        Ok((index?, extra))
     })
     .map_err(PyErr::from)
 }

@@ -9,14 +9,11 @@
 //! round-trip, so read back bit for bit), `bool`s and `None`. Any other schema is stored as
 //! `Tool` stores it (a read-only proxy over a shallow copy).
 
-use std::borrow::Cow;
-use std::fmt;
-
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::build::item::Node;
+use crate::build::item_json::parse_schema;
 use crate::build::schema::node_descriptions;
 
 /// What [`write_json`] made of a value.
@@ -126,8 +123,28 @@ fn write_str(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Result<(), Written>
         .cast_exact::<PyString>()
         .map_err(|_| Written::NotJson)?;
     with_utf8(text, |utf8| {
-        serde_json::to_writer(&mut *out, utf8).map_err(|_| Written::NotJson)
+        push_json_str(utf8, out);
+        Ok(())
     })
+}
+
+/// Appends `text` as a JSON string, as `serde_json` writes it: most schema strings need no
+/// escape, and are copied whole.
+fn push_json_str(text: &str, out: &mut Vec<u8>) {
+    let bytes = text.as_bytes();
+    // (A fold, not `any`: no early exit, so the compiler checks many bytes at a time.)
+    let escaped = bytes.iter().fold(false, |found, &b| {
+        found | (b < 0x20) | (b == b'"') | (b == b'\\')
+    });
+    if escaped {
+        // Writing to a `Vec` cannot fail.
+        let _ = serde_json::to_writer(&mut *out, text);
+        return;
+    }
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(bytes);
+    out.push(b'"');
 }
 
 #[cfg(not(windows))]
@@ -173,17 +190,14 @@ fn with_utf8<T>(
 }
 
 /// A frozen schema, parsed for the index build: its values as the parameter walk reads them
-/// (`crate::build::item::Node`), strings borrowed from the text where they have no escape.
+/// (`crate::build::item::Node`, read as a JSON item's schema is: `item_json::parse_schema`),
+/// strings borrowed from the text where they have no escape.
 pub struct FrozenSchema<'a>(Node<'a>);
 
 impl<'a> FrozenSchema<'a> {
     /// The schema of a frozen schema's JSON text (`None`: not JSON, never written here).
     pub fn parse(text: &'a [u8]) -> Option<Self> {
-        let text = std::str::from_utf8(text).ok()?;
-        let mut de = serde_json::Deserializer::from_str(text);
-        let node = NodeVisitor.deserialize(&mut de).ok()?;
-        de.end().ok()?;
-        Some(FrozenSchema(node))
+        parse_schema(std::str::from_utf8(text).ok()?).map(FrozenSchema)
     }
 
     /// `Tool.schema_keys`: the property names, sorted by code point (UTF-8 byte order).
@@ -203,86 +217,5 @@ impl<'a> FrozenSchema<'a> {
     /// The parameter descriptions (`toolsift._text.documents.parameter_descriptions`).
     pub fn descriptions(&self) -> Vec<String> {
         node_descriptions(&self.0)
-    }
-}
-
-/// Reads one JSON value into a [`Node`] (a frozen schema's keys are unique: no deduplication).
-struct NodeVisitor;
-
-impl<'de> DeserializeSeed<'de> for NodeVisitor {
-    type Value = Node<'de>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for NodeVisitor {
-    type Value = Node<'de>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Node::Str(Cow::Borrowed(v)))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Node::Str(Cow::Owned(v.to_owned())))
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Node::Str(Cow::Owned(v)))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Node::Null)
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(Node::Leaf(v))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(Node::Leaf(v != 0))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(Node::Leaf(v != 0))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        Ok(Node::Leaf(v != 0.0))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut any = false;
-        while seq.next_element::<de::IgnoredAny>()?.is_some() {
-            any = true;
-        }
-        Ok(Node::Leaf(any))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut entries = Vec::new();
-        while let Some(key) = map.next_key_seed(KeyVisitor)? {
-            entries.push((key, map.next_value_seed(NodeVisitor)?));
-        }
-        Ok(Node::Object {
-            empty: entries.is_empty(),
-            entries,
-        })
-    }
-}
-
-/// Reads an object key, borrowed from the text where it has no escape.
-struct KeyVisitor;
-
-impl<'de> DeserializeSeed<'de> for KeyVisitor {
-    type Value = Cow<'de, str>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for KeyVisitor {
-    type Value = Cow<'de, str>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON object key")
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(v))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v.to_owned()))
     }
 }

@@ -153,10 +153,20 @@ fn table_of_columns(c: &NameColumns) -> NameTable {
     }))
 }
 
+/// The name table of a build's tools (their name fields, in order; tool id = position), for
+/// the first `_build_name_table` of the tools to take instead of building it. `None` when it
+/// could not be made (a bug: a panic): the first search then builds it as it would have.
+pub(crate) fn name_table_of(tools: &[NameFields]) -> Option<NameTable> {
+    let names = tools
+        .iter()
+        .map(|(name, server, mcp)| (name.as_str(), server.as_deref(), mcp.as_deref()));
+    std::panic::catch_unwind(AssertUnwindSafe(|| NameTable::of(names))).ok()
+}
+
 /// The name columns of a build's tools (their name fields, in order), with their name table
-/// made beside them (each on a core of the pool), for the first `_build_name_table` of the
-/// columns to take instead of building it: `None` past 4 GiB of names. A table that could not
-/// be made (a bug: a panic) is left out, and the first search builds it as it would have.
+/// made beside them ([`name_table_of`], each on a core of the pool), for the first
+/// `_build_name_table` of the columns to take instead of building it: `None` past 4 GiB of
+/// names.
 pub(crate) fn indexed_names(tools: &[NameFields]) -> Option<PyNameColumns> {
     let (columns, table) = rayon::join(
         || -> Result<NameColumns, ColumnsTooLarge> {
@@ -166,14 +176,25 @@ pub(crate) fn indexed_names(tools: &[NameFields]) -> Option<PyNameColumns> {
             }
             Ok(columns.finish())
         },
-        || {
-            let names = tools
-                .iter()
-                .map(|(name, server, mcp)| (name.as_str(), server.as_deref(), mcp.as_deref()));
-            std::panic::catch_unwind(AssertUnwindSafe(|| NameTable::of(names))).ok()
-        },
+        || name_table_of(tools),
     );
     Some(PyNameColumns::with_table(columns.ok()?, table))
+}
+
+/// `table` as `_build_name_table` returns it, `(plain, qualified, keys)`: `None` past 4 GiB
+/// of name forms.
+pub(crate) fn table_parts(
+    py: Python<'_>,
+    table: NameTable,
+) -> PyResult<Option<Bound<'_, PyTuple>>> {
+    let NameTable { maps, keys } = table;
+    let Some(maps) = maps else {
+        return Ok(None);
+    };
+    let [plain, qualified] =
+        [maps.0, maps.1].map(|map| Bound::new(py, PyNameMap::new(map)).map(Bound::into_any));
+    let keys = Bound::new(py, PyNameKeys { inner: keys })?.into_any();
+    PyTuple::new(py, [plain?, qualified?, keys]).map(Some)
 }
 
 /// `NameTable`'s parts from `tools` (objects with `name`, `server` and `mcp_tool_name`, or a
@@ -202,16 +223,8 @@ pub(crate) fn _build_name_table<'py>(
             py.detach(move || gather(NameTableBuild::default(), &names).finish())
         }
     };
-    let NameTable { maps, keys } = table;
-    let Some(maps) = maps else {
-        return Err(PyMemoryError::new_err(
-            "the tools' name forms hold more than 4 GiB of text",
-        ));
-    };
-    let [plain, qualified] =
-        [maps.0, maps.1].map(|map| Bound::new(py, PyNameMap::new(map)).map(Bound::into_any));
-    let keys = Bound::new(py, PyNameKeys { inner: keys })?.into_any();
-    PyTuple::new(py, [plain?, qualified?, keys])
+    table_parts(py, table)?
+        .ok_or_else(|| PyMemoryError::new_err("the tools' name forms hold more than 4 GiB of text"))
 }
 
 /// Whether tools have identifier names, each tool read once.

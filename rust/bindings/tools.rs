@@ -11,7 +11,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::critical_section::with_critical_section;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyDict, PyMapping, PyMappingProxy, PyString, PyType};
+use pyo3::types::{PyBytes, PyDict, PyList, PyMapping, PyMappingProxy, PyString, PyTuple, PyType};
 use pyo3::{ffi, intern};
 
 use super::build_pipeline::{build_pipelined_with, release_free_memory};
@@ -20,7 +20,9 @@ use super::documents::extract_owned_text;
 use super::frozen_schema::FrozenSchema;
 use super::index::PyIndex;
 use super::instances::{get_slot, slot_offsets};
+use super::name_keys::{name_table_of, table_parts};
 use crate::analysis::Profile;
+use crate::build::catalog::NameFields;
 use crate::build::records::{ToolFields, PARAMS};
 use crate::build::schema::{collect_descriptions, Schema};
 use crate::build::{FlatChunk, CHUNK_DOCS};
@@ -100,15 +102,29 @@ fn tool_slots<'a>(tool: &Bound<'_, PyAny>) -> PyResult<Option<&'a [ffi::Py_ssize
 /// The record of one `Tool`: its resolved label and summary, its sorted schema keys, and (only
 /// when `weights` score them, as the twin reads them) its parameters' descriptions.
 pub fn tool_fields_of(tool: &Bound<'_, PyAny>, weights: &[f64]) -> PyResult<ToolFields> {
+    Ok(tool_record(tool, weights, false)?.0)
+}
+
+/// [`tool_fields_of`], and with `names` the tool's name fields as the name table reads them
+/// (`name`, `server` and `mcp_tool_name` as they are, where the record keeps a server only when
+/// it is not empty and an MCP name only with a server).
+fn tool_record(
+    tool: &Bound<'_, PyAny>,
+    weights: &[f64],
+    names: bool,
+) -> PyResult<(ToolFields, Option<NameFields>)> {
     let fields = Reader {
         tool,
         slots: tool_slots(tool)?,
     };
-    let server = fields.optional(3)?.filter(|s| !s.is_empty());
-    let mcp_tool_name = match server {
-        Some(_) => fields.optional(4)?,
-        None => None,
+    let raw_server = fields.optional(3)?;
+    let server = raw_server.clone().filter(|s| !s.is_empty());
+    let raw_mcp = if server.is_some() || names {
+        fields.optional(4)?
+    } else {
+        None
     };
+    let mcp_tool_name = server.as_ref().and(raw_mcp.clone());
     let wants_params = weights.get(PARAMS).is_some_and(|&w| w != 0.0);
     let schema = fields.field(2)?;
     let (keys, params) = match schema.cast_exact::<PyBytes>() {
@@ -137,7 +153,7 @@ pub fn tool_fields_of(tool: &Bound<'_, PyAny>, weights: &[f64]) -> PyResult<Tool
             (keys, params)
         }
     };
-    Ok(ToolFields {
+    let record = ToolFields {
         name: fields.text(0)?,
         server,
         mcp_tool_name,
@@ -148,7 +164,9 @@ pub fn tool_fields_of(tool: &Bound<'_, PyAny>, weights: &[f64]) -> PyResult<Tool
         description: fields.text(1)?,
         title: fields.optional(5)?,
         params,
-    })
+    };
+    let names = names.then(|| (record.name.clone(), raw_server, raw_mcp));
+    Ok((record, names))
 }
 
 /// A Python schema value, read as `_collect_descriptions` reads it.
@@ -207,18 +225,20 @@ impl<'py> Schema for PySchema<'py> {
 }
 
 /// Reads `tools` chunk by chunk, calling `send` with every `CHUNK_DOCS` documents; returns the
-/// tools' names.
+/// tools' names and their name fields (the name table's input).
 fn read_tools(
     tools: &Bound<'_, PyAny>,
     weights: &[f64],
     send: &mut dyn FnMut(FlatChunk),
-) -> PyResult<Vec<String>> {
-    let mut names = Vec::with_capacity(tools.len().unwrap_or(0));
+) -> PyResult<(Vec<String>, Vec<NameFields>)> {
+    let n = tools.len().unwrap_or(0);
+    let (mut names, mut name_fields) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let mut chunk = FlatChunk::default();
     for tool in tools.try_iter()? {
-        let fields = tool_fields_of(&tool?, weights)?;
+        let (fields, tool_names) = tool_record(&tool?, weights, true)?;
         fields.push_document(&mut chunk, weights);
         names.push(fields.name);
+        name_fields.extend(tool_names);
         if chunk.len() == CHUNK_DOCS {
             send(std::mem::take(&mut chunk));
         }
@@ -226,35 +246,93 @@ fn read_tools(
     if !chunk.is_empty() {
         send(chunk);
     }
-    Ok(names)
+    Ok((names, name_fields))
 }
 
+/// What `_build_tools` returns: the engine index, and its tools' name table as
+/// `_build_name_table` makes it (`None` if it was not made: the first search makes it).
+type BuiltTools<'py> = (PyIndex, Option<Bound<'py, PyTuple>>);
+
 /// The engine index of `tools` (a sequence of `toolsift.Tool`), `ToolIndex`'s build: the
-/// documents are read here and tokenized on the pool, part by part, with the GIL released.
+/// documents are read here and tokenized on the pool, part by part, with the GIL released; the
+/// tools' name table is made on the pool beside the merge's last step, as a record build makes
+/// it (`super::records`), for the index's first search to take.
 #[pyfunction]
 #[pyo3(signature = (tools, field_weights, k1, b, delta, profile))]
-pub fn _build_tools(
-    py: Python<'_>,
-    tools: &Bound<'_, PyAny>,
+pub fn _build_tools<'py>(
+    py: Python<'py>,
+    tools: &Bound<'py, PyAny>,
     field_weights: Vec<f64>,
     k1: f64,
     b: f64,
     delta: f64,
     profile: &str,
-) -> PyResult<PyIndex> {
+) -> PyResult<BuiltTools<'py>> {
     let profile = Profile::parse(profile)?;
     let weights = field_weights.clone();
-    let index = build_pipelined_with(
+    let (index, table) = build_pipelined_with(
         py,
         |send| {
-            let names = read_tools(tools, &weights, send)?;
-            Ok((names.len(), names))
+            let (names, name_fields) = read_tools(tools, &weights, send)?;
+            Ok((names.len(), names, name_fields))
         },
         field_weights,
         (k1, b, delta),
         profile,
+        |name_fields| {
+            let table = name_table_of(&name_fields);
+            drop(name_fields);
+            table
+        },
     )?;
-    Ok(PyIndex::wrap(index))
+    let table = match table {
+        Some(table) => table_parts(py, table)?,
+        None => None,
+    };
+    Ok((PyIndex::wrap(index), table))
+}
+
+/// What `_tool_positions` returns: `checked_tools`' maps, or the position of the item that
+/// makes it raise.
+#[derive(IntoPyObject)]
+pub enum Positions<'py> {
+    Maps((Bound<'py, PyDict>, Bound<'py, PyDict>)),
+    Refused(usize),
+}
+
+/// `toolsift._index.build.checked_tools`' maps of `tools` (a tuple), made in one call: each
+/// tool's position by name, and each server's tools' positions (ascending), the dicts its loop
+/// makes. The position of the first item that is not a `cls`, or whose name an earlier tool
+/// has, instead: the caller's loop then raises its error.
+#[pyfunction]
+pub fn _tool_positions<'py>(
+    tools: &Bound<'py, PyTuple>,
+    cls: &Bound<'py, PyType>,
+) -> PyResult<Positions<'py>> {
+    let py = tools.py();
+    let (by_name, servers) = (PyDict::new(py), PyDict::new(py));
+    for (i, tool) in tools.iter().enumerate() {
+        if !tool.is_instance(cls)? {
+            return Ok(Positions::Refused(i));
+        }
+        let fields = Reader {
+            tool: &tool,
+            slots: tool_slots(&tool)?,
+        };
+        let name = fields.field(0)?;
+        if by_name.contains(&name)? {
+            return Ok(Positions::Refused(i));
+        }
+        by_name.set_item(&name, i)?;
+        let server = fields.field(3)?;
+        if !server.is_none() {
+            match servers.get_item(&server)? {
+                Some(ids) => ids.cast_into::<PyList>()?.append(i)?,
+                None => servers.set_item(&server, PyList::new(py, [i])?)?,
+            }
+        }
+    }
+    Ok(Positions::Maps((by_name, servers)))
 }
 
 /// `index` without the documents `remove` and with `tools`' documents appended, in order

@@ -21,6 +21,24 @@ pub fn parse(json: &str) -> Option<Item<'_>> {
     Some(item)
 }
 
+/// The input schema of a JSON text (one object), read as [`parse`] reads an item's: only the
+/// values its places read are kept (`properties`, `items`, `description`), the rest skipped.
+/// `None` when it is not JSON serde_json accepts, or it passes the caps.
+pub fn parse_schema(json: &str) -> Option<Node<'_>> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    let budget = Budget {
+        nodes: Cell::new(0),
+    };
+    let seed = NodeSeed {
+        place: Place::Schema,
+        depth: 1,
+        budget: &budget,
+    };
+    let node = seed.deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(node)
+}
+
 /// Up to this many entries, [`dedup`] looks for duplicate keys pair by pair.
 const PAIRWISE_KEYS: usize = 16;
 

@@ -3,8 +3,9 @@
 The Rust engine reads each :class:`~toolsift.Tool`'s attributes itself and makes its document
 with the same Rust field extraction as :meth:`~toolsift.ToolIndex.from_records`
 (``toolsift._core._build_tools``, ``rust/bindings/tools.rs``, ``rust/build/records.rs``): no
-Python code runs per tool during the build. The pure-Python twin makes its documents with
-:func:`toolsift._text.documents.document`, proven equal to the Rust extraction.
+Python code runs per tool during the build, and the tools' name table is made on the engine's
+pool beside the index's last step, for the first search. The pure-Python twin makes its
+documents with :func:`toolsift._text.documents.document`, proven equal to the Rust extraction.
 
 Example:
     >>> from toolsift import Tool
@@ -27,6 +28,7 @@ from ..tools import Tool
 
 if TYPE_CHECKING:
     from .._engine.protocol import EngineIndex, EngineIndexClass
+    from .._names.table import NameParts
 
 __all__ = ["checked_tools", "engine_index", "untracked_tuple", "updated_index"]
 
@@ -52,8 +54,9 @@ def untracked_tuple(items: tuple[_T, ...]) -> tuple[_T, ...]:
 
 
 try:
-    from .._core import _untracked
+    from .._core import _tool_positions, _untracked
 except ImportError:  # the pure-Python engine alone: the collector tracks the tuple
+    _tool_positions = None  # type: ignore[assignment]
     _untracked = None  # type: ignore[assignment]
 
 
@@ -67,6 +70,11 @@ def checked_tools(
         DuplicateToolError: two tools share a name.
     """
     checked = tuple(tools)
+    if _tool_positions is not None:  # the same maps, made in one call
+        made = _tool_positions(checked, Tool)
+        if not isinstance(made, int):
+            return checked, made[0], made[1]
+        # (else an item is refused: the loop below raises its error)
     by_name: dict[str, int] = {}
     servers: dict[str, list[int]] = {}
     for i, tool in enumerate(checked):
@@ -92,8 +100,10 @@ def engine_index(
     weights: list[float],
     params: tuple[float, float, float],
     profile: ProfileName,
-) -> EngineIndex:
-    """The engine index of ``tools`` (checked by :func:`checked_tools`) under ``weights``."""
+) -> tuple[EngineIndex, NameParts | None]:
+    """The engine index of ``tools`` (checked by :func:`checked_tools`) under ``weights``, and
+    the parts of their name table when the engine made them during the build (the Rust
+    engine's, on its pool beside the index's last step; ``None``: made on first use)."""
     k1, b, delta = params
     if engine == "rust":
         from .._core import _build_tools
@@ -101,7 +111,8 @@ def engine_index(
         with _collector_paused():
             return _build_tools(tools, weights, k1, b, delta, profile)
     docs = [document(tool, weights) for tool in tools]
-    return cls([t.name for t in tools], docs, weights, k1=k1, b=b, delta=delta, profile=profile)
+    index = cls([t.name for t in tools], docs, weights, k1=k1, b=b, delta=delta, profile=profile)
+    return index, None
 
 
 def updated_index(

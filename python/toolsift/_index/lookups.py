@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._engine.select import keyword_index_class
-from .._names.table import NameTable
+from .._names.table import NameParts, NameTable
 from .._options import DEFAULT_PREFIX_FRACTION
 from .._snapshot.positions import new_id_array
 from .._snapshot.tools_section import LazyTools
@@ -86,6 +86,8 @@ class NameLookups:
         field_weights: the index's field weights.
         servers: tool ids by server, if already known (else made on first use).
         table: the name table, if already known (an update carries it over).
+        name_parts: the name table's parts, if the engine's build made them (the table is
+            then made of them on first use, not of the tools).
     """
 
     def __init__(
@@ -97,6 +99,7 @@ class NameLookups:
         *,
         servers: dict[str, list[int]] | None = None,
         table: NameTable | None = None,
+        name_parts: NameParts | None = None,
     ) -> None:
         self._tools = tools
         self.engine = engine
@@ -104,6 +107,7 @@ class NameLookups:
         self.field_weights = field_weights
         self._servers = servers
         self._name_table = table
+        self._name_parts = name_parts
         self._keyword: EngineKeywordIndex | None = None
         self._name_lock = threading.Lock()
         self._allowed_cache: dict[tuple[Any, ...], Any] = {}
@@ -116,7 +120,8 @@ class NameLookups:
             with self._name_lock:
                 table = self._name_table
                 if table is None:
-                    table = self._name_table = NameTable(name_source(self._tools))
+                    parts, self._name_parts = self._name_parts, None
+                    table = self._name_table = NameTable(name_source(self._tools), parts)
         return table
 
     def carried_table(

@@ -45,11 +45,14 @@ except ImportError:  # a pure-Python install: the Python proof runs, the table i
 else:  # the compiled maps are read-only dicts (get, in, iteration, keys())
     Mapping.register(NameMap)
 
-__all__ = ["NameTable", "MIN_KEY_LENGTH"]
+__all__ = ["NameTable", "NameParts", "MIN_KEY_LENGTH"]
 
 _Ids = Union[int, list[int]]
 #: A map of the table: a dict (built in Python; an overlay) or the compiled ``NameMap``.
 _Map = Mapping[str, _Ids]
+#: A table's parts as the compiled build makes them, ``(plain, qualified, keys)``: what
+#: ``toolsift._core._build_name_table`` returns, and ``_build_tools`` beside its index.
+NameParts = tuple[Any, Any, Any]
 
 # An updated table (``NameTable.remapped``) is rebuilt once its removed tools are more than this
 # fraction of the ids in its dicts, and at least this many.
@@ -127,12 +130,15 @@ class NameTable:
         tools: the indexed tools; a tool's id is its position (objects with ``name``,
             ``server``, ``mcp_tool_name`` and ``aliases()``: the tools, or a loaded index's
             ``NameView`` objects).
+        parts: the table's parts, made already by the compiled build of the same tools
+            (:data:`NameParts`); ``None``: made here.
 
     The table is built by the compiled extension in one call over the tools' names, where it
     loads (``toolsift._core._build_name_table``, a twin of :func:`_index_tool` proven equal
     with Hypothesis), else tool by tool in Python: maps of the same items either way. An index
     from :meth:`~toolsift.ToolIndex.from_records` has its table made on the engine's pool
-    during its build (beside the last step of the index), so its first search finds it made.
+    during its build (beside the last step of the index), and so has one of ``ToolIndex(tools)``
+    on the Rust engine (its ``parts``), so their first search finds it made.
 
     An updated index (``ToolIndex.with_tools``) gets its table from :meth:`remapped` in time
     proportional to the change, not to the catalogue: the dicts of the table it came from are
@@ -160,11 +166,11 @@ class NameTable:
         "_tools",
     )
 
-    def __init__(self, tools: Sequence[Tool]) -> None:
+    def __init__(self, tools: Sequence[Tool], parts: NameParts | None = None) -> None:
         self._tools = tools
         # Plain names (canonical name of a non-MCP tool, raw and callable MCP names) and
         # qualified ones (``server`` + ``tool``, which also serves ``mcp__server__tool``).
-        plain, qualified, keys = _built(tools)
+        plain, qualified, keys = _built(tools) if parts is None else parts
         self._plain = plain
         self._qualified = qualified
         self._keys = keys
