@@ -322,4 +322,34 @@ mod tests {
         assert!(ColumnsBuilder::taking(&c, &[4]).unwrap().is_none());
         assert!(c.memory_bytes() > 0);
     }
+
+    #[test]
+    fn holds_an_equal_name_list_instead_of_its_own() {
+        // Table: (the list offered, whether the columns take it): only the same names, in the
+        // same order, are shared; the columns read the same either way.
+        let names = ["mcp__fs__read_file", "plan", "é🎉"];
+        let list = |names: &[&str]| Arc::new(names.iter().copied().collect::<PackedStrings>());
+        let cases = [
+            (list(&names), true),
+            (list(&names[..2]), false),
+            (list(&["plan", "mcp__fs__read_file", "é🎉"]), false),
+            (list(&[]), false),
+        ];
+        for (offered, shared) in cases {
+            let mut b = ColumnsBuilder::with_capacity(3);
+            b.push(names[0], Some("fs"), Some("read_file")).unwrap();
+            b.push(names[1], None, None).unwrap();
+            b.push(names[2], Some("x"), Some("🎉")).unwrap();
+            let mut c = b.finish();
+            assert_eq!(c.share_names(&offered), shared);
+            assert_eq!(Arc::ptr_eq(&c.names, &offered), shared);
+            assert_eq!(
+                (0..3).map(|i| c.name(i)).collect::<Vec<_>>(),
+                names.map(Some)
+            );
+            assert_eq!(c.mcp_tool_name(0), Some("read_file"));
+            assert_eq!(c.mcp_tool_name(2), Some("🎉"));
+            assert_eq!(c.position("plan"), Some(1));
+        }
+    }
 }
