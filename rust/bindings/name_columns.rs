@@ -96,6 +96,15 @@ impl PyNameColumns {
         self.table.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
+    /// These columns holding `index`'s names instead of their own copy, when they are the
+    /// same (a record build's: see `NameColumns::share_names`) and not shared yet.
+    pub(crate) fn share_names_with(mut self, index: &crate::index::Index) -> Self {
+        if let Some(columns) = Arc::get_mut(&mut self.inner) {
+            columns.share_names(&index.names);
+        }
+        self
+    }
+
     /// The columns, shared.
     pub(crate) fn shared(&self) -> Arc<NameColumns> {
         Arc::clone(&self.inner)

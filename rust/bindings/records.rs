@@ -329,5 +329,7 @@ pub fn _build_records(
     let Some(Some(columns)) = columns else {
         return Ok(None); // more than 4 GiB of names: the Python way
     };
+    // The columns' names are the index's: held once (3.8 MiB at 100,000 tools).
+    let columns = columns.share_names_with(&index);
     Ok(Some((PyIndex::wrap(index), columns, spans, server)))
 }

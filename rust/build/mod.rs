@@ -316,7 +316,7 @@ pub(crate) fn assemble(
     let mut index = Index {
         params,
         field_weights,
-        names: packed,
+        names: std::sync::Arc::new(packed),
         term_ids,
         terms,
         sorted_terms,

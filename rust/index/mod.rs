@@ -47,8 +47,9 @@ pub(crate) const SHARED_TF_SCALE: f64 = 0.5;
 pub struct Index {
     pub(crate) params: Params,
     pub(crate) field_weights: Vec<f64>,
-    /// The document names (they break score ties), back to back in one buffer.
-    pub(crate) names: PackedStrings,
+    /// The document names (they break score ties), back to back in one buffer; shared with the
+    /// tools' name columns of a record build (`NameColumns::share_names`), not held twice.
+    pub(crate) names: std::sync::Arc<PackedStrings>,
     /// Term string -> term id (over `terms`).
     pub(crate) term_ids: TermIds,
     pub(crate) terms: PackedStrings,

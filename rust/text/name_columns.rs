@@ -7,12 +7,14 @@
 //! raw MCP name and a dict entry per name (20 MiB at 100,000 tools); here a name costs its bytes
 //! plus 4, a server a 4-byte number (each distinct server stored once), and a raw MCP name that
 //! ends its tool's name (the canonical `mcp__server__tool` form) a 4-byte offset into the name.
+//! The names of a record build's columns are the engine index's own ([`NameColumns::share_names`]):
+//! held once, not twice.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use hashbrown::hash_table::HashTable;
 
-use super::packed_strings::{CompactStrings as Strings, TooLarge};
+use super::packed_strings::{CompactStrings as Strings, PackedStrings, TooLarge};
 
 /// The columns hold more than 4 GiB of text (never for a catalogue a loader accepts).
 pub type ColumnsTooLarge = TooLarge;
@@ -25,7 +27,9 @@ const OWN: u32 = 1 << 31;
 /// Each tool's name, server and raw MCP name, in tool order.
 #[derive(Debug, Default)]
 pub struct NameColumns {
-    names: Strings,
+    /// The names (at most 4 GiB of text: [`ColumnsBuilder::push`] checks), perhaps shared with
+    /// the engine index of the same tools.
+    names: Arc<PackedStrings>,
     /// Per tool: its server's number in `servers`, or [`NONE`].
     server_of: Vec<u32>,
     /// The distinct servers, in order of first use.
@@ -119,7 +123,17 @@ impl NameColumns {
             .collect()
     }
 
-    /// The bytes held on the heap (the lookup table once made).
+    /// Holds `names` (an engine index's document names) instead of its own copy of the same
+    /// names, when they are the same list; whether they are.
+    pub(crate) fn share_names(&mut self, names: &Arc<PackedStrings>) -> bool {
+        let same = *self.names == **names;
+        if same {
+            self.names = Arc::clone(names);
+        }
+        same
+    }
+
+    /// The bytes held on the heap (the lookup table once made; the names even when shared).
     pub fn memory_bytes(&self) -> usize {
         self.names.memory_bytes()
             + self.servers.memory_bytes()
@@ -133,6 +147,8 @@ impl NameColumns {
 #[derive(Debug, Default)]
 pub struct ColumnsBuilder {
     columns: NameColumns,
+    /// The names so far (`columns.names` once finished).
+    names: PackedStrings,
     /// Server -> its number, while building.
     server_numbers: HashTable<u32>,
 }
@@ -144,7 +160,7 @@ impl ColumnsBuilder {
         let columns = &mut builder.columns;
         columns.server_of.reserve_exact(tools);
         columns.mcp.reserve_exact(tools);
-        columns.names.reserve(tools);
+        builder.names = PackedStrings::with_capacity(0, tools);
         builder
     }
 
@@ -196,7 +212,7 @@ impl ColumnsBuilder {
                 }
             },
         };
-        columns.names.push(name)?;
+        push_name(&mut self.names, name)?;
         columns.server_of.push(server);
         columns.mcp.push(mcp);
         Ok(())
@@ -216,7 +232,7 @@ impl ColumnsBuilder {
                 hasher.hash_one(servers.get(k as usize).unwrap_or("").as_bytes())
             });
         }
-        let columns = &mut builder.columns;
+        let (columns, names) = (&mut builder.columns, &mut builder.names);
         for &i in keep {
             let Some(name) = from.names.get(i) else {
                 return Ok(None);
@@ -232,7 +248,7 @@ impl ColumnsBuilder {
                     .push(from.mcp_own.get((mcp & !OWN) as usize).unwrap_or(""))?;
                 mcp = OWN | j;
             }
-            columns.names.push(name)?;
+            push_name(names, name)?;
             columns.server_of.push(from.server_of[i]);
             columns.mcp.push(mcp);
         }
@@ -241,14 +257,22 @@ impl ColumnsBuilder {
 
     /// The columns, their spare room freed.
     pub fn finish(self) -> NameColumns {
-        let mut columns = self.columns;
-        columns.names.shrink_to_fit();
+        let (mut columns, mut names) = (self.columns, self.names);
+        names.shrink_to_fit();
+        columns.names = Arc::new(names);
         columns.servers.shrink_to_fit();
         columns.mcp_own.shrink_to_fit();
         columns.server_of.shrink_to_fit();
         columns.mcp.shrink_to_fit();
         columns
     }
+}
+
+/// Appends `name`, at most 4 GiB of names in all (as the other columns).
+fn push_name(names: &mut PackedStrings, name: &str) -> Result<(), TooLarge> {
+    u32::try_from(names.text_len() + name.len()).map_err(|_| TooLarge)?;
+    names.push(name);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -297,5 +321,35 @@ mod tests {
         assert_eq!(again.position("mcp__db__q"), Some(3));
         assert!(ColumnsBuilder::taking(&c, &[4]).unwrap().is_none());
         assert!(c.memory_bytes() > 0);
+    }
+
+    #[test]
+    fn holds_an_equal_name_list_instead_of_its_own() {
+        // Table: (the list offered, whether the columns take it): only the same names, in the
+        // same order, are shared; the columns read the same either way.
+        let names = ["mcp__fs__read_file", "plan", "é🎉"];
+        let list = |names: &[&str]| Arc::new(names.iter().copied().collect::<PackedStrings>());
+        let cases = [
+            (list(&names), true),
+            (list(&names[..2]), false),
+            (list(&["plan", "mcp__fs__read_file", "é🎉"]), false),
+            (list(&[]), false),
+        ];
+        for (offered, shared) in cases {
+            let mut b = ColumnsBuilder::with_capacity(3);
+            b.push(names[0], Some("fs"), Some("read_file")).unwrap();
+            b.push(names[1], None, None).unwrap();
+            b.push(names[2], Some("x"), Some("🎉")).unwrap();
+            let mut c = b.finish();
+            assert_eq!(c.share_names(&offered), shared);
+            assert_eq!(Arc::ptr_eq(&c.names, &offered), shared);
+            assert_eq!(
+                (0..3).map(|i| c.name(i)).collect::<Vec<_>>(),
+                names.map(Some)
+            );
+            assert_eq!(c.mcp_tool_name(0), Some("read_file"));
+            assert_eq!(c.mcp_tool_name(2), Some("🎉"));
+            assert_eq!(c.position("plan"), Some(1));
+        }
     }
 }

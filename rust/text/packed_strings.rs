@@ -108,6 +108,11 @@ impl PackedStrings {
         self.text.get(start..self.ends.get(id)?)
     }
 
+    /// The bytes of text held.
+    pub(crate) fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
     /// Appends a term (its id is the previous [`PackedStrings::len`]).
     pub(crate) fn push(&mut self, term: &str) {
         self.text.push_str(term);
