@@ -281,6 +281,24 @@ def test_a_refused_update_publishes_nothing():
     assert catalog.tools[0].name == "read" and len(catalog) == 5
 
 
+def test_building_a_catalogue_leaves_the_garbage_collector_as_it_was():
+    import gc
+
+    tools = [Tool(name="read"), Tool(name="mcp__mail__send", server="mail")]
+    assert gc.isenabled()
+    Catalog(tools)
+    assert gc.isenabled()
+    with pytest.raises(DuplicateToolError):
+        Catalog([*tools, Tool(name="read")])
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        Catalog(tools)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_session_options_apply_per_view():
     catalog = _catalog()
     mcp_only = catalog.session(mode="mcp-only", always_available=("mail",))

@@ -108,7 +108,7 @@ def engine_index(
     if engine == "rust":
         from .._core import _build_tools
 
-        with _collector_paused():
+        with collector_paused():
             return _build_tools(tools, weights, k1, b, delta, profile)
     docs = [document(tool, weights) for tool in tools]
     index = cls([t.name for t in tools], docs, weights, k1=k1, b=b, delta=delta, profile=profile)
@@ -124,19 +124,20 @@ def updated_index(
         from .._core import Index, _update_tools
 
         assert isinstance(index, Index)  # the Rust engine's index
-        with _collector_paused():
+        with collector_paused():
             return _update_tools(index, add, drop)
     docs = [document(tool, weights) for tool in add]
     return index.updated([t.name for t in add], docs, remove=drop)
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused while the engine reads the tools: reading a
-    schema that is not a plain ``dict`` makes small objects (a method call's arguments), and
-    the collections they trigger would walk every object alive, the tools and their schemas
-    included (a fifth of a 100k-tool build). Restored on exit, errors included; left alone
-    if it was off."""
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while a build reads or wraps every tool: the
+    engine reading a schema that is not a plain ``dict`` makes small objects (a method call's
+    arguments), a catalogue makes one entry a tool, and the collections they trigger would
+    walk every object alive, the tools and their schemas included (a fifth of a 100k-tool
+    index build, an eighth of a catalogue's). Restored on exit, errors included; left alone
+    if it was off (a nested pause leaves it to the outer one)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
