@@ -131,6 +131,24 @@ def test_a_frozen_tool_is_the_eager_tool(schema: dict[str, Any], description: st
 
 
 @given(schema=_SCHEMA)
+def test_a_decoded_schema_with_its_keys_pending_reads_as_the_eager_tool(
+    schema: dict[str, Any],
+) -> None:
+    try:
+        eager = Tool(name="t", input_schema=schema)
+    except ToolDefinitionError:
+        return
+    lazy = _loaded(schema)
+    frozen = type(_stored(lazy)) is bytes
+    assert lazy.input_schema == eager.input_schema  # decodes the schema, not the keys
+    if frozen:
+        assert Tool.__dict__["schema_keys"].storage.__get__(lazy, Tool) is None
+    # The engine reads the decoded schema from its slot and computes the pending keys.
+    assert _core._tool_document(lazy, _ALL_WEIGHTS) == _core._tool_document(eager, _ALL_WEIGHTS)
+    assert lazy.schema_keys == eager.schema_keys
+
+
+@given(schema=_SCHEMA)
 def test_schema_keys_alone_decode_the_same_keys(schema: dict[str, Any]) -> None:
     try:
         eager = Tool(name="t", input_schema=schema)

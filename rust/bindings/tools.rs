@@ -139,16 +139,21 @@ fn tool_record(
             };
             (schema.keys(), params)
         }
+        // The schema as `Tool.input_schema` returns it (a slot holds it decoded; without
+        // slots it was read as the attribute); the keys from their slot, or through the
+        // attribute when pending (`None`: computed from the schema on that first read).
         _ => {
-            let keys = tool
-                .getattr(intern!(tool.py(), "schema_keys"))?
+            let mut stored_keys = fields.field(9)?;
+            if stored_keys.is_none() {
+                stored_keys = tool.getattr(intern!(tool.py(), "schema_keys"))?;
+            }
+            let keys = stored_keys
                 .try_iter()?
                 .map(|key| key.and_then(|key| extract_owned_text(&key, "schema key")))
                 .collect::<PyResult<Vec<String>>>()?;
             let mut params = Vec::new();
             if wants_params {
-                let schema = PySchema(tool.getattr(intern!(tool.py(), "input_schema"))?);
-                collect_descriptions(&schema, 0, &mut params)?;
+                collect_descriptions(&PySchema(schema), 0, &mut params)?;
             }
             (keys, params)
         }
