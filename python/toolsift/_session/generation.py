@@ -182,9 +182,29 @@ class CatalogCore:
         field_weights: Any,
     ) -> None:
         self._write = threading.Lock()  # one update at a time; readers never wait
+        # Generation 0 wraps every tool in an entry: the collector paused meanwhile, so the
+        # new objects set off no collection walking every tool and schema alive.
         with collector_paused():
-            self.current = _first_generation(
-                tools, servers, summaries, engine, profile, field_weights
+            builtins = _check_tools(tools, "tools")
+            by_server: dict[str, list[Tool]] = {}
+            for tool in builtins:
+                if tool.server is not None:
+                    by_server.setdefault(tool.server, []).append(tool)
+            builtins = [t for t in builtins if t.server is None]
+            for name, server_tools in servers.items():
+                by_server.setdefault(name, []).extend(_as_tools(server_tools, name))
+            entries: dict[str, _Entry] = {}
+            _add(entries, [_entry(t, "builtin") for t in builtins])
+            for server_tools in by_server.values():
+                _add(entries, [_entry(t, "mcp") for t in server_tools])
+            every = [e.tool for e in entries.values()]
+            index = ToolIndex(every, engine=engine, profile=profile, field_weights=field_weights)
+            self.current = Generation(
+                number=0,
+                entries=OverlayMap(entries),
+                servers=OverlayMap({s: tuple(t.name for t in ts) for s, ts in by_server.items()}),
+                summaries=OverlayMap(summaries),
+                index=index,
             )
 
     # --- updates: each checks everything, then publishes one generation -------------------------
@@ -266,38 +286,6 @@ class CatalogCore:
             index=index,
             _cache=gen.carried(removed, new),
         )
-
-
-def _first_generation(
-    tools: Iterable[Tool],
-    servers: Mapping[str, Any],
-    summaries: Mapping[str, str],
-    engine: EngineName,
-    profile: Any,
-    field_weights: Any,
-) -> Generation:
-    """Generation 0 of a catalogue (:class:`CatalogCore`'s arguments)."""
-    builtins = _check_tools(tools, "tools")
-    by_server: dict[str, list[Tool]] = {}
-    for tool in builtins:
-        if tool.server is not None:
-            by_server.setdefault(tool.server, []).append(tool)
-    builtins = [t for t in builtins if t.server is None]
-    for name, server_tools in servers.items():
-        by_server.setdefault(name, []).extend(_as_tools(server_tools, name))
-    entries: dict[str, _Entry] = {}
-    _add(entries, [_entry(t, "builtin") for t in builtins])
-    for server_tools in by_server.values():
-        _add(entries, [_entry(t, "mcp") for t in server_tools])
-    every = [e.tool for e in entries.values()]
-    index = ToolIndex(every, engine=engine, profile=profile, field_weights=field_weights)
-    return Generation(
-        number=0,
-        entries=OverlayMap(entries),
-        servers=OverlayMap({s: tuple(t.name for t in ts) for s, ts in by_server.items()}),
-        summaries=OverlayMap(summaries),
-        index=index,
-    )
 
 
 def _entry(tool: Tool, source: ToolSource) -> _Entry:
