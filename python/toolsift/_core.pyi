@@ -938,7 +938,7 @@ class SourceItems:
     Example:
         >>> from toolsift._core import _build_records
         >>> built = _build_records(b'{"name": "a"}\n{"name": "b"}', None, True, [1.0] * 10,
-        ...                        1.2, 0.75, 1.0, "seed")
+        ...                        1.2, 0.75, 1.0, "omp")
         >>> items = built[2]
         >>> len(items), items.item(1)
         (2, b'{"name": "b"}')

@@ -22,11 +22,12 @@ from .errors import LimitError
 
 #: How many matches a search returns by default.
 DEFAULT_LIMIT = 8
-#: A larger ``limit`` is clamped to this (seed 001's hard cap), and the result says so.
+#: A larger ``limit`` is clamped to this (``ToolSearch``'s hard cap), and the result says so.
 DEFAULT_MAX_LIMIT = 25
-#: Seed 001's default number of matches for the keyword ranker.
+#: Claude Code ``ToolSearch``'s default number of matches for the keyword ranker.
 DEFAULT_KEYWORD_LIMIT = 5
-#: A query term missing from the index matches the terms it begins, at this fraction (seed 003).
+#: A query term missing from the index matches the terms it begins, at this fraction
+#: (InitRunner's tool search).
 DEFAULT_PREFIX_FRACTION = 0.5
 
 

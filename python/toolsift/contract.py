@@ -127,7 +127,7 @@ def dumps(value: Any) -> str:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-# --- seed 000: search_tool_bm25 ---------------------------------------------------------------
+# --- OMP search_tool_bm25 ----------------------------------------------------------------------
 
 
 def search_tool_bm25_content(result: DiscoveryResult, *, already_active: bool = True) -> str:
@@ -199,7 +199,7 @@ def search_tool_bm25_details(
     return details
 
 
-# --- seed 001: ToolSearch ---------------------------------------------------------------------
+# --- Claude Code ToolSearch -------------------------------------------------------------------
 
 
 def tool_search_response(result: DiscoveryResult) -> dict[str, Any]:

@@ -282,7 +282,7 @@ def call_meta_tool(
     query = arguments.get("query")
     if ranker == "regex" and query is None:
         query = arguments.get("pattern")
-    # The query is checked before the limit, as the seed does (a missing one is empty).
+    # The query is checked before the limit, as ``search_tool_bm25`` does (a missing one is empty).
     query = "" if query is None else query
     check_query_text(query)
     # A limit above the session's max_limit (default 25) is clamped to it by the search.

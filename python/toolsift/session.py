@@ -298,11 +298,11 @@ class DiscoverySession(_IndexedSession, _Activation):
             >>> s.search("create a calendar event", limit=1).activated
             ('mcp__calendar__create_event',)
         """
-        self.ensure_enabled()  # before the query and limit checks, as the seed does
+        self.ensure_enabled()  # before the query and limit checks, as search_tool_bm25 does
         if ranker == "regex" and isinstance(query, str):
             check_regex_query(query)  # the pattern's error before the limit's
         else:
-            parse_query(query)  # the query's QueryError before the limit's LimitError, as the seed
+            parse_query(query)  # QueryError before LimitError, as search_tool_bm25 does
         if limit is None:
             limit = self.default_limit
         check_limit(limit)

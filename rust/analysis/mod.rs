@@ -151,7 +151,7 @@ impl Profile {
     /// on what `tag` names (an index's term dictionary: [`crate::index::Index`] gives every one
     /// a tag of its own). The stem cache remembers each word's and copy's values under the tag,
     /// so a word that an earlier query against the same index asked for is not resolved again
-    /// ([`QueryTerms::refs`]). The seed profile resolves nothing (its refs stay empty).
+    /// ([`QueryTerms::refs`]). The omp profile resolves nothing (its refs stay empty).
     pub fn analyse_query_for(
         self,
         query: &str,

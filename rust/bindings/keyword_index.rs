@@ -1,4 +1,4 @@
-//! `toolsift._core.KeywordIndex`: seed 001's keyword scorer as a frozen Python class.
+//! `toolsift._core.KeywordIndex`: `ToolSearch`'s keyword scorer as a frozen Python class.
 
 use std::collections::HashSet;
 

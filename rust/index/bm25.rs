@@ -1,7 +1,7 @@
 //! BM25+ scoring: the IDF and the per-term component.
 //!
 //! BM25+ is BM25 with a lower bound δ on the term-frequency component (Lv & Zhai, "Lower-bounding
-//! term frequency normalization", CIKM 2011), with the always-positive IDF of Lucene / seed 000:
+//! term frequency normalization", CIKM 2011), with the always-positive IDF of Lucene and `search_tool_bm25`:
 //!
 //! ```text
 //! idf(t)      = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
@@ -9,15 +9,15 @@
 //! score(q, d) = Σ_{t ∈ q, tf(t,d) > 0}  qtf(t) · idf(t) · ( tf(t,d)·(k1 + 1) / (tf(t,d) + norm(d)) + δ )
 //! ```
 //!
-//! The sum runs over the *matched* query terms only (Lv & Zhai's definition, and seed 000's):
+//! The sum runs over the *matched* query terms only (Lv & Zhai's, and `search_tool_bm25`'s):
 //! bm25s and rank_bm25 also add `idf·δ` for absent terms, which gives every document a score and
 //! changes the ranking. Distinct query terms are summed in first-seen order, starting from 0.0,
-//! so that the pure-Python engine (`toolsift._fallback`) reproduces every score bit for bit:
+//! so that the pure-Python engine (`toolsift._pyengine`) reproduces every score bit for bit:
 //! the two engines must perform the same f64 operations in the same order.
 
 use crate::error::{Error, Result};
 
-/// BM25+ parameters. Defaults are seed 000's: k1 1.2, b 0.75, δ 1.0.
+/// BM25+ parameters. Defaults are OMP `search_tool_bm25`'s: k1 1.2, b 0.75, δ 1.0.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Params {
     pub k1: f64,
@@ -76,7 +76,7 @@ pub fn idf(n_docs: usize, df: usize) -> f64 {
     (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
 }
 
-/// The average document length, or 1.0 when it is 0 or undefined (seed 000 does the same).
+/// The average document length, or 1.0 when it is 0 or undefined (as OMP `search_tool_bm25` does).
 #[inline]
 pub fn average_length(total: f64, n_docs: usize) -> f64 {
     if n_docs == 0 {

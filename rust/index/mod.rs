@@ -2,14 +2,14 @@
 //! length, precomputed IDF, and top-k search without sorting the matches.
 //!
 //! A document is a list of `(field id, text)` pairs; each token of a field adds that field's
-//! weight to the token's term frequency and to the document length (seed 000's weighted document:
+//! weight to the token's term frequency and to the document length (`search_tool_bm25`'s document:
 //! the same as repeating each field's tokens `weight` times). Fields of weight 0 are not scored:
 //! their terms go to *presence postings* (document ids only, and only for terms the document does
 //! not already hold in a scored field), which required terms (`+term`) consult.
 //!
-//! Text becomes terms through the index's analysis profile ([`crate::analysis`]): the seed's
-//! tokens, or (English) CJK bigrams plus half-weight stemmed copies; queries are analysed with
-//! the same profile, and the scoring only sees distinct `(term, qtf)` pairs.
+//! Text becomes terms through the index's analysis profile ([`crate::analysis`]): the OMP
+//! profile's tokens, or (English) CJK bigrams plus half-weight stemmed copies; queries are
+//! analysed with the same profile, and the scoring only sees distinct `(term, qtf)` pairs.
 //!
 //! Postings are stored as CSR arrays: term `t`'s postings are `docs[offsets[t]..offsets[t+1]]`
 //! with their weighted term frequencies in `tfs`, in ascending document order. 5 bytes a posting

@@ -1,6 +1,6 @@
 //! Claude Code `ToolSearch`'s keyword scorer, a second ranker beside BM25+ (`ranker="keyword"`).
 //!
-//! For each distinct query term, a tool scores (seed 001's table, mirrored from the upstream CLI):
+//! For each distinct query term, a tool scores (`ToolSearch`'s table, from the upstream CLI):
 //!
 //! ```text
 //! name part equal to the term          10   (12 for an MCP tool)
@@ -26,7 +26,7 @@ use crate::text::tokenize::for_each_token;
 
 type Map = HashMap<Box<str>, u32, ahash::RandomState>;
 
-/// Points of seed 001's table.
+/// Points of Claude Code `ToolSearch`'s table.
 pub const EXACT_PART: f64 = 10.0;
 pub const EXACT_PART_MCP: f64 = 12.0;
 pub const SUBSTRING_PART: f64 = 5.0;
@@ -119,7 +119,7 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-/// An immutable keyword index (seed 001's scorer).
+/// An immutable keyword index (Claude Code `ToolSearch`'s scorer).
 #[derive(Debug, Clone)]
 pub struct KeywordIndex {
     names: Vec<String>,

@@ -17,9 +17,10 @@ pub struct SearchOptions {
     /// Terms (already tokenized) that every returned document must contain in some field,
     /// weight-0 fields included. They only filter: they add nothing to the score.
     pub required: Vec<String>,
-    /// Prefix matching of query terms that are not in the index (seed 003).
+    /// Prefix matching of query terms that are not in the index (InitRunner's tool search).
     pub prefix: PrefixOptions,
-    /// Absolute threshold: documents scoring below it are dropped (seed 003; 0.0 = off).
+    /// Absolute threshold: documents scoring below it are dropped (InitRunner's tool search;
+    /// 0.0 = off).
     pub threshold: f64,
     /// Relative floor: documents scoring below `relative_floor × best score` are dropped
     /// (0.0 = off; 1.0 keeps only the ties of the best).

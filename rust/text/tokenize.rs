@@ -1,6 +1,6 @@
-//! Text -> terms: the seed's tokenizer, byte for byte.
+//! Text -> terms: OMP `search_tool_bm25`'s tokenizer, byte for byte.
 //!
-//! # The rule (the seed's `tokenize`)
+//! # The rule (`search_tool_bm25`'s `tokenize`)
 //!
 //! NFKD-normalize; drop combining marks (general category `M*`); split `ACRONYMWord` (insert a
 //! space between `[Lu]+` and `[Lu][Ll]`), then camelCase and digit→Upper (between `[Ll N]` and
@@ -9,7 +9,7 @@
 //!
 //! `python/toolsift/_text/tokenize.py` implements the same rule and the two must agree on every input
 //! (`tests/data/tokenize_cases.jsonl` checks it from both sides); `tests/test_tokenize.py` checks
-//! the Python one against the independent reference port of the seed.
+//! the Python one against an independent reference port of `search_tool_bm25`.
 //!
 //! # How it is computed
 //!
@@ -266,7 +266,7 @@ mod python_parity;
 mod tests {
     use super::*;
 
-    /// Expected tokens, from the seed's reference port (`shared/reference`) on Python 3.11.
+    /// Expected tokens, from the independent reference port of `search_tool_bm25` on Python 3.11.
     const CASES: &[(&str, &[&str])] = &[
         // empty and separators only
         ("", &[]),

@@ -158,7 +158,7 @@ class EngineIndexClass(Protocol):
 
 
 class EngineKeywordIndex(Protocol):
-    """Seed 001's keyword scorer; ``_core.KeywordIndex`` and ``_keyword.KeywordIndex``."""
+    """``ToolSearch``'s keyword scorer; ``_core.KeywordIndex`` and ``_keyword.KeywordIndex``."""
 
     def search(
         self,

@@ -107,7 +107,7 @@ def select_engine(engine: str) -> tuple[str, EngineIndexClass]:
 
 
 def keyword_index_class(engine: str) -> EngineKeywordIndexClass:
-    """Seed 001's keyword scorer class of ``engine`` (a name :func:`select_engine` returned).
+    """``ToolSearch``'s keyword scorer class of ``engine`` (a name :func:`select_engine` returned).
 
     Example:
         >>> keyword_index_class("python").__module__

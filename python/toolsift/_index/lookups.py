@@ -1,6 +1,6 @@
 """The name-driven parts of :class:`toolsift.ToolIndex` (a collaborator it holds): the
-name table, ``select:`` lookups with "did you mean" suggestions, the exact-name tier (seed 004),
-the server filter, seed 001's keyword index, and how each engine builds ``Match`` objects.
+name table, ``select:`` lookups with "did you mean" suggestions, the exact-name tier,
+the server filter, ``ToolSearch``'s keyword index, and how each engine builds ``Match`` objects.
 
 Example:
     >>> from toolsift import Tool, ToolIndex
@@ -140,7 +140,7 @@ class NameLookups:
         return table.remapped(name_source(tools), new_id_array(n_old, drop), kept)
 
     def keyword_index(self) -> EngineKeywordIndex:
-        """Seed 001's keyword scorer on the same engine, built on first use."""
+        """Claude Code ``ToolSearch``'s keyword scorer on the same engine, built on first use."""
         keyword = self._keyword
         if keyword is None:
             with self._name_lock:
@@ -246,7 +246,7 @@ class NameLookups:
         The same tools, in the same order, as :meth:`tier` puts first for the BM25+ ranker (the
         same names found, query order, exclude / servers / ``+required`` applied, at most
         :data:`EXACT_NAME_MAX_TOOLS` tools a name, cut to the limit). Each is scored with its
-        keyword points for the query (seed 001's scorer, as the rest of the list), 0.0 when it
+        keyword points for the query (``ToolSearch``'s scorer, as the rest of the list), 0.0 when it
         has none (``searchgraph`` names ``search_graph`` but matches none of its parts): the
         keyword index's own search, restricted to these tools, in either engine.
         """
@@ -269,7 +269,7 @@ class NameLookups:
         filters: dict[str, Any],
         limit: int,
     ) -> list[int]:
-        """The first ``limit`` tools the query names exactly (seed 004), in query order,
+        """The first ``limit`` tools the query names exactly (exact-name prefixing), in query order,
         deduplicated, from the names :meth:`NameTable.find_names` found in ``text`` (as spans).
 
         A name held by several tools (``read_file`` on many servers) lists them by their score

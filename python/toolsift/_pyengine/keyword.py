@@ -1,4 +1,4 @@
-"""Seed 001's keyword scorer in pure Python: the twin of ``toolsift._core.KeywordIndex``.
+"""``ToolSearch``'s keyword scorer in pure Python: the twin of ``toolsift._core.KeywordIndex``.
 
 ``rust/keyword.rs`` documents the scoring (name part 10/12, part substring 5/6, search hint +4,
 description +2; score 0 dropped; score descending, then name). Scores are small integers, so the
@@ -34,7 +34,7 @@ def _postings(texts: Iterable[str]) -> dict[str, list[int]]:
 
 
 class KeywordIndex:
-    """Seed 001's keyword scorer over tools given as names, name parts, hints and descriptions.
+    """``ToolSearch``'s keyword scorer over tools as names, name parts, hints and descriptions.
 
     Arguments:
         names: one name per tool; breaks score ties (ascending).

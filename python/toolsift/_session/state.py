@@ -42,7 +42,8 @@ from .checks import (
 DiscoveryMode = Literal["off", "all", "mcp-only", "auto"]
 ToolSource = Literal["builtin", "mcp", "extension", "custom"]
 
-#: Seed 000's essential built-ins: never hidden unless ``always_available`` says otherwise.
+#: ``search_tool_bm25``'s essential built-ins: never hidden unless ``always_available``
+#: says otherwise.
 DEFAULT_ALWAYS_AVAILABLE = ("read", "bash", "edit")
 #: Auto mode's default thresholds: discovery turns on above 40 tools or 16,000 schema tokens.
 AUTO_MAX_TOOLS = 40

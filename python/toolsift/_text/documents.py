@@ -160,7 +160,7 @@ def _collect_descriptions(schema: Any, depth: int, out: list[str]) -> None:
         _collect_descriptions(items, depth + 1, out)
 
 
-# Field ids: positions in FieldWeights, in the order the seed builds its document.
+# Field ids: positions in FieldWeights, in the order ``search_tool_bm25`` builds its document.
 _NAME, _LABEL, _SERVER, _MCP, _SUMMARY, _KEY, _HINT, _DESCRIPTION, _TITLE, _PARAMS, _PAIRS = range(
     11
 )

@@ -1,4 +1,4 @@
-"""A tool name's parts for seed 001's keyword scorer (both engines' keyword index takes them).
+"""A tool name's parts for ``ToolSearch``'s keyword scorer (both engines' keyword index takes them).
 
 Example:
     >>> keyword_name_parts("getUserName")
@@ -15,7 +15,7 @@ _CAMEL = re.compile(r"([a-z])([A-Z])")
 
 
 def keyword_name_parts(name: str) -> list[str]:
-    """A tool name's parts for the keyword scorer (seed 001), lowercased.
+    """A tool name's parts for the keyword scorer (Claude Code ``ToolSearch``), lowercased.
 
     ``mcp__server__action`` names split on ``__`` and ``_``; other names split CamelCase on case
     boundaries, and on ``_`` and ``.``.

@@ -1,6 +1,6 @@
-"""Text -> terms for the pure-Python engine: the seed's tokenizer, the same as ``rust/tokenize.rs``.
+"""Text -> terms for the pure-Python engine: ``search_tool_bm25``'s tokenizer, as Rust's.
 
-The rule (the seed's ``tokenize``): NFKD-normalize; drop combining marks (``M*``); split
+The rule (``search_tool_bm25``'s ``tokenize``): NFKD-normalize; drop combining marks (``M*``); split
 ``ACRONYMWord`` (a break between ``[Lu]+`` and ``[Lu][Ll]``), then camelCase and digit->Upper (a
 break between ``[Ll N]`` and ``[Lu]``); every character that is not a letter (``L*``) or number
 (``N*``) is a separator; lowercase; split on whitespace and drop empty tokens.
@@ -10,9 +10,10 @@ The Rust module's docs explain the design; in short:
 * Unicode data comes only from ``unicode_data`` (Unicode 14.0.0, generated from Python 3.11 by
   ``scripts/gen_unicode_tables.py``, which writes the Rust engine's copy too), never from this
   interpreter's ``unicodedata``, so the two engines agree on every Python version and equal the
-  seed's reference port on Python 3.11. (``str.lower()`` is used, being fast, only once the
-  tables are loaded and it is seen to map every token character as the tables do.) Code points
-  unassigned in 14.0, private-use characters and lone surrogates are separators.
+  reference port of ``search_tool_bm25`` on Python 3.11. (``str.lower()`` is used, being
+  fast, only once the tables are loaded and it is seen to map every token character as the
+  tables do.) Code points unassigned in 14.0, private-use characters and lone surrogates are
+  separators.
 * NFKD-then-drop-marks is applied per character (exact, because every character with a
   non-zero combining class is a mark), with one ``str.translate``.
 * Lowercasing is per character, except that U+03A3 follows the Final_Sigma rule as CPython's
@@ -47,7 +48,7 @@ _NON_BMP = re.compile("[\U00010000-\U0010ffff]")
 
 
 def tokenize(text: str) -> list[str]:
-    """The tokens of ``text``, as the seed's tokenizer makes them (see the module docstring).
+    """The tokens of ``text``, as ``search_tool_bm25``'s tokenizer makes them (module docstring).
 
     Arguments:
         text: Any string, including lone surrogates (they are separators).

@@ -74,7 +74,7 @@ TOOLSIFT_RANKERS: dict[str, dict[str, Any]] = {
     "toolsift": {},  # the defaults: BM25+, exact-name tier, prefix matching
     "toolsift-plain": {"exact_names": False, "prefix_fraction": 0.0},  # OMP's BM25+ alone
     "toolsift-coverage": {"coverage": True},
-    "toolsift-keyword": {"ranker": "keyword"},  # seed 001's name-part scorer
+    "toolsift-keyword": {"ranker": "keyword"},  # Claude Code ``ToolSearch``'s name-part scorer
 }
 
 

@@ -33,9 +33,9 @@ use crate::search::TopK;
 
 /// Below this many documents a search stays on one thread: waking a pool thread (which sleeps
 /// between a Python caller's searches) and each range's own rise of θ cost more than half of
-/// the search saves. From Python (`Index.search`, 400 synthetic queries, median, seed / english
+/// the search saves. From Python (`Index.search`, 400 synthetic queries, median, omp / english
 /// profile, one range against two on 2 cores): 100k tools 38.1 vs 48.1 / 48.7 vs 56.6 µs, 200k
-/// 54.7 vs 56.7 µs (seed), 300k 76.2 vs 66.3 / 90.6 vs 83.6 µs, 1M 182 vs 138 / 286 vs 194 µs.
+/// 54.7 vs 56.7 µs (omp), 300k 76.2 vs 66.3 / 90.6 vs 83.6 µs, 1M 182 vs 138 / 286 vs 194 µs.
 pub(crate) const PARALLEL_MIN_DOCS: usize = 1 << 18;
 /// Below this many postings (summed over the query's lists) a search stays on one thread.
 pub(crate) const PARALLEL_MIN_POSTINGS: usize = 8_192;
