@@ -7,6 +7,8 @@ every search's latency kept.
 * :func:`paced_window` is an open loop, as a gateway's traffic arrives: the threads together
   start ``rate`` searches a second at random (Poisson) times, and a search's latency runs from
   when it was due, so a thread that falls behind counts its lateness too.
+* :func:`phase_window` is the open loop with every search's due time and return kept, for a
+  bench that sets them against the phases of what ran meanwhile.
 * :func:`gil_probe` measures how long a call holds the GIL, by a thread that sleeps meanwhile.
 """
 
@@ -85,6 +87,46 @@ def paced_window(
 
     _run(searcher, threads, during, lambda: None)
     return lat
+
+
+def phase_window(
+    sessions: list,
+    queries: list[str],
+    seconds: float,
+    rate: float,
+    during: Callable[[], None],
+    stop: threading.Event,
+    threads: int = 8,
+) -> list[tuple[float, float]]:
+    """:func:`paced_window` while ``during()`` runs on a thread of its own (it returns once
+    ``stop`` is set, which happens when the searches end): every search's ``(due, end)``, in
+    ``time.perf_counter`` seconds."""
+    out: list[tuple[float, float]] = []
+    lock = threading.Lock()
+    begin = time.perf_counter() + 0.05
+
+    def searcher(offset: int) -> None:
+        draw = random.Random(offset).expovariate
+        mine, i, due = [], offset, begin
+        while True:
+            due += draw(rate / threads)
+            if due - begin > seconds:
+                break
+            wait = due - time.perf_counter()
+            if wait > 0:
+                time.sleep(wait)
+            sessions[i % len(sessions)].search(queries[i % len(queries)], limit=3)
+            mine.append((due, time.perf_counter()))
+            i += threads
+        with lock:
+            out.extend(mine)
+
+    stop.clear()
+    updater = threading.Thread(target=during)
+    _run(searcher, threads, None, lambda: updater.start())
+    stop.set()
+    updater.join()
+    return out
 
 
 def _run(

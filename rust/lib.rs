@@ -50,6 +50,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         bindings::functions::_set_updates_apart,
         m
     )?)?;
+    m.add_function(wrap_pyfunction!(
+        bindings::functions::_set_update_tuning,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(bindings::functions::untracked, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::functions::composed_ids, m)?)?;
     m.add_function(wrap_pyfunction!(bindings::positions::spliced, m)?)?;

@@ -10,13 +10,14 @@
 //!
 //! The engine work of a live update (a server reconnecting to a shared catalogue) runs in a
 //! second, smaller pool, [`install_update`]: half the threads (one on a 2-core machine), at a
-//! lower scheduling priority, so the searches that overlap an update still find a core (and
-//! win a busy one), and the search pool stays free for them.
+//! lower scheduling priority (nice 10 by default, `TOOLSIFT_UPDATE_NICE` to change), so the
+//! searches that overlap an update still find a core (and win a busy one), and the search pool
+//! stays free for them. A large index is freed there too ([`release`]).
 //! It is created on first use, and again in a forked child, as the main pool.
 
 use std::cell::Cell;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU64, Ordering};
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
@@ -86,8 +87,14 @@ impl Slot {
 /// The pool of searches, builds and batches.
 static POOL: Slot = Slot::new();
 
-/// The pool of live updates ([`install_update`]).
+/// The pool of live updates ([`install_update`]) at a nice value above 0 ([`update_nice`]).
 static UPDATES: Slot = Slot::new();
+
+/// The pool of live updates at nice 0 ([`set_update_nice`]).
+static UPDATES_PLAIN: Slot = Slot::new();
+
+/// Whether a large index is freed on the pool of updates ([`release`]) or where it is dropped.
+static RELEASE_APART: AtomicBool = AtomicBool::new(true);
 
 /// Whether live updates run in [`UPDATES`] (the default) or in [`POOL`] with everything else
 /// ([`set_updates_apart`]).
@@ -116,33 +123,67 @@ pub fn update_threads() -> usize {
     (threads() / 2).max(1)
 }
 
-/// This process's pool of live updates ([`update_threads`] threads, each at a lower
-/// scheduling priority: [`yield_to_searches`]), created on first use, and again in a forked
-/// child; `None` if its threads cannot start.
+/// This process's pool of live updates ([`update_threads`] threads, each at the nice value of
+/// [`update_nice`]: [`yield_to_searches`]), created on first use, and again in a forked
+/// child; `None` if its threads cannot start. A nice value, once lowered, cannot be raised back
+/// without privileges, so the updates at nice 0 have a pool of their own.
 fn update_pool() -> Option<&'static ThreadPool> {
     let threads = update_threads();
-    UPDATES.get(|| {
+    let nice = update_nice();
+    let slot = if nice == 0 { &UPDATES_PLAIN } else { &UPDATES };
+    slot.get(|| {
         ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("toolsift-update-{i}"))
-            .start_handler(|_| yield_to_searches())
+            .start_handler(move |_| yield_to_searches(nice))
             .build()
     })
 }
 
-/// The nice value of an update thread: where the cores are all busy, the scheduler gives the
-/// threads that search (nice 0) about ten times its share, so an update waits for them rather
-/// than they for it; on an idle core it runs at full speed.
+/// The default nice value of an update thread: where the cores are all busy, the scheduler
+/// gives the threads that search (nice 0) about ten times its share, so an update waits for
+/// them rather than they for it; on an idle core it runs at full speed.
 const UPDATE_NICE: i32 = 10;
 
-/// Lowers the calling thread's scheduling priority to [`UPDATE_NICE`] (Linux, where a nice
-/// value is a thread's own; elsewhere a no-op). A failure leaves the priority as it was.
-fn yield_to_searches() {
+/// The nice value of the update threads (0..=19); -1 until read from `TOOLSIFT_UPDATE_NICE`.
+static NICE: AtomicI32 = AtomicI32::new(-1);
+
+/// The nice value the update threads run at: [`set_update_nice`]'s, else the environment
+/// variable `TOOLSIFT_UPDATE_NICE` (an integer 0..=19, read once; anything else is ignored),
+/// else [`UPDATE_NICE`].
+pub fn update_nice() -> i32 {
+    let nice = NICE.load(Ordering::Relaxed);
+    if nice >= 0 {
+        return nice;
+    }
+    let given = std::env::var("TOOLSIFT_UPDATE_NICE")
+        .ok()
+        .and_then(|v| v.trim().parse::<i32>().ok())
+        .filter(|n| (0..=19).contains(n));
+    let nice = given.unwrap_or(UPDATE_NICE);
+    NICE.store(nice, Ordering::Relaxed);
+    nice
+}
+
+/// Sets the nice value of the update threads (clamped to 0..=19): 0 runs updates at the
+/// priority of the searches (an update publishes sooner on a busy machine, and takes its share
+/// of the cores from the searches), above 0 lower. The update pool of a nice value above 0 is
+/// made once, at the value of that time; later values above 0 select the same pool.
+pub fn set_update_nice(nice: i32) {
+    NICE.store(nice.clamp(0, 19), Ordering::Relaxed);
+}
+
+/// Lowers the calling thread's scheduling priority to `nice` (Linux, where a nice value is a
+/// thread's own; elsewhere a no-op). A failure, or `nice` 0, leaves the priority as it was.
+fn yield_to_searches(nice: i32) {
+    if nice == 0 {
+        return;
+    }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: setpriority only changes the calling thread's nice value (who = 0: this thread,
     // on Linux); it reads and writes no memory of ours.
     unsafe {
-        libc::setpriority(libc::PRIO_PROCESS, 0, UPDATE_NICE);
+        libc::setpriority(libc::PRIO_PROCESS, 0, nice);
     }
 }
 
@@ -201,6 +242,22 @@ pub fn set_updates_apart(apart: bool) {
     APART.store(apart, Ordering::Relaxed);
 }
 
+/// Drops `value` on a thread of the pool of updates (at its lower priority), or at once on the
+/// calling thread without that pool: a large index's memory is handed back to the system
+/// without holding up the thread that let it go (a search holding the GIL, say).
+pub fn release<T: Send + 'static>(value: T) {
+    match update_pool().filter(|_| RELEASE_APART.load(Ordering::Relaxed)) {
+        Some(pool) => pool.spawn(move || drop(value)),
+        None => drop(value),
+    }
+}
+
+/// Whether [`release`] frees on the pool of updates (`true`, the default) or on the calling
+/// thread (`false`, what a drop did before), for benches that measure the difference.
+pub fn set_release_apart(apart: bool) {
+    RELEASE_APART.store(apart, Ordering::Relaxed);
+}
+
 /// Runs `f` as a task of this process's pool, or at once on the calling thread without one.
 pub fn spawn(f: impl FnOnce() + Send + 'static) {
     match pool() {
@@ -237,7 +294,7 @@ mod tests {
             // SAFETY: getpriority reads the calling thread's nice value.
             let nice = || unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
             // At least the update nice value, or the process's own if it already ran lower.
-            let floor = super::install(nice).max(super::UPDATE_NICE);
+            let floor = super::install(nice).max(super::update_nice());
             assert!(super::install_update(nice) >= floor);
         }
         assert!(threads >= 1 && threads <= super::threads().max(1));
@@ -253,6 +310,21 @@ mod tests {
         assert!(
             inner.is_some_and(|n| n.starts_with("toolsift-") && !n.starts_with("toolsift-update-"))
         );
+    }
+
+    #[test]
+    fn a_released_value_is_dropped_on_an_update_thread() {
+        struct Tell(std::sync::mpsc::Sender<Option<String>>);
+        impl Drop for Tell {
+            fn drop(&mut self) {
+                let name = std::thread::current().name().map(str::to_owned);
+                self.0.send(name).unwrap();
+            }
+        }
+        let (send, receive) = std::sync::mpsc::channel();
+        super::release(Tell(send));
+        let name = receive.recv().unwrap();
+        assert!(name.is_some_and(|n| n.starts_with("toolsift-update-")));
     }
 
     #[test]

@@ -33,6 +33,7 @@ __all__ = [
     "_set_scoring_mode",
     "_set_search_parts",
     "_set_updates_apart",
+    "_set_update_tuning",
     "_new_matches",
     "_untracked",
     "_composed_ids",
@@ -128,10 +129,26 @@ def _composed_ids(through: bytes, ids: bytes) -> bytes:
     array('q', [7, -1, 5])
     """
 
-def _spliced(items: tuple[_T, ...], drop: list[int], add: tuple[_T, ...]) -> tuple[_T, ...]:
+def _set_update_tuning(*, nice: int | None = None, release_apart: bool | None = None) -> int:
+    """The nice value of the threads of live updates (clamped to 0..=19; 10 by default, or the
+    environment variable ``TOOLSIFT_UPDATE_NICE`` read once), and whether an index of 8,192
+    tools or more is freed on those threads (``release_apart=True``, the default) or on the
+    thread that drops it; returns the nice value now in force. A value left ``None`` is kept.
+
+    For benches only: the results are the same either way.
+
+    >>> from toolsift._core import _set_update_tuning
+    >>> 0 <= _set_update_tuning() <= 19
+    True
+    """
+
+def _spliced(
+    items: tuple[_T, ...], drop: list[int], add: tuple[_T, ...], chunk: int = 4096
+) -> tuple[_T, ...]:
     """``items`` without the positions ``drop`` (strictly ascending), then ``add``, in one pass
     and not tracked by Python's cyclic garbage collector: an updated index's tuple of tools
-    (``toolsift._snapshot.positions.spliced``).
+    (``toolsift._snapshot.positions.spliced``). Filled ``chunk`` items per hold of the GIL, the
+    GIL handed to waiting threads between chunks (0: in one hold); the same tuple either way.
 
     Raises:
         ValueError: a position of ``drop`` out of range or out of order.

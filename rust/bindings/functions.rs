@@ -79,6 +79,21 @@ pub(crate) fn _set_updates_apart(apart: bool) {
     crate::pool::set_updates_apart(apart);
 }
 
+/// The nice value of the threads of live updates (clamped to 0..=19; the default 10, or
+/// `TOOLSIFT_UPDATE_NICE`), and whether a large index is freed on them (`release_apart`, the
+/// default) or on the thread that drops it. For benches: the results are the same either way.
+#[pyfunction]
+#[pyo3(signature = (*, nice = None, release_apart = None))]
+pub(crate) fn _set_update_tuning(nice: Option<i32>, release_apart: Option<bool>) -> i32 {
+    if let Some(nice) = nice {
+        crate::pool::set_update_nice(nice);
+    }
+    if let Some(apart) = release_apart {
+        crate::pool::set_release_apart(apart);
+    }
+    crate::pool::update_nice()
+}
+
 /// `tools` (a tuple), no longer tracked by Python's cyclic garbage collector: an index's tuple
 /// of tools (100,000 references at the largest sizes) is then never traversed by a collection.
 /// A new update's tuple is a young container, and the next young-generation pass would visit
