@@ -22,8 +22,8 @@ freed by the thread that drops it), ``after`` (spliced in chunks, the GIL handed
 them; freed on the update pool), and ``after nice 0`` (the same, the update threads at the
 searches' priority instead of nice 10). It also reports, per configuration, the publication
 time of the updates (p50 / max) and, with no search running, the longest hold of the GIL by an
-update (a probe thread's longest wait past its 0.1 ms sleeps; the probe's own longest wait with
-no update, on the same machine, beside it).
+update (a probe thread's longest wait past its 0.1 ms sleeps, the median and the longest of 5
+updates; the probe's own longest wait with no update, on the same machine, beside it).
 """
 
 from __future__ import annotations
@@ -148,18 +148,20 @@ def churn_window(catalog: Catalog, sessions: list, queries: list[str], seconds: 
     return out
 
 
-def longest_hold(catalog: Catalog, rounds: int = 4) -> tuple[float, float]:
-    """With no search running: the longest GIL hold of ``rounds`` updates (a probe's longest
-    wait past its sleeps), and the probe's own over as long with no update."""
-    held, idle = 0.0, 0.0
+def longest_hold(catalog: Catalog, rounds: int = 5) -> tuple[float, float, float]:
+    """With no search running, ``rounds`` updates, each beside a probe thread: the median over
+    the updates of the probe's longest wait past its sleeps (an update's longest hold of the
+    GIL, plus the scheduler's wake-up latency), the longest over all of them, and the median
+    of the probe's own longest wait over as long with no update (the machine's floor)."""
+    held, idle = [], []
     for round_ in range(rounds):
         catalog.index.search("warm")  # the lazy parts, as a search would make them
         wall, _, longest = gil_probe(
             catalog.replace_server, "reconnecting", server_tools(-round_ - 1)
         )
-        held = max(held, longest)
-        idle = max(idle, gil_probe(time.sleep, wall)[2])
-    return held, idle
+        held.append(longest)
+        idle.append(gil_probe(time.sleep, wall)[2])
+    return statistics.median(held), max(held), statistics.median(idle)
 
 
 def report(name: str, runs: dict[str, list[dict]], holds: dict[str, list]) -> None:
@@ -167,7 +169,7 @@ def report(name: str, runs: dict[str, list[dict]], holds: dict[str, list]) -> No
     print(
         "| configuration | all p99 / max | "
         + " | ".join(f"{p} p99 / max (n)" for p in PHASES)
-        + " | publish p50 / max | longest GIL hold alone (idle probe) | gc passes (gen 2) |"
+        + " | publish p50 / max | GIL hold alone, p50 / max of 5 (idle) | gc passes (gen 2) |"
     )
     print("|---|" + "---:|" * (len(PHASES) + 4))
     for config, windows in runs.items():
@@ -178,8 +180,8 @@ def report(name: str, runs: dict[str, list[dict]], holds: dict[str, list]) -> No
                 cells.append(f"{us(pct(v, 0.99))} / {us(max(v))} ({len(v)})" if v else "-")
             pub = w["publish"]
             cells.append(f"{us(statistics.median(pub))} / {us(max(pub))}" if pub else "-")
-            held, idle = holds[config][run]
-            cells.append(f"{us(held)} ({us(idle)})")
+            held, most, idle = holds[config][run]
+            cells.append(f"{us(held)} / {us(most)} ({us(idle)})")
             gens = [c[2] for c in w["collections"]]
             cells.append(f"{len(gens)} ({gens.count(2)})")
             print(f"| {config}, run {run + 1} | " + " | ".join(cells) + " |")

@@ -74,3 +74,25 @@ def test_a_catalogue_updates_on_plain_priority_threads(tuning) -> None:
     catalog.replace_server("notes", _tools(2, "notes"))
     assert catalog.servers["notes"] == ("mcp__notes__0", "mcp__notes__1")
     assert session.search("select:mcp__notes__1").activated == ("mcp__notes__1",)
+
+
+@pytest.mark.parametrize(("given", "nice"), [("3", 3), ("0", 0), ("19", 19), ("25", 10), ("x", 10)])
+def test_the_environment_sets_the_nice_value(given: str, nice: int) -> None:
+    """``TOOLSIFT_UPDATE_NICE`` (0 to 19; anything else leaves the default, 10), read in a
+    fresh process, which then updates a catalogue on threads of that nice value."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "from toolsift import Catalog, Tool\n"
+        "from toolsift._core import _set_update_tuning\n"
+        "catalog = Catalog([Tool(name='a', description='alpha')], engine='rust')\n"
+        "catalog.add_tools([Tool(name='b', description='beta')])\n"
+        "print(_set_update_tuning(), len(catalog))\n"
+    )
+    env = {**os.environ, "TOOLSIFT_UPDATE_NICE": given}
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == [str(nice), "2"]
