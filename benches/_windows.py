@@ -99,8 +99,8 @@ def phase_window(
     threads: int = 8,
 ) -> list[tuple[float, float]]:
     """:func:`paced_window` while ``during()`` runs on a thread of its own (it returns once
-    ``stop`` is set, which happens when the searches end): every search's ``(due, end)``, in
-    ``time.perf_counter`` seconds."""
+    ``stop`` is set, which happens when the searches end; the thread is named ``updater``):
+    every search's ``(due, end)``, in ``time.perf_counter`` seconds."""
     out: list[tuple[float, float]] = []
     lock = threading.Lock()
     begin = time.perf_counter() + 0.05
@@ -122,7 +122,7 @@ def phase_window(
             out.extend(mine)
 
     stop.clear()
-    updater = threading.Thread(target=during)
+    updater = threading.Thread(target=during, name="updater")
     _run(searcher, threads, None, lambda: updater.start())
     stop.set()
     updater.join()

@@ -20,7 +20,9 @@ Each configuration runs ``--pairs`` times, alternating in one process (the machi
 its load drifts): ``before`` (the tuple of tools spliced in one hold of the GIL, a large index
 freed by the thread that drops it), ``after`` (spliced in chunks, the GIL handed over between
 them; freed on the update pool), and ``after nice 0`` (the same, the update threads at the
-searches' priority instead of nice 10). It also reports, per configuration, the publication
+searches' priority instead of nice 10) and ``after every thread`` (the engine work on every
+thread of the search pool, at nice 0, as before updates had a pool of their own: two threads on
+a 2-core machine instead of one). It also reports, per configuration, the publication
 time of the updates (p50 / max) and, with no search running, the longest hold of the GIL by an
 update (a probe thread's longest wait past its 0.1 ms sleeps, the median and the longest of 5
 updates; the probe's own longest wait with no update, on the same machine, beside it).
@@ -42,30 +44,33 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _windows import gil_probe, phase_window  # noqa: E402
 from bench_gateway import load, pct, server_tools, us  # noqa: E402
 from toolsift import Catalog  # noqa: E402
-from toolsift._core import _set_update_tuning  # noqa: E402
+from toolsift._core import _set_update_tuning, _set_updates_apart  # noqa: E402
 from toolsift._index import persist  # noqa: E402
 from toolsift._session import generation  # noqa: E402
 from toolsift._snapshot import positions  # noqa: E402
 
 RATE = 2_000
+UPDATER = "updater"  # the name of phase_window's updating thread
 SESSIONS = 10_000
 PHASES = ("quiet", "engine", "tail", "after")
-#: name -> (splice chunk, large index freed on the update pool, update threads' nice value)
+#: name -> (splice chunk, large index freed on the update pool, update threads' nice value,
+#: engine work on the update pool rather than on every thread of the search pool)
 CONFIGS = {
-    "before": (0, False, 10),
-    "after": (positions.SPLICE_CHUNK, True, 10),
-    "after nice 0": (positions.SPLICE_CHUNK, True, 0),
+    "before": (0, False, 10, True),
+    "after": (positions.SPLICE_CHUNK, True, 10, True),
+    "after nice 0": (positions.SPLICE_CHUNK, True, 0, True),
+    "after every thread": (positions.SPLICE_CHUNK, True, 10, False),
 }
 
 
 class Phases:
     """Each update's (start, engine start, engine end, publication), and every collection's
-    (start, end, generation), timed by wrapping the update's internal steps and by
-    ``gc.callbacks``."""
+    (start, end, generation, whether the updating thread ran it), timed by wrapping the
+    update's internal steps and by ``gc.callbacks``."""
 
     def __init__(self) -> None:
         self.updates: list[tuple[float, float, float, float]] = []
-        self.collections: list[tuple[float, float, int]] = []
+        self.collections: list[tuple[float, float, int, bool]] = []
         self._engine: list[float] = []
         self._gc_start: dict[int, float] = {}
         self._saved = (persist.updated_index, generation.CatalogCore._publish)
@@ -103,7 +108,8 @@ class Phases:
             self._gc_start[me] = time.perf_counter()
         elif me in self._gc_start:
             start = self._gc_start.pop(me)
-            self.collections.append((start, time.perf_counter(), info["generation"]))
+            updater = threading.current_thread().name == UPDATER
+            self.collections.append((start, time.perf_counter(), info["generation"], updater))
 
     def phase_of(self, due: float, end: float) -> str:
         """The phase a search from ``due`` to ``end`` overlaps (the update's GIL-held tail
@@ -120,9 +126,10 @@ class Phases:
 
 
 def configure(name: str) -> None:
-    chunk, apart, nice = CONFIGS[name]
+    chunk, apart, nice, pool_apart = CONFIGS[name]
     positions.SPLICE_CHUNK = chunk
     _set_update_tuning(nice=nice, release_apart=apart)
+    _set_updates_apart(pool_apart)
 
 
 def churn_window(catalog: Catalog, sessions: list, queries: list[str], seconds: float) -> dict:
@@ -169,7 +176,7 @@ def report(name: str, runs: dict[str, list[dict]], holds: dict[str, list]) -> No
     print(
         "| configuration | all p99 / max | "
         + " | ".join(f"{p} p99 / max (n)" for p in PHASES)
-        + " | publish p50 / max | GIL hold alone, p50 / max of 5 (idle) | gc passes (gen 2) |"
+        + " | publish p50 / max | GIL hold alone, p50 / max of 5 (idle) | gc passes (full) |"
     )
     print("|---|" + "---:|" * (len(PHASES) + 4))
     for config, windows in runs.items():
@@ -182,8 +189,10 @@ def report(name: str, runs: dict[str, list[dict]], holds: dict[str, list]) -> No
             cells.append(f"{us(statistics.median(pub))} / {us(max(pub))}" if pub else "-")
             held, most, idle = holds[config][run]
             cells.append(f"{us(held)} / {us(most)} ({us(idle)})")
-            gens = [c[2] for c in w["collections"]]
-            cells.append(f"{len(gens)} ({gens.count(2)})")
+            full = [c for c in w["collections"] if c[2] == 2]
+            cells.append(
+                f"{len(w['collections'])} ({len(full)}; {sum(c[3] for c in full)} by the update)"
+            )
             print(f"| {config}, run {run + 1} | " + " | ".join(cells) + " |")
     print(f"\nload average after: {os.getloadavg()[0]:.1f} (2 cores)")
 
