@@ -158,6 +158,24 @@ extern "C" {
     ) -> *const std::os::raw::c_char;
 }
 
+/// `text`'s UTF-8, borrowed from the `str` (an ASCII `str` holds it; any other keeps it once
+/// made, as `str` objects do), valid as long as `text` is; `None` for a lone surrogate.
+#[cfg(not(windows))]
+pub(super) fn borrowed_utf8<'a>(text: &'a Bound<'_, PyString>) -> Option<&'a str> {
+    let mut size: pyo3::ffi::Py_ssize_t = 0;
+    // SAFETY: a live `str` (the GIL is held); the returned buffer lives as long as the `str`,
+    // which `text` holds for `'a`. NULL sets a Python error (a lone surrogate), cleared.
+    let data = unsafe { PyUnicode_AsUTF8AndSize(text.as_ptr(), &mut size) };
+    if data.is_null() {
+        drop(PyErr::take(text.py()));
+        return None;
+    }
+    // SAFETY: `size` bytes of valid UTF-8 at `data` (CPython's own encoding).
+    Some(unsafe {
+        std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), size as usize))
+    })
+}
+
 /// `each` of `text`'s UTF-8, borrowed from the `str` (an ASCII `str` holds it; any other keeps
 /// it once made, as `str` objects do); `NotJson` for a lone surrogate.
 #[cfg(not(windows))]

@@ -36,9 +36,14 @@ pub(super) struct Str<'py> {
     utf8: Utf8<'py>,
 }
 
-/// The UTF-8 text of a [`Str`]: encoded by Python, or the Rust text it was made of.
+/// The UTF-8 text of a [`Str`]: the `str`'s own (borrowed, no copy: an ASCII `str` holds it,
+/// any other keeps it once made, as the frozen schema's writer reads its strings), encoded by
+/// Python (where the extension cannot borrow it), or the Rust text it was made of.
 #[derive(Clone)]
 enum Utf8<'py> {
+    #[cfg_attr(windows, allow(dead_code))]
+    Borrowed(*const u8, usize),
+    #[cfg_attr(not(windows), allow(dead_code))]
     Encoded(Bound<'py, PyBytes>),
     Made(String),
 }
@@ -47,6 +52,12 @@ impl<'py> Str<'py> {
     /// `value` when it is exactly a `str` with no lone surrogate (which UTF-8 cannot encode).
     pub(super) fn of(value: &Bound<'py, PyAny>) -> Option<Self> {
         let obj = value.cast_exact::<PyString>().ok()?.clone();
+        #[cfg(not(windows))]
+        let utf8 = {
+            let text = super::frozen_schema::borrowed_utf8(&obj)?;
+            Utf8::Borrowed(text.as_ptr(), text.len())
+        };
+        #[cfg(windows)]
         let utf8 = Utf8::Encoded(obj.encode_utf8().ok()?);
         Some(Str { obj, utf8 })
     }
@@ -61,6 +72,11 @@ impl<'py> Str<'py> {
 
     pub(super) fn text(&self) -> &str {
         match &self.utf8 {
+            // SAFETY: the UTF-8 buffer of `self.obj`, which `self` holds alive (a `str` never
+            // changes or frees its buffer while it lives).
+            Utf8::Borrowed(data, len) => unsafe {
+                std::str::from_utf8_unchecked(std::slice::from_raw_parts(*data, *len))
+            },
             // SAFETY: `PyUnicode_AsUTF8String`'s bytes are valid UTF-8.
             Utf8::Encoded(bytes) => unsafe { std::str::from_utf8_unchecked(bytes.as_bytes()) },
             Utf8::Made(text) => text,

@@ -17,6 +17,8 @@ use pyo3::{ffi, intern};
 use super::build_pipeline::{build_pipelined_with, release_free_memory};
 use super::convert::extract_ids;
 use super::documents::extract_owned_text;
+#[cfg(not(windows))]
+use super::frozen_schema::borrowed_utf8;
 use super::frozen_schema::FrozenSchema;
 use super::index::PyIndex;
 use super::instances::{get_slot, slot_offsets};
@@ -74,13 +76,26 @@ impl<'py> Reader<'_, 'py> {
         if value.is_none() {
             return Ok(None);
         }
-        extract_owned_text(&value, "tool field").map(Some)
+        owned_text(&value, "tool field").map(Some)
     }
 
     /// A `str` field.
     fn text(&self, i: usize) -> PyResult<String> {
-        extract_owned_text(&self.field(i)?, "tool field")
+        owned_text(&self.field(i)?, "tool field")
     }
+}
+
+/// A tool's text field as `extract_owned_text` reads it, copied from the `str`'s own UTF-8
+/// where it has one (an ASCII `str` holds it; any other keeps it once made, as `str` objects
+/// do): no `bytes` object is made and no text checked again per field.
+fn owned_text(value: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
+    #[cfg(not(windows))]
+    if let Ok(text) = value.cast::<PyString>() {
+        if let Some(utf8) = borrowed_utf8(text) {
+            return Ok(utf8.to_owned());
+        }
+    }
+    extract_owned_text(value, what) // (its error for a lone surrogate or another type)
 }
 
 /// [`TOOL_SLOTS`] when `tool` is exactly a `toolsift.Tool`.
@@ -149,7 +164,7 @@ fn tool_record(
             }
             let keys = stored_keys
                 .try_iter()?
-                .map(|key| key.and_then(|key| extract_owned_text(&key, "schema key")))
+                .map(|key| key.and_then(|key| owned_text(&key, "schema key")))
                 .collect::<PyResult<Vec<String>>>()?;
             let mut params = Vec::new();
             if wants_params {
@@ -174,6 +189,17 @@ fn tool_record(
     Ok((record, names))
 }
 
+/// `key` as a Python `str`: the keys `collect_descriptions` reads are interned (a new `str`
+/// would be hashed at every read).
+fn schema_key<'py>(py: Python<'py>, key: &str) -> Bound<'py, PyString> {
+    match key {
+        "properties" => intern!(py, "properties").clone(),
+        "description" => intern!(py, "description").clone(),
+        "items" => intern!(py, "items").clone(),
+        _ => PyString::new(py, key),
+    }
+}
+
 /// A Python schema value, read as `_collect_descriptions` reads it.
 struct PySchema<'py>(Bound<'py, PyAny>);
 
@@ -190,7 +216,7 @@ impl<'py> Schema for PySchema<'py> {
 
     fn get(&self, key: &str) -> PyResult<Option<Self>> {
         let value = match self.0.cast_exact::<PyDict>() {
-            Ok(dict) => dict.get_item(key)?,
+            Ok(dict) => dict.get_item(schema_key(dict.py(), key))?,
             Err(_) => Some(self.0.call_method1(intern!(self.0.py(), "get"), (key,))?),
         };
         Ok(value.filter(|v| !v.is_none()).map(PySchema))
@@ -198,7 +224,7 @@ impl<'py> Schema for PySchema<'py> {
 
     fn has(&self, key: &str) -> PyResult<bool> {
         match self.0.cast_exact::<PyDict>() {
-            Ok(dict) => dict.contains(key),
+            Ok(dict) => dict.contains(schema_key(dict.py(), key)),
             Err(_) => self.0.contains(key),
         }
     }
@@ -225,7 +251,7 @@ impl<'py> Schema for PySchema<'py> {
         if self.0.cast::<PyString>().is_err() {
             return Ok(None);
         }
-        extract_owned_text(&self.0, "parameter description").map(Some)
+        owned_text(&self.0, "parameter description").map(Some)
     }
 }
 

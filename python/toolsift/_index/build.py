@@ -71,7 +71,8 @@ def checked_tools(
     """
     checked = tuple(tools)
     if _tool_positions is not None:  # the same maps, made in one call
-        made = _tool_positions(checked, Tool)
+        with collector_paused():  # (its lists of positions would start collections)
+            made = _tool_positions(checked, Tool)
         if not isinstance(made, int):
             return checked, made[0], made[1]
         # (else an item is refused: the loop below raises its error)
