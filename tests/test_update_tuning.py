@@ -76,10 +76,14 @@ def test_a_catalogue_updates_on_plain_priority_threads(tuning) -> None:
     assert session.search("select:mcp__notes__1").activated == ("mcp__notes__1",)
 
 
-@pytest.mark.parametrize(("given", "nice"), [("3", 3), ("0", 0), ("19", 19), ("25", 10), ("x", 10)])
-def test_the_environment_sets_the_nice_value(given: str, nice: int) -> None:
-    """``TOOLSIFT_UPDATE_NICE`` (0 to 19; anything else leaves the default, 10), read in a
-    fresh process, which then updates a catalogue on threads of that nice value."""
+@pytest.mark.parametrize(
+    ("given", "nice"),
+    [("3", 3), ("0", 0), ("19", 19), (" 7 ", 7), ("25", None), ("-1", None), ("x", None)],
+)
+def test_the_environment_sets_the_nice_value(given: str, nice: int | None) -> None:
+    """``TOOLSIFT_UPDATE_NICE`` (0 to 19; anything else leaves the default, 10, with a
+    warning), read in a fresh process, which then updates a catalogue on threads of that nice
+    value."""
     import os
     import subprocess
     import sys
@@ -89,10 +93,13 @@ def test_the_environment_sets_the_nice_value(given: str, nice: int) -> None:
         "from toolsift._core import _set_update_tuning\n"
         "catalog = Catalog([Tool(name='a', description='alpha')], engine='rust')\n"
         "catalog.add_tools([Tool(name='b', description='beta')])\n"
+        "catalog.add_tools([Tool(name='c', description='gamma')])\n"
         "print(_set_update_tuning(), len(catalog))\n"
     )
     env = {**os.environ, "TOOLSIFT_UPDATE_NICE": given}
     out = subprocess.run(
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
     )
-    assert out.stdout.split() == [str(nice), "2"]
+    assert out.stdout.split() == [str(10 if nice is None else nice), "3"]
+    warned = out.stderr.count(f"RuntimeWarning: TOOLSIFT_UPDATE_NICE={given!r} is not a whole")
+    assert warned == (nice is None), out.stderr  # once a process, for a refused value only

@@ -143,12 +143,13 @@ def _set_update_tuning(*, nice: int | None = None, release_apart: bool | None = 
     """
 
 def _spliced(
-    items: tuple[_T, ...], drop: list[int], add: tuple[_T, ...], chunk: int = 4096
+    items: tuple[_T, ...], drop: list[int], add: tuple[_T, ...], chunk: int = ...
 ) -> tuple[_T, ...]:
     """``items`` without the positions ``drop`` (strictly ascending), then ``add``, in one pass
     and not tracked by Python's cyclic garbage collector: an updated index's tuple of tools
-    (``toolsift._snapshot.positions.spliced``). Filled ``chunk`` items per hold of the GIL, the
-    GIL handed to waiting threads between chunks (0: in one hold); the same tuple either way.
+    (``toolsift._snapshot.positions.spliced``). Filled ``chunk`` items (4,096 by default) per
+    hold of the GIL, the GIL handed to waiting threads between chunks (0: in one hold); the
+    same tuple either way.
 
     Raises:
         ValueError: a position of ``drop`` out of range or out of order.

@@ -17,8 +17,12 @@ Example:
 from __future__ import annotations
 
 import gc
+import os
+import re
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import cache
 from typing import TYPE_CHECKING, TypeVar
 
 from .._text.analysis import ProfileName
@@ -125,10 +129,30 @@ def updated_index(
         from .._core import Index, _update_tools
 
         assert isinstance(index, Index)  # the Rust engine's index
+        warn_if_update_nice_refused()
         with collector_paused():
             return _update_tools(index, add, drop)
     docs = [document(tool, weights) for tool in add]
     return index.updated([t.name for t in add], docs, remove=drop)
+
+
+@cache
+def warn_if_update_nice_refused() -> None:
+    """Warns once a process (``RuntimeWarning``) when ``TOOLSIFT_UPDATE_NICE`` is set to
+    anything but a whole number from 0 to 19: the engine then runs its updates at the default
+    nice value, 10 (``rust/pool.rs`` reads the variable the same way)."""
+    given = os.environ.get("TOOLSIFT_UPDATE_NICE")
+    if given is None:
+        return
+    plain = given.strip()
+    if re.fullmatch(r"[+-]?[0-9]+", plain, re.ASCII) and 0 <= int(plain) <= 19:
+        return
+    warnings.warn(
+        f"TOOLSIFT_UPDATE_NICE={given!r} is not a whole number from 0 to 19; catalogue "
+        "updates run at the default nice value, 10",
+        RuntimeWarning,
+        stacklevel=2,
+    )
 
 
 @contextmanager
