@@ -60,7 +60,7 @@ def _assert_every_tool(path: Path, order_seed: int = 0) -> SourceTools:
     return tools
 
 
-@pytest.mark.parametrize("n", [1, 31, 32, 33, 64, 1000])  # (frames of 32 tools)
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 128, 1000])  # (frames of 64 tools)
 @pytest.mark.parametrize("ensure_ascii", [False, True])
 def test_every_tool_of_a_unicode_catalogue_reads_back(
     tmp_path: Path, n: int, ensure_ascii: bool

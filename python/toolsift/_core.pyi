@@ -950,7 +950,7 @@ class NamePositions:
 @final
 class SourceItems:
     """The JSON text of each tool of an index built from a catalogue's bytes
-    (``toolsift.ToolIndex.from_records``), kept compressed (zstd frames of 32 tools), so that
+    (``toolsift.ToolIndex.from_records``), kept compressed (zstd frames of 64 tools), so that
     a ``Tool`` is made from it only when read.
 
     Example:

@@ -116,11 +116,18 @@ fn python_space(c: char) -> bool {
 
 /// `_sanitize_part`: every character outside `[A-Za-z0-9_-]` becomes one `_` per UTF-16 unit.
 pub fn sanitize_part(part: &str) -> String {
+    let mut out = String::with_capacity(part.len());
+    push_sanitized(&mut out, part);
+    out
+}
+
+/// Appends [`sanitize_part`]`(part)` to `out`.
+fn push_sanitized(out: &mut String, part: &str) {
     let kept = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-';
     if part.bytes().all(|b| kept(&b)) {
-        return part.to_owned(); // (most names and servers)
+        out.push_str(part); // (most names and servers)
+        return;
     }
-    let mut out = String::with_capacity(part.len());
     for c in part.chars() {
         if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
             out.push(c);
@@ -130,7 +137,42 @@ pub fn sanitize_part(part: &str) -> String {
             out.push('_');
         }
     }
-    out
+}
+
+/// `mcp__{server}__{tool}`, each part sanitised ([`sanitize_part`]).
+fn canonical_name(server: &str, tool: &str) -> String {
+    let mut name = String::with_capacity(server.len() + tool.len() + 7);
+    name.push_str("mcp__");
+    push_sanitized(&mut name, server);
+    name.push_str("__");
+    push_sanitized(&mut name, tool);
+    name
+}
+
+/// The tool part of `raw` when it is `mcp__{server}__{tool}` with `server` sanitised
+/// ([`sanitize_part`]) and a non-empty tool part (`raw.startswith(prefix) and len(raw) >
+/// len(prefix)` in `_record_item`), found without building the prefix.
+fn canonical_tool<'r>(raw: &'r str, server: &str) -> Option<&'r str> {
+    let mut rest = raw.strip_prefix("mcp__")?;
+    if server
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        rest = rest.strip_prefix(server)?; // (most servers: sanitising keeps them)
+    } else {
+        let mut buf = [0u8; 4];
+        for c in server.chars() {
+            let part: &str = if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c.encode_utf8(&mut buf)
+            } else if c > '\u{ffff}' {
+                "__"
+            } else {
+                "_"
+            };
+            rest = rest.strip_prefix(part)?;
+        }
+    }
+    rest.strip_prefix("__").filter(|tool| !tool.is_empty())
 }
 
 /// `_utf16_prefix`: the longest prefix of `text` at most `units` UTF-16 code units long.
@@ -232,7 +274,7 @@ fn mcp_fields(item: &Item<'_>, server: &str) -> Option<ToolFields> {
             Some(Annotations::Other) => return None,
         }
     }
-    let name = format!("mcp__{}__{}", sanitize_part(server), sanitize_part(raw));
+    let name = canonical_name(server, raw);
     let description = text(&item.description)?;
     let (keys, params) = schema_fields(item.mcp_schema.as_ref())?;
     Some(ToolFields {
@@ -264,13 +306,12 @@ fn record_fields(item: &Item<'_>, server: Option<&str>) -> Option<ToolFields> {
     }
     let mut name = raw.to_owned();
     if let Some(server) = server {
-        let prefix = format!("mcp__{}__", sanitize_part(server));
-        if raw.starts_with(&prefix) && raw.len() > prefix.len() {
+        if let Some(tool) = canonical_tool(raw, server) {
             if mcp_tool_name.is_none() {
-                mcp_tool_name = Some(raw[prefix.len()..].to_owned());
+                mcp_tool_name = Some(tool.to_owned());
             }
         } else {
-            name = prefix + &sanitize_part(raw);
+            name = canonical_name(server, raw);
             match &mcp_tool_name {
                 None => mcp_tool_name = Some(raw.to_owned()),
                 Some(given) if given != raw => return None,
@@ -392,6 +433,48 @@ mod tests {
             ("é", "_"),
         ] {
             assert_eq!(sanitize_part(part), want, "{part}");
+        }
+    }
+
+    #[test]
+    fn finds_the_canonical_tool_part_as_the_prefix_test_does() {
+        // The definition: `raw.starts_with(prefix) && raw.len() > prefix.len()`.
+        fn by_prefix<'r>(raw: &'r str, server: &str) -> Option<&'r str> {
+            let prefix = format!("mcp__{}__", sanitize_part(server));
+            let n = prefix.len();
+            (raw.starts_with(&prefix) && raw.len() > n).then(|| &raw[n..])
+        }
+        let servers = [
+            "fs",
+            "@smithery-ai/slack",
+            "a😀b",
+            "é",
+            "my server",
+            "a__b",
+            "-",
+        ];
+        let tools = ["read", "", "_x", "😀", "mcp__fs__read"];
+        for server in servers {
+            let sanitized = sanitize_part(server);
+            for tool in tools {
+                for raw in [
+                    format!("mcp__{sanitized}__{tool}"),
+                    format!("mcp__{server}__{tool}"),
+                    format!("mcp_{sanitized}__{tool}"),
+                    format!("mcp__{sanitized}_{tool}"),
+                    tool.to_string(),
+                ] {
+                    assert_eq!(
+                        canonical_tool(&raw, server),
+                        by_prefix(&raw, server),
+                        "{raw}"
+                    );
+                }
+            }
+            assert_eq!(
+                canonical_name(server, "a.b"),
+                format!("mcp__{sanitized}__{}", sanitize_part("a.b"))
+            );
         }
     }
 

@@ -3,17 +3,17 @@
 //! from it only when it is read: about a fifth of the catalogue's size instead of all of it.
 //!
 //! zstd at level [`LEVEL`] rather than LZ4 (blocks of 64): 0.7× LZ4's size at 100,000
-//! synthetic tools (11.3 vs 16.2 MiB) and on mcp_mixed, for ~1.5× its compression time and
-//! about its time to read an item (a frame of ~15-25 KiB decompressed). A frame starts with
-//! its items' lengths (`u32` LE), compressed with them: no per-item array stays in memory.
+//! synthetic tools and on mcp_mixed. A frame starts with its items' lengths (`u32` LE),
+//! compressed with them: no per-item array stays in memory.
 
 use rayon::prelude::*;
 use std::cell::RefCell;
 
-/// Items per compressed frame: reading one item decompresses its frame. Larger frames compress
-/// better and read slower (at 100,000 synthetic tools: 64 items, 10.6 MiB and ~30 µs a read;
-/// 32 items, 11.3 MiB and ~15 µs, what reading an LZ4 block of 64 cost).
-pub const BLOCK_ITEMS: usize = 32;
+/// Items per compressed frame: reading one item decompresses its frame (~30-50 KiB). Larger
+/// frames compress better and faster (zstd's fixed cost per frame: its entropy tables) and read
+/// slower. At 100,000 synthetic tools, one thread: 32 items, 11.8 MiB, ~165 ms to compress,
+/// ~18 µs a read; 64 items, 11.0 MiB, ~137 ms, ~28 µs; 128 items, 10.5 MiB, ~150 ms, ~52 µs.
+pub const BLOCK_ITEMS: usize = 64;
 
 /// zstd's compression level (1: its fastest standard level, the best size for the time here).
 const LEVEL: i32 = 1;
