@@ -121,21 +121,32 @@ pub fn sanitize_part(part: &str) -> String {
     out
 }
 
+/// Whether `_sanitize_part` keeps the byte `b` of a part as it is (`[A-Za-z0-9_-]`).
+fn kept_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+/// What `_sanitize_part` makes of `c`: `c` itself ([`kept_byte`]), else one `_` per UTF-16
+/// unit (`buf` holds the character's UTF-8 when kept).
+fn sanitized_char(c: char, buf: &mut [u8; 4]) -> &str {
+    if c.is_ascii() && kept_byte(c as u8) {
+        c.encode_utf8(buf)
+    } else if c > '\u{ffff}' {
+        "__"
+    } else {
+        "_"
+    }
+}
+
 /// Appends [`sanitize_part`]`(part)` to `out`.
 fn push_sanitized(out: &mut String, part: &str) {
-    let kept = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-';
-    if part.bytes().all(|b| kept(&b)) {
+    if part.bytes().all(kept_byte) {
         out.push_str(part); // (most names and servers)
         return;
     }
+    let mut buf = [0u8; 4];
     for c in part.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-            out.push(c);
-        } else if c > '\u{ffff}' {
-            out.push_str("__");
-        } else {
-            out.push('_');
-        }
+        out.push_str(sanitized_char(c, &mut buf));
     }
 }
 
@@ -154,22 +165,12 @@ fn canonical_name(server: &str, tool: &str) -> String {
 /// len(prefix)` in `_record_item`), found without building the prefix.
 fn canonical_tool<'r>(raw: &'r str, server: &str) -> Option<&'r str> {
     let mut rest = raw.strip_prefix("mcp__")?;
-    if server
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    {
+    if server.bytes().all(kept_byte) {
         rest = rest.strip_prefix(server)?; // (most servers: sanitising keeps them)
     } else {
         let mut buf = [0u8; 4];
         for c in server.chars() {
-            let part: &str = if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c.encode_utf8(&mut buf)
-            } else if c > '\u{ffff}' {
-                "__"
-            } else {
-                "_"
-            };
-            rest = rest.strip_prefix(part)?;
+            rest = rest.strip_prefix(sanitized_char(c, &mut buf))?;
         }
     }
     rest.strip_prefix("__").filter(|tool| !tool.is_empty())
