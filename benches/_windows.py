@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Iterator
 from typing import Callable
 
 
@@ -47,6 +48,25 @@ def search_window(
     return lat
 
 
+def _arrivals(
+    offset: int, threads: int, rate: float, begin: float, seconds: float
+) -> Iterator[tuple[int, float]]:
+    """Searcher ``offset``'s share of an open loop of ``rate`` searches a second over
+    ``threads`` threads (Poisson arrivals from ``begin`` for ``seconds``): each search's number
+    (``offset``, ``offset + threads``, ...) and due time, yielded once that time has come."""
+    draw = random.Random(offset).expovariate
+    i, due = offset, begin
+    while True:
+        due += draw(rate / threads)
+        if due - begin > seconds:
+            return
+        wait = due - time.perf_counter()
+        if wait > 0:
+            time.sleep(wait)
+        yield i, due
+        i += threads
+
+
 def paced_window(
     sessions: list,
     queries: list[str],
@@ -65,21 +85,13 @@ def paced_window(
     begin = time.perf_counter() + 0.05
 
     def searcher(offset: int) -> None:
-        draw = random.Random(offset).expovariate
-        mine, started, i, due = [], [], offset, begin
-        while True:
-            due += draw(rate / threads)
-            if due - begin > seconds:
-                break
-            wait = due - time.perf_counter()
-            if wait > 0:
-                time.sleep(wait)
+        mine, started = [], []
+        for i, due in _arrivals(offset, threads, rate, begin, seconds):
             start = time.perf_counter()
             sessions[i % len(sessions)].search(queries[i % len(queries)], limit=3)
             end = time.perf_counter()
             mine.append(end - due)
             started.append(end - start)
-            i += threads
         with lock:
             lat.extend(mine)
             if own is not None:
@@ -106,18 +118,10 @@ def phase_window(
     begin = time.perf_counter() + 0.05
 
     def searcher(offset: int) -> None:
-        draw = random.Random(offset).expovariate
-        mine, i, due = [], offset, begin
-        while True:
-            due += draw(rate / threads)
-            if due - begin > seconds:
-                break
-            wait = due - time.perf_counter()
-            if wait > 0:
-                time.sleep(wait)
+        mine = []
+        for i, due in _arrivals(offset, threads, rate, begin, seconds):
             sessions[i % len(sessions)].search(queries[i % len(queries)], limit=3)
             mine.append((due, time.perf_counter()))
-            i += threads
         with lock:
             out.extend(mine)
 
