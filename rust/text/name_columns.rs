@@ -124,7 +124,9 @@ impl NameColumns {
     }
 
     /// Holds `names` (an engine index's document names) instead of its own copy of the same
-    /// names, when they are the same list; whether they are.
+    /// names, when they are the same list; whether they are. (Called by the Python bindings'
+    /// record build, hence unused in a build without them.)
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
     pub(crate) fn share_names(&mut self, names: &Arc<PackedStrings>) -> bool {
         let same = *self.names == **names;
         if same {
