@@ -8,7 +8,9 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
-use crate::build::records::{sanitize_part, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH};
+use crate::build::records::{
+    canonical_name, canonical_tool, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH,
+};
 
 /// Returns `Ok(None)` (the items are left to Python) when `$value` is `None`.
 macro_rules! or_python {
@@ -180,7 +182,7 @@ pub(super) fn mcp_fields<'py>(
         }
     }
     Ok(Some(Fields {
-        name: Str::new(py, mcp_prefix(server.text()) + &sanitize_part(raw.text())),
+        name: Str::new(py, canonical_name(server.text(), raw.text())),
         description: or_python!(description(item)?),
         schema: or_python!(schema(item, intern!(py, "inputSchema"))?),
         server: Some(server),
@@ -191,16 +193,6 @@ pub(super) fn mcp_fields<'py>(
         search_hint: None,
         source: None,
     }))
-}
-
-/// `mcp__<server>__`, `server` sanitised.
-fn mcp_prefix(server: &str) -> String {
-    let server = sanitize_part(server);
-    let mut prefix = String::with_capacity(server.len() + 40);
-    prefix.push_str("mcp__");
-    prefix.push_str(&server);
-    prefix.push_str("__");
-    prefix
 }
 
 /// `_record_item(item, server)`'s fields.
@@ -220,15 +212,13 @@ pub(super) fn record_fields<'py>(
         if server.text().is_empty() {
             return Ok(None);
         }
-        let prefix = mcp_prefix(server.text());
         let text = raw.text();
-        if text.starts_with(&prefix) && text.len() > prefix.len() {
+        if let Some(tool) = canonical_tool(text, server.text()) {
             if mcp_tool_name.is_none() {
-                mcp_tool_name = Some(Str::new(py, text[prefix.len()..].to_owned()));
+                mcp_tool_name = Some(Str::new(py, tool.to_owned()));
             }
         } else {
-            let canonical = prefix + &sanitize_part(text);
-            name = Str::new(py, canonical);
+            name = Str::new(py, canonical_name(server.text(), text));
             match &mcp_tool_name {
                 None => mcp_tool_name = Some(raw),
                 Some(given) if given.text() != text => return Ok(None),

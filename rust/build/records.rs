@@ -151,7 +151,7 @@ fn push_sanitized(out: &mut String, part: &str) {
 }
 
 /// `mcp__{server}__{tool}`, each part sanitised ([`sanitize_part`]).
-fn canonical_name(server: &str, tool: &str) -> String {
+pub fn canonical_name(server: &str, tool: &str) -> String {
     let mut name = String::with_capacity(server.len() + tool.len() + 7);
     name.push_str("mcp__");
     push_sanitized(&mut name, server);
@@ -163,7 +163,7 @@ fn canonical_name(server: &str, tool: &str) -> String {
 /// The tool part of `raw` when it is `mcp__{server}__{tool}` with `server` sanitised
 /// ([`sanitize_part`]) and a non-empty tool part (`raw.startswith(prefix) and len(raw) >
 /// len(prefix)` in `_record_item`), found without building the prefix.
-fn canonical_tool<'r>(raw: &'r str, server: &str) -> Option<&'r str> {
+pub fn canonical_tool<'r>(raw: &'r str, server: &str) -> Option<&'r str> {
     let mut rest = raw.strip_prefix("mcp__")?;
     if server.bytes().all(kept_byte) {
         rest = rest.strip_prefix(server)?; // (most servers: sanitising keeps them)
