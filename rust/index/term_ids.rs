@@ -31,6 +31,37 @@ impl TermIds {
         ids
     }
 
+    /// This table carried over to a new term list `terms` (a live update's): old id `t` becomes
+    /// `new_id[t]` (`u32::MAX`: dropped), and the terms `added` (new ids, in `terms`) join. Equal,
+    /// as a map, to `TermIds::of(terms)` when `terms` holds exactly the kept and added terms;
+    /// no kept term is hashed again (a term's hash is of its text, which is unchanged).
+    pub(crate) fn carried(
+        &self,
+        new_id: &[u32],
+        terms: &PackedStrings,
+        added: std::ops::Range<u32>,
+    ) -> Self {
+        let mut ids = self.clone();
+        ids.table.retain(|id| match new_id.get(*id as usize) {
+            Some(&f) if f != u32::MAX => {
+                *id = f;
+                true
+            }
+            _ => false,
+        });
+        let hasher = &ids.hasher;
+        ids.table.reserve(added.len(), |&t| {
+            hasher.hash_one(terms.get(t as usize).unwrap_or(""))
+        });
+        for id in added {
+            let hash = hasher.hash_one(&terms[id as usize]);
+            ids.table.insert_unique(hash, id, |&t| {
+                hasher.hash_one(terms.get(t as usize).unwrap_or(""))
+            });
+        }
+        ids
+    }
+
     /// The id of `term`, whose text is `terms[id]`.
     #[inline]
     pub(crate) fn get(&self, terms: &PackedStrings, term: &str) -> Option<u32> {

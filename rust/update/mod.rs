@@ -15,10 +15,12 @@
 
 use rayon::prelude::*;
 
-use crate::build::{assemble, tokenize_chunk, Chunk, Postings, Slots};
+use crate::build::{finish, share_and_code, tokenize_chunk, Chunk, Columns, Scored, Slots};
 use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::text::PackedStrings;
+
+mod compact;
 
 const CHUNK_DOCS: usize = 2048;
 
@@ -65,6 +67,7 @@ impl Index {
                 "too many documents (at most 2^32 - 1)".into(),
             ));
         }
+        let first_removed = keep.iter().position(|k| !k).unwrap_or(n_old) as u32;
         let chunks: Vec<Chunk> = documents
             .par_chunks(CHUNK_DOCS)
             .enumerate()
@@ -73,27 +76,22 @@ impl Index {
             })
             .collect::<Result<_>>()?;
 
-        // Kept postings per old term.
+        // The postings of an ascending list that are kept: those below the first removed
+        // document, found by a binary search, and the kept ones after it.
+        let kept_of = |list: &[u32]| {
+            let below = list.partition_point(|&d| d < first_removed);
+            (below + list[below..].iter().filter(|&&d| keep[d as usize]).count()) as u32
+        };
+        // Kept postings per old term, and kept presence postings (terms of weight-0 fields).
         let kept_df: Vec<u32> = (0..self.terms.len() as u32)
             .into_par_iter()
             .with_min_len(256)
-            .map(|t| {
-                self.doc_list(t)
-                    .iter()
-                    .filter(|&&d| keep[d as usize])
-                    .count() as u32
-            })
+            .map(|t| kept_of(self.doc_list(t)))
             .collect();
-        // Kept presence postings (terms of weight-0 fields) per old term.
         let kept_presence: Vec<u32> = (0..self.terms.len() as u32)
             .into_par_iter()
             .with_min_len(256)
-            .map(|t| {
-                self.presence(t)
-                    .iter()
-                    .filter(|&&d| keep[d as usize])
-                    .count() as u32
-            })
+            .map(|t| kept_of(self.presence(t)))
             .collect();
         // Terms of the added documents: an old term's id, or a new id after the old ones.
         let n_old_terms = self.terms.len();
@@ -127,7 +125,11 @@ impl Index {
         }
         // Final term ids: terms with at least one scored or presence posting, old ones first.
         let mut final_id = vec![u32::MAX; added_df.len()];
-        let mut terms = crate::index::PackedStrings::default();
+        let mut old_of: Vec<u32> = Vec::with_capacity(added_df.len());
+        let mut terms = crate::index::PackedStrings::with_capacity(
+            self.terms.text_len() + new_terms.text_len(),
+            added_df.len(),
+        );
         let mut offsets = vec![0u32];
         let mut presence_offsets = vec![0u32];
         let mut total = 0u64;
@@ -139,6 +141,7 @@ impl Index {
                 continue;
             }
             final_id[t] = terms.len() as u32;
+            old_of.push(if t < n_old_terms { t as u32 } else { u32::MAX });
             terms.push(if t < n_old_terms {
                 &self.terms[t]
             } else {
@@ -154,80 +157,71 @@ impl Index {
             offsets.push(total as u32);
             presence_offsets.push(total_presence as u32);
         }
+        let n_kept_terms = old_of.partition_point(|&t| t != u32::MAX) as u32;
+        let term_ids = self.term_ids.carried(
+            &final_id[..n_old_terms],
+            &terms,
+            n_kept_terms..terms.len() as u32,
+        );
         let sorted_terms = self.sorted_after_update(&final_id, &offsets, &terms);
-        let mut docs = vec![0u32; total as usize];
-        let mut tfs = vec![0f32; total as usize];
-        let mut presence_docs = vec![0u32; total_presence as usize];
-        // Kept postings first (ascending new ids), then the added ones (ids >= n_kept). The
-        // kept scored postings of each old term go to the start of its new range, every term
-        // on any core: the ranges are disjoint.
-        let slots = Slots::new(&mut docs, &mut tfs);
-        (0..n_old_terms)
-            .into_par_iter()
-            .with_min_len(1024)
-            .for_each(|t| {
-                let f = final_id[t];
-                if f == u32::MAX || kept_df[t] == 0 {
-                    return;
+        // The added documents' postings and presence postings, by final term (ascending
+        // documents: chunk after chunk, each in document order).
+        let n_docs = n_kept as usize + documents.len();
+        let (added_offsets, added_docs, added_tfs) = {
+            let mut counts = vec![0u32; terms.len()];
+            for (chunk, m) in chunks.iter().zip(&chunk_remaps) {
+                for (local, &d) in chunk.df.iter().enumerate() {
+                    counts[final_id[m[local] as usize] as usize] += d;
                 }
-                // A shared list is read in full (tf scaled back): the new index shares again.
-                let (start, end, scale) = self.list(t as u32);
-                let mut slot = offsets[f as usize] as usize;
-                let limit = slot + kept_df[t] as usize;
-                for (&d, tf) in self.docs[start..end]
-                    .iter()
-                    .zip(self.tfs.slice(start, end).iter())
-                {
-                    let nd = remap[d as usize];
-                    if nd != u32::MAX {
-                        // `kept_df` counted exactly these postings: never another term's slot.
-                        assert!(slot < limit, "kept postings exceed their count");
-                        slots.write(slot, nd, (tf * scale) as f32);
-                        slot += 1;
-                    }
-                }
-            });
-        let mut cursor: Vec<u32> = (0..terms.len()).map(|f| offsets[f]).collect();
-        for t in 0..n_old_terms {
-            let f = final_id[t];
-            if f != u32::MAX {
-                cursor[f as usize] += kept_df[t];
             }
-        }
+            let added_offsets = crate::build::prefix_offsets(&counts);
+            let n_added = added_offsets[terms.len()] as usize;
+            let (mut docs, mut tfs) = (vec![0u32; n_added], vec![0f32; n_added]);
+            let mut cursor = added_offsets[..terms.len()].to_vec();
+            for (c, (chunk, m)) in chunks.iter().zip(&chunk_remaps).enumerate() {
+                let base = n_kept + (c * CHUNK_DOCS) as u32;
+                chunk.for_each_posting(|local, doc, tf| {
+                    let slot = &mut cursor[final_id[m[local as usize] as usize] as usize];
+                    docs[*slot as usize] = base + doc;
+                    tfs[*slot as usize] = tf;
+                    *slot += 1;
+                });
+            }
+            (added_offsets, docs, tfs)
+        };
+        let mut presence_docs = vec![0u32; total_presence as usize];
         let mut presence_cursor: Vec<u32> = presence_offsets[..terms.len()].to_vec();
         for t in 0..n_old_terms {
             let f = final_id[t];
-            if f == u32::MAX {
+            if f == u32::MAX || kept_presence[t] == 0 {
                 continue;
             }
-            if kept_presence[t] > 0 {
-                let slot = &mut presence_cursor[f as usize];
-                for &d in self.presence(t as u32) {
-                    let nd = remap[d as usize];
-                    if nd != u32::MAX {
-                        presence_docs[*slot as usize] = nd;
-                        *slot += 1;
-                    }
+            let slot = &mut presence_cursor[f as usize];
+            for &d in self.presence(t as u32) {
+                let nd = remap[d as usize];
+                if nd != u32::MAX {
+                    presence_docs[*slot as usize] = nd;
+                    *slot += 1;
                 }
             }
         }
-        let mut lengths: Vec<f64> = Vec::with_capacity(n_kept as usize + documents.len());
-        let mut all_names: Vec<String> = Vec::with_capacity(lengths.capacity());
-        for (d, &k) in keep.iter().enumerate() {
-            if k {
-                lengths.push(self.lengths[d]);
-                all_names.push(self.names[d].to_owned());
-            }
+        let mut lengths: Vec<f64> = Vec::with_capacity(n_docs);
+        let kept_names = (0..n_old).filter(|&d| keep[d]);
+        let mut all_names = PackedStrings::with_capacity(
+            kept_names.clone().map(|d| self.names[d].len()).sum::<usize>()
+                + names.iter().map(String::len).sum::<usize>(),
+            n_docs,
+        );
+        for d in kept_names {
+            lengths.push(self.lengths[d]);
+            all_names.push(&self.names[d]);
         }
-        all_names.extend(names);
+        for name in &names {
+            all_names.push(name);
+        }
+        drop(names);
         for (c, (chunk, m)) in chunks.into_iter().zip(&chunk_remaps).enumerate() {
             let base = n_kept + (c * CHUNK_DOCS) as u32;
-            chunk.for_each_posting(|local, doc, tf| {
-                let slot = &mut cursor[final_id[m[local as usize] as usize] as usize];
-                docs[*slot as usize] = base + doc;
-                tfs[*slot as usize] = tf;
-                *slot += 1;
-            });
             for (local, doc) in chunk.presence {
                 let slot = &mut presence_cursor[final_id[m[local as usize] as usize] as usize];
                 presence_docs[*slot as usize] = base + doc;
@@ -235,23 +229,90 @@ impl Index {
             }
             lengths.extend_from_slice(&chunk.lengths);
         }
-        Ok(assemble(
-            self.params,
-            self.profile,
-            self.field_weights.clone(),
-            all_names,
-            terms,
-            None,
-            Postings {
-                offsets,
-                docs,
-                tfs,
+        let plan = compact::Plan {
+            keep: &keep,
+            remap: &remap,
+            first_removed,
+            old_of: &old_of,
+            kept_df: &kept_df,
+            full: &offsets,
+            added_offsets: &added_offsets,
+            added_docs: &added_docs,
+            added_tfs: &added_tfs,
+            terms: &terms,
+            term_ids: &term_ids,
+            n_docs,
+        };
+        let scored = match compact::scored(self, &plan) {
+            Some(scored) => scored,
+            None => self.scored_in_full(&plan),
+        };
+        drop((added_docs, added_tfs));
+        Ok(finish(
+            Columns {
+                params: self.params,
+                profile: self.profile,
+                field_weights: self.field_weights.clone(),
+                names: all_names,
+                terms,
+                term_ids,
+                sorted_terms,
+                scored,
                 presence_offsets,
                 presence_docs,
             },
-            Some(sorted_terms),
             lengths,
         ))
+    }
+
+    /// The new index's scored postings written in full (kept postings first, remapped, then
+    /// the added ones), shared and coded as a build does: for an index below the size from
+    /// which lists are shared, or whose column is not coded.
+    fn scored_in_full(&self, plan: &compact::Plan<'_>) -> Scored {
+        let offsets = plan.full.to_vec();
+        let total = offsets[offsets.len() - 1] as usize;
+        let mut docs = vec![0u32; total];
+        let mut tfs = vec![0f32; total];
+        // Every term on any core: the ranges are disjoint.
+        let slots = Slots::new(&mut docs, &mut tfs);
+        (0..plan.terms.len())
+            .into_par_iter()
+            .with_min_len(1024)
+            .for_each(|f| {
+                let mut slot = offsets[f] as usize;
+                let limit = offsets[f + 1] as usize;
+                let t = plan.old_of[f];
+                if t != u32::MAX && plan.kept_df[t as usize] > 0 {
+                    // A shared list is read in full (tf scaled back): the new index shares again.
+                    let (start, end, scale) = self.list(t);
+                    for (&d, tf) in self.docs[start..end]
+                        .iter()
+                        .zip(self.tfs.slice(start, end).iter())
+                    {
+                        let nd = plan.remap[d as usize];
+                        if nd != u32::MAX {
+                            // `kept_df` counted exactly these postings: never another term's slot.
+                            assert!(slot < limit, "kept postings exceed their count");
+                            slots.write(slot, nd, (tf * scale) as f32);
+                            slot += 1;
+                        }
+                    }
+                }
+                let added = plan.added_offsets[f] as usize..plan.added_offsets[f + 1] as usize;
+                for j in added {
+                    assert!(slot < limit, "added postings exceed their count");
+                    slots.write(slot, plan.added_docs[j], plan.added_tfs[j]);
+                    slot += 1;
+                }
+            });
+        share_and_code(
+            plan.n_docs,
+            plan.terms,
+            plan.term_ids,
+            offsets,
+            docs,
+            tfs,
+        )
     }
 
     /// The updated index's scored terms in sorted order (what `build::sort_terms` gives), from
