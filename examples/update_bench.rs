@@ -37,14 +37,9 @@ fn main() {
     // The reconnecting server's tools: the catalogue's last `tools` at first, then each round's
     // additions (appended last by an update); round r adds documents r·tools.. of the catalogue
     // under new names.
-    let mut index = Index::build_parallel_profiled(
-        names.clone(),
-        &docs,
-        weights,
-        Params::default(),
-        profile,
-    )
-    .expect("a valid catalogue");
+    let mut index =
+        Index::build_parallel_profiled(names.clone(), &docs, weights, Params::default(), profile)
+            .expect("a valid catalogue");
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()

@@ -323,7 +323,7 @@ pub(crate) fn share_and_code(
         docs,
         tfs,
         shared,
-    } = if n >= share::SHARE_MIN_DOCS {
+    } = if share::shares(n) {
         share::share_twins(terms, term_ids, offsets, docs, tfs)
     } else {
         share::SharedPostings {

@@ -18,6 +18,7 @@ use hashbrown::HashMap;
 use rayon::prelude::*;
 
 use crate::analysis::STEM_MARK;
+use crate::build::share::shares;
 use crate::build::Scored;
 use crate::index::{Index, TermIds, Tfs, MAX_CODES, OWN_POSTINGS, SHARED_TF_SCALE};
 use crate::text::PackedStrings;
@@ -145,7 +146,6 @@ impl CodeSpace {
 
 /// The new index's scored postings (see the module docs), or `None` where this does not apply.
 pub(super) fn scored(index: &Index, plan: &Plan<'_>) -> Option<Scored> {
-    use crate::build::share::SHARE_MIN_DOCS;
     let Tfs::Coded {
         codes: old_codes,
         table,
@@ -154,7 +154,7 @@ pub(super) fn scored(index: &Index, plan: &Plan<'_>) -> Option<Scored> {
     else {
         return None;
     };
-    if index.len() < SHARE_MIN_DOCS || plan.n_docs < SHARE_MIN_DOCS {
+    if !shares(index.len()) || !shares(plan.n_docs) {
         return None;
     }
     let n_terms = plan.terms.len();
@@ -181,7 +181,10 @@ pub(super) fn scored(index: &Index, plan: &Plan<'_>) -> Option<Scored> {
         let t = plan.old_of[f];
         shared[f] == OWN_POSTINGS
             && t != u32::MAX
-            && index.shared.get(t as usize).is_some_and(|&s| s != OWN_POSTINGS)
+            && index
+                .shared
+                .get(t as usize)
+                .is_some_and(|&s| s != OWN_POSTINGS)
     };
     let mut halved = [0u8; MAX_CODES];
     if (0..n_terms).any(reads_shared) {
@@ -193,8 +196,8 @@ pub(super) fn scored(index: &Index, plan: &Plan<'_>) -> Option<Scored> {
     let mut offsets = Vec::with_capacity(n_terms + 1);
     offsets.push(0u32);
     let mut end = 0u32;
-    for f in 0..n_terms {
-        if shared[f] == OWN_POSTINGS {
+    for (f, &source) in shared.iter().enumerate() {
+        if source == OWN_POSTINGS {
             end += plan.full[f + 1] - plan.full[f];
         }
         offsets.push(end);
@@ -223,7 +226,11 @@ pub(super) fn scored(index: &Index, plan: &Plan<'_>) -> Option<Scored> {
                 assert!(start + below <= limit, "an updated list exceeds its count");
                 // SAFETY: `start..start + below` is within this term's range (checked above).
                 unsafe {
-                    std::ptr::copy_nonoverlapping(index.docs[s..].as_ptr(), out.0.add(start), below);
+                    std::ptr::copy_nonoverlapping(
+                        index.docs[s..].as_ptr(),
+                        out.0.add(start),
+                        below,
+                    );
                     std::ptr::copy_nonoverlapping(old_codes[s..].as_ptr(), out.1.add(start), below);
                 }
                 at += below;
@@ -302,7 +309,11 @@ fn recode(mut codes: Vec<u8>, bits: &[u32]) -> Tfs {
         table[rank] = f32::from_bits(b) as f64;
         to_table[c as usize] = rank as u8;
     }
-    if in_use.iter().enumerate().any(|(rank, &(_, c))| c as usize != rank) {
+    if in_use
+        .iter()
+        .enumerate()
+        .any(|(rank, &(_, c))| c as usize != rank)
+    {
         codes
             .par_chunks_mut(1 << 16)
             .for_each(|chunk| chunk.iter_mut().for_each(|c| *c = to_table[*c as usize]));

@@ -208,7 +208,10 @@ impl Index {
         let mut lengths: Vec<f64> = Vec::with_capacity(n_docs);
         let kept_names = (0..n_old).filter(|&d| keep[d]);
         let mut all_names = PackedStrings::with_capacity(
-            kept_names.clone().map(|d| self.names[d].len()).sum::<usize>()
+            kept_names
+                .clone()
+                .map(|d| self.names[d].len())
+                .sum::<usize>()
                 + names.iter().map(String::len).sum::<usize>(),
             n_docs,
         );
@@ -305,14 +308,7 @@ impl Index {
                     slot += 1;
                 }
             });
-        share_and_code(
-            plan.n_docs,
-            plan.terms,
-            plan.term_ids,
-            offsets,
-            docs,
-            tfs,
-        )
+        share_and_code(plan.n_docs, plan.terms, plan.term_ids, offsets, docs, tfs)
     }
 
     /// The updated index's scored terms in sorted order (what `build::sort_terms` gives), from
@@ -360,153 +356,4 @@ impl Index {
 }
 
 #[cfg(test)]
-mod tests {
-    use crate::analysis::Profile;
-    use crate::build::tests::{assert_equivalent, corpus, query_language};
-    use crate::index::bm25::Params;
-    use crate::index::Index;
-    use crate::search::SearchOptions;
-
-    /// Field 2 has weight 0: its words are presence postings, which updates must carry over.
-    const W: [f64; 3] = [6.0, 2.0, 0.0];
-
-    #[test]
-    fn update_equals_rebuild() {
-        for profile in [Profile::Omp, Profile::English] {
-            let (names, docs) = corpus(5000, 31);
-            let (add_names, add_docs) = corpus(2500, 32);
-            let base = Index::build_parallel_profiled(
-                names[..4000].to_vec(),
-                &docs[..4000],
-                W.to_vec(),
-                Params::default(),
-                profile,
-            )
-            .unwrap();
-            assert!(!base.presence_docs.is_empty());
-            let remove: Vec<u32> = (0..4000).filter(|d| d % 3 == 0 || *d > 3900).collect();
-            let up = base.updated(&remove, add_names.clone(), &add_docs).unwrap();
-            assert_eq!(up.profile(), profile);
-            let mut kept_names: Vec<String> = Vec::new();
-            let mut kept_docs = Vec::new();
-            for d in 0..4000u32 {
-                if !remove.contains(&d) {
-                    kept_names.push(names[d as usize].clone());
-                    kept_docs.push(docs[d as usize].clone());
-                }
-            }
-            kept_names.extend(add_names);
-            kept_docs.extend(add_docs);
-            let rebuilt = Index::build_parallel_profiled(
-                kept_names,
-                &kept_docs,
-                W.to_vec(),
-                Params::default(),
-                profile,
-            )
-            .unwrap();
-            assert_equivalent(&up, &rebuilt);
-            for opts in [SearchOptions::default(), query_language()] {
-                for q in [
-                    "read file",
-                    "the data",
-                    "user channel message of",
-                    "mess chan",
-                    "reading files",
-                ] {
-                    assert_eq!(up.search(q, 20, &opts), rebuilt.search(q, 20, &opts), "{q}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn presence_only_terms_come_and_go_with_their_documents() {
-        let docs = vec![
-            vec![(0usize, "send message"), (2, "slack workspace")],
-            vec![(0, "send mail")],
-        ];
-        let base = Index::build(
-            vec!["a".into(), "b".into()],
-            &docs,
-            W.to_vec(),
-            Params::default(),
-        )
-        .unwrap();
-        let slack = SearchOptions {
-            required: vec!["workspace".into()],
-            ..SearchOptions::default()
-        };
-        assert_eq!(base.search("send", 5, &slack).unwrap().len(), 1);
-        // Removing the only document with "workspace" drops the term.
-        let gone = base.updated::<&str>(&[0], vec![], &[]).unwrap();
-        assert_eq!(gone.search("send", 5, &slack).unwrap(), vec![]);
-        assert_eq!(gone.term_ids.get(&gone.terms, "workspace"), None);
-        // Adding one brings it back, as a presence posting of the new document.
-        let back = gone
-            .updated(
-                &[],
-                vec!["c".into()],
-                &[vec![(0, "send"), (2, "workspace")]],
-            )
-            .unwrap();
-        let hits = back.search("send", 5, &slack).unwrap();
-        assert_eq!(hits.len(), 1);
-        assert_eq!(back.name(hits[0].0 as usize), Some("c"));
-        // A prefix expands to a term that only an added document scores.
-        let prefix = SearchOptions {
-            prefix: crate::search::PrefixOptions {
-                fraction: 0.5,
-                ..Default::default()
-            },
-            ..SearchOptions::default()
-        };
-        let grown = base
-            .updated(&[], vec!["d".into()], &[vec![(0, "messenger")]])
-            .unwrap();
-        assert_eq!(grown.search("mess", 5, &prefix).unwrap().len(), 2);
-    }
-
-    #[test]
-    fn sorted_terms_after_updates_are_a_fresh_sort() {
-        // Field 2 (weight 0) holds "omega" only as presence postings until a scored field of an
-        // added document has it; added terms sort first ("aardvark") and last ("zzz"); removals
-        // drop terms ("only").
-        let docs = vec![
-            vec![(0usize, "read file"), (2, "omega")],
-            vec![(0, "write file only")],
-            vec![(0, "list files")],
-        ];
-        let names: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
-        let base = Index::build(names, &docs, W.to_vec(), Params::default()).unwrap();
-        type Documents<'a> = Vec<Vec<(usize, &'a str)>>;
-        let steps: Vec<(Vec<u32>, Documents)> = vec![
-            (vec![1], vec![vec![(0, "zzz aardvark omega")]]),
-            (vec![0], vec![vec![(1, "zzzz zz mid")], vec![(2, "yak")]]),
-            (vec![], vec![vec![(0, "0day"), (1, "\u{e9}t\u{e9}")]]),
-            (vec![0, 1], vec![]),
-        ];
-        let mut index = base;
-        for (remove, add) in steps {
-            let add_names = (0..add.len()).map(|i| format!("n{i}")).collect();
-            index = index.updated(&remove, add_names, &add).unwrap();
-            let fresh = crate::build::sort_terms(&index.terms, &index.offsets);
-            assert_eq!(index.sorted_terms, fresh);
-        }
-    }
-
-    #[test]
-    fn removing_everything_and_bad_ids() {
-        let (names, docs) = corpus(50, 33);
-        let base = Index::build_parallel(names, &docs, W.to_vec(), Params::default()).unwrap();
-        let all: Vec<u32> = (0..50).collect();
-        let empty = base.updated::<&str>(&all, vec![], &[]).unwrap();
-        assert!(empty.is_empty());
-        assert_eq!(empty.vocabulary_size(), 0);
-        assert!(empty.terms.is_empty() && empty.presence_docs.is_empty());
-        assert!(base.updated::<&str>(&[50], vec![], &[]).is_err());
-        assert!(base
-            .updated(&[], vec!["x".into()], &[vec![(9usize, "text")]])
-            .is_err());
-    }
-}
+mod tests;
