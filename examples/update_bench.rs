@@ -2,8 +2,10 @@
 //! reconnecting (its tools removed, as many new ones added), for profiling and A/B runs.
 //!
 //!     python benches/dump_synthetic.py 100000 /tmp/en100000.tsv /tmp/synq.txt english
-//!     cargo run --release --example update_bench -- /tmp/en100000.tsv english [rounds] [tools]
+//!     cargo run --release --example update_bench -- /tmp/en100000.tsv english [rounds] [tools] [same]
 //!
+//! With `same`, the server's tools are the same documents at every reconnect (their names
+//! change), as a server that reconnects with its tools unchanged: the average length stays.
 //! The updates run on a one-thread pool, as a 2-core machine's update pool does. Prints the
 //! median and best wall and CPU time of an update, and the fingerprint of the last updated
 //! index (term ids included: it must not change when the update is made faster).
@@ -33,6 +35,7 @@ fn main() {
     let profile = Profile::parse(args.get(2).map_or("english", |p| p.as_str())).expect("a profile");
     let rounds: usize = args.get(3).map_or(20, |r| r.parse().expect("rounds"));
     let tools: usize = args.get(4).map_or(20, |r| r.parse().expect("tools"));
+    let same = args.get(5).is_some_and(|s| s == "same");
     let n = docs.len();
     // The reconnecting server's tools: the catalogue's last `tools` at first, then each round's
     // additions (appended last by an update); round r adds documents r·tools.. of the catalogue
@@ -49,7 +52,7 @@ fn main() {
         let remove: Vec<u32> = ((index.len() - tools) as u32..index.len() as u32).collect();
         let add: Vec<(String, Vec<(usize, String)>)> = (0..tools)
             .map(|i| {
-                let src = (r * tools + i) % n;
+                let src = if same { i } else { (r * tools + i) % n };
                 (format!("srv{r}_{}", names[src]), docs[src].clone())
             })
             .collect();
@@ -68,9 +71,10 @@ fn main() {
     walls.sort_by(f64::total_cmp);
     cpus.sort_by(f64::total_cmp);
     println!(
-        "{n} docs, {}, {tools}-tool reconnect: wall median {:.2} ms (best {:.2}), CPU median \
+        "{n} docs, {}, {tools}-tool reconnect{}: wall median {:.2} ms (best {:.2}), CPU median \
          {:.2} ms (best {:.2}); fingerprint {:016x}",
         profile.name(),
+        if same { " (same tools)" } else { "" },
         walls[walls.len() / 2],
         walls[0],
         cpus[cpus.len() / 2],

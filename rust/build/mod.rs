@@ -17,6 +17,7 @@ use rayon::prelude::*;
 use crate::analysis::Profile;
 use crate::error::{Error, Result};
 use crate::index::bm25::{self, Params};
+use crate::index::bounds::Carry;
 use crate::index::{Index, TermIds, Tfs};
 use crate::text::PackedStrings;
 
@@ -296,6 +297,7 @@ pub(crate) fn assemble(
             presence_docs,
         },
         lengths,
+        None,
     )
 }
 
@@ -355,10 +357,16 @@ pub(crate) struct Columns {
     pub(crate) presence_docs: Vec<u32>,
 }
 
+/// What a live update's index takes over from the previous index (see `bounds::Carry`): the
+/// previous index, per new term its old id (or `u32::MAX`) and whether its list changed, per
+/// old document whether it is kept, the first removed document and the number kept.
+pub(crate) type Previous<'a> = (&'a Index, &'a [u32], &'a [bool], &'a [bool], u32, u32);
+
 /// The index of `columns` and the documents' `lengths`: the average length (a left-to-right
 /// sum in document order, as the sequential build and the Python engine do), the norms and
-/// the pruning bounds, computed the same way for every constructor.
-pub(crate) fn finish(columns: Columns, lengths: Vec<f64>) -> Index {
+/// the pruning bounds, computed the same way for every constructor (a live update copies the
+/// bounds of its unchanged lists from `previous`: the same bits).
+pub(crate) fn finish(columns: Columns, lengths: Vec<f64>, previous: Option<Previous<'_>>) -> Index {
     let Columns {
         params,
         profile,
@@ -406,7 +414,21 @@ pub(crate) fn finish(columns: Columns, lengths: Vec<f64>) -> Index {
         bounds: Default::default(),
         tag: crate::index::new_tag(),
     };
-    index.refresh_bounds();
+    match previous {
+        Some((old, old_ids, changed, keep, first_removed, n_kept)) => {
+            let same_norms = old.params == params && old.avg_len.to_bits() == avg_len.to_bits();
+            index.carry_bounds(Some(&Carry {
+                old,
+                same_norms,
+                old_ids,
+                changed,
+                keep,
+                first_removed,
+                n_kept,
+            }))
+        }
+        None => index.refresh_bounds(),
+    }
     index
 }
 

@@ -30,8 +30,10 @@ pub(super) struct Plan<'a> {
     pub(super) remap: &'a [u32],
     /// The smallest removed document (the old count when none): ids below it are unchanged.
     pub(super) first_removed: u32,
-    /// Per new term: its old id, or `u32::MAX` for an added term.
+    /// Per new term: its old id, or `u32::MAX` for an added term; `new_of`: the reverse
+    /// (`u32::MAX` for a dropped term).
     pub(super) old_of: &'a [u32],
+    pub(super) new_of: &'a [u32],
     /// Per old term: its postings kept.
     pub(super) kept_df: &'a [u32],
     /// Per new term: its postings in full (CSR offsets: `full[f + 1] - full[f]`).
@@ -59,7 +61,7 @@ impl Plan<'_> {
 
     /// Whether term `f`'s list differs from its old one beyond the remap (a removed posting,
     /// an added one, or a new term).
-    fn changed(&self, index: &Index, f: usize) -> bool {
+    pub(super) fn changed(&self, index: &Index, f: usize) -> bool {
         let t = self.old_of[f];
         !self.added(f).is_empty()
             || t == u32::MAX
@@ -107,12 +109,25 @@ impl Plan<'_> {
         }
         let len = |f: usize| self.full[f + 1] - self.full[f];
         let scale = SHARED_TF_SCALE as f32;
-        let same = len(f) > 0
-            && len(f) == len(w as usize)
-            && self
-                .list(index, f)
+        if len(f) == 0 || len(f) != len(w as usize) {
+            return OWN_POSTINGS;
+        }
+        let (t, tw) = (self.old_of[f], self.old_of[w as usize]);
+        let same = if t != u32::MAX && tw != u32::MAX && index.shared.get(t as usize) == Some(&tw) {
+            // A twin before: their kept postings are still equal (the same list, filtered and
+            // remapped alike, at exactly half the value), and so are their counts; only the
+            // added postings can differ.
+            let (mine, theirs) = (self.added(f), self.added(w as usize));
+            self.added_docs[mine.clone()] == self.added_docs[theirs.clone()]
+                && self.added_tfs[mine]
+                    .iter()
+                    .zip(&self.added_tfs[theirs])
+                    .all(|(&tc, &tw)| tc == tw * scale)
+        } else {
+            self.list(index, f)
                 .zip(self.list(index, w as usize))
-                .all(|((d, tc), (dw, tw))| d == dw && tc == tw * scale);
+                .all(|((d, tc), (dw, tw))| d == dw && tc == tw * scale)
+        };
         if same {
             w
         } else {
@@ -158,11 +173,33 @@ pub(super) fn scored(index: &Index, plan: &Plan<'_>) -> Option<Scored> {
         return None;
     }
     let n_terms = plan.terms.len();
-    let shared: Vec<u32> = (0..n_terms)
+    // Each copy's source: as before where neither its list nor its word's changed (equal lists
+    // stay equal under the remap), decided again for the copies of a changed term.
+    let mut shared: Vec<u32> = (0..n_terms)
         .into_par_iter()
         .with_min_len(4096)
-        .map(|f| plan.source(index, f))
+        .map(|f| match index.shared.get(plan.old_of[f] as usize) {
+            Some(&s) if s != OWN_POSTINGS => plan.new_of[s as usize],
+            _ => OWN_POSTINGS,
+        })
         .collect();
+    let mut again: Vec<u32> = (0..n_terms)
+        .into_par_iter()
+        .with_min_len(4096)
+        .filter(|&f| plan.changed(index, f))
+        .filter_map(|f| {
+            let term = &plan.terms[f];
+            if term.starts_with(STEM_MARK) {
+                return Some(f as u32);
+            }
+            plan.term_ids.get(plan.terms, &format!("{STEM_MARK}{term}"))
+        })
+        .collect();
+    again.sort_unstable();
+    again.dedup();
+    for f in again {
+        shared[f as usize] = plan.source(index, f as usize);
+    }
     // Codes: the old table's, then the values new to it.
     let mut space = CodeSpace {
         bits: Vec::with_capacity(MAX_CODES),

@@ -237,6 +237,7 @@ impl Index {
             remap: &remap,
             first_removed,
             old_of: &old_of,
+            new_of: &final_id[..n_old_terms],
             kept_df: &kept_df,
             full: &offsets,
             added_offsets: &added_offsets,
@@ -250,7 +251,12 @@ impl Index {
             Some(scored) => scored,
             None => self.scored_in_full(&plan),
         };
-        drop((added_docs, added_tfs));
+        // Per new term, whether its list changed (the bounds of the others carry over).
+        let changed: Vec<bool> = (0..terms.len())
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|f| plan.changed(self, f))
+            .collect();
         Ok(finish(
             Columns {
                 params: self.params,
@@ -265,6 +271,7 @@ impl Index {
                 presence_docs,
             },
             lengths,
+            Some((self, &old_of, &changed, &keep, first_removed, n_kept)),
         ))
     }
 

@@ -219,7 +219,8 @@ fn docs_of(prefix: &str, n: usize, text: &str) -> (Vec<String>, Docs) {
 
 /// Updates of an index that shares its twin lists (the layout of large catalogues, forced on
 /// a small corpus): each step's update equals a rebuild over the same documents, structure by
-/// structure, and searches the same. The steps remove a server's tools and add them again,
+/// structure, and searches the same. The steps remove a server's tools and add them again
+/// (with other lengths, then the same lengths: the norms stay and the bounds carry over),
 /// add new words (and their stemmed copies), make a copy stop and start sharing its word's
 /// list ("reading" stems to "read"), and remove every document of a shared word.
 #[test]
@@ -243,7 +244,9 @@ fn updates_of_shared_lists_equal_rebuilds() {
             let (server_names, server) = corpus(20, 42);
             let n = names.len() as u32;
             let steps: Vec<(Vec<u32>, Vec<String>, Docs)> = vec![
-                // a server's last 20 tools reconnect
+                // a server's last 20 tools reconnect, then again unchanged (the same lengths:
+                // the average length and every norm stay, so bounds carry over)
+                ((n - 20..n).collect(), server_names.clone(), server.clone()),
                 ((n - 20..n).collect(), server_names.clone(), server.clone()),
                 // new words, and a copy ("§read") that stops sharing its word's list
                 (vec![], kiwi_names, kiwi),
