@@ -10,8 +10,14 @@
 //!
 //! Only the added documents are tokenized; the kept postings (scored and presence postings) are
 //! copied with remapped doc ids, which is a linear pass over the postings instead of
-//! re-tokenizing the whole catalogue. `sorted_terms` (prefix expansion) is re-sorted from the
-//! new dictionary, and IDF, norms and the average length are recomputed by `assemble`.
+//! re-tokenizing the whole catalogue. The remap is monotone and leaves the ids below the first
+//! removed document as they are, so a large index's lists are copied as it holds them: the
+//! postings below that document with one copy, shared stemmed copies left unwritten, the term
+//! frequencies' codes kept (`compact`). What did not change is carried over rather than derived
+//! again: the term table (no term is hashed again), the sorted terms (merged with the new ones),
+//! each copy's shared source where neither list changed, and the pruning bounds of unchanged
+//! lists while the norms stay (`index::bounds::Carry`). Every carried structure equals a
+//! rebuild's (`tests.rs`); the average length and norms are recomputed by `build::finish`.
 
 use rayon::prelude::*;
 
