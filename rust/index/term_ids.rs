@@ -150,4 +150,39 @@ mod tests {
         }
         assert!(ids.memory_bytes() >= 5 * ids.len());
     }
+
+    #[test]
+    fn a_carried_table_is_the_table_of_the_new_list() {
+        let old: PackedStrings = (0..2000)
+            .map(|i| format!("t{i}"))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(String::as_str)
+            .collect();
+        let ids = TermIds::of(&old);
+        // Every third term dropped, the rest renumbered in order, then 500 new terms.
+        let mut new_id = vec![u32::MAX; old.len()];
+        let mut terms = PackedStrings::default();
+        for (t, slot) in new_id.iter_mut().enumerate() {
+            if t % 3 != 0 {
+                *slot = terms.len() as u32;
+                terms.push(&old[t]);
+            }
+        }
+        let kept = terms.len() as u32;
+        for i in 0..500 {
+            terms.push(&format!("new{i}"));
+        }
+        let carried = ids.carried(&new_id, &terms, kept..terms.len() as u32);
+        let fresh = TermIds::of(&terms);
+        assert_eq!(carried.len(), fresh.len());
+        for (id, term) in fresh.iter(&terms) {
+            assert_eq!(carried.get(&terms, term), Some(id), "{term}");
+        }
+        for gone in ["t0", "t3", "t1998", "new500"] {
+            assert_eq!(carried.get(&terms, gone), None);
+        }
+        // The old table is left as it was.
+        assert_eq!(ids.get(&old, "t3"), Some(3));
+    }
 }
