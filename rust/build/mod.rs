@@ -17,6 +17,7 @@ use rayon::prelude::*;
 use crate::analysis::Profile;
 use crate::error::{Error, Result};
 use crate::index::bm25::{self, Params};
+use crate::index::bounds::Carry;
 use crate::index::{Index, TermIds, Tfs};
 use crate::text::PackedStrings;
 
@@ -260,28 +261,130 @@ pub(crate) fn assemble(
     profile: Profile,
     field_weights: Vec<f64>,
     names: Vec<String>,
-    mut terms: PackedStrings,
+    terms: PackedStrings,
     term_ids: Option<TermIds>,
     postings: Postings,
     sorted_terms: Option<Vec<u32>>,
     lengths: Vec<f64>,
 ) -> Index {
-    terms.shrink_to_fit();
     let Postings {
         offsets,
         docs,
         tfs,
-        mut presence_offsets,
+        presence_offsets,
         presence_docs,
     } = postings;
+    let term_ids = term_ids.unwrap_or_else(|| TermIds::of(&terms));
+    let sorted_terms = sorted_terms.unwrap_or_else(|| sort_terms(&terms, &offsets));
+    // (after the IDF and the sorted terms, which see every list)
+    let scored = share_and_code(names.len(), &terms, &term_ids, offsets, docs, tfs);
+    let mut packed = PackedStrings::with_capacity(names.iter().map(String::len).sum(), names.len());
+    for name in &names {
+        packed.push(name);
+    }
+    drop(names);
+    finish(
+        Columns {
+            params,
+            profile,
+            field_weights,
+            names: packed,
+            terms,
+            term_ids,
+            sorted_terms,
+            scored,
+            presence_offsets,
+            presence_docs,
+        },
+        lengths,
+        None,
+    )
+}
+
+/// Scored postings as an index holds them: CSR columns in which shared terms have empty
+/// ranges, their coded term frequencies, and each term's source (`Index::shared`).
+pub(crate) struct Scored {
+    pub(crate) offsets: Vec<u32>,
+    pub(crate) docs: Vec<u32>,
+    pub(crate) tfs: Tfs,
+    pub(crate) shared: Vec<u32>,
+}
+
+/// The scored postings of an index of `n` documents as it holds them: large indexes share
+/// their twin lists (`share`), and the term frequencies are coded (`Tfs::new`).
+pub(crate) fn share_and_code(
+    n: usize,
+    terms: &PackedStrings,
+    term_ids: &TermIds,
+    offsets: Vec<u32>,
+    docs: Vec<u32>,
+    tfs: Vec<f32>,
+) -> Scored {
+    let share::SharedPostings {
+        offsets,
+        docs,
+        tfs,
+        shared,
+    } = if share::shares(n) {
+        share::share_twins(terms, term_ids, offsets, docs, tfs)
+    } else {
+        share::SharedPostings {
+            offsets,
+            docs,
+            tfs,
+            shared: Vec::new(),
+        }
+    };
+    Scored {
+        offsets,
+        docs,
+        tfs: Tfs::new(tfs),
+        shared,
+    }
+}
+
+/// The stored columns of an index but its lengths, as [`finish`] takes them.
+pub(crate) struct Columns {
+    pub(crate) params: Params,
+    pub(crate) profile: Profile,
+    pub(crate) field_weights: Vec<f64>,
+    pub(crate) names: PackedStrings,
+    pub(crate) terms: PackedStrings,
+    pub(crate) term_ids: TermIds,
+    pub(crate) sorted_terms: Vec<u32>,
+    pub(crate) scored: Scored,
+    pub(crate) presence_offsets: Vec<u32>,
+    pub(crate) presence_docs: Vec<u32>,
+}
+
+/// What a live update's index takes over from the previous index (see `bounds::Carry`): the
+/// previous index, per new term its old id (or `u32::MAX`) and whether its list changed, per
+/// old document whether it is kept, the first removed document and the number kept.
+pub(crate) type Previous<'a> = (&'a Index, &'a [u32], &'a [bool], &'a [bool], u32, u32);
+
+/// The index of `columns` and the documents' `lengths`: the average length (a left-to-right
+/// sum in document order, as the sequential build and the Python engine do), the norms and
+/// the pruning bounds, computed the same way for every constructor (a live update copies the
+/// bounds of its unchanged lists from `previous`: the same bits).
+pub(crate) fn finish(columns: Columns, lengths: Vec<f64>, previous: Option<Previous<'_>>) -> Index {
+    let Columns {
+        params,
+        profile,
+        field_weights,
+        names,
+        mut terms,
+        term_ids,
+        sorted_terms,
+        scored,
+        mut presence_offsets,
+        presence_docs,
+    } = columns;
+    terms.shrink_to_fit();
     if presence_docs.is_empty() {
         // No presence postings: no offsets either (see `Index::presence_offsets`).
         presence_offsets = Vec::new();
     }
-    let term_ids = term_ids.unwrap_or_else(|| TermIds::of(&terms));
-    let sorted_terms = sorted_terms.unwrap_or_else(|| sort_terms(&terms, &offsets));
     let n = names.len();
-    // A left-to-right sum in document order, as the sequential build and the Python engine do.
     let mut total = 0.0f64;
     for &len in &lengths {
         total += len;
@@ -291,39 +394,17 @@ pub(crate) fn assemble(
         .iter()
         .map(|&len| params.norm(len, avg_len))
         .collect();
-    // Large indexes share their twin lists (after the IDF and the sorted terms, which see every
-    // list).
-    let share::SharedPostings {
-        offsets,
-        docs,
-        tfs,
-        shared,
-    } = if n >= share::SHARE_MIN_DOCS {
-        share::share_twins(&terms, &term_ids, offsets, docs, tfs)
-    } else {
-        share::SharedPostings {
-            offsets,
-            docs,
-            tfs,
-            shared: Vec::new(),
-        }
-    };
-    let mut packed = PackedStrings::with_capacity(names.iter().map(String::len).sum(), names.len());
-    for name in &names {
-        packed.push(name);
-    }
-    drop(names);
     let mut index = Index {
         params,
         field_weights,
-        names: std::sync::Arc::new(packed),
+        names: std::sync::Arc::new(names),
         term_ids,
         terms,
         sorted_terms,
-        offsets,
-        docs,
-        tfs: Tfs::new(tfs),
-        shared,
+        offsets: scored.offsets,
+        docs: scored.docs,
+        tfs: scored.tfs,
+        shared: scored.shared,
         presence_offsets,
         presence_docs,
         lengths,
@@ -333,7 +414,21 @@ pub(crate) fn assemble(
         bounds: Default::default(),
         tag: crate::index::new_tag(),
     };
-    index.refresh_bounds();
+    match previous {
+        Some((old, old_ids, changed, keep, first_removed, n_kept)) => {
+            let same_norms = old.params == params && old.avg_len.to_bits() == avg_len.to_bits();
+            index.carry_bounds(Some(&Carry {
+                old,
+                same_norms,
+                old_ids,
+                changed,
+                keep,
+                first_removed,
+                n_kept,
+            }))
+        }
+        None => index.refresh_bounds(),
+    }
     index
 }
 

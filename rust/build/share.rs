@@ -25,6 +25,34 @@ use crate::text::PackedStrings;
 /// From this many documents an index shares its twin lists (see the module docs).
 pub(crate) const SHARE_MIN_DOCS: usize = crate::index::MIN_PRUNE_DOCS;
 
+/// Whether an index of `n` documents shares its twin lists.
+#[cfg(not(test))]
+pub(crate) fn shares(n: usize) -> bool {
+    n >= SHARE_MIN_DOCS
+}
+
+#[cfg(test)]
+thread_local! {
+    static TEST_SHARE_MIN: std::cell::Cell<usize> = const { std::cell::Cell::new(SHARE_MIN_DOCS) };
+}
+
+/// Whether an index of `n` documents shares its twin lists (tests may lower the size on their
+/// thread: [`sharing_from`]).
+#[cfg(test)]
+pub(crate) fn shares(n: usize) -> bool {
+    n >= TEST_SHARE_MIN.with(|m| m.get())
+}
+
+/// `f()` with indexes built on this thread sharing from `docs` documents (for tests of the
+/// shared layout on small corpora).
+#[cfg(test)]
+pub(crate) fn sharing_from<R>(docs: usize, f: impl FnOnce() -> R) -> R {
+    let before = TEST_SHARE_MIN.with(|m| m.replace(docs));
+    let out = f();
+    TEST_SHARE_MIN.with(|m| m.set(before));
+    out
+}
+
 /// Scored postings after sharing: CSR columns in which shared terms have empty ranges, and the
 /// per-term source (`OWN_POSTINGS` for a term with its own list; empty when no term shares).
 pub(crate) struct SharedPostings {

@@ -124,9 +124,70 @@ fn f32_up(x: f64) -> f32 {
     }
 }
 
+/// What a live update's index keeps of the previous index's bounds (`Bounds::compute`). An
+/// unchanged list's maximum is the same when every kept document's norm is (the same average
+/// length); a changed one's too, when no removed posting could have held it, raised to the
+/// added postings' maximum (`f32_up` is monotone). A dense list's bitmap words below the
+/// first removed document are the same (those documents kept their ids); only the words
+/// after it are set again.
+pub(crate) struct Carry<'a> {
+    pub(crate) old: &'a Index,
+    /// Whether every kept document's norm is unchanged (the same parameters and average
+    /// length).
+    pub(crate) same_norms: bool,
+    /// Per new term: its old id (`u32::MAX`: a new term), and whether its list changed
+    /// (postings removed or added).
+    pub(crate) old_ids: &'a [u32],
+    pub(crate) changed: &'a [bool],
+    /// Per old document: kept or not.
+    pub(crate) keep: &'a [bool],
+    /// The first removed document (documents below it kept their ids), and the number of
+    /// documents kept (the added ones come after them).
+    pub(crate) first_removed: u32,
+    pub(crate) n_kept: u32,
+}
+
+impl Carry<'_> {
+    /// The old index's bound of new term `t`'s list when it still holds, raised to the
+    /// maximum of `added` (the parts of its added postings); `None` when it must be computed.
+    fn term_max(&self, t: usize, added: impl FnOnce() -> f64) -> Option<f32> {
+        let o = self.old_ids[t];
+        if !self.same_norms || o == u32::MAX {
+            return None;
+        }
+        let old = self.old.bounds.term_max[o as usize];
+        if !self.changed[t] {
+            return Some(old);
+        }
+        // The removed postings (after the first removed document) must stay below the bound.
+        let (k1, delta) = (self.old.params.k1, self.old.params.delta);
+        let (docs, tfs, scale) = self.old.postings(o);
+        let mut removed = 0f64;
+        let from = docs.partition_point(|&d| d < self.first_removed);
+        for (i, &d) in docs.iter().enumerate().skip(from) {
+            if !self.keep[d as usize] {
+                let tf = tfs.get(i) * scale;
+                let norm = self.old.norms[d as usize];
+                removed = removed.max((tf * (k1 + 1.0)) / (tf + norm) + delta);
+            }
+        }
+        (f32_up(removed) < old).then(|| old.max(f32_up(added())))
+    }
+
+    /// The first words of new term `t`'s bitmap, as the old index's (empty when it had none).
+    fn bitmap_prefix(&self, t: usize) -> &[u64] {
+        let o = self.old_ids[t];
+        let Some(w) = (o != u32::MAX).then(|| self.old.bounds.bitmap(o)).flatten() else {
+            return &[];
+        };
+        &self.old.bounds.bitmaps[w..w + self.first_removed as usize / 64]
+    }
+}
+
 impl Bounds {
     /// Computes the bounds of CSR postings (`offsets`, `docs`, `tfs`; `shared` as in
-    /// `Index::shared`) under `norms`.
+    /// `Index::shared`) under `norms` (for tests: constructors call `Index::refresh_bounds`).
+    #[cfg(test)]
     pub(crate) fn compute(
         params: Params,
         offsets: &[u32],
@@ -134,6 +195,20 @@ impl Bounds {
         tfs: &Tfs,
         shared: &[u32],
         norms: &[f64],
+    ) -> Bounds {
+        Bounds::compute_carrying(params, offsets, docs, tfs, shared, norms, None)
+    }
+
+    /// [`Bounds::compute`], with what `carry` says is unchanged copied instead: the same
+    /// bounds, to the bit.
+    pub(crate) fn compute_carrying(
+        params: Params,
+        offsets: &[u32],
+        docs: &[u32],
+        tfs: &Tfs,
+        shared: &[u32],
+        norms: &[f64],
+        carry: Option<&Carry<'_>>,
     ) -> Bounds {
         let n = norms.len();
         let n_terms = offsets.len().saturating_sub(1);
@@ -165,6 +240,17 @@ impl Bounds {
                     _ => (t, 1.0),
                 };
                 let range = offsets[source] as usize..offsets[source + 1] as usize;
+                if let Some(c) = carry {
+                    let added = || {
+                        let first = docs[range.clone()].partition_point(|&d| d < c.n_kept);
+                        (range.start + first..range.end)
+                            .map(|i| part(i, scale))
+                            .fold(0f64, f64::max)
+                    };
+                    if let Some(bound) = c.term_max(t, added) {
+                        return bound;
+                    }
+                }
                 let best = if impacts.is_empty() {
                     range.map(|i| part(i, scale)).fold(0f64, f64::max)
                 } else {
@@ -186,7 +272,16 @@ impl Bounds {
                 .zip(dense.par_iter())
                 .for_each(|(bits, &(t, _))| {
                     let t = t as usize;
-                    for &d in &docs[offsets[t] as usize..offsets[t + 1] as usize] {
+                    let mut list = &docs[offsets[t] as usize..offsets[t + 1] as usize];
+                    if let Some(c) = carry {
+                        let prefix = c.bitmap_prefix(t);
+                        if !prefix.is_empty() {
+                            bits[..prefix.len()].copy_from_slice(prefix);
+                            let from = (prefix.len() * 64) as u32;
+                            list = &list[list.partition_point(|&d| d < from)..];
+                        }
+                    }
+                    for &d in list {
                         bits[d as usize / 64] |= 1 << (d % 64);
                     }
                 });
@@ -213,13 +308,19 @@ impl Bounds {
 impl Index {
     /// Recomputes the pruning bounds from the postings and norms; every constructor calls it.
     pub(crate) fn refresh_bounds(&mut self) {
-        self.bounds = Bounds::compute(
+        self.carry_bounds(None);
+    }
+
+    /// The pruning bounds from the postings and norms, what `carry` says is unchanged copied.
+    pub(crate) fn carry_bounds(&mut self, carry: Option<&Carry<'_>>) {
+        self.bounds = Bounds::compute_carrying(
             self.params,
             &self.offsets,
             &self.docs,
             &self.tfs,
             &self.shared,
             &self.norms,
+            carry,
         );
     }
 }

@@ -31,6 +31,37 @@ impl TermIds {
         ids
     }
 
+    /// This table carried over to a new term list `terms` (a live update's): old id `t` becomes
+    /// `new_id[t]` (`u32::MAX`: dropped), and the terms `added` (new ids, in `terms`) join. Equal,
+    /// as a map, to `TermIds::of(terms)` when `terms` holds exactly the kept and added terms;
+    /// no kept term is hashed again (a term's hash is of its text, which is unchanged).
+    pub(crate) fn carried(
+        &self,
+        new_id: &[u32],
+        terms: &PackedStrings,
+        added: std::ops::Range<u32>,
+    ) -> Self {
+        let mut ids = self.clone();
+        ids.table.retain(|id| match new_id.get(*id as usize) {
+            Some(&f) if f != u32::MAX => {
+                *id = f;
+                true
+            }
+            _ => false,
+        });
+        let hasher = &ids.hasher;
+        ids.table.reserve(added.len(), |&t| {
+            hasher.hash_one(terms.get(t as usize).unwrap_or(""))
+        });
+        for id in added {
+            let hash = hasher.hash_one(&terms[id as usize]);
+            ids.table.insert_unique(hash, id, |&t| {
+                hasher.hash_one(terms.get(t as usize).unwrap_or(""))
+            });
+        }
+        ids
+    }
+
     /// The id of `term`, whose text is `terms[id]`.
     #[inline]
     pub(crate) fn get(&self, terms: &PackedStrings, term: &str) -> Option<u32> {
@@ -118,5 +149,40 @@ mod tests {
             assert_eq!(rebuilt.get(&terms, missing), None);
         }
         assert!(ids.memory_bytes() >= 5 * ids.len());
+    }
+
+    #[test]
+    fn a_carried_table_is_the_table_of_the_new_list() {
+        let old: PackedStrings = (0..2000)
+            .map(|i| format!("t{i}"))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(String::as_str)
+            .collect();
+        let ids = TermIds::of(&old);
+        // Every third term dropped, the rest renumbered in order, then 500 new terms.
+        let mut new_id = vec![u32::MAX; old.len()];
+        let mut terms = PackedStrings::default();
+        for (t, slot) in new_id.iter_mut().enumerate() {
+            if t % 3 != 0 {
+                *slot = terms.len() as u32;
+                terms.push(&old[t]);
+            }
+        }
+        let kept = terms.len() as u32;
+        for i in 0..500 {
+            terms.push(&format!("new{i}"));
+        }
+        let carried = ids.carried(&new_id, &terms, kept..terms.len() as u32);
+        let fresh = TermIds::of(&terms);
+        assert_eq!(carried.len(), fresh.len());
+        for (id, term) in fresh.iter(&terms) {
+            assert_eq!(carried.get(&terms, term), Some(id), "{term}");
+        }
+        for gone in ["t0", "t3", "t1998", "new500"] {
+            assert_eq!(carried.get(&terms, gone), None);
+        }
+        // The old table is left as it was.
+        assert_eq!(ids.get(&old, "t3"), Some(3));
     }
 }
