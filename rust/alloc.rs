@@ -1,0 +1,281 @@
+//! The extension's global allocator: the engine's large blocks in mappings of their own.
+//!
+//! Why it exists: glibc's malloc moves its thresholds as a program runs. When a block that it
+//! had placed in a mapping of its own (128 KiB and up at first) is freed, glibc raises its
+//! mmap threshold to that block's size, and its trim threshold (the free space a heap keeps at
+//! its top) to twice that, up to 32 and 64 MiB. A build of a large index frees such blocks:
+//! the chunks' posting buffers (1-9 MiB), the postings' `f32` frequencies once coded (15 MiB
+//! at 100,000 tools). From then on each engine thread's heap may keep up to ~31 MiB of freed
+//! memory at its top, which `malloc_trim` does not return (it trims the main heap's top, not a
+//! thread heap's): the same build then held 60 MiB in one process and 70 MiB in another.
+//! Two glibc settings in the environment fix it, but a library must not change its host
+//! process's allocator settings.
+//!
+//! So the engine's blocks of [`LARGE`] bytes and more never reach malloc: they are mapped and
+//! unmapped here (`mmap`, `munmap`, and `mremap` to grow or shrink one), and glibc never sees
+//! them freed. Its thresholds then stay near their defaults, and its heaps keep their default
+//! trim. Everything else (smaller blocks, alignments above a page, every platform but Linux with glibc)
+//! goes to [`System`], malloc itself. Only the Rust code's allocations pass through here: the
+//! host's Python objects use Python's allocators, untouched.
+//!
+//! The cost: a mapping's pages are fresh (zeroed by the kernel on first touch) each time, where
+//! malloc may have reused warm ones. At 1 MiB and up, that is a few page faults per block
+//! against the work that fills it (`BENCHMARKS.md`, the gateway section, measures the build).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+
+/// The size from which a block gets a mapping of its own (1 MiB).
+pub const LARGE: usize = 1 << 20;
+
+/// The largest alignment a mapping is sure to have: 4 KiB, the smallest page size of the
+/// platforms Rust targets on Linux (mappings start at a page, which is this or larger).
+const MAPPED_ALIGN: usize = 4096;
+
+/// The extension's global allocator (see the module doc).
+pub struct LargeMapped;
+
+/// Whether a block of `size` bytes aligned to `align` is mapped (else it is malloc's).
+/// A block's layout at `dealloc`/`realloc` is the one it was allocated with, so the same
+/// block is always judged the same way.
+#[inline]
+fn mapped(size: usize, align: usize) -> bool {
+    cfg!(all(target_os = "linux", target_env = "gnu")) && size >= LARGE && align <= MAPPED_ALIGN
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod os {
+    /// A fresh, zeroed, private mapping of `size` bytes, or null.
+    ///
+    /// # Safety
+    /// `size` is not zero.
+    pub unsafe fn map(size: usize) -> *mut u8 {
+        let p = libc::mmap(
+            std::ptr::null_mut(),
+            size,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        if p == libc::MAP_FAILED {
+            std::ptr::null_mut()
+        } else {
+            p.cast()
+        }
+    }
+
+    /// Unmaps a block that [`map`] or [`remap`] returned with this `size`.
+    ///
+    /// # Safety
+    /// `p` and `size` are a live mapped block's.
+    pub unsafe fn unmap(p: *mut u8, size: usize) {
+        // It cannot fail for a block mapped here (the kernel rounds `size` to the page).
+        libc::munmap(p.cast(), size);
+    }
+
+    /// The mapped block `p` of `old` bytes resized to `new` bytes, its contents kept (moved if
+    /// it must), or null with the block left as it was.
+    ///
+    /// # Safety
+    /// `p` and `old` are a live mapped block's; `new` is not zero.
+    pub unsafe fn remap(p: *mut u8, old: usize, new: usize) -> *mut u8 {
+        let q = libc::mremap(p.cast(), old, new, libc::MREMAP_MAYMOVE);
+        if q == libc::MAP_FAILED {
+            std::ptr::null_mut()
+        } else {
+            q.cast()
+        }
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+mod os {
+    // Never called: `mapped` is false but with glibc on Linux.
+    pub unsafe fn map(_: usize) -> *mut u8 {
+        std::ptr::null_mut()
+    }
+    pub unsafe fn unmap(_: *mut u8, _: usize) {}
+    pub unsafe fn remap(_: *mut u8, _: usize, _: usize) -> *mut u8 {
+        std::ptr::null_mut()
+    }
+}
+
+// SAFETY: every block is either malloc's (through `System`, which upholds the contract) or a
+// mapping: page-aligned (so aligned to any `align <= MAPPED_ALIGN`), at least `size` bytes,
+// zeroed, and unmapped only by `dealloc`/`realloc` with the layout it was made with. Whether a
+// block is mapped depends only on its layout (`mapped`), so each block returns to its maker.
+// Nothing here allocates or panics.
+unsafe impl GlobalAlloc for LargeMapped {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if mapped(layout.size(), layout.align()) {
+            os::map(layout.size())
+        } else {
+            System.alloc(layout)
+        }
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if mapped(layout.size(), layout.align()) {
+            os::map(layout.size()) // a fresh mapping is zeroed
+        } else {
+            System.alloc_zeroed(layout)
+        }
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if mapped(layout.size(), layout.align()) {
+            os::unmap(ptr, layout.size());
+        } else {
+            System.dealloc(ptr, layout);
+        }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let align = layout.align();
+        match (mapped(layout.size(), align), mapped(new_size, align)) {
+            (false, false) => System.realloc(ptr, layout, new_size),
+            (true, true) => os::remap(ptr, layout.size(), new_size),
+            (was, _) => {
+                // Across the threshold: a new block of the other kind, the contents copied.
+                // SAFETY: the caller guarantees `new_size`, rounded to `align`, fits `isize`.
+                let new_layout = Layout::from_size_align_unchecked(new_size, align);
+                let new = if was {
+                    System.alloc(new_layout)
+                } else {
+                    os::map(new_size)
+                };
+                if !new.is_null() {
+                    std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
+                    self.dealloc(ptr, layout);
+                }
+                new
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Allocates `size` bytes aligned to `align`, checks the block, fills it with a pattern.
+    unsafe fn filled(size: usize, align: usize, zeroed: bool) -> (*mut u8, Layout) {
+        let layout = Layout::from_size_align(size, align).unwrap();
+        let p = if zeroed {
+            LargeMapped.alloc_zeroed(layout)
+        } else {
+            LargeMapped.alloc(layout)
+        };
+        assert!(!p.is_null(), "size {size} align {align}");
+        assert_eq!(p as usize % align, 0, "size {size} align {align}");
+        if zeroed {
+            assert!(std::slice::from_raw_parts(p, size).iter().all(|&b| b == 0));
+        }
+        for i in 0..size {
+            *p.add(i) = (i % 251) as u8;
+        }
+        (p, layout)
+    }
+
+    unsafe fn check(p: *const u8, len: usize) {
+        for i in 0..len {
+            assert_eq!(*p.add(i), (i % 251) as u8, "byte {i}");
+        }
+    }
+
+    const SIZES: &[usize] = &[
+        1,
+        8,
+        4095,
+        4096,
+        LARGE - 1,
+        LARGE,
+        LARGE + 1,
+        3 * LARGE + 17,
+    ];
+
+    #[test]
+    fn alloc_and_dealloc_around_the_threshold() {
+        for &size in SIZES {
+            for &align in &[1, 8, 64, 4096, 8192, 1 << 16] {
+                for zeroed in [false, true] {
+                    unsafe {
+                        let (p, layout) = filled(size, align, zeroed);
+                        check(p, size);
+                        LargeMapped.dealloc(p, layout);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn which_blocks_are_mapped() {
+        assert!(!mapped(0, 1));
+        assert!(!mapped(LARGE - 1, 8));
+        assert!(!mapped(LARGE, 8192), "alignments above a page go to malloc");
+        assert_eq!(
+            mapped(LARGE, 8),
+            cfg!(all(target_os = "linux", target_env = "gnu"))
+        );
+        assert_eq!(
+            mapped(LARGE, 4096),
+            cfg!(all(target_os = "linux", target_env = "gnu"))
+        );
+    }
+
+    #[test]
+    fn realloc_keeps_contents_across_the_threshold() {
+        // Every pair of sizes: small to small, small to large, large to large, large to small,
+        // growing and shrinking.
+        for &from in SIZES {
+            for &to in SIZES {
+                for &align in &[1, 16, 4096, 8192] {
+                    unsafe {
+                        let (p, layout) = filled(from, align, false);
+                        let q = LargeMapped.realloc(p, layout, to);
+                        assert!(!q.is_null(), "{from} -> {to} align {align}");
+                        assert_eq!(q as usize % align, 0);
+                        check(q, from.min(to));
+                        // The grown part is writable to its end.
+                        for i in from.min(to)..to {
+                            *q.add(i) = (i % 251) as u8;
+                        }
+                        check(q, to);
+                        LargeMapped.dealloc(q, Layout::from_size_align(to, align).unwrap());
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_block_doubled_then_halved() {
+        // The way a `Vec` uses it: grown by doubling past the threshold, then shrunk below it.
+        unsafe {
+            let (mut p, mut layout) = filled(64, 8, false);
+            while layout.size() < 4 * LARGE {
+                let size = layout.size() * 2;
+                p = LargeMapped.realloc(p, layout, size);
+                assert!(!p.is_null());
+                check(p, layout.size());
+                for i in layout.size()..size {
+                    *p.add(i) = (i % 251) as u8;
+                }
+                layout = Layout::from_size_align(size, 8).unwrap();
+            }
+            while layout.size() > 64 {
+                let size = layout.size() / 2;
+                p = LargeMapped.realloc(p, layout, size);
+                assert!(!p.is_null());
+                layout = Layout::from_size_align(size, 8).unwrap();
+                check(p, size);
+            }
+            LargeMapped.dealloc(p, layout);
+        }
+    }
+}
