@@ -173,18 +173,25 @@ mod tests {
         assert!(!p.is_null(), "size {size} align {align}");
         assert_eq!(p as usize % align, 0, "size {size} align {align}");
         if zeroed {
-            assert!(std::slice::from_raw_parts(p, size).iter().all(|&b| b == 0));
+            assert!(std::slice::from_raw_parts(p, size) == &vec![0u8; size][..]);
         }
-        for i in 0..size {
-            *p.add(i) = (i % 251) as u8;
-        }
+        fill(p, 0, size);
         (p, layout)
     }
 
+    /// The bytes every test block holds: no two neighbouring pages alike.
+    fn pattern() -> &'static [u8] {
+        static PATTERN: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+        PATTERN.get_or_init(|| (0..4 * LARGE).map(|i| (i % 251) as u8).collect())
+    }
+
+    /// Writes the pattern's bytes `from..to` at the same offsets of `p`.
+    unsafe fn fill(p: *mut u8, from: usize, to: usize) {
+        std::ptr::copy_nonoverlapping(pattern()[from..to].as_ptr(), p.add(from), to - from);
+    }
+
     unsafe fn check(p: *const u8, len: usize) {
-        for i in 0..len {
-            assert_eq!(*p.add(i), (i % 251) as u8, "byte {i}");
-        }
+        assert!(std::slice::from_raw_parts(p, len) == &pattern()[..len]);
     }
 
     const SIZES: &[usize] = &[
@@ -242,9 +249,7 @@ mod tests {
                         assert_eq!(q as usize % align, 0);
                         check(q, from.min(to));
                         // The grown part is writable to its end.
-                        for i in from.min(to)..to {
-                            *q.add(i) = (i % 251) as u8;
-                        }
+                        fill(q, from.min(to), to);
                         check(q, to);
                         LargeMapped.dealloc(q, Layout::from_size_align(to, align).unwrap());
                     }
@@ -263,9 +268,7 @@ mod tests {
                 p = LargeMapped.realloc(p, layout, size);
                 assert!(!p.is_null());
                 check(p, layout.size());
-                for i in layout.size()..size {
-                    *p.add(i) = (i % 251) as u8;
-                }
+                fill(p, layout.size(), size);
                 layout = Layout::from_size_align(size, 8).unwrap();
             }
             while layout.size() > 64 {
