@@ -100,6 +100,161 @@ mod os {
     }
 }
 
+/// Freed mappings kept for the next large blocks, up to [`CACHE_BYTES`] in all: a build asks
+/// for and frees blocks of a few MiB per chunk of documents on each thread, which malloc would
+/// reuse warm where a fresh mapping's pages fault in again. [`release_cached`] unmaps them
+/// (the engine calls it when it gives memory back after a build, load or update).
+///
+/// Each slot is claimed by a compare-and-swap of its state, not a lock: a process forked while
+/// another thread holds a slot finds it busy and passes it by, it never waits for it.
+mod cache {
+    use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering::*};
+
+    const SLOTS: usize = 8;
+    /// At most this many bytes kept mapped at once.
+    pub const CACHE_BYTES: usize = 16 << 20;
+    const EMPTY: u8 = 0;
+    const BUSY: u8 = 1;
+    const FULL: u8 = 2;
+
+    struct Slot {
+        state: AtomicU8,
+        /// The mapping's address and length, read and written only by the slot's claimant.
+        at: AtomicUsize,
+        len: AtomicUsize,
+    }
+
+    #[allow(clippy::declare_interior_mutable_const)]
+    const EMPTY_SLOT: Slot = Slot {
+        state: AtomicU8::new(EMPTY),
+        at: AtomicUsize::new(0),
+        len: AtomicUsize::new(0),
+    };
+    static SLOTS_: [Slot; SLOTS] = [EMPTY_SLOT; SLOTS];
+    static HELD: AtomicUsize = AtomicUsize::new(0);
+
+    /// Keeps the mapping `p` of `len` bytes; false (the caller unmaps it) when it does not fit.
+    pub fn put(p: *mut u8, len: usize) -> bool {
+        if HELD
+            .fetch_update(AcqRel, Acquire, |h| {
+                (h + len <= CACHE_BYTES).then_some(h + len)
+            })
+            .is_err()
+        {
+            return false;
+        }
+        for slot in &SLOTS_ {
+            if slot
+                .state
+                .compare_exchange(EMPTY, BUSY, Acquire, Relaxed)
+                .is_ok()
+            {
+                slot.at.store(p as usize, Relaxed);
+                slot.len.store(len, Relaxed);
+                slot.state.store(FULL, Release);
+                return true;
+            }
+        }
+        HELD.fetch_sub(len, AcqRel);
+        false
+    }
+
+    /// A kept mapping for a block of `len` bytes, and its length: the smallest of at least
+    /// `len`, else the largest.
+    pub fn take(len: usize) -> Option<(*mut u8, usize)> {
+        let better = |have: usize, other: usize| {
+            if other >= len {
+                have < len || other < have
+            } else {
+                have < len && other > have
+            }
+        };
+        let mut best: Option<(&Slot, usize)> = None;
+        for slot in &SLOTS_ {
+            if slot.state.load(Acquire) == FULL {
+                let other = slot.len.load(Relaxed);
+                if best.map_or(true, |(_, have)| better(have, other)) {
+                    best = Some((slot, other));
+                }
+            }
+        }
+        let (slot, _) = best?;
+        // Another thread may have taken it since: then this block gets a fresh mapping.
+        slot.state
+            .compare_exchange(FULL, BUSY, Acquire, Relaxed)
+            .ok()?;
+        let (at, got) = (slot.at.load(Relaxed), slot.len.load(Relaxed));
+        slot.state.store(EMPTY, Release);
+        HELD.fetch_sub(got, AcqRel);
+        Some((at as *mut u8, got))
+    }
+
+    /// Takes every kept mapping, for `unmap` to return it to the OS.
+    pub fn drain(mut unmap: impl FnMut(*mut u8, usize)) {
+        for slot in &SLOTS_ {
+            if slot
+                .state
+                .compare_exchange(FULL, BUSY, Acquire, Relaxed)
+                .is_ok()
+            {
+                let (at, got) = (slot.at.load(Relaxed), slot.len.load(Relaxed));
+                slot.state.store(EMPTY, Release);
+                HELD.fetch_sub(got, AcqRel);
+                unmap(at as *mut u8, got);
+            }
+        }
+    }
+
+    /// The bytes kept now.
+    pub fn held() -> usize {
+        HELD.load(Acquire)
+    }
+}
+
+pub use cache::CACHE_BYTES;
+
+/// Unmaps the freed mappings kept for reuse (see `cache`): the engine calls it with
+/// `malloc_trim` after a build, load or update, so that they count in no index's memory.
+pub fn release_cached() {
+    // SAFETY: a kept mapping is no block's any more; `drain` hands each out once.
+    cache::drain(|p, len| unsafe { os::unmap(p, len) });
+}
+
+/// The bytes of freed mappings kept for reuse now (at most [`CACHE_BYTES`]).
+pub fn cached_bytes() -> usize {
+    cache::held()
+}
+
+/// A mapping of `size` bytes (`size >= LARGE`): a kept one resized, else a fresh one.
+///
+/// # Safety
+/// `size` is not zero.
+unsafe fn map_reused(size: usize) -> *mut u8 {
+    match cache::take(size) {
+        Some((p, len)) if len == size => p,
+        Some((p, len)) => {
+            let q = os::remap(p, len, size);
+            if q.is_null() {
+                os::unmap(p, len);
+                os::map(size)
+            } else {
+                q
+            }
+        }
+        None => os::map(size),
+    }
+}
+
+/// Keeps the freed mapping `p` of `size` bytes for reuse, or unmaps it.
+///
+/// # Safety
+/// `p` and `size` are a live mapped block's, which the caller gives up.
+unsafe fn unmap_or_keep(p: *mut u8, size: usize) {
+    if !cache::put(p, size) {
+        os::unmap(p, size);
+    }
+}
+
 // SAFETY: every block is either malloc's (through `System`, which upholds the contract) or a
 // mapping: page-aligned (so aligned to any `align <= MAPPED_ALIGN`), at least `size` bytes,
 // zeroed, and unmapped only by `dealloc`/`realloc` with the layout it was made with. Whether a
@@ -109,7 +264,7 @@ unsafe impl GlobalAlloc for LargeMapped {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if mapped(layout.size(), layout.align()) {
-            os::map(layout.size())
+            map_reused(layout.size())
         } else {
             System.alloc(layout)
         }
@@ -127,7 +282,7 @@ unsafe impl GlobalAlloc for LargeMapped {
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if mapped(layout.size(), layout.align()) {
-            os::unmap(ptr, layout.size());
+            unmap_or_keep(ptr, layout.size());
         } else {
             System.dealloc(ptr, layout);
         }
@@ -146,7 +301,7 @@ unsafe impl GlobalAlloc for LargeMapped {
                 let new = if was {
                     System.alloc(new_layout)
                 } else {
-                    os::map(new_size)
+                    map_reused(new_size)
                 };
                 if !new.is_null() {
                     std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
