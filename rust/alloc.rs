@@ -14,13 +14,19 @@
 //! So the engine's blocks of [`LARGE`] bytes and more never reach malloc: they are mapped and
 //! unmapped here (`mmap`, `munmap`, and `mremap` to grow or shrink one), and glibc never sees
 //! them freed. Its thresholds then stay near their defaults, and its heaps keep their default
-//! trim. Everything else (smaller blocks, alignments above a page, every platform but Linux with glibc)
-//! goes to [`System`], malloc itself. Only the Rust code's allocations pass through here: the
-//! host's Python objects use Python's allocators, untouched.
+//! trim. Everything else (smaller blocks, alignments above a page, every platform but Linux
+//! with glibc) goes to [`System`], malloc itself. Only the Rust code's allocations pass
+//! through here: the host's Python objects use Python's allocators, untouched.
 //!
-//! The cost: a mapping's pages are fresh (zeroed by the kernel on first touch) each time, where
-//! malloc may have reused warm ones. At 1 MiB and up, that is a few page faults per block
-//! against the work that fills it (`BENCHMARKS.md`, the gateway section, measures the build).
+//! The cost: a fresh mapping's pages fault in (zeroed by the kernel) on first touch, where
+//! malloc would reuse warm ones. A build asks for and frees blocks of a few MiB per chunk of
+//! documents, so up to [`CACHE_BYTES`] of freed mappings are kept and handed to the next large
+//! blocks (resized with `mremap`); the engine unmaps them (`release_cached`) when it calls
+//! `malloc_trim` after a build, load or update. Blocks freed after that (an old index dropped)
+//! stay kept, up to that size, until the next one.
+//!
+//! Each large block is a mapping of the process while it lives (the kernel merges neighbours):
+//! an index holds a few dozen.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
