@@ -2,7 +2,8 @@
 //! first. A module uses only modules of earlier layers: never a later layer, nor another module
 //! of its own layer (`rust/tests/layers.rs` checks this, and that no modules form a cycle).
 //!
-//! 1. `error`, `pool`: the engine's error type; the thread pool, safe across `fork`.
+//! 1. `alloc`, `error`, `pool`: the extension's allocator (large blocks mapped apart from
+//!    malloc); the engine's error type; the thread pool, safe across `fork`.
 //! 2. `text`: the tokenizer, its generated Unicode tables, packed string lists.
 //! 3. `analysis`: profiles that turn text into terms: stop words, stemming, CJK bigrams.
 //! 4. `index`: the index data: terms, term ids, postings, norms, BM25+ formulas, pruning bounds.
@@ -10,6 +11,7 @@
 //! 6. `snapshot`, `update`: an index to bytes and back; an index with documents added or removed.
 //! 7. `bindings`: the only pyo3 code (`python` feature): one file per Python-facing class.
 
+pub mod alloc;
 pub mod analysis;
 pub mod build;
 pub mod error;
@@ -22,6 +24,12 @@ pub mod update;
 
 #[cfg(feature = "python")]
 mod bindings;
+
+/// The extension's allocator: the engine's large blocks are mapped apart from malloc, so that
+/// freeing them does not raise glibc's thresholds (see `alloc`).
+#[cfg(feature = "python")]
+#[global_allocator]
+static ALLOCATOR: alloc::LargeMapped = alloc::LargeMapped;
 
 #[cfg(feature = "python")]
 use pyo3::prelude::*;

@@ -14,6 +14,7 @@ use crate::index::Index;
 /// Returns the allocator's free memory to the OS after a build, load or update (glibc only),
 /// so that the process's RSS grows by about the index's size, not by the build's scratch.
 pub fn release_free_memory() {
+    crate::alloc::release_cached();
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases free pages; it is safe to call at any time.
     unsafe {

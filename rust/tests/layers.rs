@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 /// The layers, lowest first; a module may only reference modules of lower layers.
 /// Keep in step with the `//!` doc of `rust/lib.rs`.
 const LAYERS: &[&[&str]] = &[
-    &["error", "pool"],
+    &["alloc", "error", "pool"],
     &["text"],
     &["analysis"],
     &["index"],
