@@ -42,7 +42,7 @@ use cjk::CjkBuffer;
 pub use cjk::{script_of, Script};
 pub use pairs::word_pairs;
 use stem::STEM_CACHE;
-pub use stem::{is_marked, stem_copy, STEM_MARK, STEM_QUERY_WEIGHT, STEM_WEIGHT};
+pub use stem::{is_marked, stem_copy, stems_to_itself, STEM_MARK, STEM_QUERY_WEIGHT, STEM_WEIGHT};
 pub use stopwords::{is_stopword, stopwords, STOPWORDS_EN};
 
 use crate::error::{Error, Result};

@@ -70,6 +70,8 @@ pub(crate) fn tokenize_chunk_with<D: Document>(
     let stems = profile.stems();
     let mut tokenizer = Tokenizer::new();
     let mut memo = Memo::default();
+    // The stemmed copies that need no stemming are written here.
+    let mut scratch = String::new();
     for (offset, fields) in documents.iter().enumerate() {
         let mut length = 0.0f64;
         for (field, text) in fields.fields() {
@@ -126,7 +128,7 @@ pub(crate) fn tokenize_chunk_with<D: Document>(
                 if stems {
                     copy = copies.get(id as usize).copied().unwrap_or(NO_COPY);
                     if copy == NO_COPY {
-                        copy = shared.with_copy(tok, &mut intern);
+                        copy = shared.with_copy(tok, &mut scratch, &mut intern);
                         if copies.len() <= id as usize {
                             copies.resize(id as usize + 1, NO_COPY);
                         }
