@@ -82,8 +82,15 @@ impl Tokenizer {
     }
 
     /// Calls `f` with each token of `text`, in order. The `&str` is valid only during the call.
-    pub fn for_each_token(&mut self, text: &str, mut f: impl FnMut(&str)) {
-        if text.is_ascii() {
+    pub fn for_each_token(&mut self, text: &str, f: impl FnMut(&str)) {
+        self.for_each_token_of(text, text.is_ascii(), f);
+    }
+
+    /// [`Tokenizer::for_each_token`] for a caller that has checked whether `text` is ASCII
+    /// (`ascii`, which must be `text.is_ascii()`).
+    #[inline]
+    pub(crate) fn for_each_token_of(&mut self, text: &str, ascii: bool, mut f: impl FnMut(&str)) {
+        if ascii {
             ascii_tokens(text, &mut self.out, &mut f);
         } else {
             self.unicode_tokens(text, &mut f);
@@ -264,17 +271,17 @@ fn ascii_tokens(text: &str, out: &mut String, f: &mut impl FnMut(&str)) {
             prev = class;
             i += 1;
         }
-        let Some(token) = text.get(start..i) else {
+        let Some(mut token) = text.get(start..i) else {
             continue;
         };
         if has_upper {
             out.clear();
             out.push_str(token);
             out.make_ascii_lowercase();
-            f(out);
-        } else {
-            f(token);
+            token = out;
         }
+        // (one call site, so that the visitor is inlined into this loop once)
+        f(token);
     }
 }
 
