@@ -74,7 +74,6 @@ pub(crate) fn tokenize_chunk_with<D: Document>(
                 ))
             })?;
             let scored = weight != 0.0;
-            // (the copy's weight, the same product for every token of the field)
             let copy_weight = weight * analysis::STEM_WEIGHT;
             let key = (text.len() >= memo::MIN_LEN).then(|| memo::Key::of(text));
             let long = key.is_some();
@@ -95,32 +94,19 @@ pub(crate) fn tokenize_chunk_with<D: Document>(
                 continue;
             }
             let start = memo.ids.len();
-            let record = &mut memo.ids;
+            let mut pass = FieldPass {
+                tally: &mut tally,
+                record: long.then_some(&mut memo.ids),
+                length,
+                weight,
+                copy_weight,
+                scored,
+                stems,
+            };
             // Weight-0 fields are tokenized too: their terms get ids in first-seen order, as in
             // `Index::build`, and become presence postings.
-            profile.for_each_term(&mut tokenizer, text, |tok| {
-                let id = tally.intern(tok);
-                if !scored {
-                    if long {
-                        record.push((id, NO_COPY));
-                    }
-                    tally.mark(id);
-                    return;
-                }
-                let copy = if stems {
-                    tally.copy_of(id, tok)
-                } else {
-                    NO_COPY
-                };
-                if long {
-                    record.push((id, copy));
-                }
-                // The plain term, then (English profile) its stemmed copy at a fraction.
-                tally.add(&mut length, id, weight);
-                if stems {
-                    tally.add(&mut length, copy, copy_weight);
-                }
-            });
+            profile.for_each_term(&mut tokenizer, text, |tok| pass.token(tok));
+            length = pass.length;
             if let Some(key) = key {
                 memo.record(key, start, scored);
             }
@@ -130,6 +116,51 @@ pub(crate) fn tokenize_chunk_with<D: Document>(
     chunk.terms = tally.terms;
     chunk.df = tally.df;
     Ok(chunk)
+}
+
+/// One field's text being read into a chunk's tallies: the per-token steps.
+struct FieldPass<'t, 's> {
+    tally: &'t mut Tally<'s>,
+    /// Where the text's `(term id, copy id)` pairs are recorded (a text of `memo::MIN_LEN`
+    /// bytes or more).
+    record: Option<&'t mut Vec<(u32, u32)>>,
+    /// The document's length so far.
+    length: f64,
+    weight: f64,
+    /// The weight of a stemmed copy (the same product for every token of the field).
+    copy_weight: f64,
+    scored: bool,
+    stems: bool,
+}
+
+impl FieldPass<'_, '_> {
+    /// Interns a token; a scored field's token counts, with its stemmed copy in the English
+    /// profile, and a weight-0 field's is noted for a presence posting.
+    #[inline(always)]
+    fn token(&mut self, tok: &str) {
+        let tally = &mut *self.tally;
+        let id = tally.intern(tok);
+        if !self.scored {
+            if let Some(record) = self.record.as_mut() {
+                record.push((id, NO_COPY));
+            }
+            tally.mark(id);
+            return;
+        }
+        let copy = if self.stems {
+            tally.copy_of(id, tok)
+        } else {
+            NO_COPY
+        };
+        if let Some(record) = self.record.as_mut() {
+            record.push((id, copy));
+        }
+        // The plain term, then (English profile) its stemmed copy at a fraction.
+        tally.add(&mut self.length, id, self.weight);
+        if self.stems {
+            tally.add(&mut self.length, copy, self.copy_weight);
+        }
+    }
 }
 
 /// A chunk's terms with their ids, and the tallies of the document being read.
