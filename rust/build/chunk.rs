@@ -165,18 +165,24 @@ impl FieldPass<'_, '_> {
 
 /// A chunk's terms with their ids, and the tallies of the document being read.
 ///
-/// One struct that owns its columns, so that the per-token steps, inlined into the tokenizer's
-/// loop, reach each column directly instead of through a closure's captured references.
+/// One struct that owns its columns, so that the per-token steps reach each column directly
+/// instead of through a closure's captured references.
 struct Tally<'s> {
     ids: Interner,
     terms: PackedStrings,
     df: Vec<u32>,
-    /// Dense per-document term frequencies by local id, and the ids touched in first-seen order.
+    /// Dense per-document term frequencies by local id, and the ids touched in first-seen order:
+    /// `order[..touched]`. `order` holds a slot per term of the chunk, so that an id is written
+    /// at `touched` whether or not it is new to the document, and `touched` moves on only if it
+    /// is: no branch on a condition that changes from token to token.
     tf: Vec<f64>,
     order: Vec<u32>,
-    /// The same for the terms of weight-0 fields (a flag instead of a frequency).
+    touched: usize,
+    /// The same for the terms of weight-0 fields (a flag instead of a frequency):
+    /// `present_order[..marked]`.
     present: Vec<bool>,
     present_order: Vec<u32>,
+    marked: usize,
     /// Local id of each term's stemmed copy (English profile), [`NO_COPY`] until needed: each
     /// distinct term is stemmed once per chunk.
     copies: Vec<u32>,
@@ -193,8 +199,10 @@ impl<'s> Tally<'s> {
             df: Vec::new(),
             tf: Vec::new(),
             order: Vec::new(),
+            touched: 0,
             present: Vec::new(),
             present_order: Vec::new(),
+            marked: 0,
             copies: Vec::new(),
             scratch: String::new(),
             shared,
@@ -208,7 +216,9 @@ impl<'s> Tally<'s> {
         if new {
             self.df.push(0);
             self.tf.push(0.0);
+            self.order.push(0);
             self.present.push(false);
+            self.present_order.push(0);
             self.copies.push(NO_COPY);
         }
         id
@@ -242,9 +252,11 @@ impl<'s> Tally<'s> {
     #[inline(always)]
     fn add(&mut self, length: &mut f64, id: u32, w: f64) {
         if let Some(slot) = self.tf.get_mut(id as usize) {
-            if *slot == 0.0 {
-                self.order.push(id);
+            // (`touched` < the number of terms unless every term is in the document already)
+            if let Some(next) = self.order.get_mut(self.touched) {
+                *next = id;
             }
+            self.touched += usize::from(*slot == 0.0);
             *slot += w;
             *length += w;
         }
@@ -254,33 +266,35 @@ impl<'s> Tally<'s> {
     #[inline(always)]
     fn mark(&mut self, id: u32) {
         if let Some(seen) = self.present.get_mut(id as usize) {
-            if !*seen {
-                *seen = true;
-                self.present_order.push(id);
+            if let Some(next) = self.present_order.get_mut(self.marked) {
+                *next = id;
             }
+            self.marked += usize::from(!*seen);
+            *seen = true;
         }
     }
 
     /// Writes the document's postings, presence postings and length to `chunk`, and clears the
     /// tallies for the next document.
     fn end_document(&mut self, chunk: &mut Chunk, offset: u32, length: f64) {
-        for &id in &self.order {
+        let order = &self.order[..self.touched];
+        for &id in order {
             let slot = &mut self.tf[id as usize];
             self.df[id as usize] += 1;
             chunk.entries.push((id, *slot as f32));
         }
         chunk.entry_ends.push(chunk.entries.len() as u32);
-        for &id in &self.present_order {
+        for &id in &self.present_order[..self.marked] {
             self.present[id as usize] = false;
             if self.tf[id as usize] == 0.0 {
                 chunk.presence.push((id, offset));
             }
         }
-        for &id in &self.order {
+        for &id in order {
             self.tf[id as usize] = 0.0;
         }
-        self.present_order.clear();
-        self.order.clear();
+        self.touched = 0;
+        self.marked = 0;
         chunk.lengths.push(length);
     }
 }
