@@ -2,14 +2,56 @@
 //! reused `Tokenizer` and with the free function. A benchmark, not a test: run it with
 //!
 //!     cargo run --release --example tokenize_bench
+//!
+//! With a catalogue TSV (see `build_bench`), it times instead the tokenizer and the english
+//! profile's plain terms over every field text of the catalogue, in the best of `rounds`:
+//!
+//!     cargo run --release --example tokenize_bench -- docs.tsv [rounds]
 
+use std::time::Instant;
+
+use _core::analysis::Profile;
 use _core::text::tokenize::{for_each_token, tokenize, Tokenizer};
+
+#[path = "shared/tsv.rs"]
+mod tsv;
+
+/// The best of `rounds` passes of `f` over every field text of the catalogue at `path`.
+fn bench_catalogue(path: &str, rounds: usize) {
+    let (_, docs, _) = tsv::read_catalogue(path);
+    let texts: Vec<&str> = docs.iter().flatten().map(|(_, t)| t.as_str()).collect();
+    let bytes: usize = texts.iter().map(|t| t.len()).sum();
+    let mut tokenizer = Tokenizer::new();
+    let mut run = |name: &str, f: &mut dyn FnMut(&mut Tokenizer, &str, &mut usize)| {
+        let (mut best, mut count) = (f64::INFINITY, 0);
+        for _ in 0..rounds.max(1) {
+            count = 0;
+            let t = Instant::now();
+            for text in &texts {
+                f(&mut tokenizer, text, &mut count);
+            }
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        println!(
+            "{name}: {:.1} ms for {} texts, {:.0} MB/s (checksum {count})",
+            best * 1e3,
+            texts.len(),
+            bytes as f64 / best / 1e6
+        );
+    };
+    run("tokenizer", &mut |tk, text, n| {
+        tk.for_each_token(text, |t| *n += t.len())
+    });
+    run("english terms", &mut |tk, text, n| {
+        Profile::English.for_each_term(tk, text, |t| *n += t.len())
+    });
+}
 
 /// Tokens per second over `texts`, with one reused `Tokenizer` or a fresh one per call.
 fn bench(name: &str, texts: &[String], reuse: bool) {
     let mut tokenizer = Tokenizer::new();
     let (mut count, rounds) = (0usize, 20);
-    let start = std::time::Instant::now();
+    let start = Instant::now();
     for _ in 0..rounds {
         for text in texts {
             if reuse {
@@ -49,6 +91,13 @@ fn corpus(words: &[&str], n: usize) -> Vec<String> {
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(path) = args.get(1) {
+        let rounds = args
+            .get(2)
+            .map_or(9, |r| r.parse().expect("a number of rounds"));
+        return bench_catalogue(path, rounds);
+    }
     let ascii = [
         "Create",
         "a",

@@ -42,7 +42,7 @@ use cjk::CjkBuffer;
 pub use cjk::{script_of, Script};
 pub use pairs::word_pairs;
 use stem::STEM_CACHE;
-pub use stem::{is_marked, stem_copy, STEM_MARK, STEM_QUERY_WEIGHT, STEM_WEIGHT};
+pub use stem::{is_marked, stem_copy, stems_to_itself, STEM_MARK, STEM_QUERY_WEIGHT, STEM_WEIGHT};
 pub use stopwords::{is_stopword, stopwords, STOPWORDS_EN};
 
 use crate::error::{Error, Result};
@@ -109,15 +109,15 @@ impl Profile {
 
     /// Calls `f` with each plain term of `text` (the tokens, CJK-split in the English profile).
     pub fn for_each_term(self, tokenizer: &mut Tokenizer, text: &str, mut f: impl FnMut(&str)) {
+        let ascii = text.is_ascii();
         match self {
             // The CJK split passes an ASCII token through unchanged, and every token of an ASCII
             // text is ASCII: such a text (most of a catalogue) skips the split's check per token.
-            Profile::Omp => tokenizer.for_each_token(text, f),
-            Profile::English if text.is_ascii() => tokenizer.for_each_token(text, f),
-            Profile::English => {
+            Profile::English if !ascii => {
                 let mut buf = CjkBuffer::default();
-                tokenizer.for_each_token(text, |tok| buf.split(tok, &mut f));
+                tokenizer.for_each_token_of(text, ascii, |tok| buf.split(tok, &mut f));
             }
+            Profile::Omp | Profile::English => tokenizer.for_each_token_of(text, ascii, f),
         }
     }
 

@@ -182,12 +182,31 @@ pub const MAX_STEM_LENGTH: usize = 64;
 pub fn stem_copy(term: &str) -> String {
     let mut out = String::with_capacity(term.len() + 2);
     out.push(STEM_MARK);
-    if term.is_ascii() && term.len() <= MAX_STEM_LENGTH {
-        out.push_str(&stemmer().stem(term));
-    } else {
+    if stems_to_itself(term) {
         out.push_str(term);
+    } else {
+        out.push_str(&stemmer().stem(term));
     }
     out
+}
+
+/// Whether `term`'s stemmed copy is [`STEM_MARK`] + the term itself, known without running the
+/// Snowball algorithm: a term that is not stemmed (not all ASCII, or longer than
+/// [`MAX_STEM_LENGTH`]), one of fewer than 3 characters (Porter2 leaves those as they are), or
+/// one of lowercase letters and digits that ends in a digit (every Porter2 step removes or
+/// replaces a suffix of letters, and its `y`/`Y` marking is undone at the end). Catalogues hold
+/// many such terms (version numbers, ids, counts), each new to a chunk, and stemming one costs
+/// ~1 µs. `tests::the_shortcut_is_what_the_stemmer_gives` holds it to the stemmer.
+#[inline]
+pub fn stems_to_itself(term: &str) -> bool {
+    let bytes = term.as_bytes();
+    if bytes.len() < 3 || bytes.len() > MAX_STEM_LENGTH || !term.is_ascii() {
+        return true;
+    }
+    bytes.last().is_some_and(u8::is_ascii_digit)
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
 }
 
 fn stemmer() -> &'static rust_stemmers::Stemmer {
@@ -209,6 +228,70 @@ mod tests {
             for w in &words {
                 assert_eq!(with_stem_copy(w, str::to_owned), stem_copy(w), "{w}");
             }
+        }
+    }
+
+    /// The terms [`stems_to_itself`] passes through are those the stemmer returns unchanged:
+    /// every string of up to 3 characters over an alphabet with the stemmer's special characters
+    /// (`y`, `Y`, the apostrophe, vowels, capitals, digits), and random longer ones.
+    #[test]
+    fn the_shortcut_is_what_the_stemmer_gives() {
+        let alphabet = b"aeiysYA'z09";
+        let slow = |t: &str| stemmer().stem(t).into_owned();
+        let mut checked = 0;
+        for len in 0..=3u32 {
+            for n in 0..alphabet.len().pow(len) {
+                let mut n = n;
+                let term: String = (0..len)
+                    .map(|_| {
+                        let c = alphabet[n % alphabet.len()];
+                        n /= alphabet.len();
+                        char::from(c)
+                    })
+                    .collect();
+                if stems_to_itself(&term) && term.len() <= MAX_STEM_LENGTH {
+                    assert_eq!(slow(&term), term, "{term:?}");
+                    checked += 1;
+                }
+            }
+        }
+        let letters = b"abcdeghilnorstuyYz'0123456789";
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for _ in 0..200_000 {
+            let len = 3 + next(14);
+            let mut term: String = (0..len)
+                .map(|_| char::from(letters[next(letters.len())]))
+                .collect();
+            if next(2) == 0 {
+                term.push(char::from(b'0' + next(10) as u8));
+            }
+            let expected = if term.is_ascii() && term.len() <= MAX_STEM_LENGTH {
+                slow(&term)
+            } else {
+                term.clone()
+            };
+            if stems_to_itself(&term) {
+                assert_eq!(expected, term, "{term:?}");
+                checked += 1;
+            }
+            assert_eq!(
+                stem_copy(&term),
+                format!("{STEM_MARK}{expected}"),
+                "{term:?}"
+            );
+        }
+        assert!(checked > 50_000, "{checked} terms took the shortcut");
+        for word in ["mp3", "v2", "ec2", "s3", "http2", "x", "is", "as"] {
+            assert!(stems_to_itself(word), "{word}");
+        }
+        for word in ["files", "running", "yes", "2fa", "Y1", "a'1"] {
+            assert!(!stems_to_itself(word) || word.len() < 3, "{word}");
         }
     }
 

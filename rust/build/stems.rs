@@ -23,9 +23,19 @@ pub(crate) struct Stems {
 
 impl Stems {
     /// Calls `f` with [`analysis::stem_copy`] of `term`, stemming it only if no chunk has yet.
-    pub(crate) fn with_copy<R>(&self, term: &str, f: impl FnOnce(&str) -> R) -> R {
-        if !term.is_ascii() {
-            return f(&analysis::stem_copy(term));
+    /// A copy that is the marked term itself ([`analysis::stems_to_itself`]) is written into
+    /// `scratch`, without a lookup.
+    pub(crate) fn with_copy<R>(
+        &self,
+        term: &str,
+        scratch: &mut String,
+        f: impl FnOnce(&str) -> R,
+    ) -> R {
+        if analysis::stems_to_itself(term) {
+            scratch.clear();
+            scratch.push(analysis::STEM_MARK);
+            scratch.push_str(term);
+            return f(scratch);
         }
         // A poisoned lock (a panic elsewhere while holding it) only disables the sharing.
         if let Ok(map) = self.map.read() {
@@ -51,10 +61,11 @@ mod tests {
     #[test]
     fn copies_are_the_stemmers() {
         let stems = Stems::default();
+        let mut scratch = String::new();
         for _ in 0..2 {
-            for w in ["running", "files", "café", "天气", "x2", ""] {
+            for w in ["running", "files", "café", "天气", "x2", "", "mp3", "ab"] {
                 assert_eq!(
-                    stems.with_copy(w, str::to_owned),
+                    stems.with_copy(w, &mut scratch, str::to_owned),
                     analysis::stem_copy(w),
                     "{w}"
                 );

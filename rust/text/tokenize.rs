@@ -82,8 +82,15 @@ impl Tokenizer {
     }
 
     /// Calls `f` with each token of `text`, in order. The `&str` is valid only during the call.
-    pub fn for_each_token(&mut self, text: &str, mut f: impl FnMut(&str)) {
-        if text.is_ascii() {
+    pub fn for_each_token(&mut self, text: &str, f: impl FnMut(&str)) {
+        self.for_each_token_of(text, text.is_ascii(), f);
+    }
+
+    /// [`Tokenizer::for_each_token`] for a caller that has checked whether `text` is ASCII
+    /// (`ascii`, which must be `text.is_ascii()`).
+    #[inline]
+    pub(crate) fn for_each_token_of(&mut self, text: &str, ascii: bool, mut f: impl FnMut(&str)) {
+        if ascii {
             ascii_tokens(text, &mut self.out, &mut f);
         } else {
             self.unicode_tokens(text, &mut f);
@@ -200,7 +207,24 @@ fn ascii_class(b: u8) -> u8 {
     ASCII_CLASSES[usize::from(b)]
 }
 
+/// How many of the leading bytes of `word` (8 ASCII bytes, little-endian) are lowercase letters
+/// or digits (SWAR: every byte is below 0x80, so adding at most 0x7F to each never carries into
+/// the next, and each comparison is the high bit of its byte).
+#[inline]
+fn lower_or_digit_run(word: u64) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    let at_least = |b: u8| word + ONES * u64::from(0x80 - b);
+    let lower = at_least(b'a') & !at_least(b'z' + 1);
+    let digit = at_least(b'0') & !at_least(b'9' + 1);
+    (((lower | digit) & HIGH ^ HIGH).trailing_zeros() / 8) as usize
+}
+
 /// The ASCII path: the same rule on bytes, with no table lookups beyond `ASCII_VALUES`.
+///
+/// Lowercase letters and digits never start a break (only a separator or a capital does), and
+/// the rule reads only whether the character before a capital is a lowercase letter or digit,
+/// or a capital; so runs of them are skipped eight bytes at a time.
 fn ascii_tokens(text: &str, out: &mut String, f: &mut impl FnMut(&str)) {
     let bytes = text.as_bytes();
     let n = bytes.len();
@@ -213,18 +237,32 @@ fn ascii_tokens(text: &str, out: &mut String, f: &mut impl FnMut(&str)) {
             break;
         }
         let start = i;
-        let mut prev = ascii_class(bytes[i]);
-        let mut has_upper = prev == LU;
-        i += 1;
-        while i < n {
-            let class = ascii_class(bytes[i]);
+        // The class of the previous byte of the token (a run of lowercase letters and digits
+        // counts as `LL`: the rule treats `LL` and `NUM` alike before a capital).
+        let mut prev = SEP;
+        let mut has_upper = false;
+        loop {
+            if let Some(word) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+                let run = lower_or_digit_run(u64::from_le_bytes(*word));
+                if run > 0 {
+                    i += run;
+                    prev = LL;
+                    if run == 8 {
+                        continue;
+                    }
+                }
+            }
+            let Some(&b) = bytes.get(i) else {
+                break;
+            };
+            let class = ascii_class(b);
             if class == SEP {
                 break;
             }
             if class == LU {
                 let camel = prev == LL || prev == NUM;
                 // ACRONYMWord: the break goes before the last capital.
-                let acronym = prev == LU && i + 1 < n && ascii_class(bytes[i + 1]) == LL;
+                let acronym = prev == LU && bytes.get(i + 1).is_some_and(|&c| ascii_class(c) == LL);
                 if camel || acronym {
                     break;
                 }
@@ -233,17 +271,17 @@ fn ascii_tokens(text: &str, out: &mut String, f: &mut impl FnMut(&str)) {
             prev = class;
             i += 1;
         }
-        let Some(token) = text.get(start..i) else {
+        let Some(mut token) = text.get(start..i) else {
             continue;
         };
         if has_upper {
             out.clear();
             out.push_str(token);
             out.make_ascii_lowercase();
-            f(out);
-        } else {
-            f(token);
+            token = out;
         }
+        // (one call site, so that the visitor is inlined into this loop once)
+        f(token);
     }
 }
 
@@ -372,6 +410,61 @@ mod tests {
             if text.is_ascii() {
                 check(text);
             }
+        }
+    }
+
+    #[test]
+    fn lower_or_digit_runs_of_every_byte() {
+        for b in 0..128u8 {
+            for at in 0..8 {
+                let mut word = *b"abcz0189";
+                word[at] = b;
+                let expected = word
+                    .iter()
+                    .position(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
+                    .unwrap_or(8);
+                let got = lower_or_digit_run(u64::from_le_bytes(word));
+                assert_eq!(got, expected, "{word:?}");
+            }
+        }
+    }
+
+    /// Texts long enough for the eight-byte runs, with capitals, digits and separators at every
+    /// distance from a run's end: the ASCII path equals the general one.
+    #[test]
+    fn ascii_path_equals_general_path_on_long_runs() {
+        let mut general = Tokenizer::new();
+        let pieces = [
+            "abcdefgh",
+            "abcdefghij",
+            "a1b2c3d4e5",
+            "XML",
+            "Http",
+            "A",
+            "ID",
+            "9",
+            " ",
+            "_",
+            "--",
+            "getUserNameFromID",
+            "HTTPServer2Go",
+            "x",
+            "ABCdEFg",
+            "z0",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..(state % 9) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                text.push_str(pieces[(state >> 20) as usize % pieces.len()]);
+            }
+            let mut tokens = Vec::new();
+            general.unicode_tokens(&text, &mut |t: &str| tokens.push(t.to_owned()));
+            assert_eq!(tokenize(&text), tokens, "{text:?}");
+            state = state.wrapping_add(1);
         }
     }
 
