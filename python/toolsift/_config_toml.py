@@ -1,55 +1,48 @@
-"""Writing a toolsift config back as TOML (the standard library reads TOML but cannot write it).
+"""Changing one table of a TOML config in place, with ``tomlkit``: the file's comments, key
+order, formatting and every other table are kept, and only the keys given change.
 
-Only what a config holds: tables of plain values (strings, numbers, booleans, lists) and one
-level of sub-tables (``[mcpServers.NAME]``), whose own tables are written inline.
+The standard library reads TOML (``tomllib``) but cannot write it; ``tomlkit`` writes strings
+with TOML's own escapes (``\\uXXXX``, ``\\UXXXXXXXX``, control characters including DEL) and
+keeps values it does not understand, such as TOML datetimes, as they were.
 
 Example:
-    >>> print(dumps_toml({"tool_search": {"max_results": 3, "gate": False}}), end="")
+    >>> text = '# my settings\\n[tool_search]\\nmax_results = 3 # few\\n'
+    >>> print(update_toml(text, "tool_search", {"max_results": 4, "gate": False}), end="")
+    # my settings
     [tool_search]
-    "max_results" = 3
-    "gate" = false
+    max_results = 4 # few
+    gate = false
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["dumps_toml"]
+__all__ = ["DELETE", "update_toml"]
+
+#: A change's value that removes the key.
+DELETE: Any = object()
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        return (
-            "{" + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
-        )
-    raise TypeError(f"cannot write {type(value).__name__} to TOML")
+def update_toml(text: str, table: str, changes: Mapping[str, Any]) -> str:
+    """``text`` with the keys of ``changes`` set in ``[table]`` (created at the end when the
+    document has none; a :data:`DELETE` value removes the key)."""
+    import tomlkit  # only when a config is written
 
-
-def dumps_toml(doc: Mapping[str, Any]) -> str:
-    """A TOML document of tables of plain values (what a toolsift config holds)."""
-    lines: list[str] = []
-    scalars = {k: v for k, v in doc.items() if not isinstance(v, Mapping)}
-    for key, value in scalars.items():
-        lines.append(f"{json.dumps(key)} = {_toml_value(value)}")
-    for key, table in doc.items():
-        if not isinstance(table, Mapping):
-            continue
-        nested = {k: v for k, v in table.items() if isinstance(v, Mapping)}
-        flat = {k: v for k, v in table.items() if k not in nested}
-        if flat or not nested:
-            lines += ["", f"[{key}]"]
-            lines += [f"{json.dumps(k)} = {_toml_value(v)}" for k, v in flat.items()]
-        for sub, value in nested.items():
-            lines += ["", f"[{key}.{json.dumps(sub)}]"]
-            lines += [f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items()]
-    return "\n".join(lines).lstrip("\n") + "\n"
+    doc = tomlkit.parse(text)
+    if table not in doc:
+        new = tomlkit.table()
+        for key, value in changes.items():
+            if value is not DELETE:
+                new[key] = value
+        doc[table] = new
+        return tomlkit.dumps(doc)
+    target = doc[table]
+    for key, value in changes.items():
+        if value is DELETE:
+            if key in target:
+                del target[key]
+        else:
+            target[key] = value
+    return tomlkit.dumps(doc)

@@ -20,26 +20,24 @@ Example:
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import re
-import shutil
-import sys
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
 from typing import Any, Literal, Union
 
-from ._config_toml import dumps_toml
+from ._config_env import expand
+from ._config_rate import MAX_RATE_COUNT as MAX_RATE_COUNT
+from ._config_rate import MAX_RATE_PERIOD as MAX_RATE_PERIOD
+from ._config_rate import RateLimit
+from ._config_read import MAX_CONFIG_BYTES as MAX_CONFIG_BYTES
+from ._config_read import parse_config_text as _parse
+from ._config_read import read_config as _read
+from ._config_read import read_config_text as _read_text
+from ._config_write import DELETE, update_text, write_atomic
 from ._text.analysis import PROFILE_ALIASES, PROFILES, check_profile
 from .errors import ConfigError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python < 3.11 only
-    import tomli as tomllib
+from .tools import mcp_name
 
 __all__ = [
     "ToolSearchConfig",
@@ -57,41 +55,12 @@ SearchStyle = Literal["activate", "search-and-call"]
 
 _MODES = ("off", "all", "mcp-only", "auto")
 _STYLES = ("activate", "search-and-call")
-_RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*(s|sec|second|m|min|minute|h|hour)s?\s*$")
-_UNITS = {"s": 1.0, "sec": 1.0, "second": 1.0, "m": 60.0, "min": 60.0, "minute": 60.0}
-_UNITS.update({"h": 3600.0, "hour": 3600.0})
 
-
-@dataclass(frozen=True)
-class RateLimit:
-    """A token bucket's size and refill: ``count`` searches per ``per_seconds`` seconds.
-
-    Example:
-        >>> RateLimit.parse("5/min")
-        RateLimit(count=5, per_seconds=60.0)
-    """
-
-    count: int
-    per_seconds: float
-
-    @classmethod
-    def parse(cls, text: str) -> RateLimit:
-        """``"N/sec"``, ``"N/min"``, ``"N/hour"`` or ``"N/10s"``; a ValueError otherwise."""
-        found = _RATE.match(text) if isinstance(text, str) else None
-        if found is None or int(found.group(1)) < 1:
-            raise ValueError(
-                f"must be like '5/min' (a positive count per sec, min or hour), got {text!r}"
-            )
-        every = float(found.group(2) or 1)
-        if every <= 0:
-            raise ValueError(f"must have a positive period, got {text!r}")
-        return cls(int(found.group(1)), every * _UNITS[found.group(3)])
-
-    def __str__(self) -> str:
-        for unit, seconds in (("hour", 3600.0), ("min", 60.0), ("sec", 1.0)):
-            if self.per_seconds == seconds:
-                return f"{self.count}/{unit}"
-        return f"{self.count}/{self.per_seconds:g}s"
+#: The largest ``max_results`` and ``max_limit`` a config may set (a search returning more
+#: tools than this is no longer a search).
+MAX_CONFIG_LIMIT = 10_000
+#: The longest server name of an ``mcpServers`` block.
+MAX_SERVER_NAME = 128
 
 
 @dataclass(frozen=True)
@@ -102,7 +71,8 @@ class ToolSearchConfig:
         enabled: discovery on (``False`` is ``mode = "off"``: every tool is listed).
         always_available: tools (any of a tool's names) or whole servers never hidden.
         max_results: how many tools one search activates or returns by default.
-        max_limit: the cap on a search's ``limit`` in every entry point (default 25).
+        max_limit: the cap on a search's ``limit`` in every entry point (default 25; at most
+            :data:`MAX_CONFIG_LIMIT`, as ``max_results``).
         threshold: matches scoring below this are dropped (0.0 = off).
         mode: the discovery mode: ``"all"``, ``"mcp-only"``, ``"auto"`` or ``"off"``.
         profile: the analysis profile (``"english"`` or ``"omp"``).
@@ -139,6 +109,14 @@ class ToolSearchConfig:
     def __post_init__(self) -> None:
         if self.profile in PROFILE_ALIASES:  # a former name: the profile's own is kept
             object.__setattr__(self, "profile", PROFILE_ALIASES[self.profile])
+        for key in ("max_results", "max_limit"):
+            value = getattr(self, key)
+            if not isinstance(value, int) or not 1 <= value <= MAX_CONFIG_LIMIT:
+                raise ConfigError(
+                    f"tool_search.{key} must be an integer from 1 to {MAX_CONFIG_LIMIT:,}, "
+                    f"got {value!r}.",
+                    key=key,
+                )
         if self.max_results > self.max_limit:
             raise ConfigError(
                 f"tool_search.max_results ({self.max_results}) is above max_limit "
@@ -216,27 +194,6 @@ class GatewayConfig:
 
 
 # --- reading -----------------------------------------------------------------------------------
-
-
-def _read(path: StrPath) -> tuple[str, dict[str, Any]]:
-    file = os.fspath(path)
-    try:
-        data = Path(file).read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"{file}: cannot read: {exc.strerror or exc}", path=file) from None
-    if not data.strip():
-        raise ConfigError(f"{file}: the file is empty.", path=file)
-    try:
-        if file.endswith(".toml"):
-            doc: Any = tomllib.loads(data.decode("utf-8-sig"))
-        else:
-            doc = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        kind = "TOML" if file.endswith(".toml") else "JSON"
-        raise ConfigError(f"{file}: not valid {kind}: {exc}", path=file) from None
-    if not isinstance(doc, dict):
-        raise ConfigError(f"{file}: the top level must be an object.", path=file)
-    return file, doc
 
 
 def _fail(file: str | None, key: str, problem: str) -> ConfigError:
@@ -328,7 +285,22 @@ def parse_tool_search(block: Any, *, path: StrPath | None = None) -> ToolSearchC
     try:
         return ToolSearchConfig(**values)
     except ConfigError as exc:
-        raise _fail(file, f"tool_search.{exc.key}", str(exc).split(": ", 1)[-1]) from None
+        key = f"tool_search.{exc.key}"
+        problem = str(exc).split(": ", 1)[-1].removeprefix(f"{key} ")
+        raise _fail(file, key, problem) from None
+
+
+def check_setting(key: str, value: Any) -> Any:
+    """One ``tool_search`` value checked and converted by the config file's own rule.
+
+    Raises:
+        ConfigError: ``key`` is unknown or ``value`` is not valid for it.
+
+    Example:
+        >>> check_setting("call_timeout", 5)
+        5.0
+    """
+    return getattr(parse_tool_search({key: value}), key)
 
 
 def load_config(path: StrPath) -> ToolSearchConfig:
@@ -348,8 +320,16 @@ def _check_top(doc: Mapping[str, Any], file: str) -> None:
             raise _fail(file, key, "is not a known key (known: mcpServers, tool_search)")
 
 
-def _server(name: str, entry: Any, file: str) -> ServerConfig:
+def _server(name: str, entry: Any, file: str, environ: Mapping[str, str]) -> ServerConfig:
     key = f"mcpServers.{name}"
+    if not name.strip():
+        raise _fail(file, f"mcpServers.{name!r}", "is not a valid server name (it is empty)")
+    if len(name) > MAX_SERVER_NAME:
+        raise _fail(
+            file,
+            f"mcpServers.{name[:40]}...",
+            f"is a server name of {len(name):,} characters (at most {MAX_SERVER_NAME})",
+        )
     if not isinstance(entry, Mapping):
         raise _fail(file, key, "must be an object with a command or a url")
     allowed = {"command", "args", "env", "cwd", "url", "headers", "transport", "type"}
@@ -376,15 +356,41 @@ def _server(name: str, entry: Any, file: str) -> ServerConfig:
             raise _fail(
                 file, f"{key}.transport", f"must be stdio with a command, got {transport!r}"
             )
-        return ServerConfig(name, command=command, args=tuple(args), env=dict(env), cwd=cwd)
+        args = [_expand(a, file, f"{key}.args", environ) for a in args]
+        env = {k: _expand(v, file, f"{key}.env.{k}", environ) for k, v in env.items()}
+        return ServerConfig(name, command=command, args=tuple(args), env=env, cwd=cwd)
     _typed(url, "str", file, f"{key}.url")
+    url = _expand(str(url), file, f"{key}.url", environ)
     headers = entry.get("headers", {})
     _check_str_map(headers, file, f"{key}.headers")
+    headers = {k: _expand(v, file, f"{key}.headers.{k}", environ) for k, v in headers.items()}
     if transport in (None, "http", "streamable-http", "streamable_http"):
         transport = "http"
     elif transport != "sse":
         raise _fail(file, f"{key}.transport", f"must be http or sse, got {transport!r}")
     return ServerConfig(name, url=url, headers=dict(headers), transport=transport)
+
+
+def _expand(text: str, file: str, key: str, environ: Mapping[str, str]) -> str:
+    try:
+        return expand(text, key, environ)
+    except ConfigError as exc:
+        raise ConfigError(f"{file}: {exc}", path=file, key=key) from None
+
+
+def _check_names(servers: tuple[ServerConfig, ...], file: str) -> None:
+    """Two server names must not give the same canonical tool names."""
+    seen: dict[str, str] = {}
+    for server in servers:
+        canonical = mcp_name(server.name, "tool")
+        other = seen.setdefault(canonical, server.name)
+        if other != server.name:
+            raise _fail(
+                file,
+                f"mcpServers.{server.name}",
+                f"collides with the server {other!r}: both give tool names like {canonical!r}; "
+                "rename one of them",
+            )
 
 
 def _check_str_map(value: Any, file: str, key: str) -> None:
@@ -394,19 +400,28 @@ def _check_str_map(value: Any, file: str, key: str) -> None:
         raise _fail(file, key, f"must be an object of strings, got {value!r}")
 
 
-def load_gateway_config(path: StrPath) -> GatewayConfig:
+def load_gateway_config(
+    path: StrPath, *, environ: Mapping[str, str] | None = None
+) -> GatewayConfig:
     """The downstream servers (``mcpServers``) and ``tool_search`` settings of a config file.
+
+    ``${VAR}`` and ``${VAR:-default}`` in a server's ``args``, ``env``, ``url`` and
+    ``headers`` are replaced from ``environ`` (default: the process's environment).
 
     Raises:
         ConfigError: as :func:`load_config`, or ``mcpServers`` is missing, empty or has an
-            entry without exactly one of ``command`` and ``url``.
+            entry without exactly one of ``command`` and ``url``, a server name is empty,
+            longer than :data:`MAX_SERVER_NAME` or gives the same tool names as another, or a
+            ``${VAR}`` names an unset variable.
     """
     file, doc = _read(path)
     _check_top(doc, file)
     servers = doc.get("mcpServers")
     if not isinstance(servers, Mapping) or not servers:
         raise _fail(file, "mcpServers", "must be a non-empty object of servers")
-    parsed = tuple(_server(str(name), entry, file) for name, entry in servers.items())
+    env = os.environ if environ is None else environ
+    parsed = tuple(_server(str(name), entry, file, env) for name, entry in servers.items())
+    _check_names(parsed, file)
     tool_search = parse_tool_search(doc.get("tool_search", {}), path=file)
     return GatewayConfig(parsed, tool_search, file)
 
@@ -417,12 +432,17 @@ def load_gateway_config(path: StrPath) -> GatewayConfig:
 def save_config(config: ToolSearchConfig, path: StrPath) -> None:
     """Write ``config`` as the ``tool_search`` block of ``path``, atomically.
 
-    Other keys of an existing file (``mcpServers``) are kept. The new text goes to a temporary
-    file in the same directory, flushed to disk, then replaces ``path`` with ``os.replace``; the
-    previous file is kept as ``path + ".bak"``. A reader never sees a half-written file.
+    Only the keys whose value differs from the file's are written (a default the file does not
+    set stays unset); everything else is kept: other keys (``mcpServers``), a TOML file's
+    comments and formatting, a JSON file's key order and indentation. The new text is parsed
+    back and checked, written to a temporary file next to the file (the target of a symbolic
+    link, which is kept) with the old file's permissions, flushed to disk, then replaces it with
+    ``os.replace``; the previous file is kept as ``path + ".bak"``. A reader never sees a
+    half-written file.
 
     Raises:
-        ConfigError: the existing file cannot be read or parsed.
+        ConfigError: the existing file cannot be read or parsed, or its ``tool_search`` block
+            is invalid.
         OSError: the directory cannot be written.
 
     Example:
@@ -433,25 +453,26 @@ def save_config(config: ToolSearchConfig, path: StrPath) -> None:
         4
     """
     file = os.fspath(path)
-    doc: dict[str, Any] = {}
+    text, current = "", ToolSearchConfig()
     if os.path.exists(file):
-        _, doc = _read(file)
-    doc["tool_search"] = config.to_dict()
-    text = dumps_toml(doc) if file.endswith(".toml") else json.dumps(doc, indent=2) + "\n"
-    directory = os.path.dirname(os.path.abspath(file))
-    fd, tmp = tempfile.mkstemp(prefix=".toolsift-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        if os.path.exists(file):
-            shutil.copy2(file, file + ".bak")
-        os.replace(tmp, file)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        file, text = _read_text(file)
+        block = _parse(file, text).get("tool_search", {})
+        current = parse_tool_search(block, path=file)
+        if block.get("profile") in PROFILE_ALIASES:  # a former name is written as the new one
+            current = replace(current, profile="")
+    old, new = current.to_dict(), config.to_dict()
+    changes = {k: new.get(k, DELETE) for k in {**old, **new} if new.get(k) != old.get(k)}
+
+    def check(written: str) -> None:
+        try:
+            again = parse_tool_search(_parse(file, written).get("tool_search", {}), path=file)
+        except ConfigError as exc:
+            raise ConfigError(f"{file}: the settings would not read back: {exc}") from None
+        if again != config:
+            raise ConfigError(f"{file}: the settings would not read back as written", path=file)
+
+    if changes or not text:
+        write_atomic(file, update_text(file, text, "tool_search", changes), check)
 
 
 def with_overrides(config: ToolSearchConfig, **changes: Any) -> ToolSearchConfig:
