@@ -27,6 +27,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
+from ._options import MAX_COUNT_OPTION
 from ._session.activation import DiscoveryResult, _discovery_result
 from ._session.checks import (
     _check_always,
@@ -249,7 +250,9 @@ class _CatalogSession(DiscoverySession):
             view, engine, tools, keys = self._view_filter(index)
             if keys is None:
                 return None
+            # Clamped as every entry point clamps: to max_limit and to what the engines count.
             limit = self.default_limit if limit is None else min(limit, self.max_limit)
+            limit = min(limit, MAX_COUNT_OPTION)
             found = engine.search_view(tools, keys, query, limit, DEFAULT_MAX_QUERY_LENGTH, view)
             if found is None:
                 return None

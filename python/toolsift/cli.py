@@ -1,7 +1,9 @@
-"""The ``toolsift`` command line: ``search`` a catalogue, or print the context ``stats``.
+"""The ``toolsift`` command line: ``search`` a catalogue, print the context ``stats``, ``eval``
+retrieval quality, and the MCP commands ``serve`` (the gateway), ``catalog`` and ``dashboard``.
 
-Catalogues are MCP, OpenAI, Anthropic or toolsift JSON/JSONL files (``--catalog``, repeatable);
-without one, the built-in catalogue is used. Errors go to stderr as ``toolsift: error: ...``
+Catalogues are MCP, OpenAI, Anthropic or toolsift JSON/JSONL files (``--catalog``, repeatable),
+or the servers of an ``mcpServers`` config (``--config``); without one, the built-in catalogue
+is used. Errors go to stderr as ``toolsift: error: ...``
 with exit code 2.
 
 Example:
@@ -18,7 +20,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import __version__
 from . import evaluate as _evaluate
@@ -42,8 +44,24 @@ def _profile(value: str) -> str:
     return PROFILE_ALIASES.get(value, value)
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Each option's help ends with its default, unless the help already names it or there is
+    none to show (a flag, an option that is off unless given)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.default in (None, False, [], argparse.SUPPRESS) or "default" in text:
+            return text
+        return super()._get_help_string(action) or text
+
+
 class _Parser(argparse.ArgumentParser):
-    """Usage errors read ``toolsift: error: ...`` in subcommands too (exit code 2)."""
+    """Usage errors read ``toolsift: error: ...`` in subcommands too (exit code 2); every help
+    page shows the options' defaults."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -54,8 +72,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="toolsift",
         description="Search tool catalogues with BM25+ (deferred-tool discovery): rank the "
-        "tools of MCP, OpenAI or Anthropic catalogues for a query, or measure the context that "
-        "discovery saves.",
+        "tools of MCP, OpenAI or Anthropic catalogues for a query, measure the context that "
+        "discovery saves, or run an MCP gateway with tool search in front of MCP servers.",
         epilog="Run 'toolsift COMMAND --help' for a command's options.",
     )
     parser.add_argument("--version", action="version", version=f"toolsift {__version__}")
@@ -80,7 +98,8 @@ def _parser() -> argparse.ArgumentParser:
         "--config",
         default=None,
         metavar="FILE",
-        help="a toolsift.toml (or mcpServers JSON) file whose tool_search settings to use",
+        help="a toolsift.toml or mcpServers file whose tool_search settings to use; without "
+        "--catalog, the servers of its mcpServers block are connected once and searched",
     )
     catalog.add_argument(
         "--limit",

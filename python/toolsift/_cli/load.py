@@ -1,5 +1,6 @@
-"""The catalogue a ``toolsift`` command works on: the ``--catalog`` files (or the built-in
-catalogue) loaded into a discovery session that hides every tool, as ``--config``, ``--engine``,
+"""The catalogue a ``toolsift`` command works on: the ``--catalog`` files, else the servers of a
+``--config`` file with an ``mcpServers`` block (connected once and listed), else the built-in
+catalogue, loaded into a discovery session that hides every tool, as ``--config``, ``--engine``,
 ``--profile`` and ``--word-pairs`` set it up.
 
 Example:
@@ -13,11 +14,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import sys
 from typing import Any
 
+from .._config_read import read_config
 from .._text.documents import FieldWeights
 from ..catalog import default_server_summaries, default_tools
-from ..config import load_config
+from ..config import load_config, load_gateway_config
 from ..errors import DuplicateToolError, ToolsiftError
 from ..loaders import load_catalog
 from ..session import DiscoverySession
@@ -66,6 +69,8 @@ def _session(args: argparse.Namespace) -> tuple[DiscoverySession, str]:
             raise
         summaries: dict[str, str] = {}
         source = ", ".join(args.catalog)
+    elif args.config is not None and read_config(args.config)[1].get("mcpServers"):
+        tools, summaries, source = _server_tools(args.config), {}, args.config
     else:
         tools = default_tools()
         summaries = default_server_summaries()
@@ -84,6 +89,19 @@ def _session(args: argparse.Namespace) -> tuple[DiscoverySession, str]:
     if args.limit is None:
         args.limit = session.default_limit
     return session, source
+
+
+def _server_tools(path: str) -> list[Tool]:
+    """The tools of the servers of an ``mcpServers`` config: each connected once and listed; a
+    server that cannot be reached is named in a warning (an error when none can)."""
+    from ..gateway.commands import gather_tools
+
+    tools, failed = gather_tools(load_gateway_config(path))
+    if not tools and failed:
+        raise _Failure("; ".join(failed))
+    for problem in failed:
+        print(f"toolsift: warning: {problem} (left out)", file=sys.stderr)
+    return tools
 
 
 def _field_weights(args: argparse.Namespace) -> FieldWeights | None:

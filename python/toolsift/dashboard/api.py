@@ -11,7 +11,9 @@
 
 Every API call is checked by :class:`Guard`: the token when one is set (``Authorization:
 Bearer TOKEN``, compared in constant time), a foreign ``Origin`` refused, and on a local bind a
-``Host`` that is not local refused (DNS rebinding).
+``Host`` that is not local refused (DNS rebinding). A request body is at most
+:data:`MAX_BODY_BYTES` (413 otherwise, refused from its ``Content-Length`` before it is read,
+or as soon as the bytes streamed pass the cap).
 
 Example:
     >>> from toolsift import default_tools
@@ -40,10 +42,12 @@ from .._options import limit_error
 from ..errors import ConfigError, ToolsiftError
 from .backend import Dashboard
 
-__all__ = ["Guard", "routes", "is_local", "check_bind", "TOKEN_ENV"]
+__all__ = ["Guard", "routes", "is_local", "check_bind", "TOKEN_ENV", "MAX_BODY_BYTES"]
 
 #: The environment variable holding the dashboard's token.
 TOKEN_ENV = "TOOLSIFT_DASHBOARD_TOKEN"
+#: The largest request body the API reads (a settings change is a few hundred bytes).
+MAX_BODY_BYTES = 1024 * 1024
 _STATIC = {
     "app.js": "text/javascript; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
@@ -127,6 +131,26 @@ def _error(status: int, message: str, field: str | None = None) -> JSONResponse:
 Handler = Callable[[Request], Awaitable[Response]]
 
 
+async def _body(request: Request) -> bytes | Response:
+    """The request's body, or the response refusing it: over :data:`MAX_BODY_BYTES` (413),
+    judged by ``Content-Length`` first and by the bytes read while streaming."""
+    too_big = _error(413, f"the body is over {MAX_BODY_BYTES:,} bytes")
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.strip().isdigit():
+            return _error(400, "the Content-Length header is not a number")
+        if int(length) > MAX_BODY_BYTES:
+            return too_big
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return too_big
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def routes(board: Dashboard, guard: Guard) -> list[Route]:
     """The page's and the API's routes over ``board``, every API call checked by ``guard``."""
 
@@ -179,18 +203,22 @@ def routes(board: Dashboard, guard: Guard) -> list[Route]:
     async def settings(request: Request) -> Response:
         if request.method == "GET":
             return JSONResponse(board.settings_view())
+        raw = await _body(request)
+        if isinstance(raw, Response):
+            return raw
         try:
-            body = json.loads(await request.body() or b"{}")
-        except ValueError:
-            return _error(400, "the body must be JSON")
+            body = json.loads(raw or b"{}")
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply
+            return _error(400, "the body must be JSON (and not nested too deeply)")
         if not isinstance(body, dict):
             return _error(400, "the body must be a JSON object")
+        save = body.get("save", False)
+        if not isinstance(save, bool):
+            return _error(400, f"save must be true or false, got {save!r}", "save")
         client = request.client
         who = f"{client.host}:{client.port}" if client is not None else "?"
         try:
-            view = await board.update(
-                body.get("tool_search", {}), save=bool(body.get("save")), who=who
-            )
+            view = await board.update(body.get("tool_search", {}), save=save, who=who)
         except ConfigError as exc:
             field = (exc.key or "").removeprefix("tool_search.")
             return _error(422, str(exc), field or None)

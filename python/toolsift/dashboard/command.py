@@ -56,6 +56,10 @@ def add_parsers(subparsers: Any) -> None:
         "dashboard",
         help="open the web dashboard on a catalogue without live servers (--catalog files, "
         "else the built-in catalogue)",
+        description="Serve the web dashboard on a catalogue without live servers: browse the "
+        "tools, try searches with each score explained, and change the tool_search settings "
+        "of CONFIG (Apply, or Apply & save to write them to the file). For live servers use "
+        "`toolsift serve CONFIG --dashboard`.",
     )
     board.add_argument(
         "config",
@@ -72,9 +76,11 @@ def add_parsers(subparsers: Any) -> None:
         help="MCP, OpenAI, Anthropic or toolsift JSON/JSONL catalogue (repeatable), e.g. "
         "written by `toolsift catalog`; default: the built-in catalogue",
     )
-    board.add_argument("--server", default=None, help="the MCP server of a raw tools/list file")
-    board.add_argument("--host", default="127.0.0.1")
-    board.add_argument("--port", type=int, default=8765)
+    board.add_argument(
+        "--server", default=None, metavar="NAME", help="the MCP server of a raw tools/list file"
+    )
+    board.add_argument("--host", default="127.0.0.1", help="the address to bind")
+    board.add_argument("--port", type=int, default=8765, help="the port to bind")
     _token_argument(board)
     board.set_defaults(handler=_dashboard)
 

@@ -4,7 +4,9 @@
 file (JSON, or TOML with ``[mcpServers.NAME]`` tables) and its ``tool_search`` block.
 ``toolsift catalog --config CONFIG -o tools.jsonl`` connects to the same servers once and writes
 their tools as toolsift JSONL records, so a catalogue can be searched offline
-(``toolsift search --catalog tools.jsonl``). FastMCP is imported only when a command runs.
+(``toolsift search --catalog tools.jsonl``): the tools of the servers it reached, with a
+warning naming the others (``--strict``: fail instead). FastMCP is imported only when a command
+runs.
 
 On the command line: ``toolsift serve mcp.json --transport http --port 8765`` and
 ``toolsift catalog --config mcp.json -o tools.jsonl``.
@@ -23,12 +25,13 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from typing import Any
 
-from ..config import GatewayConfig, load_config, load_gateway_config, with_overrides
-from ..errors import ConfigError
+from ..config import GatewayConfig, check_setting, load_config, load_gateway_config, with_overrides
+from ..errors import ConfigError, ToolsiftError
 
-__all__ = ["add_parsers"]
+__all__ = ["add_parsers", "call_timeout", "gather_tools"]
 
 _MCP_HINT = "this command needs the MCP extra: pip install 'toolsift[mcp]'"
 
@@ -39,11 +42,20 @@ def add_parsers(subparsers: Any) -> None:
         "serve",
         help="run an MCP gateway with tool search in front of the servers of an mcpServers "
         "config file",
+        description="Run an MCP gateway in front of the servers of an mcpServers config file "
+        "(JSON, or TOML with [mcpServers.NAME] tables): clients see a search meta-tool instead "
+        "of every tool, and the tools a search finds. Settings come from the file's tool_search "
+        "block.",
     )
     serve.add_argument("config", help="mcpServers config file (JSON or TOML) with tool_search")
-    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    serve.add_argument("--host", default="127.0.0.1", help="with --transport http")
-    serve.add_argument("--port", type=int, default=8765, help="with --transport http")
+    serve.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="stdio (for a client that starts the gateway) or http (Streamable HTTP on /mcp)",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="the address to bind with http")
+    serve.add_argument("--port", type=int, default=8765, help="the port to bind with http")
     serve.add_argument(
         "--settings",
         default=None,
@@ -52,7 +64,7 @@ def add_parsers(subparsers: Any) -> None:
     )
     serve.add_argument(
         "--call-timeout",
-        type=float,
+        type=call_timeout,
         default=None,
         metavar="SECONDS",
         help="how long a downstream tool call may take (default: the config's, else 30)",
@@ -62,10 +74,34 @@ def add_parsers(subparsers: Any) -> None:
     catalog = subparsers.add_parser(
         "catalog",
         help="connect to the servers of an mcpServers config and write their tools as JSONL",
+        description="Connect once to every server of an mcpServers config file, list its tools "
+        "and write them as toolsift JSONL records (for `toolsift search --catalog` or "
+        "`toolsift dashboard --catalog`). A server that cannot be reached is named in a "
+        "warning and left out; with --strict the command fails instead.",
     )
     catalog.add_argument("--config", required=True, metavar="FILE", help="mcpServers config")
     catalog.add_argument("-o", "--output", required=True, metavar="FILE", help="JSONL to write")
+    catalog.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail (and write nothing) when a server cannot be reached",
+    )
     catalog.set_defaults(handler=_catalog)
+
+
+def call_timeout(text: str) -> float:
+    """``--call-timeout``'s value, checked by the config file's rule (a finite number above 0).
+
+    Example:
+        >>> call_timeout("2.5")
+        2.5
+    """
+    try:
+        return float(check_setting("call_timeout", float(text)))
+    except (ConfigError, ValueError):
+        raise argparse.ArgumentTypeError(
+            f"must be a finite number of seconds above 0, got {text!r}"
+        ) from None
 
 
 def _gateway_config(args: argparse.Namespace, path: str) -> GatewayConfig:
@@ -74,9 +110,7 @@ def _gateway_config(args: argparse.Namespace, path: str) -> GatewayConfig:
     if getattr(args, "settings", None):
         settings = load_config(args.settings)
     if getattr(args, "call_timeout", None) is not None:
-        if not args.call_timeout > 0:
-            raise ConfigError(f"--call-timeout must be above 0, got {args.call_timeout}")
-        settings = with_overrides(settings, call_timeout=args.call_timeout)
+        settings = with_overrides(settings, call_timeout=call_timeout(str(args.call_timeout)))
     return GatewayConfig(config.servers, settings, config.path)
 
 
@@ -94,8 +128,9 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _catalog(args: argparse.Namespace) -> int:
-    config = _gateway_config(args, args.config)
+def gather_tools(config: GatewayConfig) -> tuple[list[Any], list[str]]:
+    """Connect once to every server of ``config`` at the same time: the toolsift tools of the
+    servers reached, and an error message for each of the others."""
     try:
         import asyncio
 
@@ -109,25 +144,60 @@ def _catalog(args: argparse.Namespace) -> int:
             *(connect_once(s) for s in config.servers), return_exceptions=True
         )
 
-    results = asyncio.run(gather())
-    lines: list[str] = []
-    failed = []
-    for server, tools in zip(config.servers, results):
-        if isinstance(tools, DownstreamError):
-            failed.append(str(tools))
+    tools: list[Any] = []
+    failed: list[str] = []
+    for server, listed in zip(config.servers, asyncio.run(gather())):
+        if isinstance(listed, DownstreamError):
+            failed.append(str(listed))
             continue
-        if isinstance(tools, BaseException):
-            raise tools
-        for tool in from_mcp(tools, server.name):
-            lines.append(json.dumps(tool.to_dict(), ensure_ascii=False))
-    if failed:
+        if isinstance(listed, BaseException):
+            raise listed
+        try:
+            tools += from_mcp(listed, server.name)
+        except ToolsiftError as exc:  # a tool the catalogue cannot hold
+            failed.append(f"Server {server.name!r}: {exc}")
+    return tools, failed
+
+
+def _catalog(args: argparse.Namespace) -> int:
+    config = _gateway_config(args, args.config)
+    tools, failed = gather_tools(config)
+    if failed and (args.strict or not tools):
         raise ConfigError("; ".join(failed))
-    tmp = f"{args.output}.tmp"
-    with open(tmp, "w", encoding="utf-8") as out:
-        out.write("\n".join(lines) + ("\n" if lines else ""))
-    os.replace(tmp, args.output)
+    for problem in failed:
+        print(f"toolsift: warning: {problem} (left out)", file=sys.stderr)
+    lines = [json.dumps(tool.to_dict(), ensure_ascii=False) for tool in tools]
+    _write_atomic(args.output, "\n".join(lines) + ("\n" if lines else ""))
+    reached = len(config.servers) - len(failed)
     print(
-        f"wrote {len(lines)} tools of {len(config.servers)} servers to {args.output}",
+        f"wrote {len(lines)} tools of {reached} of {len(config.servers)} servers to {args.output}",
         file=sys.stderr,
     )
     return 0
+
+
+def _write_atomic(path: str, text: str) -> None:
+    """Write ``path`` through a new temporary file in its directory (never a fixed name, which
+    a planted symbolic link could redirect), then ``os.replace``."""
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".toolsift-", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
