@@ -359,3 +359,69 @@ def test_without_the_mcp_extra_the_commands_say_what_to_install(
     monkeypatch.setitem(sys.modules, "starlette", None)  # `import starlette` now fails
     code, err, _ = cli(capsys, "dashboard")
     assert code == 2 and "pip install 'toolsift[mcp]'" in err and "Traceback" not in err
+
+
+def test_a_deeply_nested_body_is_a_400_not_a_500(board: Dashboard) -> None:
+    """A RecursionError escaped the JSON error handling: 500."""
+    body = "[" * 100_000 + "]" * 100_000
+    response = _client(board).put(
+        "/api/settings", content=body, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 400 and "nested too deeply" in response.json()["error"]
+
+
+@pytest.mark.parametrize("save", ["false", "no", 0, 1, None, [], {}])
+def test_save_must_be_a_json_boolean(board: Dashboard, config: Path, save: object) -> None:
+    """``"save": "false"`` saved the settings (``bool("false")``)."""
+    before = config.read_text()
+    response = _client(board).put(
+        "/api/settings", json={"tool_search": {"max_results": 2}, "save": save}
+    )
+    assert response.status_code == 400 and response.json()["field"] == "save"
+    assert config.read_text() == before and board.settings.max_results == 5
+
+
+def test_a_body_over_the_cap_is_refused_early(board: Dashboard, config: Path) -> None:
+    """A 400 MB PUT was read whole (853 MiB of memory) before being refused."""
+    from toolsift.dashboard.api import MAX_BODY_BYTES
+
+    client = _client(board)
+    padding = " " * MAX_BODY_BYTES
+    declared = client.put(
+        "/api/settings",
+        content=b"{}",
+        headers={"content-type": "application/json", "content-length": str(10**9)},
+    )
+    assert declared.status_code == 413
+    read: list[int] = []
+
+    def chunks():  # streamed without a Content-Length: refused once the cap is passed
+        for _ in range(64):
+            read.append(1)
+            yield b" " * (MAX_BODY_BYTES // 8)
+
+    streamed = client.put(
+        "/api/settings", content=chunks(), headers={"content-type": "application/json"}
+    )
+    assert streamed.status_code == 413 and "over 1,048,576 bytes" in streamed.json()["error"]
+    fits = client.put("/api/settings", content=padding[:-100] + '{"save": false}')
+    assert fits.status_code == 200
+    assert client.put("/api/settings", content=padding + "{}").status_code == 413
+
+
+def test_saving_from_the_page_writes_only_the_changed_key(tmp_path: Path) -> None:
+    """Apply & save wrote every default: a 3-key file became 13 keys, re-indented."""
+    path = tmp_path / "mcp.json"
+    text = '{\n    "mcpServers": {"time": {"command": "mcp-server-time"}},\n'
+    text += '    "tool_search": {"max_results": 5, "gate": false, "mode": "all"}\n}\n'
+    path.write_text(text)
+    board = Dashboard.for_tools(default_tools(), load_config(path), config_path=str(path))
+    saved = _client(board).put(
+        "/api/settings", json={"tool_search": {"rate_limit": "3/1234567s"}, "save": True}
+    )
+    assert saved.status_code == 200, saved.text
+    block = json.loads(path.read_text())["tool_search"]
+    assert block == {"max_results": 5, "gate": False, "mode": "all", "rate_limit": "3/1234567s"}
+    assert path.read_text().startswith('{\n    "mcpServers": {\n        "time"')
+    again = _client(board).put("/api/settings", json={"tool_search": {"threshold": 1.0}})
+    assert again.status_code == 200  # the settings still parse: no 422 on every later change
