@@ -6,8 +6,10 @@ the command line (``--config``) and the gateway (``toolsift serve``). A TOML fil
 ``[tool_search]`` table and, for the gateway, ``[mcpServers.NAME]`` tables; a JSON file holds
 ``"tool_search"`` and ``"mcpServers"`` objects. Unknown keys and values of the wrong type raise
 :class:`~toolsift.errors.ConfigError` naming the file and the key. :func:`save_config` writes the
-``tool_search`` block back atomically (a temporary file, then ``os.replace``), keeping the
-previous file as ``FILE.bak`` and every other key of the file as it was.
+``tool_search`` keys that changed back atomically (a temporary file, then ``os.replace``),
+keeping the previous file as ``FILE.bak`` and the rest of the file as it was (a TOML file's
+comments and formatting too). In a server's ``args``, ``env``, ``url`` and ``headers``,
+``${VAR}`` and ``${VAR:-default}`` are read from the environment (:mod:`toolsift._config_env`).
 
 Example:
     >>> import pathlib, tempfile
