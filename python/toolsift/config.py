@@ -49,7 +49,10 @@ __all__ = [
     "load_config",
     "load_gateway_config",
     "parse_tool_search",
+    "check_setting",
     "save_config",
+    "MAX_CONFIG_LIMIT",
+    "MAX_SERVER_NAME",
 ]
 
 StrPath = Union[str, "os.PathLike[str]"]
