@@ -202,7 +202,7 @@ def test_token_is_checked_on_every_api_call(board: Dashboard) -> None:
 
 def test_foreign_host_and_origin_are_refused(board: Dashboard) -> None:
     rebound = _client(board, host="evil.example")  # DNS rebinding onto a local bind
-    assert rebound.get("/api/catalog").status_code == 403
+    assert rebound.get("/api/catalog").status_code == 421
     client = _client(board)
     foreign = {"Origin": "http://evil.example"}
     put = client.put("/api/settings", json={"tool_search": {"gate": False}}, headers=foreign)

@@ -50,6 +50,12 @@ class TokenBucket:
                 return True
             return False
 
+    def full(self) -> bool:
+        """Whether the bucket is full again (then it is the same as a new one)."""
+        with self._lock:
+            self._refill()
+            return self._tokens >= float(self.limit.count)
+
     def retry_after(self) -> float:
         """Seconds until the next token."""
         with self._lock:
