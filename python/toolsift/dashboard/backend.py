@@ -256,7 +256,7 @@ class Dashboard:
         return {
             "settings": self.settings.to_dict(),
             "editable": list(EDITABLE),
-            "restart_only": ["style", "meta_tool_name"],
+            "restart_only": ["style", "meta_tool_name", "allowed_origins"],
             "choices": {"mode": list(_MODES), "profile": sorted(PROFILES)},
             "config_path": self.config_path,
             "saveable": self.config_path is not None,

@@ -318,12 +318,13 @@ class Gateway:
 
         Every client's session is made again with them (activations are kept), and the
         clients are told their tool list may have changed. ``style`` and ``meta_tool_name``
-        shape the tools clients already hold, so they change only with a restart.
+        shape the tools clients already hold, and ``allowed_origins`` the HTTP app, so they
+        change only with a restart.
 
         Raises:
             ConfigError: ``settings`` changes ``style`` or ``meta_tool_name``.
         """
-        for key in ("style", "meta_tool_name"):
+        for key in ("style", "meta_tool_name", "allowed_origins"):
             if getattr(settings, key) != getattr(self.settings, key):
                 raise ConfigError(
                     f"tool_search.{key} changes only when the gateway restarts", key=key
