@@ -113,7 +113,7 @@ class ToolSearchConfig:
         regex_tool: also offer the regex search meta-tool (Anthropic
             ``tool_search_tool_regex``-style: a pattern over names, descriptions and
             parameters), in the ``activate`` style.
-        rate_limit: searches allowed per client session (a token bucket), or ``None``.
+        rate_limit: searches allowed per client (a token bucket), or ``None``.
         call_timeout: seconds a downstream tool call may take before it fails.
         meta_tool_name: the name of the search tool the model sees.
         max_clients: how many client states the gateway keeps; past it the least recently
