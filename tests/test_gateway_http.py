@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import json
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -202,7 +201,7 @@ def test_sessionless_clients_without_a_token_share_nothing(open_gw) -> None:
     assert all(not s.session.selected for s in gateway.registry.states())
 
 
-def test_jwt_principals_are_separate_clients_across_sessions(open_gw, jwt_gw, keys) -> None:
+def test_jwt_principals_are_separate_clients_across_sessions(jwt_gw, keys) -> None:
     """Each JWT subject is its own client: its activations are its own, and its rate limit
     follows it into new sessions (a new session is no fresh bucket)."""
     _, base = jwt_gw
@@ -288,21 +287,3 @@ def test_search_and_call_without_identity_is_stateless(tmp_path: Path) -> None:
     with _serving(gateway) as base:
         asyncio.run(scenario(base))
     assert gateway.registry.states() == []
-
-
-def test_cli_prints_the_mcp_url(tmp_path: Path) -> None:
-    config = write_config(tmp_path / "mcp.json", {"time": {"command": "true"}})
-    port = _free_port()
-    command = [PY, "-m", "toolsift", "serve", str(config), "--transport", "http"]
-    process = subprocess.Popen(
-        [*command, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline().decode()
-        assert line.strip() == f"toolsift gateway: http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        if process.stderr is not None:
-            process.stderr.close()

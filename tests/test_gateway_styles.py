@@ -85,7 +85,7 @@ def test_streamable_http_transport(tmp_path: Path, repo: Path) -> None:
     process = subprocess.Popen(
         [*command, "--host", "127.0.0.1", "--port", str(port)],
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     try:
         deadline = time.monotonic() + 60
@@ -96,6 +96,9 @@ def test_streamable_http_transport(tmp_path: Path, repo: Path) -> None:
             assert process.poll() is None, "toolsift serve exited"
             assert time.monotonic() < deadline, "toolsift serve did not listen"
             time.sleep(0.2)
+        assert process.stderr is not None  # the first line says where to connect
+        url = f"http://127.0.0.1:{port}/mcp"
+        assert process.stderr.readline().decode().strip() == f"toolsift gateway: {url}"
 
         async def scenario() -> None:
             # FastMCP's client is sessionless (2026-07-28): without a token nothing tells it
@@ -105,9 +108,7 @@ def test_streamable_http_transport(tmp_path: Path, repo: Path) -> None:
                 result = await client.call_tool_mcp(
                     "search_tool_bm25", {"query": f"select:{GET_TIME}"}
                 )
-                assert result.is_error and "needs an MCP session or authentication" in _text(
-                    result
-                )
+                assert result.is_error and "needs an MCP session or authentication" in _text(result)
 
         async def two_sessions() -> None:
             # The official SDK keeps an MCP session (Mcp-Session-Id): each has its own state.
@@ -135,6 +136,8 @@ def test_streamable_http_transport(tmp_path: Path, repo: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=30)
+        if process.stderr is not None:
+            process.stderr.close()
 
 
 GROWING_SERVER = textwrap.dedent(
