@@ -6,6 +6,7 @@ Each gateway starts once per module (about 2 s each: a real downstream server pr
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
@@ -287,3 +288,20 @@ def test_search_and_call_without_identity_is_stateless(tmp_path: Path) -> None:
     with _serving(gateway) as base:
         asyncio.run(scenario(base))
     assert gateway.registry.states() == []
+
+
+def test_the_token_comes_from_the_flag_then_the_environment_then_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolsift.gateway.commands import _gateway_config
+
+    monkeypatch.delenv("TOOLSIFT_TOKEN", raising=False)
+    config = write_config(tmp_path / "mcp.json", {"time": {"command": "true"}}, token="in-file")
+    args = argparse.Namespace(settings=None, call_timeout=None, token=None)
+    assert _gateway_config(args, str(config)).tool_search.token == "in-file"
+    monkeypatch.setenv("TOOLSIFT_TOKEN", "in-env")
+    assert _gateway_config(args, str(config)).tool_search.token == "in-env"
+    args.token = "on-flag"
+    gateway = Gateway(_gateway_config(args, str(config)))
+    assert gateway.auth is not None and gateway.mcp.auth is gateway.auth
+    assert "on-flag" not in repr(gateway.settings)  # a secret stays out of reprs and logs
