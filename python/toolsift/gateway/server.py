@@ -348,7 +348,8 @@ class Gateway:
                 ctx = get_context()
         identity = identify(ctx)
         state = self.registry.state(identity.key, identity.bucket_key)
-        if ctx is not None and not state.ephemeral:
+        if ctx is not None and (identity.session or identity.process):
+            # A sessionless request's server session ends with the request: nothing to notify.
             with contextlib.suppress(Exception):
                 state.notify = ctx.session
             if identity.session and not state.hooked:
