@@ -81,7 +81,8 @@ async def serve(config: Path, *extra: str) -> AsyncIterator[Served]:
     params = StdioServerParameters(
         command=PY,
         args=["-m", "toolsift", "serve", str(config), *extra],
-        env={"PATH": os.environ.get("PATH", "")},
+        # PYTHONPATH passes on: the server runs the code under test, not an installed copy.
+        env={k: os.environ[k] for k in ("PATH", "PYTHONPATH") if k in os.environ},
     )
     served = Served(session=None)  # type: ignore[arg-type]
 
