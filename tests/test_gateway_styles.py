@@ -23,7 +23,7 @@ from mcp import ClientSession  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from ._cli import cli  # noqa: E402
-from ._mcp import PY, make_repo, serve, servers, write_config  # noqa: E402
+from ._mcp import PY, child_env, make_repo, serve, servers, write_config  # noqa: E402
 
 GET_TIME = "mcp__time__get_current_time"
 
@@ -46,7 +46,9 @@ def test_search_and_call_style_with_fastmcp_client(tmp_path: Path, repo: Path) -
     )
 
     async def scenario() -> None:
-        transport = StdioTransport(PY, ["-m", "toolsift", "serve", str(config)], keep_alive=False)
+        transport = StdioTransport(
+            PY, ["-m", "toolsift", "serve", str(config)], keep_alive=False, env=child_env()
+        )
         async with Client(transport) as client:
             names = [t.name for t in await client.list_tools()]
             assert names == ["search_tools", "call_tool", "mcp__time__convert_time"]
