@@ -151,3 +151,17 @@ def test_sessions_view_does_not_stall_the_event_loop() -> None:
     assert count == 300
     assert worst > 0.0  # the ticker ran while the request was served
     assert worst < 0.2, f"the loop stalled {worst:.3f} s (the request took {took:.3f} s)"
+
+
+def test_a_principal_never_gets_a_second_bucket() -> None:
+    """Buckets are forgotten only when full and held by no live state: a principal's two
+    sessions always share one (else each new session could get a fresh bucket)."""
+    registry, clock = _registry(max_clients=3, rate_limit=RateLimit(2, 1.0))
+    first = registry.state("user:alice/session:1", "user:alice")
+    clock.now = 5.0  # every bucket is full again; alice's is held by her session 1
+    for name in ("bob", "carol"):
+        registry.state(f"user:{name}/session:1", f"user:{name}")
+    registry.state("user:alice/session:1", "user:alice")  # bob's session is now the oldest
+    registry.state("user:dave/session:1", "user:dave")  # buckets at the cap: some may go
+    second = registry.state("user:alice/session:2", "user:alice")
+    assert not first.ended and second.bucket is first.bucket

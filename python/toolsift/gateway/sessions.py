@@ -169,8 +169,12 @@ class SessionRegistry:
             return TokenBucket(limit)
         bucket = self._buckets.get(bucket_key)
         if bucket is None:
-            if len(self._buckets) >= self.config.max_clients:  # only full ones can go
-                self._buckets = {k: b for k, b in self._buckets.items() if not b.full()}
+            if len(self._buckets) >= self.config.max_clients:
+                # Only a full bucket no live state holds can go: it equals a new one.
+                held = {id(s.bucket) for s in self._states.values()}
+                self._buckets = {
+                    k: b for k, b in self._buckets.items() if id(b) in held or not b.full()
+                }
             bucket = self._buckets[bucket_key] = TokenBucket(limit)
         return bucket
 
