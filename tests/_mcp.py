@@ -75,13 +75,19 @@ class Served:
         return bool(result.is_error), text
 
 
+def child_env() -> dict[str, str]:
+    """The environment of a `toolsift serve` child process: PATH, and PYTHONPATH passed on so
+    that the child runs the code under test, not an installed copy."""
+    return {k: os.environ[k] for k in ("PATH", "PYTHONPATH") if k in os.environ}
+
+
 @contextlib.asynccontextmanager
 async def serve(config: Path, *extra: str) -> AsyncIterator[Served]:
     """`toolsift serve CONFIG` over stdio, with the official MCP SDK's ClientSession."""
     params = StdioServerParameters(
         command=PY,
         args=["-m", "toolsift", "serve", str(config), *extra],
-        env={"PATH": os.environ.get("PATH", "")},
+        env=child_env(),
     )
     served = Served(session=None)  # type: ignore[arg-type]
 

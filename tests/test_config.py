@@ -227,8 +227,9 @@ def test_cli_reads_the_config(capsys, tmp_path: Path) -> None:
     code, err, _ = cli(capsys, "search", "x", "--config", str(path))
     assert code == 2 and err == (
         f"toolsift: error: {path}: tool_search.max_result is not a known key (known: "
-        "always_available, call_timeout, enabled, gate, max_limit, max_results, meta_tool_name, "
-        "mode, profile, rate_limit, regex_tool, style, threshold)\n"
+        "allowed_origins, always_available, call_timeout, client_ttl, enabled, gate, max_clients, "
+        "max_limit, max_results, meta_tool_name, mode, profile, rate_limit, regex_tool, style, "
+        "threshold, token)\n"
     )
 
 

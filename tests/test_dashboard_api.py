@@ -202,13 +202,58 @@ def test_token_is_checked_on_every_api_call(board: Dashboard) -> None:
 
 def test_foreign_host_and_origin_are_refused(board: Dashboard) -> None:
     rebound = _client(board, host="evil.example")  # DNS rebinding onto a local bind
-    assert rebound.get("/api/catalog").status_code == 403
+    assert rebound.get("/api/catalog").status_code == 421
     client = _client(board)
     foreign = {"Origin": "http://evil.example"}
     put = client.put("/api/settings", json={"tool_search": {"gate": False}}, headers=foreign)
     assert put.status_code == 403 and board.settings.gate is True
     same = {"Origin": "http://127.0.0.1:8765"}
     assert client.get("/api/catalog", headers=same).status_code == 200
+
+
+def test_an_origin_must_match_scheme_host_and_port(board: Dashboard) -> None:
+    """An extension page or an https origin on the same host:port is another origin."""
+    client = _client(board)
+    for origin in (
+        "https://127.0.0.1:8765",
+        "chrome-extension://127.0.0.1:8765",
+        "http://127.0.0.1:8766",
+        "null",
+    ):
+        put = client.put(
+            "/api/settings", json={"tool_search": {"gate": False}}, headers={"Origin": origin}
+        )
+        assert put.status_code == 403, origin
+    assert board.settings.gate is True
+
+
+def test_a_text_plain_body_is_refused(board: Dashboard) -> None:
+    """A cross-site form can send text/plain without a preflight: only JSON bodies count."""
+    client = _client(board)
+    body = json.dumps({"tool_search": {"gate": False}})
+    put = client.put("/api/settings", content=body, headers={"content-type": "text/plain"})
+    assert put.status_code == 415 and board.settings.gate is True
+
+
+def test_the_page_cannot_be_framed(board: Dashboard) -> None:
+    page = _client(board).get("/dashboard/")
+    assert page.headers["x-frame-options"] == "DENY"
+    assert page.headers["content-security-policy"] == "frame-ancestors 'none'"
+
+
+def test_the_mcp_token_is_never_shown_nor_changed_by_the_dashboard(tmp_path: Path) -> None:
+    path = tmp_path / "toolsift.json"
+    path.write_text(json.dumps({"tool_search": {"token": "s3cret", "max_results": 5}}))
+    board = Dashboard.for_tools(default_tools(), load_config(path), config_path=str(path))
+    client = _client(board)
+    assert "s3cret" not in client.get("/api/settings").text
+    refused = client.put("/api/settings", json={"tool_search": {"token": "mine"}})
+    assert refused.status_code == 422 and refused.json()["field"] == "token"
+    saved = client.put("/api/settings", json={"tool_search": {"max_results": 3}, "save": True})
+    assert saved.status_code == 200 and "s3cret" not in saved.text
+    assert board.settings.token == "s3cret"
+    on_disk = json.loads(path.read_text())["tool_search"]
+    assert on_disk["token"] == "s3cret" and on_disk["max_results"] == 3
 
 
 def test_non_local_bind_needs_a_token(capsys: pytest.CaptureFixture[str], tmp_path) -> None:

@@ -35,6 +35,9 @@ from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 from ._mcp import PY, make_repo, servers, write_config  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
+#: The gateway's token: FastMCP's client is sessionless, so it keeps its activations (one
+#: client across its requests) only as an authenticated principal.
+MCP_TOKEN = "mcp-token"
 GET_TIME = "mcp__time__get_current_time"
 
 
@@ -67,7 +70,7 @@ def _get(url: str) -> dict:
 @contextlib.contextmanager
 def _gateway(config: Path, port: int) -> Iterator[str]:
     command = [PY, "-m", "toolsift", "serve", str(config), "--transport", "http"]
-    command += ["--port", str(port), "--dashboard"]
+    command += ["--port", str(port), "--dashboard", "--token", MCP_TOKEN]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -94,7 +97,7 @@ def _gateway(config: Path, port: int) -> Iterator[str]:
 
 def _client_search(base: str) -> None:
     async def scenario() -> None:
-        async with Client(f"{base}/mcp") as client:
+        async with Client(f"{base}/mcp", auth=MCP_TOKEN) as client:
             result = await client.call_tool_mcp(
                 "search_tool_bm25", {"query": "current time in a timezone", "limit": 1}
             )
@@ -110,7 +113,7 @@ def _client_sees_saved_settings(base: str) -> None:
     gate off, the time server always available)."""
 
     async def scenario() -> None:
-        async with Client(f"{base}/mcp") as client:
+        async with Client(f"{base}/mcp", auth=MCP_TOKEN) as client:
             names = [t.name for t in await client.list_tools()]
             assert {GET_TIME, "mcp__time__convert_time"} <= set(names)
             result = await client.call_tool_mcp("search_tool_bm25", {"query": "git commit log"})

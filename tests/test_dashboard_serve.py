@@ -18,7 +18,7 @@ if sys.version_info < (3, 11):  # pragma: no cover - FastMCP and the MCP SDK nee
 from fastmcp import Client  # noqa: E402
 from fastmcp.client.transports import StdioTransport  # noqa: E402
 
-from ._mcp import PY, write_config  # noqa: E402
+from ._mcp import PY, child_env, write_config  # noqa: E402
 
 GET_TIME = "mcp__time__get_current_time"
 
@@ -49,7 +49,7 @@ def test_stdio_gateway_with_dashboard(tmp_path: Path) -> None:
     argv += ["--dashboard-token", "tok"]
 
     async def scenario() -> None:
-        transport = StdioTransport(PY, argv, keep_alive=False)
+        transport = StdioTransport(PY, argv, keep_alive=False, env=child_env())
         async with Client(transport) as client:
             result = await client.call_tool_mcp("search_tool_bm25", {"query": "current time"})
             assert not result.is_error

@@ -30,7 +30,7 @@ def test_messages_say_what_to_do() -> None:
     assert "'mcp__git__git_log' is not active in this session" in text
     assert '{"query": "select:mcp__git__git_log"}' in text
     assert rate_limit_message(RateLimit(2, 1.0), 0.2) == (
-        "Search rate limit exceeded (2/sec for this session): try again in 1 s."
+        "Search rate limit exceeded (2/sec for this client): try again in 1 s."
     )
 
 

@@ -181,7 +181,7 @@ def test_search_rate_limit(tmp_path: Path, repo: Path) -> None:
                 error, _ = await s.call("search_tool_bm25", {"query": "time"})
                 assert not error
             error, text = await s.call("search_tool_bm25", {"query": "time"})
-            assert error and "Search rate limit exceeded (2/min for this session)" in text
+            assert error and "Search rate limit exceeded (2/min for this client)" in text
 
     asyncio.run(scenario())
 

@@ -88,9 +88,16 @@ class ToolSearchConfig:
         regex_tool: also offer the regex search meta-tool (Anthropic
             ``tool_search_tool_regex``-style: a pattern over names, descriptions and
             parameters), in the ``activate`` style.
-        rate_limit: searches allowed per client session (a token bucket), or ``None``.
+        rate_limit: searches allowed per client (a token bucket), or ``None``.
         call_timeout: seconds a downstream tool call may take before it fails.
         meta_tool_name: the name of the search tool the model sees.
+        max_clients: how many client states the gateway keeps; past it the least recently
+            used is dropped.
+        client_ttl: seconds after its last request that an idle client's state is dropped.
+        allowed_origins: browser origins (``https://app.example``) trusted by ``/mcp``
+            besides its own.
+        token: the bearer token every ``/mcp`` request must carry (HTTP); never shown by
+            :meth:`to_dict` nor written back by :func:`save_config` (the file's own is kept).
 
     Example:
         >>> ToolSearchConfig(max_results=3).max_results
@@ -110,6 +117,10 @@ class ToolSearchConfig:
     rate_limit: RateLimit | None = None
     call_timeout: float = 30.0
     meta_tool_name: str = "search_tool_bm25"
+    max_clients: int = 1000
+    client_ttl: float = 1800.0
+    allowed_origins: tuple[str, ...] = ()
+    token: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.profile in PROFILE_ALIASES:  # a former name: the profile's own is kept
@@ -144,12 +155,14 @@ class ToolSearchConfig:
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name == "always_available":
+            if f.name in ("always_available", "allowed_origins"):
                 value = list(value)
             elif f.name == "rate_limit":
                 if value is None:
                     continue
                 value = str(value)
+            elif f.name == "token":  # a secret: never shown, saved or sent
+                continue
             out[f.name] = value
         return out
 
@@ -251,17 +264,18 @@ def parse_tool_search(block: Any, *, path: StrPath | None = None) -> ToolSearchC
             if value in ("on", "off"):
                 value = value == "on"
             values[key] = _typed(value, "bool", file, name)
-        elif key in ("max_results", "max_limit"):
+        elif key in ("max_results", "max_limit", "max_clients"):
             values[key] = _typed(value, "int", file, name)
-        elif key in ("threshold", "call_timeout"):
+        elif key in ("threshold", "call_timeout", "client_ttl"):
             values[key] = _typed(value, "float", file, name)
-            if key == "call_timeout" and values[key] == 0:
+            if key in ("call_timeout", "client_ttl") and values[key] == 0:
                 raise _fail(file, name, "must be above 0")
-        elif key == "always_available":
+        elif key in ("always_available", "allowed_origins"):
             if isinstance(value, str):
                 value = [value]
             if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-                raise _fail(file, name, f"must be a list of tool or server names, got {value!r}")
+                what = "tool or server names" if key == "always_available" else "origins"
+                raise _fail(file, name, f"must be a list of {what}, got {value!r}")
             values[key] = tuple(value)
         elif key == "mode":
             if value not in _MODES:
@@ -285,7 +299,7 @@ def parse_tool_search(block: Any, *, path: StrPath | None = None) -> ToolSearchC
                 values[key] = RateLimit.parse(value)
             except ValueError as exc:
                 raise _fail(file, name, str(exc)) from None
-        else:  # meta_tool_name
+        else:  # meta_tool_name, token
             values[key] = _typed(value, "str", file, name)
     try:
         return ToolSearchConfig(**values)
@@ -473,7 +487,7 @@ def save_config(config: ToolSearchConfig, path: StrPath) -> None:
             again = parse_tool_search(_parse(file, written).get("tool_search", {}), path=file)
         except ConfigError as exc:
             raise ConfigError(f"{file}: the settings would not read back: {exc}") from None
-        if again != config:
+        if replace(again, token=None) != replace(config, token=None):  # the token: never written
             raise ConfigError(f"{file}: the settings would not read back as written", path=file)
 
     if changes or not text:

@@ -40,10 +40,11 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from ._engine.select import select_engine
 from ._index.regex import check_regex_query
@@ -72,6 +73,7 @@ __all__ = [
     "DEFAULT_ALWAYS_AVAILABLE",
     "DISABLED_MESSAGE",
     "UNAVAILABLE_MESSAGE",
+    "in_thread",
 ]
 # The modes, sources and auto budgets live with the catalogue state (_session.state), the
 # result with the activation (_session.activation), and are re-exported here.
@@ -344,15 +346,17 @@ class DiscoverySession(_IndexedSession, _Activation):
         """
         if self._ready():
             return self.search(query, limit, threshold=threshold, ranker=ranker)
-        return await asyncio.to_thread(
-            self.search, query, limit, threshold=threshold, ranker=ranker
-        )
+        return await in_thread(self.search, query, limit, threshold=threshold, ranker=ranker)
 
     def _search_once(
         self, query: str, limit: int, options: dict[str, Any], *, retry: bool
     ) -> DiscoveryResult | None:
         """One search and its activation; ``None`` (when ``retry``) if it lost a race."""
-        return self._settle(self._rank(query, limit, options), limit, retry=retry)
+        ranked = self._rank(query, limit, options)
+        cancelled = _CANCELLED.get()
+        if cancelled is not None and cancelled.is_set():  # nobody waits: activate nothing
+            raise asyncio.CancelledError
+        return self._settle(ranked, limit, retry=retry)
 
     def resolve(self, name: str) -> tuple[str | None, str]:
         """The server and raw MCP tool name of the tool a call names: its canonical name, any
@@ -400,6 +404,33 @@ class DiscoverySession(_IndexedSession, _Activation):
                 f"DiscoverySession(mode={self._mode!r}, tools={len(self._entries)}, "
                 f"hidden={hidden}, servers={len(self._servers)}, generation={self._generation})"
             )
+
+
+_T = TypeVar("_T")
+#: Set when the task awaiting the current worker-thread search was cancelled.
+_CANCELLED: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
+    "toolsift_search_cancelled", default=None
+)
+
+
+async def in_thread(func: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+    """``func(*args, **kwargs)`` on a worker thread, as :func:`asyncio.to_thread`; when the
+    awaiting task is cancelled, the searches ``func`` has not yet settled activate nothing
+    (the thread cannot be stopped, but its matches are dropped instead of activated).
+
+    Example:
+        >>> s = DiscoverySession.from_default_catalog()
+        >>> asyncio.run(in_thread(s.search, "create a calendar event", 1)).activated
+        ('mcp__calendar__create_event',)
+    """
+    cancelled = threading.Event()
+    context = contextvars.copy_context()
+    context.run(_CANCELLED.set, cancelled)
+    try:
+        return await asyncio.to_thread(context.run, func, *args, **kwargs)
+    except asyncio.CancelledError:
+        cancelled.set()
+        raise
 
 
 def _session_arguments(config: ToolSearchConfig, given: Mapping[str, Any]) -> tuple[Any, ...]:

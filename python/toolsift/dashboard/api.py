@@ -9,11 +9,13 @@
 ``GET /api/sessions``      the connected clients: activations, searches, token savings
 =========================  =========================================================
 
-Every API call is checked by :class:`Guard`: the token when one is set (``Authorization:
-Bearer TOKEN``, compared in constant time), a foreign ``Origin`` refused, and on a local bind a
-``Host`` that is not local refused (DNS rebinding). A request body is at most
-:data:`MAX_BODY_BYTES` (413 otherwise, refused from its ``Content-Length`` before it is read,
-or as soon as the bytes streamed pass the cap).
+Every API call is checked by :class:`Guard`: the gateway's Host and Origin rule
+(:func:`toolsift.gateway.http.refusal`: on a local bind a ``Host`` that is not local gets 421,
+an ``Origin`` other than the page's own scheme, host and port gets 403), then the token when one
+is set (``Authorization: Bearer TOKEN``, compared in constant time). A body must be JSON
+(``Content-Type: application/json``) of at most :data:`MAX_BODY_BYTES` (413 otherwise, refused
+from its ``Content-Length`` before it is read, or as soon as the bytes streamed pass the cap).
+The page cannot be framed by another site.
 
 Example:
     >>> from toolsift import default_tools
@@ -26,13 +28,12 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import hmac
-import ipaddress
 import json
 from collections.abc import Awaitable
 from importlib import resources
 from typing import Any, Callable
-from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
@@ -40,6 +41,8 @@ from starlette.routing import Route
 
 from .._options import limit_error
 from ..errors import ConfigError, ToolsiftError
+from ..gateway.http import FRAME_HEADERS, is_local, refusal
+from ..gateway.http import check_bind as _check_bind
 from .backend import Dashboard
 
 __all__ = ["Guard", "routes", "is_local", "check_bind", "TOKEN_ENV", "MAX_BODY_BYTES"]
@@ -53,23 +56,6 @@ _STATIC = {
     "style.css": "text/css; charset=utf-8",
     "index.html": "text/html; charset=utf-8",
 }
-_LOCAL_NAMES = ("localhost",)
-
-
-def is_local(host: str) -> bool:
-    """Whether ``host`` is a loopback address or ``localhost``.
-
-    Example:
-        >>> is_local("127.0.0.1"), is_local("::1"), is_local("0.0.0.0")
-        (True, True, False)
-    """
-    host = host.strip("[]").lower()
-    if host in _LOCAL_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def check_bind(host: str, token: str | None) -> None:
@@ -81,12 +67,15 @@ def check_bind(host: str, token: str | None) -> None:
     Example:
         >>> check_bind("127.0.0.1", None)
     """
-    if not is_local(host) and not token:
-        raise ConfigError(
-            f"the dashboard on {host} (not a local address) needs a token: pass "
-            f"--dashboard-token TOKEN or set {TOKEN_ENV}, or bind to 127.0.0.1",
-            key="dashboard_token",
+    try:
+        _check_bind(
+            host,
+            token,
+            what="the dashboard",
+            how=f"pass --dashboard-token TOKEN or set {TOKEN_ENV}",
         )
+    except ConfigError as exc:
+        raise ConfigError(str(exc), key="dashboard_token") from None
 
 
 class Guard:
@@ -103,13 +92,13 @@ class Guard:
 
     def refusal(self, request: Request) -> Response | None:
         """The response refusing ``request``, or ``None`` when it may proceed."""
-        host = request.headers.get("host", "")
-        hostname = urlsplit(f"//{host}").hostname or ""
-        if self.local and not is_local(hostname):
-            return _error(403, f"host {host!r} is not this local dashboard")
-        origin = request.headers.get("origin")
-        if origin is not None and urlsplit(origin).netloc != host:
-            return _error(403, "cross-origin requests are refused")
+        refused = refusal(request.headers, request.url.scheme, local=self.local)
+        if refused is not None:
+            return _error(refused.status, refused.message)
+        if request.method in ("PUT", "POST"):
+            kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+            if kind != "application/json":
+                return _error(415, "the body must be JSON (Content-Type: application/json)")
         if self.token is not None:
             given = request.headers.get("authorization", "")
             scheme, _, value = given.partition(" ")
@@ -169,7 +158,8 @@ def routes(board: Dashboard, guard: Guard) -> list[Route]:
         if name not in _STATIC:
             return _error(404, "not found")
         text = resources.files(__package__).joinpath("static", name).read_bytes()
-        return Response(text, media_type=_STATIC[name], headers={"cache-control": "no-store"})
+        headers = {"cache-control": "no-store", **FRAME_HEADERS}
+        return Response(text, media_type=_STATIC[name], headers=headers)
 
     async def catalog(_request: Request) -> Response:
         return JSONResponse(board.catalog())
@@ -227,7 +217,8 @@ def routes(board: Dashboard, guard: Guard) -> list[Route]:
         return JSONResponse(view)
 
     async def sessions(_request: Request) -> Response:
-        return JSONResponse({"sessions": board.sessions()})
+        # Off the event loop: the gateway's MCP traffic never waits for this page's poll.
+        return JSONResponse({"sessions": await asyncio.to_thread(board.sessions)})
 
     return [
         Route("/", home, methods=["GET"]),

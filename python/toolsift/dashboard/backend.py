@@ -18,7 +18,9 @@ Example:
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .._text.analysis import PROFILES
@@ -26,7 +28,7 @@ from ..config import ToolSearchConfig, parse_tool_search, save_config
 from ..contract import anthropic_tool_result, search_tool_bm25_details, tool_search_response
 from ..errors import ConfigError
 from ..explain import Explanation
-from ..gateway.sessions import SHARED_CLIENT, SessionRegistry, new_session
+from ..gateway.sessions import SessionRegistry, new_session
 from ..metatool import call_meta_tool, meta_tool
 from ..tokens import tool_tokens
 from ..tools import Tool
@@ -82,6 +84,9 @@ class Dashboard:
         self.gateway = gateway
         self.config_path = config_path
         self.source = source or ("live gateway" if gateway is not None else "catalogue")
+        #: What every client of one catalogue generation shares (see _catalog_totals).
+        self._totals: tuple[Any, tuple[int, int, int, frozenset[str]]] | None = None
+        self._totals_lock = threading.Lock()
 
     @classmethod
     def from_gateway(cls, gateway: Gateway, config_path: str | None = None) -> Dashboard:
@@ -251,7 +256,7 @@ class Dashboard:
         return {
             "settings": self.settings.to_dict(),
             "editable": list(EDITABLE),
-            "restart_only": ["style", "meta_tool_name"],
+            "restart_only": ["style", "meta_tool_name", "allowed_origins"],
             "choices": {"mode": list(_MODES), "profile": sorted(PROFILES)},
             "config_path": self.config_path,
             "saveable": self.config_path is not None,
@@ -270,11 +275,16 @@ class Dashboard:
         """
         if not isinstance(changes, Mapping):
             raise ConfigError("the settings must be a JSON object", key="tool_search")
+        if "token" in changes:
+            raise ConfigError(
+                "the token is set in the config file, --token or $TOOLSIFT_TOKEN, not here",
+                key="token",
+            )
         old = self.settings
         merged = {**old.to_dict(), **changes}
         if "rate_limit" in changes and changes["rate_limit"] in (None, "", "off"):
             merged["rate_limit"] = None
-        new = parse_tool_search(merged)
+        new = replace(parse_tool_search(merged), token=old.token)
         if save and self.config_path is None:
             raise ConfigError(
                 "there is no config file to save to: start the dashboard with one",
@@ -305,21 +315,28 @@ class Dashboard:
     # --- client sessions -----------------------------------------------------------------------
 
     def sessions(self) -> list[dict[str, Any]]:
-        """The connected clients, latest first: activated tools, searches, token savings."""
+        """The connected clients, latest active first: activated tools, searches, token
+        savings. Ended sessions are left out; the catalogue's totals are computed once per
+        catalogue generation, so this costs O(clients × their visible tools)."""
         out = []
+        every, count, base_sent, base_visible = self._catalog_totals()
         for state in reversed(self.registry.states()):
+            if state.ended:
+                continue
             session = state.session
-            if state.key == SHARED_CLIENT and not state.searches and not session.selected:
-                continue  # made outside any client's request: nobody to show
-            every = session.schema_tokens()
-            sent = tool_tokens(meta_tool(session)) + session.schema_tokens(session.visible_tools)
+            extra = [
+                tool
+                for name in session.selected
+                if name not in base_visible and (tool := session.find_tool(name)) is not None
+            ]
+            sent = base_sent + (session.schema_tokens(extra) if extra else 0)
             out.append(
                 {
                     "key": state.key,
                     "created": state.created,
                     "activated": list(session.selected),
-                    "visible": len(session.visible_tools),
-                    "tools": len(session.tools),
+                    "visible": len(base_visible) + len(extra),
+                    "tools": count,
                     "searches": [
                         {
                             "at": r.at,
@@ -335,6 +352,30 @@ class Dashboard:
                 }
             )
         return out
+
+    def _catalog_totals(self) -> tuple[int, int, int, frozenset[str]]:
+        """What every client of the current catalogue generation and settings shares,
+        computed once per generation: the schema tokens and number of all tools, the tokens a
+        new client is sent (the meta-tool and the always-visible tools) and those tools'
+        names. A client adds the tokens of the tools it activated."""
+        registry = self.registry
+        template = registry.template
+        shared = registry.shared
+        key = (shared, shared.generation, registry.config)
+        with self._totals_lock:
+            cached = self._totals
+            if cached is not None and cached[0] == key:
+                return cached[1]
+        visible = template.visible_tools
+        totals = (
+            template.schema_tokens(),
+            len(template.tools),
+            tool_tokens(meta_tool(template)) + template.schema_tokens(visible),
+            frozenset(t.name for t in visible),
+        )
+        with self._totals_lock:
+            self._totals = (key, totals)
+        return totals
 
 
 def _explanation(why: Explanation) -> dict[str, Any]:

@@ -114,7 +114,11 @@ def _logging() -> None:
 def _url(host: str, port: int, token: str | None) -> str:
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/dashboard/"
-    return f"{url} (open {url}#token=TOKEN)" if token else url
+    if token:
+        return f"{url} (open {url}#token=TOKEN)"
+    # Without a token any local user or process may change the settings: fine on a machine of
+    # one user, not on a shared one.
+    return f"{url} (no token: any local user can change the settings; see --dashboard-token)"
 
 
 def _serve(args: argparse.Namespace) -> int:

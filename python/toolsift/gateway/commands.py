@@ -57,6 +57,13 @@ def add_parsers(subparsers: Any) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="the address to bind with http")
     serve.add_argument("--port", type=int, default=8765, help="the port to bind with http")
     serve.add_argument(
+        "--token",
+        default=None,
+        metavar="TOKEN",
+        help="the bearer token every /mcp request must carry (default: $TOOLSIFT_TOKEN, else "
+        "tool_search.token; required to bind to a non-local address)",
+    )
+    serve.add_argument(
         "--settings",
         default=None,
         metavar="FILE",
@@ -111,7 +118,10 @@ def _gateway_config(args: argparse.Namespace, path: str) -> GatewayConfig:
         settings = load_config(args.settings)
     if getattr(args, "call_timeout", None) is not None:
         settings = with_overrides(settings, call_timeout=call_timeout(str(args.call_timeout)))
-    return GatewayConfig(config.servers, settings, config.path)
+    from .http import resolve_token
+
+    token = resolve_token(getattr(args, "token", None), settings.token)
+    return GatewayConfig(config.servers, with_overrides(settings, token=token), config.path)
 
 
 def _serve(args: argparse.Namespace) -> int:

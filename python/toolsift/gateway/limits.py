@@ -1,4 +1,4 @@
-"""The gateway's per-session guards: the execution gate and the search rate limit.
+"""The gateway's per-client guards: the execution gate and the search rate limit.
 
 Both are plain, synchronous objects with no MCP import, so they are tested on their own.
 
@@ -50,6 +50,12 @@ class TokenBucket:
                 return True
             return False
 
+    def full(self) -> bool:
+        """Whether the bucket is full again (then it is the same as a new one)."""
+        with self._lock:
+            self._refill()
+            return self._tokens >= float(self.limit.count)
+
     def retry_after(self) -> float:
         """Seconds until the next token."""
         with self._lock:
@@ -72,13 +78,13 @@ def gate_message(name: str, search_tool: str) -> str:
 
 
 def rate_limit_message(limit: RateLimit, retry_after: float) -> str:
-    """The tool error of a search over the session's rate limit.
+    """The tool error of a search over the client's rate limit.
 
     Example:
         >>> rate_limit_message(RateLimit(5, 60.0), 12.0)
-        'Search rate limit exceeded (5/min for this session): try again in 12 s.'
+        'Search rate limit exceeded (5/min for this client): try again in 12 s.'
     """
     return (
-        f"Search rate limit exceeded ({limit} for this session): try again in "
+        f"Search rate limit exceeded ({limit} for this client): try again in "
         f"{max(1, round(retry_after))} s."
     )

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 import mcp_types
@@ -38,16 +39,22 @@ from fastmcp.server.providers import Provider
 from fastmcp.tools.base import Tool as FastMCPTool
 from fastmcp.tools.base import ToolResult
 from pydantic import PrivateAttr
+from starlette.middleware import Middleware as ASGIMiddleware
 
+from .. import __version__
 from ..config import GatewayConfig, ToolSearchConfig
 from ..contract import dumps
 from ..errors import ConfigError, ToolsiftError
 from ..loaders import from_mcp
 from ..metatool import call_meta_tool, meta_tool, regex_meta_tool
+from ..session import in_thread
 from ..tools import Tool
+from .auth import StaticToken
 from .downstream import Downstream, DownstreamError
+from .http import HostOriginGuard, check_bind, is_local
+from .identity import identify
 from .limits import gate_message, rate_limit_message
-from .sessions import SHARED_CLIENT, ClientState, SessionRegistry
+from .sessions import ClientState, SessionRegistry
 
 __all__ = ["Gateway", "SEARCH_TOOLS", "CALL_TOOL"]
 
@@ -96,30 +103,25 @@ class _CatalogProvider(Provider):
         return found
 
 
-def _client_key(ctx: Context | None) -> str:
-    """Which client a request comes from: its MCP session (or, on the sessionless 2026-07-28
-    protocol, the authenticated user or, on stdio, the process, which serves one client)."""
-    if ctx is None:
-        return SHARED_CLIENT
-    scope = getattr(ctx, "_session_scope_key", None)
-    try:
-        key = scope() if callable(scope) else ctx.session_id
-    except Exception:  # no session (outside a request)
-        return SHARED_CLIENT
-    # None: a sessionless HTTP request without authentication; nothing tells such clients
-    # apart, so they share one state.
-    return str(key) if key else SHARED_CLIENT
+#: The tool error of an activating search from a client the gateway cannot tell apart.
+NO_IDENTITY = (
+    "Activating tools needs an MCP session or authentication, and this request has neither "
+    "(a sessionless HTTP client without a token): nothing it activates could be kept for it. "
+    "Connect with a client that opens a session, send the gateway's token "
+    "(Authorization: Bearer), or use the search-and-call style."
+)
 
 
 async def _search(state: ClientState, arguments: dict[str, Any], ranker: str = "bm25") -> Any:
     """The meta-tool call in a worker thread (the session is thread-safe): a first search that
-    builds a large index does not hold up the other clients and the downstream connections."""
+    builds a large index does not hold up the other clients and the downstream connections.
+    A search whose request is cancelled meanwhile activates nothing."""
     try:
-        return await asyncio.to_thread(
+        return await in_thread(
             call_meta_tool,
             state.session,
             arguments,
-            ranker=ranker,  # type: ignore[arg-type]
+            ranker=ranker,
         )
     except ToolsiftError as exc:
         raise ToolError(str(exc)) from None
@@ -135,6 +137,8 @@ class Gateway:
     Arguments:
         config: the downstream servers and the ``tool_search`` settings.
         name: the server name the gateway reports to its clients.
+        auth: a FastMCP auth provider for ``/mcp`` (e.g. a ``JWTVerifier``: each subject is
+            then its own client); default: the static ``tool_search.token``, if set.
 
     Attributes:
         mcp: the FastMCP server; run it with ``gateway.mcp.run(transport="stdio")`` (or
@@ -142,7 +146,7 @@ class Gateway:
         registry: the per-client discovery sessions.
     """
 
-    def __init__(self, config: GatewayConfig, *, name: str = "toolsift") -> None:
+    def __init__(self, config: GatewayConfig, *, name: str = "toolsift", auth: Any = None) -> None:
         self.config = config
         self.settings = config.tool_search
         self.registry = SessionRegistry(self.settings)
@@ -153,7 +157,12 @@ class Gateway:
         self._registered: dict[str, tuple[str, ...]] = {}
         self._changes = asyncio.Lock()
         self._provider = _CatalogProvider(self)
-        self.mcp: FastMCP[Any] = FastMCP(name, lifespan=self._lifespan)
+        token = config.tool_search.token
+        #: What authenticates ``/mcp`` requests (``None``: nothing, on a local bind only).
+        self.auth = auth if auth is not None else (StaticToken(token) if token else None)
+        self.mcp: FastMCP[Any] = FastMCP(
+            name, version=__version__, lifespan=self._lifespan, auth=self.auth
+        )
         self.mcp.add_provider(self._provider)
         self.mcp.add_middleware(_GatewayMiddleware(self))
         self._register_synthetic()
@@ -178,8 +187,48 @@ class Gateway:
         await asyncio.gather(*(d.stop() for d in self.downstreams.values()))
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
-        """Serve until interrupted: ``"stdio"``, or ``"http"`` with ``host`` and ``port``."""
-        self.mcp.run(transport=transport, show_banner=False, **options)  # type: ignore[arg-type]
+        """Serve until interrupted: ``"stdio"``, or ``"http"`` with ``host`` and ``port``.
+
+        Over HTTP, ``/mcp`` checks ``Host`` and ``Origin`` (:mod:`toolsift.gateway.http`;
+        ``allowed_origins`` adds trusted browser origins to ``tool_search.allowed_origins``),
+        the full URL is printed to stderr, and a non-local ``host`` needs authentication.
+
+        Raises:
+            ConfigError: ``host`` is not local and there is no token nor auth provider.
+        """
+        if transport == "stdio":
+            self.mcp.run(transport="stdio", show_banner=False, **options)
+            return
+        host = str(options.pop("host", "127.0.0.1"))
+        port = int(options.pop("port", 8765))
+        protection = self.http_options(host, options.pop("allowed_origins", None) or ())
+        protection["middleware"] += options.pop("middleware", None) or []
+        shown = f"[{host}]" if ":" in host else host
+        print(f"toolsift gateway: http://{shown}:{port}/mcp", file=sys.stderr, flush=True)
+        self.mcp.run(
+            transport=transport,  # type: ignore[arg-type]
+            show_banner=False,
+            host=host,
+            port=port,
+            **protection,
+            **options,
+        )
+
+    def http_options(self, host: str, allowed_origins: Iterable[str] = ()) -> dict[str, Any]:
+        """The options of FastMCP's HTTP app (``mcp.http_app(**options)``) that protect
+        ``/mcp`` on ``host``: the Host/Origin guard of :mod:`toolsift.gateway.http` (it
+        replaces FastMCP's own), with ``allowed_origins`` besides the configured ones.
+
+        Raises:
+            ConfigError: ``host`` is not local and there is no token nor auth provider.
+        """
+        check_bind(host, self.auth is not None)
+        guard = ASGIMiddleware(
+            HostOriginGuard,
+            local=is_local(host),
+            allowed_origins=(*self.settings.allowed_origins, *allowed_origins),
+        )
+        return {"host_origin_protection": False, "middleware": [guard]}
 
     # --- the catalogue -------------------------------------------------------------------------
 
@@ -269,12 +318,13 @@ class Gateway:
 
         Every client's session is made again with them (activations are kept), and the
         clients are told their tool list may have changed. ``style`` and ``meta_tool_name``
-        shape the tools clients already hold, so they change only with a restart.
+        shape the tools clients already hold, and ``allowed_origins`` the HTTP app, so they
+        change only with a restart.
 
         Raises:
             ConfigError: ``settings`` changes ``style`` or ``meta_tool_name``.
         """
-        for key in ("style", "meta_tool_name"):
+        for key in ("style", "meta_tool_name", "allowed_origins"):
             if getattr(settings, key) != getattr(self.settings, key):
                 raise ConfigError(
                     f"tool_search.{key} changes only when the gateway restarts", key=key
@@ -291,15 +341,29 @@ class Gateway:
     # --- requests ------------------------------------------------------------------------------
 
     def client(self, ctx: Context | None = None) -> ClientState:
-        """The state of the client of the current request."""
+        """The state of the client of the current request (:func:`~toolsift.gateway.identity.
+        identify` says whose); a fresh, unkept one for a request without an identity."""
         if ctx is None:
             with contextlib.suppress(RuntimeError):
                 ctx = get_context()
-        state = self.registry.state(_client_key(ctx))
-        if ctx is not None:
+        identity = identify(ctx)
+        state = self.registry.state(identity.key, identity.bucket_key)
+        if ctx is not None and (identity.session or identity.process):
+            # A sessionless request's server session ends with the request: nothing to notify.
             with contextlib.suppress(Exception):
                 state.notify = ctx.session
+            if identity.session and not state.hooked:
+                self._drop_at_end(ctx, state.key)
+                state.hooked = True
         return state
+
+    def _drop_at_end(self, ctx: Context, key: str) -> None:
+        """Drop client ``key``'s state when its MCP session ends (``DELETE /mcp``, the SDK's
+        idle expiry, a closed connection); without the hook, ``client_ttl`` drops it."""
+        with contextlib.suppress(Exception):
+            connection = getattr(ctx.session, "_connection", None)
+            if connection is not None:
+                connection.exit_stack.callback(self.registry.drop, key)
 
     def listed(self, state: ClientState) -> list[str]:
         """The downstream tools ``tools/list`` shows this client, in catalogue order."""
@@ -310,8 +374,12 @@ class Gateway:
         return visible
 
     def may_call(self, state: ClientState, name: str) -> bool:
+        """Whether the execution gate lets ``state``'s client call tool ``name``. A client
+        without an identity keeps nothing: in search-and-call style it calls what it found."""
         if not self.settings.gate or not state.session.enabled:
             return True
+        if state.ephemeral:
+            return self.settings.style == "search-and-call"
         return name in {t.name for t in state.session.visible_tools}
 
     def _check_rate(self, state: ClientState) -> None:
@@ -324,6 +392,8 @@ class Gateway:
     ) -> ToolResult:
         ctx = get_context()
         state = self.client(ctx)
+        if state.ephemeral:
+            raise ToolError(NO_IDENTITY)
         self._check_rate(state)
         call = await _search(state, arguments, ranker)
         state.record(call.result.query, call.result)

@@ -2,10 +2,16 @@
 connected MCP client session, each a view of ONE shared :class:`~toolsift.Catalog` (no index
 of its own: a few KiB per client), made by ONE factory, :func:`new_session`.
 
-Each client has its own activations (a search by one client never lists a tool for another),
-its own search rate-limit bucket, and the last server session it used, through which the
-gateway tells it ``notifications/tools/list_changed``. A server's new tool list changes the
-catalogue once; every client sees it at its next call.
+Each client (see :mod:`toolsift.gateway.identity`) has its own activations (a search by one
+client never lists a tool for another), its own search rate-limit bucket (an authenticated
+principal's is kept across its sessions and apart from its states, so neither a new session nor
+an evicted state refills it), and the last server session it used, through which the gateway
+tells it ``notifications/tools/list_changed``. A server's new tool list changes the catalogue
+once; every client sees it at its next call.
+
+States do not outlive their clients: one is dropped when its MCP session ends (:meth:`drop`),
+when it was idle ``client_ttl`` seconds, and, past ``max_clients`` states, the least recently
+used goes first. A request without an identity gets a fresh state that is never kept.
 
 Example:
     >>> from toolsift import Tool
@@ -22,10 +28,10 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import mcp_types
 
@@ -35,10 +41,10 @@ from ..shared_catalog import Catalog
 from ..tools import Tool
 from .limits import TokenBucket
 
-__all__ = ["ClientState", "SearchRecord", "SessionRegistry", "new_session"]
+__all__ = ["ANONYMOUS", "ClientState", "SearchRecord", "SessionRegistry", "new_session"]
 
-#: The state of clients that nothing tells apart (sessionless HTTP without authentication).
-SHARED_CLIENT = "shared"
+#: The key of the fresh, never-kept state of a request without an identity.
+ANONYMOUS = "anonymous"
 #: How many searches a client state remembers (the latest), for the dashboard.
 RECENT_SEARCHES = 50
 
@@ -70,6 +76,16 @@ class ClientState:
     key: str
     session: DiscoverySession
     bucket: TokenBucket | None
+    #: The principal whose rate-limit bucket the client shares (``""``: its own bucket).
+    bucket_key: str = ""
+    #: Nothing keeps this state: the request has no identity (see :data:`ANONYMOUS`).
+    ephemeral: bool = False
+    #: When the client last made a request (``time.monotonic()``).
+    seen: float = field(default_factory=time.monotonic)
+    #: The client's session ended: the state is being dropped.
+    ended: bool = False
+    #: The gateway hooked the end of the client's MCP session (to drop the state then).
+    hooked: bool = field(default=False, repr=False)
     #: The server session of the client's last request (to send it notifications).
     notify: Any = field(default=None, repr=False)
     #: When the state was made (``time.time()``).
@@ -96,13 +112,19 @@ class ClientState:
 class SessionRegistry:
     """The client states by client key, and the shared catalogue they are views of."""
 
-    def __init__(self, config: ToolSearchConfig) -> None:
+    def __init__(
+        self, config: ToolSearchConfig, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.config = config
+        self._clock = clock
         #: Every server's tools as the gateway set them (the dashboard lists them).
         self._catalog: dict[str, tuple[Tool, ...]] = {}
         #: The one catalogue and index every client session searches.
         self.shared = Catalog(profile=config.profile)  # type: ignore[arg-type]
-        self._states: dict[str, ClientState] = {}
+        #: Least recently used first.
+        self._states: OrderedDict[str, ClientState] = OrderedDict()
+        #: The rate-limit buckets of principals (kept apart from their states).
+        self._buckets: dict[str, TokenBucket] = {}
         self._lock = threading.Lock()
         #: A session of the catalogue that is never searched: the meta-tool description reads it.
         self.template = new_session(self.shared, config)
@@ -112,24 +134,75 @@ class SessionRegistry:
         with self._lock:
             return dict(self._catalog)
 
-    def state(self, key: str) -> ClientState:
-        """The state of client ``key``, made on its first request."""
+    def state(self, key: str | None, bucket_key: str | None = None) -> ClientState:
+        """The state of client ``key``, made on its first request (``None``: a fresh state
+        that is not kept, with no rate limit). ``bucket_key``: the principal whose rate-limit
+        bucket the client shares (kept apart from the states); ``None``: a bucket of its own."""
+        now = self._clock()
         with self._lock:
+            self._expire(now)
+            if key is None:
+                return ClientState(
+                    ANONYMOUS, new_session(self.shared, self.config), None, ephemeral=True
+                )
             state = self._states.get(key)
             if state is None:
-                limit = self.config.rate_limit
                 state = ClientState(
                     key,
                     new_session(self.shared, self.config),
-                    TokenBucket(limit) if limit is not None else None,
+                    self._bucket(bucket_key),
+                    bucket_key or "",
                 )
                 self._states[key] = state
+                while len(self._states) > self.config.max_clients:
+                    self._pop(next(iter(self._states)))
+            else:
+                self._states.move_to_end(key)
+            state.seen = now
             return state
 
-    def states(self) -> list[ClientState]:
-        """Every client state, in the order the clients came."""
+    def _bucket(self, bucket_key: str | None) -> TokenBucket | None:
+        limit = self.config.rate_limit
+        if limit is None:
+            return None
+        if not bucket_key:
+            return TokenBucket(limit)
+        bucket = self._buckets.get(bucket_key)
+        if bucket is None:
+            if len(self._buckets) >= self.config.max_clients:
+                # Only a full bucket no live state holds can go: it equals a new one.
+                held = {id(s.bucket) for s in self._states.values()}
+                self._buckets = {
+                    k: b for k, b in self._buckets.items() if id(b) in held or not b.full()
+                }
+            bucket = self._buckets[bucket_key] = TokenBucket(limit)
+        return bucket
+
+    def _expire(self, now: float) -> None:
+        """Drop the states idle for longer than ``client_ttl`` (the oldest are first)."""
+        deadline = now - self.config.client_ttl
+        while self._states:
+            oldest = next(iter(self._states.values()))
+            if oldest.seen >= deadline:
+                break
+            self._pop(oldest.key)
+
+    def _pop(self, key: str) -> None:
+        state = self._states.pop(key, None)
+        if state is not None:
+            state.ended = True
+            state.notify = None
+
+    def drop(self, key: str) -> None:
+        """Forget client ``key`` (its MCP session ended); its principal's bucket stays."""
         with self._lock:
-            return list(self._states.values())
+            self._pop(key)
+
+    def states(self) -> list[ClientState]:
+        """Every live client state, least recently active first."""
+        with self._lock:
+            self._expire(self._clock())
+            return [s for s in self._states.values() if not s.ended]
 
     def reconfigure(self, config: ToolSearchConfig) -> None:
         """New ``tool_search`` settings for every client, live: each session is made again by
@@ -142,13 +215,16 @@ class SessionRegistry:
                 self.shared = _rebuilt(self.shared, config.profile)
             self.config = config
             self.template = new_session(self.shared, config)
+            if rate_changed:
+                self._buckets.clear()
             for state in self._states.values():
                 session = new_session(self.shared, config)
                 session.activate(state.session.selected)
                 state.session = session
                 if rate_changed:
-                    limit = config.rate_limit
-                    state.bucket = TokenBucket(limit) if limit is not None else None
+                    state.bucket = self._bucket(state.bucket_key)
+            while len(self._states) > config.max_clients:
+                self._pop(next(iter(self._states)))
 
     def set_server(self, server: str, tools: Sequence[Tool]) -> None:
         """A server's (new) tool list: one change of the shared catalogue, which every client
