@@ -449,9 +449,12 @@ def test_a_body_over_the_cap_is_refused_early(board: Dashboard, config: Path) ->
         "/api/settings", content=chunks(), headers={"content-type": "application/json"}
     )
     assert streamed.status_code == 413 and "over 1,048,576 bytes" in streamed.json()["error"]
-    fits = client.put("/api/settings", content=padding[:-100] + '{"save": false}')
+    json_body = {"content-type": "application/json"}
+    fits = client.put(
+        "/api/settings", content=padding[:-100] + '{"save": false}', headers=json_body
+    )
     assert fits.status_code == 200
-    assert client.put("/api/settings", content=padding + "{}").status_code == 413
+    assert client.put("/api/settings", content=padding + "{}", headers=json_body).status_code == 413
 
 
 def test_saving_from_the_page_writes_only_the_changed_key(tmp_path: Path) -> None:
