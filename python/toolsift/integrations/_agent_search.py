@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 from ..contract import dumps, search_tool_bm25_content
-from ..errors import ToolsiftError
+from ..errors import DiscoveryError, ToolsiftError
 from ..metatool import call_meta_tool, meta_tool
 from ..session import DiscoveryResult, DiscoverySession
 from ..shared_catalog import Catalog
@@ -79,15 +79,38 @@ class AgentToolSearch(Generic[T]):
     ) -> None:
         pairs = list(tools)
         self._objects: dict[str, T] = {definition.name: obj for definition, obj in pairs}
+        self._always_available = tuple(always_available)
+        self._session_options = session_options
         if session is None:
             self.catalog: Catalog | None = Catalog([definition for definition, _ in pairs])
-            session = self.catalog.session(
-                mode="all", always_available=tuple(always_available), **session_options
-            )
+            session = self._new_session(self.catalog)
         else:
             self.catalog = None
         self.session = session
         self._visible: tuple[int, frozenset[str]] | None = None
+
+    def _new_session(self, catalog: Catalog) -> DiscoverySession:
+        return catalog.session(
+            mode="all", always_available=self._always_available, **self._session_options
+        )
+
+    def new_session(self) -> AgentToolSearch[T]:
+        """The same tools in a new discovery session over the same catalogue (another
+        conversation): nothing activated yet, no index built.
+
+        Raises:
+            DiscoveryError: this search was given its ``session`` (no catalogue of its own).
+        """
+        if self.catalog is None:
+            raise DiscoveryError("A search made over a given session has no catalogue to share.")
+        fresh: AgentToolSearch[T] = AgentToolSearch.__new__(AgentToolSearch)
+        fresh._objects = self._objects
+        fresh._always_available = self._always_available
+        fresh._session_options = self._session_options
+        fresh.catalog = self.catalog
+        fresh.session = self._new_session(self.catalog)
+        fresh._visible = None
+        return fresh
 
     @property
     def meta_tool_name(self) -> str:

@@ -74,7 +74,12 @@ def ToolsiftObjectRetriever(  # noqa: N802 - a class to its users, made on first
     """
     if _Lazy.cls is None:
         _Lazy.cls = _make_class()
-    return _Lazy.cls(list(tools), tuple(always_available), session_options, None)
+    search: AgentToolSearch[BaseTool] = AgentToolSearch(
+        [(_definition(tool), tool) for tool in tools],
+        always_available=always_available,
+        **session_options,
+    )
+    return _Lazy.cls(search)
 
 
 def _make_class() -> type:
@@ -83,32 +88,8 @@ def _make_class() -> type:
     base = _retriever_base()
 
     class _ToolsiftObjectRetriever(base):  # type: ignore[misc, valid-type]
-        def __init__(
-            self,
-            tools: list[BaseTool],
-            always_available: tuple[str, ...],
-            session_options: dict[str, Any],
-            shared: AgentToolSearch[BaseTool] | None,
-        ) -> None:
+        def __init__(self, search: AgentToolSearch[BaseTool]) -> None:
             super().__init__(retriever=cast(Any, None), object_node_mapping=cast(Any, None))
-            self._tools = tools
-            self._always_available = always_available
-            self._session_options = session_options
-            if shared is None or shared.catalog is None:
-                search: AgentToolSearch[BaseTool] = AgentToolSearch(
-                    [(_definition(tool), tool) for tool in tools],
-                    always_available=always_available,
-                    **session_options,
-                )
-            else:
-                search = AgentToolSearch(
-                    [],
-                    session=shared.catalog.session(
-                        mode="all", always_available=always_available, **session_options
-                    ),
-                )
-                search.catalog = shared.catalog
-                search._objects = shared._objects
             self.search = search
             definition = search.meta_tool()
 
@@ -120,9 +101,7 @@ def _make_class() -> type:
             )
 
         def new_session(self) -> Any:
-            return type(self)(
-                self._tools, self._always_available, self._session_options, self.search
-            )
+            return type(self)(self.search.new_session())
 
         def retrieve(self, str_or_query_bundle: Any) -> list[BaseTool]:
             return [self.search_tool, *self.search.visible_objects()]

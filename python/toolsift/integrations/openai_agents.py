@@ -75,11 +75,9 @@ class ToolsiftToolSearch:
         for tool in self._originals:
             if not isinstance(tool, FunctionTool):
                 raise TypeError(f"Expected agents.FunctionTool objects, got {type(tool).__name__}.")
-        self._always_available = tuple(always_available)
-        self._session_options = session_options
         self.search: AgentToolSearch[FunctionTool] = AgentToolSearch(
             [(_definition(tool), tool) for tool in self._originals],
-            always_available=self._always_available,
+            always_available=always_available,
             **session_options,
         )
         self.tools: list[FunctionTool] = [self._search_tool(), *map(self._gated, self._originals)]
@@ -88,17 +86,7 @@ class ToolsiftToolSearch:
         """The same tools in a new discovery session (for another conversation)."""
         fresh = ToolsiftToolSearch.__new__(ToolsiftToolSearch)
         fresh._originals = self._originals
-        fresh._always_available = self._always_available
-        fresh._session_options = self._session_options
-        catalog = self.search.catalog
-        assert catalog is not None
-        fresh.search = AgentToolSearch(
-            [],
-            session=catalog.session(
-                mode="all", always_available=self._always_available, **self._session_options
-            ),
-        )
-        fresh.search._objects = self.search._objects
+        fresh.search = self.search.new_session()
         fresh.tools = [fresh._search_tool(), *map(fresh._gated, fresh._originals)]
         return fresh
 
