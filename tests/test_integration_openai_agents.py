@@ -165,3 +165,15 @@ def test_the_tools_own_is_enabled_still_applies(tools) -> None:
 def test_only_function_tools_are_accepted() -> None:
     with pytest.raises(TypeError, match="FunctionTool"):
         ToolsiftToolSearch([lambda: None])  # type: ignore[list-item]
+
+
+def test_a_search_over_a_given_session_shares_no_catalogue() -> None:
+    from toolsift import DiscoverySession, Tool
+    from toolsift.errors import DiscoveryError
+    from toolsift.integrations._agent_search import AgentToolSearch
+
+    session = DiscoverySession([Tool(name="get_weather", description="Weather")], mode="all")
+    search = AgentToolSearch([(Tool(name="get_weather"), "obj")], session=session)
+    assert search.run("weather") and search.visible_objects() == ["obj"]
+    with pytest.raises(DiscoveryError, match="no catalogue"):
+        search.new_session()
