@@ -168,8 +168,9 @@ def _examples(page: Path) -> list[Example]:
 
 
 # Pages made of directives only: mkdocstrings' ``::: toolsift.X`` (the docstrings' doctests run
-# in test_docstrings.py) and snippets ``--8<-- "README.md:agents"`` (run where they are written).
-DIRECTIVE_PAGES = {"reference.md", "agents.md"}
+# in test_docstrings.py). agents.md includes a README section (``--8<-- "README.md:agents"``, run
+# where it is written) and holds blocks of its own, run here.
+DIRECTIVE_PAGES = {"reference.md"}
 INCLUDE = re.compile(r'^--8<-- "([^":]+):([^"]+)"$', re.MULTILINE)
 
 

@@ -40,7 +40,22 @@ try:
 except ImportError:  # the pure-Python twin splits identically
     tokenize = _py_tokenize
 
-__version__ = "0.1.0"
+
+def _installed_version() -> str:
+    """The installed package's version: Cargo.toml's, which maturin writes into its metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("toolsift")
+    except PackageNotFoundError:  # a source tree on sys.path, never installed
+        try:
+            from ._core import __version__ as compiled
+        except ImportError:
+            return "0+unknown"
+        return str(compiled)
+
+
+__version__ = _installed_version()
 
 __all__ = [
     "Tool",
