@@ -121,7 +121,7 @@ def _ranker() -> Any:
         module = importlib.import_module("toolsift.semantic.ranker")
     except ImportError:
         return _MinMaxRanker()
-    return module.SemanticRanker.default()
+    return module.SemanticRanker(module.load_weights())
 
 
 class SemanticSearcher:

