@@ -6,6 +6,11 @@ Turned on with ``ToolIndex(tools, semantic=True)`` (``"auto"``, the default, is 
 
 * :mod:`toolsift.semantic.model`: the encoder and :func:`~toolsift.semantic.model.resolve`.
 * :mod:`toolsift.semantic.vectors`: tool vectors, the dense kernels, their snapshot entry.
+* :mod:`toolsift.semantic.ranker`: :class:`~toolsift.semantic.ranker.SemanticRanker`, the
+  ranking: a router (names and keywords keep the word order), a query-aware fusion of words
+  and meaning, whole tasks split into steps, and the calibrated confidence
+  (``route``, ``fusion``, ``tasks``, ``confidence``; weights fitted by
+  ``scripts/fit_semantic.py``).
 
 Example:
     >>> from toolsift import Tool, ToolIndex
@@ -16,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+from .confidence import DEFAULT_MIN_CONFIDENCE
 from .model import ENV_VAR, MODEL_ID, Semantic, StaticEncoder, resolve
 
 __all__ = [
@@ -26,6 +32,3 @@ __all__ = [
     "StaticEncoder",
     "resolve",
 ]
-
-#: The confidence below which a search with ``abstain=True`` answers that no tool matches.
-DEFAULT_MIN_CONFIDENCE = 0.5
