@@ -404,7 +404,7 @@ def carried_state(
         else:
             fresh.append(i)
     try:
-        embedded = ToolVectors(np.zeros((0, old.matrix.shape[1]), np.float32), "", "python")
+        embedded = ToolVectors(np.zeros((0, old.matrix.shape[1]), np.float16), "", "python")
         embedded = embedded.updated(None, [tools[i] for i in fresh], encoder.encode)
     except Exception as exc:  # noqa: BLE001  # the model never breaks a rebuild
         warn_once(
@@ -413,7 +413,7 @@ def carried_state(
             f"tools failed ({type(exc).__name__}: {exc}).",
         )
         return None
-    matrix = np.empty((len(tools), old.matrix.shape[1]), dtype=np.float32)
+    matrix = np.empty((len(tools), old.matrix.shape[1]), dtype=np.float16)
     if rows:
         sources = [old_by_name[tools[i].name] for i in rows]
         matrix[rows] = old.matrix[sources]
