@@ -336,8 +336,13 @@ def test_both_engines_agree_on_the_built_in_catalogue():
     tools = default_tools()
     rust = ToolIndex(tools, engine="rust", semantic=True)
     python = ToolIndex(tools, engine="python", semantic=True)
-    queries = ["open a pull request and ask for a review", "what's on my calendar tomorrow",
-               "mcp__github__create_issue", "store this note", "deploy, then tell the team"]  # fmt: skip
+    queries = [
+        "open a pull request and ask for a review",
+        "what's on my calendar tomorrow",
+        "mcp__github__create_issue",
+        "store this note",
+        "deploy, then tell the team",
+    ]
     for query in queries:
         a, b = rust.search(query, 10), python.search(query, 10)
         assert names(a) == names(b), query
