@@ -376,3 +376,11 @@ def test_a_long_build_draws_a_progress_bar_on_a_terminal(monkeypatch):
     quiet = io.StringIO()  # not a terminal: no bar
     vectors_module._with_progress(encoder.encode, texts, quiet)
     assert quiet.getvalue() == ""
+
+
+def test_normalize_on_the_semantic_path():
+    result = ToolIndex(TOOLS, semantic=True).search("send a message", normalize=True)
+    assert result[0].normalized_score == 1.0
+    assert all(0.0 <= m.normalized_score <= 1.0 for m in result)
+    lexical = ToolIndex(TOOLS, semantic=True).search("message", ranker="keyword")
+    assert {m.reason for m in lexical} == {"keyword"} and lexical.confidence is None
