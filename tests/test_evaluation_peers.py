@@ -71,3 +71,14 @@ def test_tantivy_ranks_the_obvious_tool_first(tools):
     assert rank('title:"x" AND (slack OR -email) field:value ^2', 5)
     assert rank("???", 5) == [] and rank("", 5) == []
     assert len(rank("file", 100)) <= 100
+
+
+def test_toolsift_eval_has_a_semantic_ranker(tools):
+    pytest.importorskip("numpy")
+    from toolsift.evaluation.rankers import make_ranker
+
+    rank = make_ranker("toolsift-semantic", tools)
+    names = [t.name for t in tools]
+    assert names[rank("open a pull request", 5)[0]] == "mcp__github__create_pull_request"
+    assert len(rank("send a message to the team", 30)) == 30  # k beyond the agent-facing cap
+    assert rank("???", 5) == []
