@@ -376,7 +376,71 @@ def run_probe(spec: str, data: Path) -> dict[str, Any]:
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def speed(data: Path, engines: Engines, rounds: int) -> dict[str, Any]:
+#: The lexical latency child: only APIs every checkout has (the baseline may predate this file).
+_LATENCY_CHILD = r"""
+import json, sys, time
+import toolsift
+from toolsift import ToolIndex, load_catalog
+catalogue, queries_file, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+queries = json.load(open(queries_file, encoding="utf-8"))
+tools = load_catalog(catalogue)
+try:
+    index = ToolIndex(tools, semantic=False)
+except TypeError:
+    index = ToolIndex(tools)
+for q in queries[:20]:
+    index.search(q, limit=10)
+samples = []
+for _ in range(rounds):
+    for q in queries:
+        start = time.perf_counter_ns()
+        index.search(q, limit=10)
+        samples.append((time.perf_counter_ns() - start) / 1e6)
+samples.sort()
+print(json.dumps({"p50_ms": samples[len(samples) // 2],
+                  "p99_ms": samples[int(round(0.99 * (len(samples) - 1)))],
+                  "source": toolsift.__file__}))
+"""
+
+
+def lexical_against(ref: str, data: Path, queries: list[str], rounds: int) -> dict[str, Any]:
+    """The lexical ``ToolIndex.search`` p50 / p99 of this checkout and of git ``ref`` (its Python
+    code with this checkout's compiled engine), in alternating child processes: the median of
+    each one's runs, measured in the same minutes."""
+    import shutil
+    import tempfile
+
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory(prefix="toolsift-baseline-") as tmp:
+        archive = subprocess.run(
+            ["git", "-C", str(root), "archive", ref, "python/toolsift"],
+            capture_output=True,
+            check=False,
+        )
+        if archive.returncode:
+            return {"ref": ref, "note": archive.stderr.decode(errors="replace").strip()}
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+        for core in (root / "python" / "toolsift").glob("_core*.so"):
+            shutil.copy2(core, Path(tmp) / "python" / "toolsift" / core.name)
+        qfile = Path(tmp) / "queries.json"
+        qfile.write_text(json.dumps(queries), encoding="utf-8")
+        runs: dict[str, list[dict[str, Any]]] = {"current": [], "baseline": []}
+        for _ in range(3):
+            for key, src in (("current", root / "python"), ("baseline", Path(tmp) / "python")):
+                env = {**os.environ, "PYTHONPATH": str(src), "TOOLSIFT_SEMANTIC": "off"}
+                cmd = [sys.executable, "-c", _LATENCY_CHILD]
+                cmd += [str(data / "mcp_mixed.tools.jsonl"), str(qfile), str(rounds)]
+                done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+                if done.returncode:
+                    return {"ref": ref, "note": done.stderr.strip()[-300:]}
+                runs[key].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    out: dict[str, Any] = {"ref": ref}
+    for key, got in runs.items():
+        out[key] = {m: statistics.median(r[m] for r in got) for m in ("p50_ms", "p99_ms")}
+    return out
+
+
+def speed(data: Path, engines: Engines, rounds: int, baseline: str | None) -> dict[str, Any]:
     """p50 / p99 of ``ToolIndex.search`` (limit 10) at 11,578 tools; build time and memory
     measured in a child process (:func:`probe`)."""
     tools = _catalogue_tools("mcp_mixed", data)
@@ -409,6 +473,8 @@ def speed(data: Path, engines: Engines, rounds: int) -> dict[str, Any]:
         del engine, index
         gc.collect()
     out["build"] = run_probe("mcp_mixed", data)
+    if baseline:
+        out["baseline"] = lexical_against(baseline, data, queries, rounds)
     return out
 
 
@@ -579,6 +645,20 @@ def render(report: dict[str, Any]) -> str:
             elif r:
                 add(f"| {r['label']} | - | - | - |")
         add("")
+    base = (s or {}).get("baseline")
+    if base and "current" in base:
+        cur, ref = base["current"], base["baseline"]
+        add(
+            f"Lexical path against `{base['ref']}` (its Python code, the same compiled engine; "
+            "alternating child processes, median of 3 each): p50 "
+            f"{cur['p50_ms']:.3f} ms vs {ref['p50_ms']:.3f} ms "
+            f"({cur['p50_ms'] / ref['p50_ms']:.2f}x), p99 {cur['p99_ms']:.3f} ms vs "
+            f"{ref['p99_ms']:.3f} ms ({cur['p99_ms'] / ref['p99_ms']:.2f}x)."
+        )
+        add("")
+    elif base:
+        add(f"Lexical path against `{base['ref']}`: not measured ({base.get('note', '')}).")
+        add("")
     builds = [b for b in ((s or {}).get("build"), report.get("scale")) if b]
     if builds:
         add(
@@ -619,6 +699,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keyword-queries", type=int, default=150, help="per kind and set")
     parser.add_argument("--rounds", type=int, default=3, help="latency rounds over the queries")
     parser.add_argument("--scale", type=int, default=0, help="also build at N synthetic tools")
+    parser.add_argument(
+        "--baseline",
+        default="main",
+        help="git ref whose lexical search latency is measured beside this checkout's ('' skips)",
+    )
     parser.add_argument("--sections", default="quality,abstention,tasks,keywords,speed")
     parser.add_argument("--quick", action="store_true", help="small samples (a smoke run)")
     parser.add_argument("--json", help="write the raw numbers here")
@@ -658,7 +743,7 @@ def main(argv: list[str] | None = None) -> int:
         report["keywords"] = keywords(data, engines, args.keyword_queries)
     engines.drop("mcp_mixed")
     if "speed" in sections:
-        report["speed"] = speed(data, engines, args.rounds)
+        report["speed"] = speed(data, engines, args.rounds, args.baseline or None)
     if args.scale:
         report["scale"] = run_probe(str(args.scale), data)
     report["labels"] = engines.labels

@@ -54,6 +54,11 @@ def _report() -> dict:
         "tools": 11578,
         "queries": 100,
         sem: {"label": "toolsift semantic", "p50_ms": 0.8, "p99_ms": 3.5, "mean_ms": 1.0},
+        "baseline": {
+            "ref": "main",
+            "current": {"p50_ms": 0.04, "p99_ms": 0.3},
+            "baseline": {"p50_ms": 0.05, "p99_ms": 0.3},
+        },
         "build": {
             "tools": 11578,
             "model_load_s": 0.2,
@@ -99,6 +104,7 @@ def test_render_has_every_table():
     assert "| mcp_mixed (10, 100) | 0.500 / 0.500 | 0.600 / 0.600 | 0.730 / 0.730 | 1.22x |" in text
     assert "| 11,578 | 0.50 | 20 | 1.50 | 60 | 12.0 | 0.20 |" in text
     assert "NOT met" in text and "| met |" in text
+    assert "p50 0.040 ms vs 0.050 ms (0.80x), p99 0.300 ms vs 0.300 ms (1.00x)" in text
     # every table row has as many cells as its header
     for block in text.split("\n\n"):
         rows = [r for r in block.splitlines() if r.startswith("|")]
