@@ -69,6 +69,7 @@ def run(label: str, tools: list[toolsift.Tool], queries: list[str], rounds: int)
         "build_semantic_s": round(build_semantic, 3),
         "vectors_s": round(build_semantic - build_lexical, 3),
         "vectors_mb": round(vectors.matrix.nbytes / 1e6, 1),
+        "kernel_mb": round(vectors.matrix.size * 4 / 1e6, 1),
         "snapshot_section_mb": round(len(vectors.to_header()["vectors"]) / 1e6, 1),
         "query_embed_us": round(embed_us, 1),
         "lexical": _percentiles(_search_times(lexical, queries, rounds)),

@@ -7,7 +7,7 @@ gorilla_hf; hit@8 of the fused ranking on the train in-scope requests of the aut
 (paraphrases: ``inscope-default_tools``, ``inscope-popular_mcp_servers``); and the median time
 to embed one query.
 
-    python benches/semantic_model.py                       # the static tables and wordllama
+    python benches/semantic_model.py                       # toolsift's encoder and wordllama
     python benches/semantic_model.py --candidates minilm   # the full MiniLM (ONNX) as reference
     python benches/semantic_model.py --table 128=/tmp/minilm-static-128.npz
 
@@ -17,9 +17,11 @@ Needs ``$TOOLSIFT_SHARED_DIR/data`` (or ``../shared/data``).
 from __future__ import annotations
 
 import argparse
+import gzip
 import os
 import statistics
 import time
+from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -29,16 +31,24 @@ from toolsift.evaluation.authored import load_catalogue, load_inscope
 from toolsift.evaluation.datasets import DATASETS, Dataset, find_data_dir, load_dataset
 from toolsift.evaluation.metrics import ndcg_at
 from toolsift.evaluation.splits import split_of
-from toolsift.semantic.model import MODEL_ID, StaticEncoder, default_encoder, minilm_vocab
-from toolsift.semantic.wordpiece import WordPiece
+from toolsift.semantic.model import MODEL_ID, StaticEncoder, WordMemo, default_encoder
 
 DEPTH = 100
 W = 0.35
+#: Train queries per set at most (``--max-queries``; 0: all).
+MAX_QUERIES = 0
 
 
 def static_table(path: str, name: str) -> StaticEncoder:
+    """A table of ``scripts/distill_static_model.py`` (MiniLM's vocabulary and tokenizer)."""
+    from tokenizers import Tokenizer
+
+    raw = resources.files("toolsift.data").joinpath("all-MiniLM-L6-v2.tokenizer.json.gz")
+    tokenizer = Tokenizer.from_str(gzip.decompress(raw.read_bytes()).decode("utf-8"))
+    tokenizer.no_truncation()
     with np.load(path) as data:
-        return StaticEncoder(data["table"], data["scale"], WordPiece(minilm_vocab()), name)
+        rows = data["table"].astype(np.float32) * data["scale"][:, None]
+    return StaticEncoder(rows, WordMemo(tokenizer), name)
 
 
 class Candidate:
@@ -52,14 +62,27 @@ def candidates(names: list[str], tables: dict[str, str]) -> list[Candidate]:
     for name in names:
         if name == "shipped":
             enc = default_encoder()
-            out.append(Candidate(MODEL_ID, "toolsift (package data)", "6.8 MB", enc.encode,
-                                 enc.encode_one, enc.dim))  # fmt: skip
+            out.append(Candidate(MODEL_ID + " (toolsift's encoder)", "wordllama 0.4.0", "16 MB",
+                                 enc.encode, enc.encode_one, enc.dim))  # fmt: skip
         elif name == "wordllama":
             from toolsift.embed import WordLlamaEmbedder
 
             wl = WordLlamaEmbedder()
             out.append(Candidate("wordllama-l2_supercat-256", "wordllama 0.4.0", "16 MB", wl,
                                  lambda t, wl=wl: wl([t])[0], 256))  # fmt: skip
+        elif name.startswith("wordllama-"):  # a Matryoshka truncation, e.g. wordllama-128
+            import wordllama  # pyright: ignore[reportMissingImports]
+
+            dim = int(name.split("-")[1])
+            model = wordllama.WordLlama.load(
+                cache_dir=os.path.dirname(wordllama.__file__), disable_download=True, trunc_dim=dim
+            )
+
+            def embed(texts, model=model):
+                return model.embed(list(texts), norm=True)
+
+            out.append(Candidate(f"wordllama-l2_supercat-{dim}", "wordllama 0.4.0", "16 MB",
+                                 embed, lambda t, e=embed: e([t])[0], dim))  # fmt: skip
         elif name == "minilm":
             from toolsift.embed import MiniLMEmbedder
 
@@ -86,6 +109,8 @@ def evaluate(cand: Candidate, ds: Dataset, set_name: str, k: int) -> dict[str, f
     tv = cached_embeddings(cand.encode, [tool_text(t) for t in ds.tools], mid)
     index = ToolIndex(ds.tools, semantic=False)
     train = [q for q in ds.queries if split_of(set_name, q.text) == "train"]
+    if MAX_QUERIES and len(train) > MAX_QUERIES:  # a deterministic sample: every n-th
+        train = train[:: -(-len(train) // MAX_QUERIES)]
     dense_nd, fused_nd, hits, times = [], [], [], []
     for q in train:
         t0 = time.perf_counter()
@@ -118,7 +143,10 @@ def main() -> None:
     parser.add_argument("--candidates", default="shipped,wordllama")
     parser.add_argument("--table", action="append", default=[], help="LABEL=PATH of a table")
     parser.add_argument("--data", default=None)
+    parser.add_argument("--max-queries", type=int, default=0, help="per set (0: all)")
     args = parser.parse_args()
+    global MAX_QUERIES
+    MAX_QUERIES = args.max_queries
     data = find_data_dir(args.data)
     if data is None:
         raise SystemExit("no labelled data: set TOOLSIFT_SHARED_DIR")

@@ -318,3 +318,13 @@ def test_hybrid_over_a_semantic_index_uses_its_lexical_side():
 
     hybrid = HybridIndex(ToolIndex(TOOLS, semantic=True))
     assert [m.reason for m in hybrid.search("weather")] == ["bm25"]
+
+
+def test_a_loaded_index_updates_with_its_vectors():
+    loaded = ToolIndex.from_bytes(ToolIndex(TOOLS, semantic=True).to_bytes(), semantic=True)
+    new = [Tool(name="mcp__git__pull", server="git", mcp_tool_name="pull",
+                description="Fetch and merge remote changes")]  # fmt: skip
+    updated = loaded.replace_server("git", new)
+    fresh = ToolIndex([*TOOLS[:4], *new], semantic=True)
+    assert np.array_equal(updated._semantic.vectors.matrix, fresh._semantic.vectors.matrix)
+    assert updated.search("merge the remote") == fresh.search("merge the remote")

@@ -46,6 +46,8 @@ __all__ = [
 _CANDIDATES = 100
 #: The dense list's weight in the fallback fusion (``toolsift.hybrid``'s measured default).
 _DENSE_WEIGHT = 0.35
+#: Validated requests remembered per searcher (cleared when full).
+_REQUEST_CACHE_SIZE = 64
 #: Below every cosine: the dense score of a tool the search may not return (excluded, or not
 #: on the servers asked for).
 _BARRED = -2.0
@@ -115,13 +117,26 @@ class _MinMaxRanker:
         return _Ranked([d for d, _ in ranked], [s for _, s in ranked], min(1.0, max(0.0, best)))
 
 
+_RANKER: list[Any] = []
+
+
 def _ranker() -> Any:
-    """The semantic ranker: :mod:`toolsift.semantic.ranker`'s, else the min-max fallback."""
+    """The semantic ranker with the shipped weights (made once): :mod:`toolsift.semantic.ranker`'s,
+    else (its weights unreadable: one warning) a plain min-max fusion."""
+    if _RANKER:
+        return _RANKER[0]
     try:
         module = importlib.import_module("toolsift.semantic.ranker")
-    except ImportError:
-        return _MinMaxRanker()
-    return module.SemanticRanker(module.load_weights())
+        ranker = module.SemanticRanker(module.load_weights())
+    except Exception as exc:  # noqa: BLE001  # a broken install must not break the index
+        warn_once(
+            "ranker",
+            f"The semantic ranking's weights could not be loaded ({type(exc).__name__}: {exc}); "
+            "semantic search fuses BM25+ and similarity with fixed weights.",
+        )
+        ranker = _MinMaxRanker()
+    _RANKER.append(ranker)
+    return ranker
 
 
 class SemanticSearcher:
@@ -155,6 +170,7 @@ class SemanticSearcher:
         self.encoder = encoder
         self.vectors = vectors
         self._ranker = _ranker()
+        self._requests: dict[tuple[Any, ...], _Request] = {}
 
     def search(
         self,
@@ -169,9 +185,25 @@ class SemanticSearcher:
         max_limit, max_query_length = options[-2:]
         if not isinstance(query, str):
             parse_query(query)  # raises the QueryError
-        checked = _checked_limit(limit, "bm25", max_limit, max_query_length)
-        parsed = parse_query(query, max_length=max(1, max_query_length))
-        request = self._searcher.request(checked, *options)
+        request = None
+        exclude, servers = options[:2]
+        key: tuple[Any, ...] | None = None
+        if servers is None and type(exclude) is tuple and not exclude:
+            # Validated once per distinct options, as on the lexical path (``calls.REQUESTS``).
+            cached = (limit, *options[2:])
+            key = (*cached, *map(type, cached))
+            try:
+                request = self._requests.get(key)
+            except TypeError:  # an unhashable option: validated below, not cached
+                key = None
+        if request is None:
+            checked = _checked_limit(limit, "bm25", max_limit, max_query_length)
+            request = self._searcher.request(checked, *options)
+            if key is not None:
+                if len(self._requests) >= _REQUEST_CACHE_SIZE:
+                    self._requests.clear()
+                self._requests[key] = request
+        parsed = parse_query(query, max_length=max(1, request.max_query_length))
         threshold = default_min_confidence() if min_confidence is None else min_confidence
         return self.search_one(parsed, request, abstain, threshold)
 
@@ -372,7 +404,7 @@ def carried_state(
         else:
             fresh.append(i)
     try:
-        embedded = ToolVectors(np.zeros((0, old.matrix.shape[1]), np.float32), "", "python")
+        embedded = ToolVectors(np.zeros((0, old.matrix.shape[1]), np.float16), "", "python")
         embedded = embedded.updated(None, [tools[i] for i in fresh], encoder.encode)
     except Exception as exc:  # noqa: BLE001  # the model never breaks a rebuild
         warn_once(
@@ -381,7 +413,7 @@ def carried_state(
             f"tools failed ({type(exc).__name__}: {exc}).",
         )
         return None
-    matrix = np.empty((len(tools), old.matrix.shape[1]), dtype=np.float32)
+    matrix = np.empty((len(tools), old.matrix.shape[1]), dtype=np.float16)
     if rows:
         sources = [old_by_name[tools[i].name] for i in rows]
         matrix[rows] = old.matrix[sources]

@@ -2,10 +2,10 @@
 catalogues), scored by the engine's dense kernel, stored in snapshots, and carried through
 catalogue updates (only added tools are embedded).
 
-The vectors are unit rows rounded to float16 and held as float32, so a snapshot (which stores
-the float16 values) loads the very vectors the build made, and both engines score them to the
-same bits: the Rust engine's ``DenseMatrix`` and its numpy twin :class:`DenseColumns` sum each
-cosine in float32 in dimension order.
+The vectors are unit rows held as float16 (half the memory; a snapshot stores those values, so
+it loads the very vectors the build made), and both engines score them to the same bits: the
+Rust engine's ``DenseMatrix`` and its numpy twin :class:`DenseColumns` take them as float32 and
+sum each cosine in float32 in dimension order.
 
 Example:
     >>> import numpy as np
@@ -132,8 +132,8 @@ def dense_kernel(matrix: np.ndarray, engine: str) -> DenseColumns | DenseRust:
 
 
 def _stored(matrix: np.ndarray) -> np.ndarray:
-    """Unit rows as stored: rounded to float16, held as float32."""
-    return unit_rows(np.asarray(matrix, dtype=np.float32)).astype(np.float16).astype(np.float32)
+    """Unit rows as stored: float16."""
+    return unit_rows(np.asarray(matrix, dtype=np.float32)).astype(np.float16)
 
 
 def _with_progress(encode: Encode, texts: list[str], stream: Any = None) -> np.ndarray:
@@ -166,12 +166,12 @@ class ToolVectors:
     """One unit vector per tool (in index order) and the dense kernel over them.
 
     Arguments:
-        matrix: ``(tools, dim)`` float32, already as stored (see :meth:`build`).
+        matrix: ``(tools, dim)`` float16, already as stored (see :meth:`build`).
         model_id: the encoder that made them.
         engine: ``"rust"`` or ``"python"``: which kernel scores them.
 
     Example:
-        >>> vectors = ToolVectors(np.eye(2, dtype=np.float32), "m", "python")
+        >>> vectors = ToolVectors(np.eye(2, dtype=np.float16), "m", "python")
         >>> vectors.similarities(np.array([1.0, 0.0], dtype=np.float32)).tolist()
         [1.0, 0.0]
     """
@@ -197,7 +197,7 @@ class ToolVectors:
         """The engine's dense kernel over :attr:`matrix`, made on first use."""
         kernel = self._kernel
         if kernel is None:
-            kernel = self._kernel = dense_kernel(self.matrix, self.engine)
+            kernel = self._kernel = dense_kernel(self.matrix.astype(np.float32), self.engine)
         return kernel
 
     def similarities(self, vector: np.ndarray) -> np.ndarray:
@@ -215,7 +215,7 @@ class ToolVectors:
         if added:
             new = _stored(encode([tool_text(t) for t in added]))
             old = np.concatenate([old.reshape(-1, self.matrix.shape[1]), new])
-        return ToolVectors(np.ascontiguousarray(old, dtype=np.float32), self.model_id, self.engine)
+        return ToolVectors(np.ascontiguousarray(old, dtype=np.float16), self.model_id, self.engine)
 
     def on_engine(self, engine: str) -> ToolVectors:
         """The same vectors scored by ``engine``'s kernel."""
@@ -246,7 +246,7 @@ class ToolVectors:
         raw = base64.b64decode(text.encode("ascii"), validate=True)
         if dim < 1 or len(raw) != 2 * n * dim:
             raise ValueError(f"{len(raw)} bytes of vectors for {n} tools of {dim} dimensions")
-        matrix = np.frombuffer(raw, dtype="<f2").astype(np.float32).reshape(n, dim)
+        matrix = np.frombuffer(raw, dtype="<f2").astype(np.float16).reshape(n, dim)
         if not np.all(np.isfinite(matrix)):
             raise ValueError("the vectors hold a NaN or an infinity")
         return cls(matrix, model, engine)
