@@ -88,3 +88,46 @@ def test_real_sets_split_about_thirty_percent():
     ds = load_dataset("gorilla_hf", data)
     test = split_dataset(ds, "test")
     assert 0.25 < len(test.queries) / len(ds.queries) < 0.35
+
+
+def test_sample_queries_is_evenly_spaced():
+    from toolsift.evaluation.splits import sample_queries
+
+    queries = tuple(Query(f"q{i}", frozenset({0})) for i in range(10))
+    ds = Dataset("demo", (Tool(name="a"),), queries)
+    assert [q.text for q in sample_queries(ds, 4).queries] == ["q0", "q3", "q6", "q9"]
+    assert sample_queries(ds, None) is ds and sample_queries(ds, 10) is ds
+
+
+@pytest.mark.shared_data
+def test_eval_cli_evaluates_one_split(capsys):
+    import argparse
+
+    from toolsift import evaluate
+
+    data = require_shared("data")
+    parser = argparse.ArgumentParser()
+    evaluate.add_arguments(parser)
+    args = parser.parse_args(
+        [
+            "--data",
+            str(data),
+            "--datasets",
+            "gorilla_hf",
+            "--rankers",
+            "toolsift",
+            "--split",
+            "test",
+            "--limit-queries",
+            "40",
+            "--json",
+        ]
+    )
+    assert evaluate.main(args) == 0
+    import json
+
+    res = json.loads(capsys.readouterr().out)["datasets"]["gorilla_hf"]
+    assert res["queries"] <= 40 and "test split" in res["note"]
+    args.split, args.limit_queries = "all", None
+    full = evaluate.run(args, data)["datasets"]["gorilla_hf"]
+    assert full["queries"] == 911

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 from collections.abc import Callable, Iterable
 from typing import Literal, TypeVar
 
@@ -81,3 +82,22 @@ def split_dataset(dataset: Dataset, split: Split, name: str | None = None) -> Da
     queries = tuple(select(key, dataset.queries, split, lambda q: q.text))
     note = f"{dataset.note}; {split} split" if dataset.note else f"{split} split"
     return dataclasses.replace(dataset, queries=queries, note=note)
+
+
+def sample_queries(dataset: Dataset, limit: int | None) -> Dataset:
+    """``dataset`` with an evenly spaced sample of at most ``limit`` queries (every ``n``-th,
+    ``n = ceil(total / limit)``, as ``load_dataset``'s ``limit``); all of them for ``None``.
+
+    Example:
+        >>> from toolsift import Tool
+        >>> from toolsift.evaluation.datasets import Query
+        >>> queries = tuple(Query(q, frozenset({0})) for q in "abcde")
+        >>> ds = Dataset("demo", (Tool(name="a"),), queries)
+        >>> [q.text for q in sample_queries(ds, 2).queries]
+        ['a', 'd']
+    """
+    if limit is None or len(dataset.queries) <= limit:
+        return dataset
+    step = math.ceil(len(dataset.queries) / limit)
+    note = f"{dataset.note}; every {step}th of {len(dataset.queries)}"
+    return dataclasses.replace(dataset, queries=dataset.queries[::step], note=note)
