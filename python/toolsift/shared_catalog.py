@@ -68,6 +68,7 @@ from .index import (
     EngineName,
     ToolIndex,
 )
+from .semantic.model import Semantic, check_semantic
 from .session import DiscoverySession, _session_arguments
 from .tools import Tool
 
@@ -82,7 +83,9 @@ class Catalog:
         servers: initial MCP servers: server name to its tools (:class:`Tool` objects of that
             server, or the raw ``tools/list`` result or its list).
         summaries: one-line summaries of servers, by name, for the meta-tool description.
-        engine, profile, field_weights: the index's (see :class:`~toolsift.ToolIndex`).
+        engine, profile, field_weights, semantic: the index's (see
+            :class:`~toolsift.ToolIndex`). With semantic search on, an update embeds only the
+            tools it adds (a reconnecting server: its own tools).
 
     Raises:
         DuplicateToolError: two tools share a canonical name.
@@ -105,7 +108,9 @@ class Catalog:
         engine: EngineName = "auto",
         profile: ProfileName = DEFAULT_PROFILE,
         field_weights: FieldWeights | None = None,
+        semantic: Semantic = "auto",
     ) -> None:
+        semantic = check_semantic(semantic)
         if servers is None:
             servers = {}
         if not isinstance(servers, Mapping):
@@ -122,6 +127,7 @@ class Catalog:
             engine,
             check_profile(profile),
             check_field_weights(field_weights),
+            semantic,
         )
 
     # --- views -----------------------------------------------------------------------------------
