@@ -342,6 +342,8 @@ class Gateway:
         call = await _search(state, arguments)
         state.record(arguments["query"], call.result)
         result = call.result
+        if result.abstained:  # nothing fits: say so rather than list weak matches
+            return _text(result.message or "")
         # Found tools are never listed in this style: those activated by an earlier search are
         # found again (as are always-available ones that a select: names).
         selected = set(state.session.selected)
