@@ -353,3 +353,70 @@ def test_gateway_answers_nothing_fits(style: str) -> None:
             assert FORECAST in _text(found)
 
     asyncio.run(scenario())
+
+
+# --- fallback: the model cannot load ---------------------------------------------------------
+
+
+@pytest.fixture
+def no_model(monkeypatch):
+    """The model loader fails (as with the extra missing): remembered failure cleared, the
+    once-per-process warnings afresh."""
+    from toolsift.semantic import model as model_module
+
+    def broken(cls):
+        raise ImportError("no module named 'tokenizers'")
+
+    monkeypatch.setattr(model_module, "_LOADED", {})
+    monkeypatch.setattr(model_module, "_WARNED", set())
+    monkeypatch.setattr(model_module.StaticEncoder, "load", classmethod(broken))
+
+
+def test_every_surface_falls_back_to_bm25_with_one_warning(no_model, capsys) -> None:
+    """semantic=True on every surface without a model: one SemanticWarning in all, and each
+    answers as BM25+ does (no confidence, so nothing abstains, even at min_confidence=1)."""
+    from toolsift.errors import SemanticWarning
+
+    lexical = DiscoverySession(default_tools(), semantic=False).search("weather forecast", 3)
+    with pytest.warns(SemanticWarning, match=r"BM25\+ only") as caught:
+        session = _session(min_confidence=1.0)
+        found = session.search("weather forecast", limit=3)
+        view = Catalog(default_tools(), semantic=True).session(min_confidence=1.0)
+        viewed = view.search("weather forecast", limit=3)
+        call = call_meta_tool(_session(min_confidence=1.0), {"query": "weather forecast"})
+        code, err, out = cli(capsys, "search", "weather forecast", "--semantic", "--limit", "3")
+    assert len(caught) == 1
+    assert found.activated == viewed.activated == lexical.activated
+    assert found.confidence is None and not found.abstained and not viewed.abstained
+    assert call.result.activated and "no_match" not in call.content
+    assert code == 0 and FORECAST in out
+
+
+@needs_mcp
+def test_transform_and_gateway_fall_back(no_model) -> None:
+    from fastmcp import Client, FastMCP
+    from toolsift.config import GatewayConfig
+    from toolsift.errors import SemanticWarning
+    from toolsift.gateway.server import Gateway
+    from toolsift.integrations.fastmcp import ToolsiftSearchTransform
+
+    mcp = FastMCP("s")
+    for tool in default_tools()[:60]:
+        mcp.add_tool(_fastmcp_tool(tool))
+    mcp.add_transform(ToolsiftSearchTransform(semantic=True, min_confidence=1.0))
+    settings = ToolSearchConfig(semantic=True, min_confidence=1.0)
+
+    async def scenario() -> None:
+        async with Client(mcp) as client:
+            query = {"query": "create a ticket", "limit": 2}
+            result = await client.call_tool_mcp("search_tools", query)
+            assert not result.is_error and len(result.structured_content["result"]) == 2
+        gateway = Gateway(GatewayConfig((), settings))
+        await gateway._on_tools("weather", _mcp_tools())
+        async with Client(gateway.mcp) as client:
+            result = await client.call_tool_mcp("search_tool_bm25", {"query": "weather forecast"})
+            assert FORECAST in json.loads(_text(result))["activated_tools"]
+
+    with pytest.warns(SemanticWarning, match=r"BM25\+ only") as caught:
+        asyncio.run(scenario())
+    assert len(caught) == 1
