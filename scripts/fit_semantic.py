@@ -5,15 +5,18 @@ TRAIN splits only, and print what was fitted with the train metrics.
     python scripts/fit_semantic.py --dry-run       # fit and print, write nothing
     python scripts/fit_semantic.py --report test   # score the shipped weights on the test split
 
-Deterministic (fixed sub-sample, full-batch optimisation from zeros). The data folder is
-``$TOOLSIFT_SHARED_DIR/data`` or ``../shared/data``; the authored no-tool and whole-task sets
-are read from ``toolsift/evaluation/data``. The dense side is the semantic model
-(``toolsift.semantic.model``) when present, else ``--model minilm``.
+Deterministic (fixed sub-sample, full-batch optimisation from a fixed start). The data folder
+is ``$TOOLSIFT_SHARED_DIR/data`` or ``../shared/data``; the authored no-tool, in-scope and
+whole-task sets are read from ``toolsift/evaluation/data``. Every query goes through
+``ToolIndex(tools, semantic=True)``: the fit sees the lexical lists and cosines the shipped
+search hands the ranker, and the metrics are the public search's (exact-name tier included).
+After a change of model (``toolsift.semantic.model``), re-run this one command.
 
 What it fits, written to the weights file:
-  fusion      a linear model over ``fusion.N_FEATURES`` features of each candidate (its place in
-              the lexical and dense lists times the query's features), listwise softmax loss,
-              each labelled set weighted equally (metatool sub-sampled).
+  fusion      a linear model with non-negative weights over ``fusion.N_FEATURES`` features of
+              each candidate (its place in the lexical and dense lists times the query's
+              features), listwise softmax loss, each labelled set weighted equally (metatool
+              sub-sampled).
   tasks       the coverage merge's part and covered weights (grid, on whole-task requests and on
               every other train query routed as a task).
   confidence  a logistic model over ``confidence.SIGNALS`` (label: the best match is relevant;
@@ -31,16 +34,22 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-import numpy as np
+# One BLAS thread: the same sums in the same order on every machine (a deterministic fit), and
+# no spinning threads on a busy one.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
-from toolsift.evaluation.datasets import find_data_dir, load_dataset  # noqa: E402
+from toolsift.evaluation import authored  # noqa: E402
+from toolsift.evaluation.datasets import DEPTH, find_data_dir, load_dataset  # noqa: E402
 from toolsift.evaluation.splits import split_of  # noqa: E402
-from toolsift.hybrid import lexical_search  # noqa: E402
+from toolsift.hybrid import _NO_QUERY_CAP  # noqa: E402
 from toolsift.index import ToolIndex  # noqa: E402
 from toolsift.semantic import confidence as conf_mod  # noqa: E402
 from toolsift.semantic.fusion import (  # noqa: E402
@@ -50,7 +59,8 @@ from toolsift.semantic.fusion import (  # noqa: E402
     Candidates,
     features,
 )
-from toolsift.semantic.ranker import WEIGHTS_FILE, SemanticRanker  # noqa: E402
+from toolsift.semantic.model import MODEL_ID  # noqa: E402
+from toolsift.semantic.ranker import WEIGHTS_FILE, Ranked, SemanticRanker  # noqa: E402
 from toolsift.semantic.route import route  # noqa: E402
 from toolsift.semantic.tasks import split_intents  # noqa: E402
 
@@ -60,78 +70,66 @@ AUTHORED = ROOT / "python" / "toolsift" / "evaluation" / "data"
 NO_TOOL_TARGET = 0.10
 
 
-# --- the dense side ----------------------------------------------------------------------------
-@dataclass
-class Encoder:
-    """Text vectors of one model, with a memo of the query vectors."""
+# --- the callbacks of the real index ----------------------------------------------------------
+class _Capture:
+    """Stands in for the index's ranker once per query: keeps the text and the callbacks."""
 
-    model_id: str
-    embed: Callable[[list[str]], np.ndarray]
-    tool_text: Callable[[Any], str]
-    memo: dict[str, np.ndarray] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self.last: tuple[str, Any, Any] | None = None
 
-    def tools(self, tools: Any) -> np.ndarray:
-        from toolsift.embed import cached_embeddings
-
-        texts = [self.tool_text(t) for t in tools]
-        return cached_embeddings(self.embed, texts, self.model_id)
-
-    def prepare(self, texts: list[str]) -> None:
-        todo = sorted({t for t in texts if t not in self.memo})
-        if todo:
-            from toolsift.embed import cached_embeddings
-
-            vectors = cached_embeddings(self.embed, todo, self.model_id)
-            self.memo.update(zip(todo, vectors))
-
-    def query(self, text: str) -> np.ndarray:
-        if text not in self.memo:
-            self.prepare([text])
-        return self.memo[text]
+    def rank(self, query: str, limit: int, lexical: Any, dense: Any) -> Ranked:
+        self.last = (query, lexical, dense)
+        return Ranked([], [], 0.0)
 
 
-def make_encoder(name: str) -> Encoder:
-    if name in ("auto", "semantic"):
-        try:
-            from toolsift.semantic import model as semantic_model  # type: ignore[attr-defined]
-        except ImportError:
-            if name == "semantic":
-                raise
-            name = "minilm"
-        else:
-            m = semantic_model.resolve(True)
-            return Encoder(m.model_id, lambda texts: m.embed(texts), semantic_model.tool_text)
-    from toolsift.embed import get_embedder, tool_text
-
-    e = get_embedder(name, threads=0)
-    return Encoder(getattr(e, "model_id", name), e, tool_text)
-
-
-# --- the labelled data ---------------------------------------------------------------------------
 @dataclass
 class Catalogue:
+    """A catalogue's ``ToolIndex(semantic=True)`` and, per text, the lexical top 100 and the
+    cosines its search hands the ranker (the fit sees exactly what the shipped search sees)."""
+
     name: str
     tools: tuple[Any, ...]
     index: ToolIndex
-    vectors: np.ndarray
-    lex_memo: dict[tuple[str, int], list[tuple[int, float]]] = field(default_factory=dict)
+    stored: dict[str, tuple[list[tuple[int, float]], np.ndarray]] = field(default_factory=dict)
 
-    def lexical(self, text: str, k: int) -> list[tuple[int, float]]:
-        key = (text, k)
-        if key not in self.lex_memo:
-            try:
-                found = lexical_search(self.index, text, k)
-            except Exception:  # a query with no word ranks nothing
-                found = []
-            pos = self.positions
-            self.lex_memo[key] = [(pos[m.tool.name], float(m.score)) for m in found]
-        return self.lex_memo[key]
+    def capture(self, text: str) -> None:
+        if text in self.stored:
+            return
+        searcher = self.index._semantic
+        assert searcher is not None
+        real, capture = searcher._ranker, _Capture()
+        searcher._ranker = capture
+        try:
+            self.index.search(text, 10, exact_names=False, max_query_length=_NO_QUERY_CAP)
+        except Exception:  # a query with no word ranks nothing
+            capture.last = None
+        finally:
+            searcher._ranker = real
+        if capture.last is None:
+            self.stored[text] = ([], np.zeros(len(self.tools), dtype=np.float32))
+            return
+        _, lexical, dense = capture.last
+        self.stored[text] = (list(lexical(text, DEPTH)), np.array(dense(text), dtype=np.float32))
+        for intent in split_intents(text):
+            if intent not in self.stored:
+                self.stored[intent] = (
+                    list(lexical(intent, DEPTH)),
+                    np.array(dense(intent), dtype=np.float32),
+                )
 
     @property
     def positions(self) -> dict[str, int]:
         if not hasattr(self, "_pos"):
             self._pos = {t.name: i for i, t in enumerate(self.tools)}
         return self._pos
+
+    def lexical(self, text: str, k: int) -> list[tuple[int, float]]:
+        self.capture(text)
+        return self.stored[text][0][:k]
+
+    def dense(self, text: str) -> np.ndarray:
+        self.capture(text)
+        return self.stored[text][1]
 
 
 @dataclass
@@ -140,87 +138,66 @@ class Labelled:
     catalogue: Catalogue
     text: str
     relevant: frozenset[int]  # empty: a no-tool request
+    needs: tuple[frozenset[int], ...] = ()  # each need met by any of its tools (default: each)
+
+    def __post_init__(self) -> None:
+        if not self.needs:
+            self.needs = tuple(frozenset({r}) for r in sorted(self.relevant))
 
 
-def catalogue(name: str, tools: Any, encoder: Encoder) -> Catalogue:
+def catalogue(name: str, tools: Any) -> Catalogue:
     tools = tuple(tools)
-    return Catalogue(name, tools, ToolIndex(tools), encoder.tools(tools))
+    index = ToolIndex(tools, semantic=True)
+    if not index.semantic:
+        raise SystemExit("the semantic model did not load: pip install 'toolsift[semantic]'")
+    return Catalogue(name, tools, index)
 
 
-def load_train(
-    data_dir: Path, encoder: Encoder, split: str, metatool_n: int, sets: tuple[str, ...] = SETS
-) -> tuple[list[Labelled], dict[str, Catalogue]]:
+def load_split(
+    data_dir: Path, split: str, metatool_n: int, sets: tuple[str, ...] = SETS
+) -> list[Labelled]:
+    """The labelled sets' queries of ``split`` and the authored no-tool, in-scope and
+    whole-task requests of the same split."""
     out: list[Labelled] = []
     cats: dict[str, Catalogue] = {}
     for name in sets:
         ds = load_dataset(name, data_dir)
-        cats[name] = catalogue(name, ds.tools, encoder)
+        cats[name] = catalogue(name, ds.tools)
         qs = [q for q in ds.queries if split_of(name, q.text) == split]
         if name == "metatool" and len(qs) > metatool_n:
             step = math.ceil(len(qs) / metatool_n)
             qs = qs[::step]
         out += [Labelled(name, cats[name], q.text, q.relevant) for q in qs]
-    out += load_authored(data_dir, encoder, split, cats)
-    return out, cats
-
-
-def load_authored(
-    data_dir: Path, encoder: Encoder, split: str, cats: dict[str, Catalogue]
-) -> list[Labelled]:
-    """The authored no-tool (``notool-*.jsonl``) and whole-task (``tasks-*.jsonl``) requests."""
-    out: list[Labelled] = []
-    extra = os.environ.get("TOOLSIFT_FIT_AUTHORED")
-    folders = [AUTHORED] + ([Path(extra)] if extra else [])
-    for folder in folders:
-        for file in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-            kind, _, cat_name = file.stem.partition("-")
-            if kind not in ("notool", "tasks"):
-                continue
-            cat = cats.get(cat_name) or _named_catalogue(cat_name, data_dir, encoder)
-            cats[cat_name] = cat
-            pos_pair = {(t.server, t.mcp_tool_name or t.name): i for i, t in enumerate(cat.tools)}
-            for line in file.read_text("utf-8").splitlines():
-                if not line.strip():
-                    continue
-                row = json.loads(line)
-                if split_of(file.stem, row["query"]) != split:
-                    continue
-                rel = frozenset(
-                    pos_pair[(p.get("server"), p["name"])]
-                    for p in row.get("relevant_tools", [])
-                    if (p.get("server"), p["name"]) in pos_pair
-                )
-                if kind == "tasks" and not rel:
-                    continue
-                out.append(Labelled(file.stem, cat, row["query"], rel))
+    for cat_name in authored.CATALOGUES:
+        if cat_name not in cats:
+            cats[cat_name] = catalogue(cat_name, authored.load_catalogue(cat_name, data_dir))
+        cat = cats[cat_name]
+        for text in authored.notool_requests(cat_name, split):  # type: ignore[arg-type]
+            out.append(Labelled(f"notool-{cat_name}", cat, text, frozenset()))
+        if cat_name != "mcp_mixed":
+            ds = authored.load_inscope(cat_name, cat.tools, data_dir)
+            for q in ds.queries:
+                if split_of(ds.name, q.text) == split:
+                    out.append(Labelled(ds.name, cat, q.text, q.relevant))
+    if "mcp_mixed" in cats:
+        cat = cats["mcp_mixed"]
+        for task in authored.load_tasks(cat.tools, split):  # type: ignore[arg-type]
+            rel = frozenset().union(*task.needs)
+            out.append(Labelled("tasks-mcp_mixed", cat, task.text, rel, task.needs))
     return out
 
 
-def _named_catalogue(name: str, data_dir: Path, encoder: Encoder) -> Catalogue:
-    if name == "default":
-        from toolsift import default_tools
-
-        return catalogue(name, default_tools(), encoder)
-    from toolsift.loaders import load_catalog
-
-    return catalogue(name, load_catalog(data_dir / f"{name}.tools.jsonl"), encoder)
-
-
 # --- fitting -------------------------------------------------------------------------------------
-def dense_of(item: Labelled, encoder: Encoder) -> Callable[[str], np.ndarray]:
-    vectors = item.catalogue.vectors
-    return lambda text: vectors @ encoder.query(text)
-
-
-def matrices(items: list[Labelled], encoder: Encoder, cand_k: tuple[int, int]) -> list[Any]:
-    """Per in-scope query: its feature matrix and relevance mask (queries whose candidates hold
-    no relevant tool are left out)."""
+def matrices(items: list[Labelled], cand_k: tuple[int, int]) -> list[Any]:
+    """Per in-scope query: its set, feature matrix and relevance mask (queries whose candidates
+    hold no relevant tool are left out)."""
     rows = []
     for it in items:
         if not it.relevant:
             continue
-        cos = dense_of(it, encoder)(it.text).astype(np.float32)
-        cand = Candidates.of(it.catalogue.lexical(it.text, cand_k[0]), cos, cand_k[1])
+        cat = it.catalogue
+        cos = cat.dense(it.text)
+        cand = Candidates.of(cat.lexical(it.text, cand_k[0]), cos, cand_k[1])
         rel = np.isin(cand.positions, list(it.relevant))
         if rel.any():
             rows.append((it.set, features(route(it.text), cand).astype(np.float32), rel))
@@ -266,28 +243,49 @@ def ndcg(ranked: list[int], rel: frozenset[int], k: int = 10) -> float:
     return dcg / ideal
 
 
-def evaluate(ranker: SemanticRanker, items: list[Labelled], encoder: Encoder) -> dict[str, Any]:
-    """Per set: nDCG@10, R@5, R@10, all@10, hit@5 and MRR; no-tool: the confidences."""
+def search(ranker: SemanticRanker, it: Labelled) -> tuple[list[int], float]:
+    """The public search's top 10 positions and confidence with ``ranker`` in the index."""
+    cat = it.catalogue
+    searcher = cat.index._semantic
+    assert searcher is not None
+    real, searcher._ranker = searcher._ranker, ranker
+    try:
+        result = cat.index.search(it.text, 10, max_query_length=_NO_QUERY_CAP)
+    except Exception:  # a query with no word ranks nothing
+        return [], 0.0
+    finally:
+        searcher._ranker = real
+    pos = cat.positions
+    return [pos[m.tool.name] for m in result.matches], float(result.confidence or 0.0)
+
+
+def evaluate(ranker: SemanticRanker, items: list[Labelled]) -> dict[str, Any]:
+    """Per set, through the public search: nDCG@10, R@5, R@10 (of the needs), all@10, MRR@10;
+    and every query's confidence with its hit@5."""
     sums: dict[str, dict[str, float]] = {}
     confs: list[tuple[str, float, bool, bool]] = []  # set, confidence, in scope, hit@5
     for it in items:
-        r = ranker.rank(it.text, 10, it.catalogue.lexical, dense_of(it, encoder))
-        hit5 = bool(it.relevant.intersection(r.positions[:5]))
-        confs.append((it.set, r.confidence, bool(it.relevant), hit5))
+        ranked, confidence = search(ranker, it)
+        hit5 = any(need.intersection(ranked[:5]) for need in it.needs)
+        confs.append((it.set, confidence, bool(it.relevant), hit5))
         if not it.relevant:
             continue
-        s = sums.setdefault(it.set, dict.fromkeys(("n", "nDCG@10", "R@5", "R@10", "all@10"), 0.0))
+        keys = ("n", "nDCG@10", "R@5", "R@10", "all@10", "MRR")
+        s = sums.setdefault(it.set, dict.fromkeys(keys, 0.0))
         s["n"] += 1
-        s["nDCG@10"] += ndcg(r.positions, it.relevant)
-        s["R@5"] += len(it.relevant.intersection(r.positions[:5])) / len(it.relevant)
-        got10 = len(it.relevant.intersection(r.positions[:10]))
-        s["R@10"] += got10 / len(it.relevant)
-        s["all@10"] += float(got10 == len(it.relevant))
+        s["nDCG@10"] += ndcg(ranked, it.relevant)
+        met5 = sum(bool(need.intersection(ranked[:5])) for need in it.needs)
+        met10 = sum(bool(need.intersection(ranked[:10])) for need in it.needs)
+        s["R@5"] += met5 / len(it.needs)
+        s["R@10"] += met10 / len(it.needs)
+        s["all@10"] += float(met10 == len(it.needs))
+        s["MRR"] += next((1 / (i + 1) for i, d in enumerate(ranked) if d in it.relevant), 0.0)
     table = {k: {m: (v / s["n"] if m != "n" else v) for m, v in s.items()} for k, s in sums.items()}
     return {"sets": table, "confidences": confs}
 
 
 def lexical_baseline(items: list[Labelled]) -> dict[str, float]:
+    """nDCG@10 of the BM25+ list the ranker is handed, per set."""
     out: dict[str, list[float]] = {}
     for it in items:
         if it.relevant:
@@ -296,21 +294,16 @@ def lexical_baseline(items: list[Labelled]) -> dict[str, float]:
     return {k: float(np.mean(v)) for k, v in out.items()}
 
 
-def signals(
-    ranker: SemanticRanker, items: list[Labelled], encoder: Encoder
-) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
-    """The confidence signals of every query, the label (best match relevant), its set, hit@5."""
-    xs, ys, sets, hits = [], [], [], []
+def signals(ranker: SemanticRanker, items: list[Labelled]) -> tuple[np.ndarray, np.ndarray]:
+    """The confidence signals of every query and the label (its best match is relevant)."""
+    xs, ys = [], []
     for it in items:
-        lex, dense = it.catalogue.lexical, dense_of(it, encoder)
-        r = route(it.text)
-        whole = ranker.score(it.text, r, lex, dense, 10)
+        cat = it.catalogue
+        whole = ranker.score(it.text, route(it.text), cat.lexical, cat.dense, 10)
         xs.append(ranker.signals(whole))
-        ranked = ranker.rank(it.text, 10, lex, dense).positions
+        ranked = ranker.rank(it.text, 10, cat.lexical, cat.dense).positions
         ys.append(1.0 if ranked and ranked[0] in it.relevant else 0.0)
-        sets.append(it.set)
-        hits.append(bool(it.relevant.intersection(ranked[:5])))
-    return np.array(xs), np.array(ys), sets, np.array(hits)
+    return np.array(xs), np.array(ys)
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray, l2: float = 1e-2) -> np.ndarray:
@@ -330,7 +323,6 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray, l2: float = 1
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--model", default="auto", help="auto | semantic | minilm | wordllama")
     ap.add_argument("--data", default=None, help="the shared data folder")
     ap.add_argument("--metatool-queries", type=int, default=2000)
     ap.add_argument("--out", default=str(OUT))
@@ -348,26 +340,22 @@ def main() -> int:
         print("no labelled data: set TOOLSIFT_SHARED_DIR or --data", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    encoder = make_encoder(args.model)
     split = args.report or "train"
     sets = tuple(s for s in args.sets.split(",") if s)
-    items, _ = load_train(data_dir, encoder, split, args.metatool_queries, sets)
-    texts = [it.text for it in items]
-    texts += [i for it in items for i in split_intents(it.text)]
-    encoder.prepare(texts)
-    print(
-        f"model {encoder.model_id}; {len(items)} {split} queries; {time.perf_counter() - t0:.0f}s"
-    )
+    items = load_split(data_dir, split, args.metatool_queries, sets)
+    for it in items:
+        it.catalogue.capture(it.text)
+    print(f"model {MODEL_ID}; {len(items)} {split} queries; {time.perf_counter() - t0:.0f}s")
     if args.report:
         from toolsift.semantic.ranker import load_weights
 
         weights = load_weights(args.out)
-        report(SemanticRanker(weights), items, encoder, weights)
+        report(SemanticRanker(weights), items)
         return 0
 
-    weights = initial_weights(encoder.model_id)
+    weights = initial_weights(MODEL_ID)
     cand_k = (weights["candidates"]["lexical_k"], weights["candidates"]["dense_k"])
-    rows = matrices(items, encoder, cand_k)
+    rows = matrices(items, cand_k)
     w = fit_fusion(rows)
     weights["fusion"]["weights"] = [round(float(v), 6) for v in w]
     print("  fusion weights (candidate feature x query feature):")
@@ -376,13 +364,13 @@ def main() -> int:
     for qn, row in zip(QUERY_FEATURES, grid):
         print(f"    {qn:>12} " + " ".join(f"{v:10.3f}" for v in row))
 
-    fit_tasks(weights, items, encoder)
-    fit_confidence(weights, items, encoder)
-    result = evaluate(SemanticRanker(weights), items, encoder)
+    fit_tasks(weights, items)
+    fit_confidence(weights, items)
+    result = evaluate(SemanticRanker(weights), items)
     weights["train"] = {
         k: {m: round(v, 4) for m, v in s.items()} for k, s in result["sets"].items()
     }
-    report(SemanticRanker(weights), items, encoder, weights, result)
+    report(SemanticRanker(weights), items, result)
     print(f"fitted in {time.perf_counter() - t0:.0f}s")
     if not args.dry_run:
         tmp = Path(args.out).with_suffix(".tmp")
@@ -413,7 +401,7 @@ def initial_weights(model_id: str) -> dict[str, Any]:
     }
 
 
-def fit_tasks(weights: dict[str, Any], items: list[Labelled], encoder: Encoder) -> None:
+def fit_tasks(weights: dict[str, Any], items: list[Labelled]) -> None:
     """Grid over the coverage merge on the queries routed as tasks (every set)."""
     task_items = [it for it in items if it.relevant and route(it.text).kind == "task"]
     if not task_items:
@@ -426,7 +414,7 @@ def fit_tasks(weights: dict[str, Any], items: list[Labelled], encoder: Encoder) 
             for cw in (0.0, 0.3) if enabled else (0.0,):
                 trial = dict(weights["tasks"], enabled=enabled, part_weight=pw, covered_weight=cw)
                 ranker = SemanticRanker(dict(weights, tasks=trial))
-                res = evaluate(ranker, task_items, encoder)["sets"]
+                res = evaluate(ranker, task_items)["sets"]
                 # each set weighted equally: nDCG@10 and all@10
                 score = float(np.mean([s["nDCG@10"] + s["all@10"] for s in res.values()]))
                 print(
@@ -440,9 +428,10 @@ def fit_tasks(weights: dict[str, Any], items: list[Labelled], encoder: Encoder) 
     print(f"  tasks: {len(task_items)} train queries routed as tasks; chose {best[1]}")
 
 
-def fit_confidence(weights: dict[str, Any], items: list[Labelled], encoder: Encoder) -> None:
+def fit_confidence(weights: dict[str, Any], items: list[Labelled]) -> None:
     ranker = SemanticRanker(weights)
-    x, y, sets, hits = signals(ranker, items, encoder)
+    x, y = signals(ranker, items)
+    sets = [it.set for it in items]
     in_scope = np.array([bool(it.relevant) for it in items])
     names = sorted(set(sets))
     count = {s: sets.count(s) for s in names}
@@ -470,13 +459,9 @@ def fit_confidence(weights: dict[str, Any], items: list[Labelled], encoder: Enco
 
 
 def report(
-    ranker: SemanticRanker,
-    items: list[Labelled],
-    encoder: Encoder,
-    weights: dict[str, Any],
-    result: dict[str, Any] | None = None,
+    ranker: SemanticRanker, items: list[Labelled], result: dict[str, Any] | None = None
 ) -> None:
-    result = result or evaluate(ranker, items, encoder)
+    result = result or evaluate(ranker, items)
     lex = lexical_baseline(items)
     print(f"{'set':<28}{'n':>6}{'nDCG@10':>9}{'lexical':>9}{'R@5':>7}{'R@10':>7}{'all@10':>8}")
     for name, s in sorted(result["sets"].items()):

@@ -115,13 +115,26 @@ class _MinMaxRanker:
         return _Ranked([d for d, _ in ranked], [s for _, s in ranked], min(1.0, max(0.0, best)))
 
 
+_RANKER: list[Any] = []
+
+
 def _ranker() -> Any:
-    """The semantic ranker: :mod:`toolsift.semantic.ranker`'s, else the min-max fallback."""
+    """The semantic ranker with the shipped weights (made once): :mod:`toolsift.semantic.ranker`'s,
+    else (its weights unreadable: one warning) a plain min-max fusion."""
+    if _RANKER:
+        return _RANKER[0]
     try:
         module = importlib.import_module("toolsift.semantic.ranker")
-    except ImportError:
-        return _MinMaxRanker()
-    return module.SemanticRanker.default()
+        ranker = module.SemanticRanker(module.load_weights())
+    except Exception as exc:  # noqa: BLE001  # a broken install must not break the index
+        warn_once(
+            "ranker",
+            f"The semantic ranking's weights could not be loaded ({type(exc).__name__}: {exc}); "
+            "semantic search fuses BM25+ and similarity with fixed weights.",
+        )
+        ranker = _MinMaxRanker()
+    _RANKER.append(ranker)
+    return ranker
 
 
 class SemanticSearcher:

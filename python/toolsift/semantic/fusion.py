@@ -92,20 +92,27 @@ class Candidates:
             [1]
         """
         n = cos.shape[0]
-        if n:
+        low = float(cos.min()) if n else 0.0
+        # a tool the search may not return has a cosine below -1 (BARRED): left out
+        valid = cos[cos >= -1.0] if low < -1.0 else cos
+        n_valid = valid.shape[0]
+        if n_valid:
             # ufuncs, not BLAS: a multi-threaded BLAS dot over 10k+ values can stall for
             # milliseconds on a busy machine
-            mean = float(cos.sum(dtype=np.float64)) / n
-            var = max(float(np.square(cos, dtype=np.float64).sum()) / n - mean * mean, 0.0)
+            mean = float(valid.sum(dtype=np.float64)) / n_valid
+            var = float(np.square(valid, dtype=np.float64).sum()) / n_valid - mean * mean
+            var = max(var, 0.0)
         else:
             mean = var = 0.0
         # cosines that do not vary carry no ranking: no dense candidates then
-        k = min(k, n) if var > 1e-12 else 0
+        k = min(k, n_valid) if var > 1e-12 else 0
         if k <= 0:
             top: list[int] = []
         else:
             part = np.argpartition(cos, n - k)[n - k :] if k < n else np.arange(n)
             top = part[np.lexsort((part, -cos[part]))].tolist()
+            if low < -1.0:
+                top = [p for p in top if cos[p] >= -1.0]
         lex_pos = [p for p, _ in lexical]
         in_lex = set(lex_pos)
         extra = [p for p in top if p not in in_lex]

