@@ -420,3 +420,22 @@ def test_transform_and_gateway_fall_back(no_model) -> None:
     with pytest.warns(SemanticWarning, match=r"BM25\+ only") as caught:
         asyncio.run(scenario())
     assert len(caught) == 1
+
+
+@needs_mcp
+def test_gateway_settings_switch_semantic_live() -> None:
+    """A new tool_search.semantic (the dashboard's live settings) indexes the catalogue again
+    once, keeping every client's activations; a new min_confidence reaches every session."""
+    from toolsift.gateway.sessions import SessionRegistry
+
+    registry = SessionRegistry(ToolSearchConfig(semantic=False))
+    tools = tuple(t for t in default_tools() if t.server == "weather")
+    registry.set_server("weather", tools)
+    client = registry.state("c1").session
+    assert client.search("select:get_forecast").activated == (FORECAST,)
+    assert not registry.shared.index.semantic
+    registry.reconfigure(ToolSearchConfig(semantic=True, min_confidence=0.7))
+    assert registry.shared.index.semantic and len(registry.shared) == len(tools)
+    session = registry.state("c1").session
+    assert session.selected == (FORECAST,) and session.min_confidence == 0.7
+    assert session.search("is it going to rain in Paris tomorrow").confidence is not None
