@@ -46,6 +46,8 @@ __all__ = [
 _CANDIDATES = 100
 #: The dense list's weight in the fallback fusion (``toolsift.hybrid``'s measured default).
 _DENSE_WEIGHT = 0.35
+#: Validated requests remembered per searcher (cleared when full).
+_REQUEST_CACHE_SIZE = 64
 #: Below every cosine: the dense score of a tool the search may not return (excluded, or not
 #: on the servers asked for).
 _BARRED = -2.0
@@ -168,6 +170,7 @@ class SemanticSearcher:
         self.encoder = encoder
         self.vectors = vectors
         self._ranker = _ranker()
+        self._requests: dict[tuple[Any, ...], _Request] = {}
 
     def search(
         self,
@@ -182,9 +185,25 @@ class SemanticSearcher:
         max_limit, max_query_length = options[-2:]
         if not isinstance(query, str):
             parse_query(query)  # raises the QueryError
-        checked = _checked_limit(limit, "bm25", max_limit, max_query_length)
-        parsed = parse_query(query, max_length=max(1, max_query_length))
-        request = self._searcher.request(checked, *options)
+        request = None
+        exclude, servers = options[:2]
+        key: tuple[Any, ...] | None = None
+        if servers is None and type(exclude) is tuple and not exclude:
+            # Validated once per distinct options, as on the lexical path (``calls.REQUESTS``).
+            cached = (limit, *options[2:])
+            key = (*cached, *map(type, cached))
+            try:
+                request = self._requests.get(key)
+            except TypeError:  # an unhashable option: validated below, not cached
+                key = None
+        if request is None:
+            checked = _checked_limit(limit, "bm25", max_limit, max_query_length)
+            request = self._searcher.request(checked, *options)
+            if key is not None:
+                if len(self._requests) >= _REQUEST_CACHE_SIZE:
+                    self._requests.clear()
+                self._requests[key] = request
+        parsed = parse_query(query, max_length=max(1, request.max_query_length))
         threshold = default_min_confidence() if min_confidence is None else min_confidence
         return self.search_one(parsed, request, abstain, threshold)
 
