@@ -237,7 +237,8 @@ class Gateway:
                     SEARCH_TOOLS,
                     "Search for tools by what they do. Returns the matching tool definitions "
                     "(name, description, inputSchema), best first; call one with call_tool. "
-                    "`select:NAME` fetches a tool by exact name.",
+                    "`select:NAME` fetches a tool by exact name. When no tool fits the request, "
+                    "it says so: rephrase, or go on without a tool.",
                     search_schema,
                     self._search_definitions,
                 ),

@@ -200,7 +200,8 @@ class ToolsiftSearchTransform(BaseSearchTransform):
             ctx: Context = None,  # type: ignore[assignment]
         ) -> str | list[dict[str, Any]]:
             """Search for tools by what they do; returns matching tool definitions ranked by
-            relevance, in the same format as list_tools. Call one with call_tool."""
+            relevance, in the same format as list_tools. Call one with call_tool. When no tool
+            fits the request, it says so: rephrase, or go on without a tool."""
             hidden = await transform._get_visible_tools(ctx)
             results, abstained = transform._ranked(hidden, query, limit)
             if abstained:  # nothing fits: say so rather than list weak matches
