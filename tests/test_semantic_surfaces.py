@@ -106,6 +106,12 @@ def test_min_confidence_0_never_abstains() -> None:
     assert not other.abstained and len(other.activated) == 2
 
 
+def test_asearch_takes_min_confidence() -> None:
+    session = _session(min_confidence=0.0)
+    assert asyncio.run(session.asearch(NO_FIT, min_confidence=1.0)).abstained
+    assert not asyncio.run(session.asearch(NO_FIT)).abstained
+
+
 def test_the_fitted_default_abstains_on_an_unrelated_request() -> None:
     """The default threshold (no min_confidence given) answers "nothing fits" for a request
     no built-in tool serves, and still activates the right tool for one that it serves."""
@@ -161,6 +167,18 @@ def test_a_catalogue_view_abstains_and_can_turn_semantic_off(catalog: Catalog) -
     assert FORECAST in answered.activated and answered.confidence is not None
     lexical = catalog.session(semantic=False, min_confidence=1.0).search(NO_FIT, limit=2)
     assert lexical.confidence is None and not lexical.abstained
+    # semantic=False on a semantic catalogue ranks as a lexical catalogue does, on every path
+    plain = Catalog(default_tools(), semantic=False)
+    for options in ({}, {"threshold": 0.5}, {"ranker": "keyword"}):
+        mine, theirs = catalog.session(semantic=False), plain.session()
+        for query in ("is it going to rain tomorrow", "send a slack message", "weather"):
+            a, b = mine.search(query, 3, **options), theirs.search(query, 3, **options)
+            assert a.activated == b.activated and a.already_active == b.already_active
+    rebuilt = catalog.session(semantic=False, rebuild_on_activation=True).search("weather", 3)
+    assert rebuilt.activated == plain.session().search("weather", 3).activated
+    assert rebuilt.confidence is None
+    semantic = catalog.session(rebuild_on_activation=True, min_confidence=1.0).search(NO_FIT)
+    assert semantic.abstained and semantic.confidence is not None
 
 
 def test_a_view_answers_as_a_session_of_its_own(catalog: Catalog) -> None:
