@@ -11,6 +11,7 @@ happens), and switched off with ``min_confidence=0``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import sys
 
@@ -332,7 +333,9 @@ def test_transform_takes_the_config() -> None:
         ToolsiftSearchTransform(semantic="yes")  # type: ignore[arg-type]
 
 
-def _fastmcp_tool(tool: Tool):
+@functools.cache
+def _echo_class():
+    """A FastMCP tool that answers with its name (made once: a pydantic class is slow to make)."""
     from fastmcp.tools import Tool as FastMCPTool
     from fastmcp.tools.base import ToolResult
 
@@ -340,7 +343,11 @@ def _fastmcp_tool(tool: Tool):
         async def run(self, arguments):  # type: ignore[override]
             return ToolResult(content=self.name)
 
-    return _Echo(name=tool.name, description=tool.description, parameters=tool.input_schema)
+    return _Echo
+
+
+def _fastmcp_tool(tool: Tool):
+    return _echo_class()(name=tool.name, description=tool.description, parameters=tool.input_schema)
 
 
 @needs_mcp
