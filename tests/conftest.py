@@ -17,6 +17,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# The legacy suite tests the lexical path: semantic="auto" (the default) means off here. The
+# semantic tests pass semantic=True, or set the variable themselves (monkeypatch.setenv).
+os.environ["TOOLSIFT_SEMANTIC"] = "off"
+
 
 def shared_dir() -> Path | None:
     """``../shared`` beside the checkout, or ``$TOOLSIFT_SHARED_DIR``; None where it is absent."""

@@ -302,7 +302,9 @@ def test_every_search_option_is_part_of_the_request_cache_key():
         "threshold", "relative_floor", "coverage", "normalize", "max_limit", "max_query_length",
     }  # fmt: skip
     uncached_unless_empty = {"exclude", "servers"}
-    assert params == in_key | uncached_unless_empty
+    # Read before any request is made (the semantic searcher's abstention), never cached.
+    outside_request = {"abstain", "min_confidence"}
+    assert params == in_key | uncached_unless_empty | outside_request
 
 
 def test_default_options_path_takes_only_the_signature_defaults():

@@ -1015,7 +1015,8 @@ class PlainSearch:
         >>> index = ToolIndex([Tool(name="get_weather", description="Current weather")])
         >>> fields = {"query": "", "query_kind": "keyword", "limit": 8, "matches": (),
         ...           "missing": (), "suggestions": {}, "notices": (), "clamped": False,
-        ...           "truncated": False, "total_tools": 0}
+        ...           "truncated": False, "total_tools": 0, "confidence": None,
+        ...           "abstained": False}
         >>> bound = PlainSearch(index._index, index._tools, index.names.keys, 500, 0.5, 3, 16)
         >>> bound.search(fields, "current weather in a city", 8).names
         ['get_weather']

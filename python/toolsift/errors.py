@@ -27,6 +27,7 @@ __all__ = [
     "SnapshotError",
     "ProfileError",
     "ConfigError",
+    "SemanticWarning",
 ]
 
 
@@ -117,3 +118,9 @@ class ConfigError(ToolsiftError, ValueError):
         super().__init__(message)
         self.path = path
         self.key = key
+
+
+class SemanticWarning(UserWarning):
+    """Semantic search was asked for (``semantic=True``, or ``"auto"`` with the
+    ``toolsift[semantic]`` extra installed) but its model could not be loaded or failed: the
+    index searches with BM25+ alone. Warned once per process and cause."""

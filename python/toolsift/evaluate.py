@@ -57,6 +57,7 @@ from .evaluation.rankers import TOOLSIFT_RANKERS as TOOLSIFT_RANKERS
 from .evaluation.rankers import VARIANT_RANKERS as VARIANT_RANKERS
 from .evaluation.rankers import make_ranker as make_ranker
 from .evaluation.rankers import ranker_name
+from .evaluation.splits import sample_queries, split_dataset
 
 __all__ = [
     "Dataset",
@@ -111,6 +112,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_positive_int,
         metavar="N",
         help="evaluate a deterministic sample of at most N queries per set (every n-th)",
+    )
+    parser.add_argument(
+        "--split",
+        choices=["all", "train", "test"],
+        default="all",
+        help="evaluate one split of each set (toolsift.evaluation.splits.split_of; default: all "
+        "queries); --limit-queries then samples that split",
     )
     parser.add_argument(
         "--lenient", action="store_true", help="mcp_mixed: score by tool name, not server + name"
@@ -218,7 +226,13 @@ def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         options["embedder"] = memo
     results: dict[str, Any] = {"datasets": {}}
     for name in filter(None, (d.strip() for d in args.datasets.split(","))):
-        ds = load_dataset(name, data_dir, strict=not args.lenient, limit=args.limit_queries)
+        split: str = getattr(args, "split", "all")
+        if split not in ("train", "test"):
+            ds = load_dataset(name, data_dir, strict=not args.lenient, limit=args.limit_queries)
+        else:
+            full = load_dataset(name, data_dir, strict=not args.lenient)
+            ds = split_dataset(full, "test" if split == "test" else "train")
+            ds = sample_queries(ds, args.limit_queries)
         res: dict[str, Any] = {"tools": len(ds.tools), "queries": len(ds.queries), "note": ds.note}
         if memo is not None:
             res["embed ms/query"] = memo.prime([q.text for q in ds.queries])

@@ -22,8 +22,10 @@ Scores are normalised so that the best fused tool has 1.0, at full precision (a 
 rounding of ``score / max_score`` is common; toolsift does not round: the scores are for ranking
 and fusion, round them for display). Matches the lexical engine placed for another reason than BM25
 (``Match.reason`` ``"select"`` or ``"exact_name"``) stay in front, in their order, with score 1.0.
-Without an embedding for the query (no embedder, or no vectors) the search is keyword-only and
-the result says so (``mode="keyword"`` and a ``note``).
+A ``select:`` query returns the named tools only, never padded with ranked ones, and says which
+names it did not find (``missing``). Without an embedding for the query (no embedder, no vectors,
+or an embedder that raised: one :class:`~toolsift.errors.SemanticWarning`, never an error) the
+search is keyword-only and the result says so (``mode="keyword"`` and a ``note``).
 
 ``servers=`` restricts a search to tools of these MCP servers (a namespace or ``directory`` filter),
 as in :meth:`ToolIndex.search`: both lists are restricted before their top ``candidates`` are
@@ -72,8 +74,9 @@ from ._hybrid.vectors import _DenseColumns as _DenseColumns
 from ._hybrid.vectors import _DenseRust as _DenseRust
 from ._options import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, check_limit, check_query_length
 from .errors import QueryError
-from .index import Match, ToolIndex
+from .index import Match, SearchResult, ToolIndex
 from .query import DEFAULT_MAX_QUERY_LENGTH
+from .semantic.model import warn_once
 
 if TYPE_CHECKING:
     from .embed import Embedder
@@ -190,9 +193,17 @@ class HybridIndex:
             checked = embed
 
             def checked_embed(texts: Sequence[str]) -> np.ndarray:
-                return _embedded(checked, list(texts))
+                try:
+                    out = checked(list(texts))
+                except Exception as exc:
+                    raise _EmbedderFailed(exc) from exc
+                return _embedded(lambda _texts: out, list(texts))
 
-            embeddings = cached_embeddings(checked_embed, texts, mid, cache_dir or None)
+            try:
+                embeddings = cached_embeddings(checked_embed, texts, mid, cache_dir or None)
+            except _EmbedderFailed as failed:
+                _warn_failed(failed.__cause__)  # keyword-only: no tool vectors
+                embeddings = None
         self.embeddings: np.ndarray | None = (
             None if embeddings is None else self._check(embeddings, len(index))
         )
@@ -224,7 +235,13 @@ class HybridIndex:
         if query_vector is None:
             if self.embed is None:
                 return None, "no query embedding and no embedder: keyword-only search"
-            query_vector = _embedded(self.embed, [query[:MAX_QUERY_CHARS]])[0]
+            text = [query[:MAX_QUERY_CHARS]]
+            try:
+                out = self.embed(text)
+            except Exception as exc:  # noqa: BLE001  # the embedder never breaks a search
+                _warn_failed(exc)
+                return None, "the embedder failed: keyword-only search"
+            query_vector = _embedded(lambda _texts: out, text)[0]
         dim = self.embeddings.shape[1]
         try:
             vector = _float_array(query_vector, "query vector")
@@ -371,6 +388,7 @@ class HybridIndex:
             notices = (*notices, f"query cut to {max_query_length} characters")
         excluded = _exclude_names(exclude)
         names = _server_names(servers)
+        select = lexical if isinstance(lexical, SearchResult) else None
         if lexical is not None:
             lexical = list(lexical)
             for i, m in enumerate(lexical):
@@ -387,6 +405,17 @@ class HybridIndex:
                 if vector is None:  # nothing to rank with
                     raise
                 lexical = []  # e.g. only punctuation or an unsupported script: dense alone
+        if isinstance(lexical, SearchResult):
+            select = lexical
+        if select is not None and select.query_kind == "select":
+            # Names asked for: exactly those tools (and which were missing), never padded.
+            picked = [m for m in lexical if m.name not in excluded][:limit]
+            if names is not None:
+                picked = [m for m in picked if m.tool.server in names]
+            return HybridResult(
+                [HybridMatch(m.tool, 1.0, "select", m.score) for m in picked], "keyword",
+                "select: the named tools only", notices, clamped, truncated, select.missing,
+            )  # fmt: skip
         if names is not None:  # a caller's list (or an index without servers=) is filtered here
             lexical = [m for m in lexical if m.tool.server in names]
         front = [m for m in lexical if m.reason not in RANKED_REASONS and m.name not in excluded]
@@ -425,3 +454,17 @@ class HybridIndex:
                 HybridMatch(tools[d], s / best, reason, lex_score.get(d), dense_score.get(d))
             )
         return HybridResult(out, "hybrid", None, notices, clamped, truncated)
+
+
+class _EmbedderFailed(Exception):
+    """The embed callable raised while the tools were embedded (its exception: ``__cause__``)."""
+
+
+def _warn_failed(exc: BaseException | None) -> None:
+    """One :class:`~toolsift.errors.SemanticWarning` per kind of embedder failure."""
+    kind = type(exc).__name__
+    warn_once(
+        f"hybrid:{kind}",
+        f"The hybrid search's embedder failed ({kind}: {exc}); searches use BM25+ alone until "
+        "it works again.",
+    )

@@ -3,6 +3,7 @@ façade: each method hands its work to a part in ``toolsift._index``)."""
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -16,6 +17,13 @@ from ._index.lookups import NameLookups
 from ._index.records import RecordSource, build_records, load_records
 from ._index.regex import RegexSearcher
 from ._index.search import Ranker, Searcher
+from ._index.semantic import (
+    SemanticSearcher,
+    carried_state,
+    check_min_confidence,
+    semantic_state,
+    updated_state,
+)
 from ._names.table import NameTable
 from ._options import DEFAULT_LIMIT as DEFAULT_LIMIT
 from ._options import DEFAULT_MAX_LIMIT as DEFAULT_MAX_LIMIT
@@ -29,6 +37,7 @@ from .explain import Explanation
 from .limits import MAX_SNAPSHOT_BYTES
 from .query import DEFAULT_MAX_QUERY_LENGTH, parse_query
 from .result import Match, SearchResult
+from .semantic.model import Semantic, check_semantic, resolve
 from .tools import Tool
 
 if TYPE_CHECKING:
@@ -50,6 +59,12 @@ class ToolIndex:
         profile: the analysis profile, how text becomes terms: ``"english"`` (the default:
             stemming, stop words, CJK bigrams) or ``"omp"`` (OMP ``search_tool_bm25``'s plain
             tokens). Snapshots keep it.
+        semantic: semantic search (BM25+ fused with a static embedding model's similarity,
+            with a confidence that lets a search abstain): ``True``, ``False``, or ``"auto"``
+            (the default: on when the ``toolsift[semantic]`` extra is installed, unless
+            ``$TOOLSIFT_SEMANTIC`` is ``off``; ``on`` forces it). A model that cannot load
+            leaves the index on BM25+ with one :class:`~toolsift.errors.SemanticWarning`;
+            :attr:`semantic` says which it is.
 
     Raises:
         DuplicateToolError: two tools share a name.
@@ -72,8 +87,10 @@ class ToolIndex:
         delta: float | None = None,
         field_weights: FieldWeights | None = None,
         profile: ProfileName = DEFAULT_PROFILE,
+        semantic: Semantic = "auto",
     ) -> None:
         profile = check_profile(profile)
+        semantic = check_semantic(semantic)
         field_weights = check_field_weights(field_weights)
         if delta is None:
             delta = default_delta(profile)
@@ -85,39 +102,69 @@ class ToolIndex:
         name, cls = _select_engine(engine)
         params = (k1, b, delta)
         index, names = engine_index(name, cls, tools, field_weights.as_list(), params, profile)
+        state = semantic_state(resolve(semantic), tools, name)
         self._wire(
-            tools, by_name, name, index, field_weights, params, servers=servers, name_parts=names
-        )
+            tools, by_name, name, index, field_weights, params, state,
+            servers=servers, name_parts=names,
+        )  # fmt: skip
 
     @classmethod
     def _from_parts(
         cls, parts: persist.Parts, table: NameTable | None = None,
-        by_name: Mapping[str, int] | None = None,
+        by_name: Mapping[str, int] | None = None, semantic: Any = None,
     ) -> ToolIndex:  # fmt: skip
         """An index of parts already made (a snapshot's, an update's); ``table``: its name
         table, if known (derived from the tools alone, so never stored: rebuilt on first use);
-        ``by_name``: its name -> id map, if known (an update's)."""
+        ``by_name``: its name -> id map, if known (an update's); ``semantic``: its encoder and
+        tool vectors, if semantic search is on."""
         self = cls.__new__(cls)
         if by_name is None:
             by_name = persist.positions(parts)
         self._wire(
             parts.tools, by_name, parts.engine, parts.index, parts.field_weights, parts.params,
-            table=table,
+            semantic, table=table,
         )  # fmt: skip
         return self
 
     def _wire(
         self, tools: tuple[Tool, ...] | LazyTools, by_name: Mapping[str, int], engine: str,
         index: EngineIndex, field_weights: FieldWeights, params: tuple[float, float, float],
-        **known: Any,
+        semantic: Any = None, **known: Any,
     ) -> None:  # fmt: skip
         """Holds the index's state and its collaborators: the name-driven lookups (``known``:
-        its servers or name table, if known) and the searchers that use them."""
+        its servers or name table, if known) and the searchers that use them (``semantic``:
+        the encoder and tool vectors of the semantic searcher, or ``None``)."""
         self._tools, self._by_name, self.engine, self._index = tools, by_name, engine, index
         self.field_weights, self.params = field_weights, params
         self._lookups = lookups = NameLookups(tools, engine, index, field_weights, **known)
         self._searcher = Searcher(tools, by_name, engine, index, field_weights, lookups)
         self._regex = RegexSearcher(tools, engine, self._searcher)
+        self._semantic: SemanticSearcher | None = None
+        if semantic is not None:
+            encoder, vectors = semantic
+            self._semantic = SemanticSearcher(
+                self._searcher, lookups, index, tools, field_weights, encoder, vectors
+            )
+
+    @property
+    def semantic(self) -> bool:
+        """Whether semantic search is on for this index (``semantic=`` asked for it and the
+        model loaded).
+
+        Example:
+            >>> ToolIndex([Tool(name="a", description="alpha")], semantic=False).semantic
+            False
+        """
+        return self._semantic is not None
+
+    def _lexical(self) -> ToolIndex:
+        """This index with semantic search off (the same parts, shared): the lexical side of a
+        hybrid search or an evaluation."""
+        if self._semantic is None:
+            return self
+        view = copy.copy(self)
+        view._semantic = None
+        return view
 
     @property
     def names(self) -> NameTable:
@@ -125,7 +172,7 @@ class ToolIndex:
         return self._lookups.names
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_unpickle_tool_index, (self.to_bytes(), self.engine))
+        return (_unpickle_tool_index, (self.to_bytes(), self.engine, self.semantic))
 
     @property
     def tools(self) -> tuple[Tool, ...]:
@@ -152,7 +199,8 @@ class ToolIndex:
 
     def __repr__(self) -> str:
         n, engine, profile = len(self._tools), self.engine, self.profile
-        return f"ToolIndex(tools={n}, engine={engine!r}, profile={profile!r})"
+        extra = ", semantic=True" if self._semantic is not None else ""
+        return f"ToolIndex(tools={n}, engine={engine!r}, profile={profile!r}{extra})"
 
     @property
     def profile(self) -> ProfileName:
@@ -193,6 +241,8 @@ class ToolIndex:
         normalize: bool = False,
         max_limit: int = DEFAULT_MAX_LIMIT,
         max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
+        abstain: bool = False,
+        min_confidence: float | None = None,
     ) -> SearchResult:
         """The best tools for ``query``, best first, as a :class:`SearchResult` (the query
         language, filters and gates: the "Query language" page of the documentation).
@@ -213,6 +263,15 @@ class ToolIndex:
                 with it, at ``prefix_fraction`` of the score (0.0 = off).
             threshold, relative_floor, coverage, normalize: the gates (a minimum score, a share
                 of the best score, half of 4+ terms matched); fill :attr:`Match.normalized_score`.
+            abstain, min_confidence: with semantic search on (:attr:`semantic`), a search
+                whose :attr:`SearchResult.confidence` is below ``min_confidence`` (default
+                :data:`toolsift.semantic.DEFAULT_MIN_CONFIDENCE`) returns no match and says so
+                (:attr:`SearchResult.abstained`) when ``abstain`` is true. A query that names a
+                tool (``select:``, the exact-name tier) never abstains; on the lexical path
+                there is no confidence and no abstention. With semantic search on, the BM25+
+                ranker fuses words and meaning (``ranker="keyword"`` and ``"regex"`` stay
+                lexical); ``threshold``, ``relative_floor`` and ``coverage`` gate its BM25+
+                side.
 
         Raises:
             QueryError: the query is empty after trimming, has no letter or number, or is
@@ -236,6 +295,18 @@ class ToolIndex:
             and max_limit is _MAX_LIMIT and max_query_length is _MAX_QUERY_LENGTH
             and type(query) is str and (limit is None or type(limit) is int)
         )  # fmt: skip
+        semantic = self._semantic
+        if semantic is not None or abstain is not False or min_confidence is not None:
+            if not isinstance(abstain, bool):
+                raise TypeError(f"abstain must be a bool, got {type(abstain).__name__}")
+            min_confidence = check_min_confidence(min_confidence)
+            if semantic is not None and ranker == "bm25":
+                asked: tuple[Any, ...] = (
+                    exclude, servers, ranker, exact_names, prefix_fraction, prefix_min_len,
+                    max_expansions, threshold, relative_floor, coverage, normalize, max_limit,
+                    max_query_length,
+                )  # fmt: skip
+                return semantic.search(query, limit, asked, abstain, min_confidence)
         if defaults:
             request = calls.DEFAULT_REQUESTS.get(limit)
             if request is not None:
@@ -277,6 +348,8 @@ class ToolIndex:
         normalize: bool = False,
         max_limit: int = DEFAULT_MAX_LIMIT,
         max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
+        abstain: bool = False,
+        min_confidence: float | None = None,
     ) -> list[SearchResult]:
         """:meth:`search` for many queries with the same options, in one call: in query order,
         each result equal to what :meth:`search` returns for it. On the Rust engine the
@@ -286,7 +359,8 @@ class ToolIndex:
         Arguments:
             queries: the queries (an iterable of str, not a single str).
             limit: and every other option: as for :meth:`search`, applied to every query
-                (``exclude`` and ``servers`` are read once).
+                (``exclude`` and ``servers`` are read once). With semantic search on, the
+                queries run one after another.
 
         Raises:
             TypeError: ``queries`` is a single str; else as :meth:`search`.
@@ -303,6 +377,15 @@ class ToolIndex:
             coverage=coverage, normalize=normalize, max_limit=max_limit,
             max_query_length=max_query_length,
         )  # fmt: skip
+        if self._semantic is not None or abstain is not False or min_confidence is not None:
+            if isinstance(queries, str):
+                raise TypeError("queries must be an iterable of str, not a single str")
+            queries = list(queries)
+            for key in ("exclude", "servers"):
+                if not (options[key] is None or isinstance(options[key], str)):
+                    options[key] = tuple(options[key])  # read once
+            options.update(abstain=abstain, min_confidence=min_confidence)
+            return [self.search(query, limit, **options) for query in queries]
         return calls.search_many(self.search, self._searcher, self._regex, queries, limit, options)
 
     def explain(
@@ -346,6 +429,7 @@ class ToolIndex:
         delta: float | None = None,
         field_weights: FieldWeights | None = None,
         profile: ProfileName = DEFAULT_PROFILE,
+        semantic: Semantic = "auto",
     ) -> ToolIndex:
         """The index of ``ToolIndex(load_tools(source, server=server), ...)`` (or
         ``load_catalog(path)``), same rankings, scores and errors, parsed and indexed in Rust:
@@ -360,7 +444,8 @@ class ToolIndex:
                 reads; ``bytes`` of a JSON or JSON Lines catalogue (errors name them
                 ``<bytes>``); or the path of a ``.json`` / ``.jsonl`` file.
             server: the MCP server of every item that names none itself.
-            engine, k1, b, delta, field_weights, profile: as for :class:`ToolIndex`.
+            engine, k1, b, delta, field_weights, profile, semantic: as for
+                :class:`ToolIndex`.
 
         Example:
             >>> index = ToolIndex.from_records(
@@ -371,10 +456,12 @@ class ToolIndex:
         """
         options: dict[str, Any] = {"engine": engine, "k1": k1, "b": b, "delta": delta}
         options.update(field_weights=field_weights, profile=profile)
+        semantic = check_semantic(semantic)
         parts = build_records(source, server, options)
         if parts is not None:
-            return cls._from_parts(parts)
-        return cls(load_records(source, server), **options)
+            state = semantic_state(resolve(semantic), parts.tools, parts.engine)
+            return cls._from_parts(parts, semantic=state)
+        return cls(load_records(source, server), **options, semantic=semantic)
 
     def to_bytes(self) -> bytes:
         """The index, its tools, parameters and field weights as snapshot bytes (the same bytes
@@ -385,11 +472,17 @@ class ToolIndex:
             >>> ToolIndex.from_bytes(index.to_bytes()).search("weather")[0].name
             'get_weather'
         """
-        return persist.to_bytes(self._tools, self._index, self.field_weights)
+        sem = self._semantic
+        entry = None if sem is None else sem.vectors.to_header()
+        return persist.to_bytes(self._tools, self._index, self.field_weights, entry)
 
     @classmethod
-    def from_bytes(cls, data: bytes, *, engine: EngineName = "auto") -> ToolIndex:
+    def from_bytes(
+        cls, data: bytes, *, engine: EngineName = "auto", semantic: Semantic = "auto"
+    ) -> ToolIndex:
         """Loads :meth:`to_bytes` output (written by either engine) without re-tokenizing.
+        ``semantic`` as for :class:`ToolIndex`: the snapshot's tool vectors are used when it
+        has them (from the same model), else the tools are embedded now.
 
         Raises:
             SnapshotError: the data is truncated, corrupted, of a newer version, not a ToolIndex
@@ -400,8 +493,10 @@ class ToolIndex:
             >>> ToolIndex.from_bytes(data, engine="python").get("a").description
             'alpha'
         """
+        semantic = check_semantic(semantic)
         parts = persist.from_bytes(data, engine)
-        loaded = cls._from_parts(parts)
+        state = semantic_state(resolve(semantic), parts.tools, parts.engine, parts.semantic)
+        loaded = cls._from_parts(parts, semantic=state)
         persist.check_unique(loaded._by_name, parts.names)
         return loaded
 
@@ -425,9 +520,11 @@ class ToolIndex:
         *,
         engine: EngineName = "auto",
         max_bytes: int = MAX_SNAPSHOT_BYTES,
+        semantic: Semantic = "auto",
     ) -> ToolIndex:
         """Reads a file written by :meth:`save` (by either engine); ``max_bytes``: the largest
-        file read (default 4 GiB, :data:`toolsift.limits.MAX_SNAPSHOT_BYTES`).
+        file read (default 4 GiB, :data:`toolsift.limits.MAX_SNAPSHOT_BYTES`); ``semantic``:
+        as for :meth:`from_bytes`.
 
         Raises:
             SnapshotError: the file is truncated, corrupted or of a newer format version, is
@@ -441,7 +538,8 @@ class ToolIndex:
             >>> ToolIndex.load(path, engine="python").search("alpha")[0].name
             'a'
         """
-        return cls.from_bytes(persist.read(path, max_bytes), engine=engine)
+        data = persist.read(path, max_bytes)
+        return cls.from_bytes(data, engine=engine, semantic=semantic)
 
     def with_tools(self, add: Iterable[Tool] = (), remove: Iterable[str] = ()) -> ToolIndex:
         """A new index with ``add`` added (replacing a tool of the same name) and the tools
@@ -461,12 +559,30 @@ class ToolIndex:
             >>> [t.name for t in index.with_tools(add=[Tool(name="b", description="beta")])]
             ['a', 'b']
         """
-        old = persist.Parts(
-            self._tools, self.engine, self._index, self.field_weights, self.params, ()
-        )
+        old = self._parts()
         parts, by_name, drop, kept = persist.updated(old, self._by_name, add, remove)
         table = self._lookups.carried_table(parts.tools, len(self._tools), drop, kept)
-        return type(self)._from_parts(parts, table, by_name)
+        state = updated_state(self._semantic, parts.tools, drop, kept, len(self._tools))
+        return type(self)._from_parts(parts, table, by_name, state)
+
+    def _rebuilt(self, tools: Iterable[Tool]) -> ToolIndex:
+        """``ToolIndex(tools)`` with this index's options (engine, profile, field weights,
+        parameters); with semantic search on, the vectors of tools it already holds unchanged
+        are carried over and only the others are embedded."""
+        k1, b, delta = self.params
+        rebuilt = ToolIndex(
+            tools, engine=self.engine, k1=k1, b=b, delta=delta,  # type: ignore[arg-type]
+            field_weights=self.field_weights, profile=self.profile, semantic=False,
+        )  # fmt: skip
+        state = carried_state(self._semantic, self._tools, self._by_name, rebuilt._tools)
+        if state is None:
+            return rebuilt
+        return type(self)._from_parts(rebuilt._parts(), None, rebuilt._by_name, state)
+
+    def _parts(self) -> persist.Parts:
+        return persist.Parts(
+            self._tools, self.engine, self._index, self.field_weights, self.params, ()
+        )
 
     def replace_server(self, server: str, tools: Iterable[Tool]) -> ToolIndex:
         """A new index in which ``server``'s tools are exactly ``tools`` (an MCP server connected,
@@ -495,6 +611,7 @@ _SEARCH_DEFAULTS: dict[str, Any] = ToolIndex.search.__kwdefaults__ or {}
     "relative_floor", "max_limit", "max_query_length"))  # fmt: skip
 
 
-def _unpickle_tool_index(data: bytes, engine: str) -> ToolIndex:
-    """Unpickles a :class:`ToolIndex` on its engine (module level: pickle finds it by name)."""
-    return ToolIndex.from_bytes(data, engine=engine)  # type: ignore[arg-type]
+def _unpickle_tool_index(data: bytes, engine: str, semantic: bool = False) -> ToolIndex:
+    """Unpickles a :class:`ToolIndex` on its engine, semantic search on if it was (module
+    level: pickle finds it by name)."""
+    return ToolIndex.from_bytes(data, engine=engine, semantic=semantic)  # type: ignore[arg-type]

@@ -28,7 +28,7 @@ __all__ = ["Match", "MatchReason", "QueryKind", "SearchResult"]
 
 _new = object.__new__
 
-MatchReason = Literal["select", "exact_name", "bm25", "keyword", "regex"]
+MatchReason = Literal["select", "exact_name", "bm25", "keyword", "regex", "semantic"]
 QueryKind = Literal["select", "keyword"]
 
 _Frozen = TypeVar("_Frozen", bound=type)
@@ -91,11 +91,12 @@ class Match:
         tool: the matched tool.
         score: its score for the whole query: BM25+ for ``bm25`` and ``exact_name`` matches,
             Claude Code ``ToolSearch``'s keyword points for ``keyword`` matches, the regex
-            ranker's field points plus ``1 / (2 + offset)`` for ``regex`` matches, 0.0 for
-            ``select`` matches.
+            ranker's field points plus ``1 / (2 + offset)`` for ``regex`` matches, the fused
+            score (about 0..1) for ``semantic`` matches, 0.0 for ``select`` matches.
         reason: why it is in the list: ``"select"`` (asked for by name in a ``select:`` query),
-            ``"exact_name"`` (the query names it exactly), ``"bm25"``, ``"keyword"`` or
-            ``"regex"`` (ranked).
+            ``"exact_name"`` (the query names it exactly), ``"bm25"``, ``"keyword"``,
+            ``"regex"`` or ``"semantic"`` (ranked; ``"semantic"``: BM25+ fused with dense
+            similarity, by an index with semantic search on).
         normalized_score: ``score`` divided by the best score of the result (the best is 1.0), when
             the search was made with ``normalize=True``; otherwise ``None``.
     """
@@ -172,6 +173,11 @@ class SearchResult(Sequence[Match]):
         clamped: the requested limit was above the hard cap and was lowered.
         truncated: the query was longer than the query length cap and was cut.
         total_tools: how many tools the index holds.
+        confidence: with semantic search on, how sure the search is that its best match fits
+            the query, a calibrated 0..1 (1.0 when the query names a tool); ``None`` on the
+            lexical path.
+        abstained: the search was made with ``abstain=True`` and ``confidence`` was below the
+            threshold (``min_confidence``): the result holds no matches.
     """
 
     query: str
@@ -184,6 +190,8 @@ class SearchResult(Sequence[Match]):
     clamped: bool = False
     truncated: bool = False
     total_tools: int = 0
+    confidence: Optional[float] = None
+    abstained: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "matches", tuple(self.matches))
@@ -239,6 +247,8 @@ class SearchResult(Sequence[Match]):
             "clamped": clamped,
             "truncated": False,
             "total_tools": 0,
+            "confidence": None,
+            "abstained": False,
         }
 
     @classmethod
@@ -282,6 +292,8 @@ class SearchResult(Sequence[Match]):
                 self.clamped,
                 self.truncated,
                 self.total_tools,
+                self.confidence,
+                self.abstained,
             ) == (
                 other.query,
                 other.query_kind,
@@ -293,6 +305,8 @@ class SearchResult(Sequence[Match]):
                 other.clamped,
                 other.truncated,
                 other.total_tools,
+                other.confidence,
+                other.abstained,
             )
         if isinstance(other, (list, tuple)):
             # Lets existing code keep comparing a result with a list of matches (or ``== []``).

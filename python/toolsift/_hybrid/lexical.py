@@ -23,13 +23,15 @@ _NO_QUERY_CAP = 1 << 20
 def lexical_search(
     index: ToolIndex, query: str, limit: int, exclude: Iterable[str] = (), **options: Any
 ) -> Sequence[Match]:
-    """``index.search(query, limit, exclude=...)`` without the agent-facing caps.
+    """``index.search(query, limit, exclude=...)`` without the agent-facing caps, on the
+    lexical path (BM25+ alone, even for an index with semantic search on).
 
     Where ``ToolIndex.search`` caps ``limit`` (``max_limit``) and the query length
     (``max_query_length``) for agents, fusion and evaluation need the full candidate list and the
     whole query, so both caps are lifted when the installed ``ToolIndex`` has them. ``options``
     (e.g. ``exact_names=False``) are passed on when ``search`` accepts them, else dropped.
     """
+    index = index._lexical() if getattr(index, "_semantic", None) is not None else index
     params = _search_parameters(index)
     kwargs = {k: v for k, v in options.items() if k in params}
     if "max_limit" in params and "max_query_length" in params:

@@ -65,6 +65,8 @@ class HybridResult:
         clamped: the requested limit was above ``max_limit`` and was lowered to it.
         truncated: the query was longer than ``max_query_length`` and was cut (before it was
             embedded and searched).
+        missing: for a ``select:`` query, the asked names that match no tool (a ``select:``
+            result holds the named tools only: it is never padded with ranked ones).
     """
 
     matches: list[HybridMatch]
@@ -73,6 +75,7 @@ class HybridResult:
     notices: tuple[str, ...] = ()
     clamped: bool = False
     truncated: bool = False
+    missing: tuple[str, ...] = ()
 
     def __iter__(self) -> Iterator[HybridMatch]:
         return iter(self.matches)

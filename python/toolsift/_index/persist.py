@@ -51,14 +51,23 @@ __all__ = [
 ]
 
 
-def to_bytes(tools: Sequence[Tool] | LazyTools, index: EngineIndex, weights: FieldWeights) -> bytes:
-    """The snapshot bytes of an index of ``tools`` (see :meth:`toolsift.ToolIndex.to_bytes`)."""
-    header = {
+def to_bytes(
+    tools: Sequence[Tool] | LazyTools,
+    index: EngineIndex,
+    weights: FieldWeights,
+    semantic: Mapping[str, Any] | None = None,
+) -> bytes:
+    """The snapshot bytes of an index of ``tools`` (see :meth:`toolsift.ToolIndex.to_bytes`);
+    ``semantic``: the tool vectors' header entry (an optional section: a snapshot without it
+    loads, and a toolsift that does not know it ignores it)."""
+    header: dict[str, Any] = {
         "format": _SNAPSHOT_KIND,
         "version": _TOOL_SECTION_VERSION,
         # as floats: a weight given as an int (or a numpy number) is stored as the engine's
         "field_weights": dict(zip(_WEIGHT_NAMES, weights.as_list())),
     }
+    if semantic is not None:
+        header["semantic"] = semantic
     return index.to_bytes(encode_tool_section(tools, header))
 
 
@@ -73,7 +82,8 @@ def from_bytes(data: bytes, engine: EngineName) -> Parts:
         bytes(blob), list(index.names), _SNAPSHOT_KIND, _TOOL_SECTION_VERSION
     )
     weights = _checked_weights(meta.get("field_weights"), stored_field_weights(data))
-    return Parts(tools, name, index, weights, tuple(index.params), tools.names)
+    parts = Parts(tools, name, index, weights, tuple(index.params), tools.names)
+    return dataclasses.replace(parts, semantic=meta.get("semantic"))
 
 
 def check_unique(by_name: Mapping[str, int], names: Collection[str]) -> None:
@@ -195,6 +205,8 @@ class Parts:
     params: tuple[float, float, float]
     #: the tools' names in order (an update's: its name -> id map, whose keys are in order)
     names: Collection[str]
+    #: a snapshot's ``semantic`` header entry (the tool vectors), if it has one
+    semantic: Any = None
 
 
 _SNAPSHOT_KIND = "toolsift.ToolIndex"

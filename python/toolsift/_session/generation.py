@@ -180,6 +180,7 @@ class CatalogCore:
         engine: EngineName,
         profile: Any,
         field_weights: Any,
+        semantic: Any = "auto",
     ) -> None:
         self._write = threading.Lock()  # one update at a time; readers never wait
         # Generation 0 wraps every tool in an entry: the collector paused meanwhile, so the
@@ -198,7 +199,10 @@ class CatalogCore:
             for server_tools in by_server.values():
                 _add(entries, [_entry(t, "mcp") for t in server_tools])
             every = [e.tool for e in entries.values()]
-            index = ToolIndex(every, engine=engine, profile=profile, field_weights=field_weights)
+            index = ToolIndex(
+                every, engine=engine, profile=profile, field_weights=field_weights,
+                semantic=semantic,
+            )  # fmt: skip
             self.current = Generation(
                 number=0,
                 entries=OverlayMap(entries),
@@ -270,12 +274,8 @@ class CatalogCore:
         gone = [e.tool for e in removed]
         kept = len(entries) - len(added)
         if len(removed) + len(added) > max(_UPDATE_AT_MOST, kept // 4):
-            index = ToolIndex(
-                [e.tool for e in entries.values()],
-                engine=gen.index.engine,  # type: ignore[arg-type]
-                profile=gen.index.profile,
-                field_weights=gen.index.field_weights,
-            )
+            # A rebuild with the same options; tool vectors are carried, not re-embedded.
+            index = gen.index._rebuilt([e.tool for e in entries.values()])
         else:
             index = gen.index.with_tools(add=added, remove=[t.name for t in gone])
         self.current = Generation(

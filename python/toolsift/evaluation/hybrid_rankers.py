@@ -59,7 +59,7 @@ def make_eval_ranker(
     weights = FieldWeights.for_profile(DEFAULT_PROFILE)
     if pairs:
         weights = dataclasses.replace(weights, word_pairs=pairs)
-    index = ToolIndex(tools, field_weights=weights)
+    index = ToolIndex(tools, field_weights=weights, semantic=False)  # its own dense side
     hybrid = HybridIndex(index, embed=embedder, fusion=fusion, dense_weight=w)
     pos = {t.name: i for i, t in enumerate(tools)}
     lexical_of: Callable[[str], list[Match]] | None = None

@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Sequence
 from typing import Any, Callable
 
@@ -152,4 +153,121 @@ def _name_rank(tools: Sequence[Tool]) -> Any:
     order = sorted(range(len(tools)), key=lambda i: tools[i].name)
     rank = np.empty(len(tools), dtype=np.int64)
     rank[order] = np.arange(len(tools))
+    return rank
+
+
+def _fastmcp_bm25_ranker(tools: Sequence[Tool]) -> Ranker:
+    """FastMCP's ``BM25SearchTransform`` ranking: its own index (``_BM25Index``: its tokens, Okapi
+    k1 1.5, b 0.75) over its own document of each tool (``_extract_searchable_text``: the name,
+    description and each parameter's name and description), fed the tools as a FastMCP server
+    lists them. Scored over postings instead of its loop over every document (the same scores and
+    the same order: best first, ties by position); ``pip install fastmcp``."""
+    import logging
+
+    import numpy as np
+    from fastmcp.server.transforms.search.base import _extract_searchable_text
+    from fastmcp.server.transforms.search.bm25 import _BM25Index, _tokenize
+    from fastmcp.tools.base import Tool as FastMCPTool
+
+    # the labelled sets' raw names (``facebook/bart-base``) are not valid MCP names: FastMCP
+    # accepts them with one warning each, which would bury the report
+    validation = logging.getLogger("mcp.shared.tool_name_validation")
+    level = validation.level
+    validation.setLevel(logging.ERROR)
+    try:
+        docs = [
+            _extract_searchable_text(
+                FastMCPTool(
+                    name=t.name,
+                    description=t.description,
+                    parameters=dict(t.to_mcp()["inputSchema"]),
+                )
+            )
+            for t in tools
+        ]
+    finally:
+        validation.setLevel(level)
+    index = _BM25Index()
+    index.build(docs)
+    lists: dict[str, tuple[list[int], list[int]]] = {}
+    for d, tf in enumerate(index._tf):
+        for token, count in tf.items():
+            entry = lists.setdefault(token, ([], []))
+            entry[0].append(d)
+            entry[1].append(count)
+    n, k1, b, avg = index._n, index.k1, index.b, index._avg_dl
+    lengths = np.asarray(index._doc_lengths, dtype=np.float64)
+    postings = {}
+    for token, (ds, tfs) in lists.items():
+        d_arr = np.asarray(ds, dtype=np.int64)
+        tf_arr = np.asarray(tfs, dtype=np.float64)
+        # the same float operations, in the same order, as _BM25Index.query
+        denominator = tf_arr + k1 * (1 - b + b * lengths[d_arr] / avg)
+        postings[token] = (d_arr, tf_arr * (k1 + 1), denominator)
+
+    def rank(query: str, k: int) -> list[int]:
+        scores = np.zeros(n)
+        for token in _tokenize(query):  # repeats count, as in _BM25Index.query
+            if token not in index._df:
+                continue
+            df = index._df[token]
+            idf = math.log((n - df + 0.5) / (df + 0.5) + 1.0)
+            d_arr, numerator, denominator = postings[token]
+            scores[d_arr] += idf * numerator / denominator
+        matched = np.flatnonzero(scores > 0)
+        order = matched[np.lexsort((matched, -scores[matched]))]
+        return [int(d) for d in order[:k]]
+
+    rank.index = index  # type: ignore[attr-defined]  # for the equivalence test
+    return rank
+
+
+def _tantivy_ranker(tools: Sequence[Tool]) -> Ranker:
+    """tantivy (``pip install tantivy``) out of the box: BM25 over three fields (the name, also in
+    words; the description; the schema's property names and descriptions) with its English
+    stemming analyser (``en_stem``), the query's words OR-ed over the three fields (no boosts)."""
+    import re
+
+    import tantivy
+
+    from .derived import name_words
+
+    builder = tantivy.SchemaBuilder()
+    for field in ("name", "description", "params"):
+        builder.add_text_field(field, stored=False, tokenizer_name="en_stem")
+    builder.add_integer_field("pos", stored=True, indexed=False)
+    index = tantivy.Index(builder.build())
+    writer = index.writer(heap_size=64_000_000, num_threads=1)
+    for i, tool in enumerate(tools):
+        raw = tool.mcp_tool_name or tool.name
+        props = tool.input_schema.get("properties")
+        params = []
+        if isinstance(props, dict):
+            for key, value in props.items():
+                params.append(str(key))
+                if isinstance(value, dict) and isinstance(value.get("description"), str):
+                    params.append(value["description"])
+        writer.add_document(
+            tantivy.Document(
+                name=f"{raw} {' '.join(name_words(raw))}",
+                description=tool.description or "",
+                params=" ".join(params),
+                pos=i,
+            )
+        )
+    writer.commit()
+    index.reload()
+    searcher = index.searcher()
+    words = re.compile(r"\w+")
+    fields = ["name", "description", "params"]
+
+    def rank(query: str, k: int) -> list[int]:
+        terms = [w.lower() for w in words.findall(query)]
+        if not terms:
+            return []
+        # quoted terms: no word of a request is read as query syntax (AND, field:, ...)
+        parsed = index.parse_query(" ".join(f'"{t}"' for t in terms), fields)
+        hits = searcher.search(parsed, k).hits
+        return [int(searcher.doc(address)["pos"][0]) for _, address in hits]
+
     return rank

@@ -88,7 +88,8 @@ def _toolsift_ranker(
     weights = FieldWeights.for_profile(profile)
     if word_pairs:
         weights = dataclasses.replace(weights, word_pairs=word_pairs)
-    index = ToolIndex(tools, engine=engine, profile=profile, field_weights=weights)  # type: ignore[arg-type]
+    # the lexical ranking: no tool vectors to build
+    index = ToolIndex(tools, engine=engine, profile=profile, field_weights=weights, semantic=False)  # type: ignore[arg-type]
     pos = {t.name: i for i, t in enumerate(tools)}
 
     from ..hybrid import lexical_search
@@ -98,6 +99,23 @@ def _toolsift_ranker(
             return [pos[m.tool.name] for m in lexical_search(index, query, k, **options)]
         except ToolsiftError:  # a query with no letter or digit ranks nothing
             return []
+
+    return rank
+
+
+def _semantic_ranker(tools: Sequence[Tool], profile: str) -> Ranker:
+    """``ToolIndex(tools, semantic=True).search`` (no abstention), the whole query, ``k`` tools."""
+    index = ToolIndex(tools, profile=profile, semantic=True)  # type: ignore[arg-type]
+    if not index.semantic:
+        raise ImportError("the semantic model did not load (pip install 'toolsift[semantic]')")
+    pos = {t.name: i for i, t in enumerate(tools)}
+
+    def rank(query: str, k: int) -> list[int]:
+        try:
+            found = index.search(query, k, max_limit=k, max_query_length=1_000_000)
+        except ToolsiftError:  # a query with no letter or digit ranks nothing
+            return []
+        return [pos[m.tool.name] for m in found]
 
     return rank
 
@@ -122,8 +140,9 @@ def make_ranker(spec: str, tools: Sequence[Tool], **options: Any) -> Ranker:
 
     Names: ``toolsift`` (``ToolIndex.search`` as it ships), ``toolsift-plain`` (BM25+ alone, no
     exact-name tier or prefix matching), ``toolsift-coverage``, ``toolsift-keyword`` (see
-    :data:`TOOLSIFT_RANKERS`), ``toolsift-python`` (the pure-Python twin), each with an optional
-    ``@PROFILE`` suffix for another analysis profile (``toolsift-plain@omp``: OMP
+    :data:`TOOLSIFT_RANKERS`), ``toolsift-semantic`` (the semantic ranking,
+    ``ToolIndex(tools, semantic=True)``), ``toolsift-python`` (the pure-Python twin), each with an
+    optional ``@PROFILE`` suffix for another analysis profile (``toolsift-plain@omp``: OMP
     ``search_tool_bm25``'s ranking),
     ``toolsift+pairs[=w]`` (``toolsift`` with :attr:`~toolsift.FieldWeights.word_pairs` at ``w``,
     0.1 by default),
@@ -138,6 +157,8 @@ def make_ranker(spec: str, tools: Sequence[Tool], **options: Any) -> Ranker:
     profile = profile or DEFAULT_PROFILE
     if base in TOOLSIFT_RANKERS:
         return _toolsift_ranker(tools, "auto", TOOLSIFT_RANKERS[base], profile)
+    if base == "toolsift-semantic":
+        return _semantic_ranker(tools, profile)
     if base == "toolsift+pairs" or base.startswith("toolsift+pairs="):
         try:
             weight = float(base.partition("=")[2] or 0.1)

@@ -120,7 +120,10 @@ class SessionRegistry:
         #: Every server's tools as the gateway set them (the dashboard lists them).
         self._catalog: dict[str, tuple[Tool, ...]] = {}
         #: The one catalogue and index every client session searches.
-        self.shared = Catalog(profile=config.profile)  # type: ignore[arg-type]
+        self.shared = Catalog(
+            profile=config.profile,  # type: ignore[arg-type]
+            semantic=config.semantic,
+        )
         #: Least recently used first.
         self._states: OrderedDict[str, ClientState] = OrderedDict()
         #: The rate-limit buckets of principals (kept apart from their states).
@@ -207,12 +210,15 @@ class SessionRegistry:
     def reconfigure(self, config: ToolSearchConfig) -> None:
         """New ``tool_search`` settings for every client, live: each session is made again by
         :func:`new_session` and keeps its activations; a changed ``rate_limit`` gives each
-        client a new, full bucket. A new analysis ``profile`` indexes the catalogue again
-        (once, for every client)."""
+        client a new, full bucket. A new analysis ``profile`` or ``semantic`` switch indexes the
+        catalogue again (once, for every client)."""
         with self._lock:
             rate_changed = config.rate_limit != self.config.rate_limit
-            if config.profile != self.shared.index.profile:
-                self.shared = _rebuilt(self.shared, config.profile)
+            if (
+                config.profile != self.shared.index.profile
+                or config.semantic != self.config.semantic
+            ):
+                self.shared = _rebuilt(self.shared, config.profile, config.semantic)
             self.config = config
             self.template = new_session(self.shared, config)
             if rate_changed:
@@ -257,8 +263,9 @@ class SessionRegistry:
                     await server_session.send_notification(mcp_types.ToolListChangedNotification())
 
 
-def _rebuilt(catalog: Catalog, profile: str) -> Catalog:
-    """``catalog``'s tools and servers in a new catalogue indexed with ``profile``."""
+def _rebuilt(catalog: Catalog, profile: str, semantic: Any = "auto") -> Catalog:
+    """``catalog``'s tools and servers in a new catalogue indexed with ``profile`` and
+    ``semantic``."""
     servers = catalog.servers
     in_server = {n for names in servers.values() for n in names}
     tools = catalog.tools
@@ -268,4 +275,5 @@ def _rebuilt(catalog: Catalog, profile: str) -> Catalog:
         servers={s: [by_name[n] for n in names] for s, names in servers.items()},
         engine=catalog.index.engine,  # type: ignore[arg-type]
         profile=profile,  # type: ignore[arg-type]
+        semantic=semantic,
     )

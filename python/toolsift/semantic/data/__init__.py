@@ -1,0 +1,1 @@
+"""Package data of the semantic ranking: ``weights.json``, fitted by ``scripts/fit_semantic.py``."""
