@@ -381,6 +381,8 @@ def test_a_long_build_draws_a_progress_bar_on_a_terminal(monkeypatch):
 def test_normalize_on_the_semantic_path():
     result = ToolIndex(TOOLS, semantic=True).search("send a message", normalize=True)
     assert result[0].normalized_score == 1.0
-    assert all(0.0 <= m.normalized_score <= 1.0 for m in result)
+    normalized = [m.normalized_score for m in result]
+    assert normalized == sorted(normalized, reverse=True) and normalized[0] == 1.0
+    assert normalized == [m.score / result[0].score for m in result]
     lexical = ToolIndex(TOOLS, semantic=True).search("message", ranker="keyword")
     assert {m.reason for m in lexical} == {"keyword"} and lexical.confidence is None

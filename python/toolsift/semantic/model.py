@@ -194,7 +194,8 @@ class StaticEncoder:
     """A static (lookup-table) text encoder: token rows averaged, then normalised.
 
     Arguments:
-        rows: ``(vocabulary, dim)`` float32 token vectors.
+        rows: ``(vocabulary, dim)`` token vectors, kept as float16 when they are (wordllama's
+            are: 16 MB, not 33) and summed in float32.
         tokenizer: what turns texts into row ids: ``ids(text)`` and ``batch_ids(texts)``
             (a :class:`WordMemo`).
         model_id: the model's identity (stored with tool vectors in snapshots).
@@ -211,7 +212,9 @@ class StaticEncoder:
     def __init__(self, rows: np.ndarray, tokenizer: Any, model_id: str) -> None:
         import numpy as np
 
-        self._rows = np.ascontiguousarray(rows, dtype=np.float32)
+        rows = np.asarray(rows)
+        kept = np.float16 if rows.dtype == np.float16 else np.float32
+        self._rows = np.ascontiguousarray(rows, dtype=kept)
         self._tokenizer = tokenizer
         self.model_id = model_id
         self.dim = int(self._rows.shape[1])
@@ -237,7 +240,7 @@ class StaticEncoder:
         tokenizer.no_truncation()
         if matrix.shape[0] != tokenizer.get_vocab_size() or not 1 <= dim <= matrix.shape[1]:
             raise OSError(f"{WEIGHTS_FILE} does not match its tokenizer, or has under {dim} dims")
-        rows = matrix[:, :dim].astype(np.float32)
+        rows = np.ascontiguousarray(matrix[:, :dim])
         # A word that is one token of the vocabulary ("▁word") tokenizes to that token (checked
         # for all 16,402 of them): known from the start.
         known = {
@@ -252,7 +255,7 @@ class StaticEncoder:
 
         if not ids:
             return np.zeros(self.dim, dtype=np.float32)
-        vector: np.ndarray = self._rows[list(ids)].sum(axis=0)
+        vector: np.ndarray = self._rows[list(ids)].sum(axis=0, dtype=np.float32)
         norm = float(np.sqrt(vector @ vector))
         return vector / norm if norm > 0 else vector
 
@@ -275,7 +278,7 @@ class StaticEncoder:
             starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
             has = lengths > 0
             # Each text's rows summed in order (an empty text stays zero).
-            sums = np.add.reduceat(self._rows[flat], starts[has], axis=0)
+            sums = np.add.reduceat(self._rows[flat], starts[has], axis=0, dtype=np.float32)
             out[start + np.flatnonzero(has)] = sums
         norms = np.sqrt(np.einsum("ij,ij->i", out, out))[:, None]
         norms[norms == 0] = 1.0
