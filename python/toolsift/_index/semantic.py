@@ -49,6 +49,8 @@ _CANDIDATES = 100
 _DENSE_WEIGHT = 0.35
 #: Validated requests remembered per searcher (cleared when full).
 _REQUEST_CACHE_SIZE = 64
+#: How many query texts' cosines a semantic index keeps for the searches that follow.
+_RECENT_TEXTS = 16
 #: Below every cosine: the dense score of a tool the search may not return (excluded, or not
 #: on the servers asked for).
 _BARRED = -2.0
@@ -172,6 +174,21 @@ class SemanticSearcher:
         self.vectors = vectors
         self._ranker = _ranker()
         self._requests: dict[tuple[Any, ...], _Request] = {}
+        #: The cosines of the latest query texts (before any filter): a session's search asks
+        #: twice (without and with its active tools), a whole task once per step and again.
+        self._recent: dict[str, np.ndarray] = {}
+
+    def _similarities(self, text: str) -> np.ndarray:
+        """Every tool's cosine with ``text`` (read-only; shared by the latest searches)."""
+        recent = self._recent
+        sims = recent.get(text)
+        if sims is None:
+            sims = self.vectors.similarities(self.encoder.encode_one(text))
+            sims.setflags(write=False)
+            if len(recent) >= _RECENT_TEXTS:
+                recent.clear()  # a plain dict: safe to share between threads under the GIL
+            recent[text] = sims
+        return sims
 
     def search(
         self,
@@ -283,7 +300,7 @@ class SemanticSearcher:
         def dense(text: str) -> np.ndarray:
             sims = cache.get(text)
             if sims is None:
-                sims = self.vectors.similarities(self.encoder.encode_one(text))
+                sims = self._similarities(text)
                 if barred or allowed is not None:
                     sims = sims.copy()
                     if allowed is not None:
