@@ -468,3 +468,25 @@ def test_summary_is_the_longest_utf16_prefix(description: str) -> None:
     rest = description[len(summary) :]
     if rest:  # the next character would not fit
         assert utf16_units(summary + rest[0]) > 200
+
+
+def test_a_qualified_alias_is_never_captured_by_another_servers_raw_name() -> None:
+    """`server.tool` was first-come: server `other` with a raw tool named `fs.write`, listed
+    first, got the calls meant for server `fs`'s `write`."""
+    from toolsift import DiscoverySession
+    from toolsift.shared_catalog import Catalog
+
+    other = {"tools": [{"name": "fs.write", "inputSchema": {"type": "object"}}]}
+    fs = {"tools": [{"name": "write", "inputSchema": {"type": "object"}}]}
+    session = DiscoverySession()
+    catalog = Catalog()
+    for name, tools in (("other", other), ("fs", fs)):
+        session.connect_server(name, tools)
+        catalog.connect_server(name, tools)
+    view = catalog.session()
+    for finder in (session, view):
+        for form in ("fs.write", "fs/write", "mcp__fs__write"):
+            assert finder.find_tool(form).name == "mcp__fs__write", form
+        raw = finder.find_tool(mcp_name("other", "fs.write"))
+        assert raw.server == "other" and raw.mcp_tool_name == "fs.write"
+        assert finder.find_tool("other.fs.write").server == "other"
