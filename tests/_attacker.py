@@ -9,7 +9,8 @@ Run as ``python tests/_attacker.py SPEC`` where SPEC is a JSON object:
 * ``hang_initialize``: never answer ``initialize``;
 * ``exit_after_initialize``: exit right after answering ``initialize``;
 * ``grandchild``: start a ``sleep`` process in its process group first;
-* ``prompts``/``resources``: offer one prompt ``greet`` and one resource ``file:///readme.txt``.
+* ``prompts``/``resources``: offer one prompt ``greet``, and one resource
+  ``file:///readme.txt`` and one template ``notes://{name}``.
 
 A tool's behaviour comes from its name: ``error*`` answers a JSON-RPC error, ``slow*`` answers
 after 1.5 s, ``freeze*`` stops reading and answering anything, ``flood*`` writes one endless
@@ -127,9 +128,11 @@ def main() -> None:
             resource = {"uri": "file:///readme.txt", "name": "readme", "mimeType": "text/plain"}
             answer(rid, {"resources": [resource]})
         elif method == "resources/templates/list":
-            answer(rid, {"resourceTemplates": []})
+            template = {"uriTemplate": "notes://{name}", "name": "note"}
+            answer(rid, {"resourceTemplates": [template]})
         elif method == "resources/read":
-            contents = [{"uri": params.get("uri"), "text": f"{LABEL}:read"}]
+            uri = params.get("uri")
+            contents = [{"uri": uri, "text": f"{LABEL}:read:{uri}"}]
             answer(rid, {"contents": contents})
         elif rid is not None:
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "no"}})

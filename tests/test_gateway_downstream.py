@@ -291,6 +291,10 @@ def test_prompts_and_resources_are_proxied(tmp_path: Path) -> None:
             resources = [str(r.uri) for r in await client.list_resources()]
             assert resources == ["toolsift:///p/file:///readme.txt"]
             read = await client.read_resource(resources[0])
-            assert read[0].text == "P:read"
+            assert read[0].text == "P:read:file:///readme.txt"
+            templates = [t.uri_template for t in await client.list_resource_templates()]
+            assert templates == ["toolsift:///p/notes://{name}"]
+            note = await client.read_resource("toolsift:///p/notes://todo")
+            assert note[0].text == "P:read:notes://todo"
 
     asyncio.run(scenario())
