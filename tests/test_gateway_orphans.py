@@ -81,9 +81,12 @@ def test_no_downstream_survives_the_gateway(tmp_path: Path, signum: int) -> None
         if signum == signal.SIGTERM:
             gateway.wait(timeout=10)
     finally:
-        if gateway.poll() is None:
+        gateway.stdin.close()  # the end of its input ends a gateway still unwinding
+        try:
+            gateway.wait(timeout=10)
+        except subprocess.TimeoutExpired:
             gateway.kill()
-        gateway.stdin.close()
+            gateway.wait()
     survivors = [(p, _cmd(p)) for p in seen if _alive(p)]
     for pid, _ in survivors:
         psutil.Process(pid).kill()

@@ -17,7 +17,7 @@ from toolsift.loaders import (
     load_catalogs,
     load_tools,
 )
-from toolsift.tools import Tool
+from toolsift.tools import Tool, mcp_name
 
 from .conftest import require_shared
 
@@ -153,7 +153,11 @@ CATALOGUE = {
     ]
 }
 SLACK_POST = Tool(
-    "mcp___smithery-ai_slack__post", "", EMPTY, server="@smithery-ai/slack", mcp_tool_name="post"
+    mcp_name("@smithery-ai/slack", "post"),
+    "",
+    EMPTY,
+    server="@smithery-ai/slack",
+    mcp_tool_name="post",
 )
 
 FORMATS: list[tuple[str, str, Any, Callable[[Any], list[Tool]], dict[str, Any], list[Tool]]] = [

@@ -78,28 +78,36 @@ def _group_alive(group: int) -> bool:
     return True
 
 
+#: The handlers the exit guard replaced, called after it ends the servers.
+_PREVIOUS: dict[int, Any] = {}
+
+
 def _on_signal(signum: int, frame: Any) -> None:
     end_children()
-    if signum == signal.SIGINT:  # then as Python does: KeyboardInterrupt unwinds the gateway
-        signal.default_int_handler(signum, frame)
-    signal.signal(signum, signal.SIG_DFL)
-    os.kill(os.getpid(), signum)
+    previous = _PREVIOUS.get(signum)
+    if callable(previous):  # asyncio's or uvicorn's: the gateway then stops as it would
+        previous(signum, frame)
+    elif previous != signal.SIG_IGN:
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
 
 
 def install_exit_guard() -> None:
-    """End the servers' process groups on any exit: at interpreter exit, and on ``SIGTERM`` or
-    ``SIGINT`` when nothing else handles them (a server like uvicorn that handles them stops
-    the gateway, which stops its servers)."""
+    """End the servers' process groups on any exit: at interpreter exit, and on ``SIGTERM``
+    or ``SIGINT`` before the handler that was there (asyncio's, uvicorn's, or the default)
+    runs: a shutdown that hangs, or a default ``SIGTERM`` that runs no clean-up, leaves no
+    server behind."""
     global _GUARDED
     if _GUARDED:
         return
     _GUARDED = True
     atexit.register(end_children)
-    with contextlib.suppress(ValueError, OSError):  # not the main thread
-        if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
-            signal.signal(signal.SIGTERM, _on_signal)
-        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            signal.signal(signal.SIGINT, _on_signal)
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(ValueError, OSError):  # not the main thread
+            current = signal.getsignal(signum)
+            if current is not _on_signal and current != signal.SIG_IGN:
+                _PREVIOUS[signum] = current
+                signal.signal(signum, _on_signal)
 
 
 _GUARDED = False
