@@ -322,7 +322,7 @@ def test_gateway_settings_apply_live_but_style_needs_a_restart(config: Path) -> 
     body = client.get("/api/catalog").json()
     assert body["live"] is True
     assert [(s["name"], s["state"], s["tools"]) for s in body["servers"]] == [
-        ("time", "disconnected", 0)  # not started: no connection yet
+        ("time", "connecting", 0)  # not started: no connection yet
     ]
     refused = client.put("/api/settings", json={"tool_search": {"style": "search-and-call"}})
     assert refused.status_code == 422 and refused.json()["field"] == "style"

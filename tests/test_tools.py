@@ -4,6 +4,7 @@ import copy
 import dataclasses
 import json
 import pickle
+import re
 from typing import Any
 
 import pytest
@@ -209,15 +210,44 @@ def test_name_errors(name: Any, message: str) -> None:
     [
         ("github", "create_issue", "mcp__github__create_issue"),
         ("sequential-thinking", "think", "mcp__sequential-thinking__think"),
-        ("@smithery-ai/slack", "slack_post_message", "mcp___smithery-ai_slack__slack_post_message"),
-        ("ai.smithery/notion", "research.check", "mcp__ai_smithery_notion__research_check"),
-        ("my server", "say hi!", "mcp__my_server__say_hi_"),
-        ("文件", "读取", "mcp" + "_" * 8),  # BMP characters: one "_" each
-        (f"x{GRIN}", "t", "mcp__x____t"),  # astral: one "_" per UTF-16 code unit, like JS
+        # A part outside [A-Za-z0-9_-], or that could be read another way, gets a hash.
+        (
+            "@smithery-ai/slack",
+            "slack_post_message",
+            "mcp___smithery-ai_slack_b85c176108__slack_post_message",
+        ),
+        (
+            "ai.smithery/notion",
+            "research.check",
+            "mcp__ai_smithery_notion_0210642a98__research_check_d50246d5ea",
+        ),
+        ("my server", "say hi!", "mcp__my_server_b129874b63__say_hi_d949583bba"),
+        ("文件", "读取", "mcp___39932f24fe___534cb3fa8f"),
+        (f"x{GRIN}", "t", "mcp__x_c3cd6bb319__t"),
+        ("a", "b__c", "mcp__a__b__c"),  # a tool part may hold "__"; a server part may not
+        ("a__b", "c", "mcp__a_b_63e5c1c455__c"),
+        ("a_", "_b", "mcp__a_571fb0e30b___b"),
+        ("s", "x_0123456789", "mcp__s__x_0123456789_a9c59ebfa5"),  # looks like a hash
     ],
 )
 def test_mcp_name(server: str, tool: str, expected: str) -> None:
     assert mcp_name(server, tool) == expected
+
+
+@given(
+    st.lists(
+        st.tuples(st.text(min_size=1, max_size=6), st.text(min_size=1, max_size=6)),
+        min_size=2,
+        max_size=8,
+        unique=True,
+    )
+)
+def test_mcp_names_of_different_tools_differ(pairs: list[tuple[str, str]]) -> None:
+    """Lossy sanitising once gave `a`/`b__c` and `a__b`/`c`, `get.time` and `get_time`, and
+    any two non-ASCII names of one length the same canonical name."""
+    names = [mcp_name(server, tool) for server, tool in pairs]
+    assert len(set(names)) == len(names)
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]+", n) for n in names)
 
 
 @pytest.mark.parametrize(
@@ -438,3 +468,25 @@ def test_summary_is_the_longest_utf16_prefix(description: str) -> None:
     rest = description[len(summary) :]
     if rest:  # the next character would not fit
         assert utf16_units(summary + rest[0]) > 200
+
+
+def test_a_qualified_alias_is_never_captured_by_another_servers_raw_name() -> None:
+    """`server.tool` was first-come: server `other` with a raw tool named `fs.write`, listed
+    first, got the calls meant for server `fs`'s `write`."""
+    from toolsift import DiscoverySession
+    from toolsift.shared_catalog import Catalog
+
+    other = {"tools": [{"name": "fs.write", "inputSchema": {"type": "object"}}]}
+    fs = {"tools": [{"name": "write", "inputSchema": {"type": "object"}}]}
+    session = DiscoverySession()
+    catalog = Catalog()
+    for name, tools in (("other", other), ("fs", fs)):
+        session.connect_server(name, tools)
+        catalog.connect_server(name, tools)
+    view = catalog.session()
+    for finder in (session, view):
+        for form in ("fs.write", "fs/write", "mcp__fs__write"):
+            assert finder.find_tool(form).name == "mcp__fs__write", form
+        raw = finder.find_tool(mcp_name("other", "fs.write"))
+        assert raw.server == "other" and raw.mcp_tool_name == "fs.write"
+        assert finder.find_tool("other.fs.write").server == "other"

@@ -69,7 +69,7 @@ from .config import ToolSearchConfig
 from .errors import DiscoveryError
 from .index import DEFAULT_LIMIT, DEFAULT_MAX_LIMIT, EngineName, Ranker
 from .query import parse_query
-from .tools import Tool, provider_name
+from .tools import Tool, alias_rank, provider_name
 
 __all__ = [
     "DiscoverySession",
@@ -424,9 +424,15 @@ class DiscoverySession(_IndexedSession, _Activation):
             names = self._provider_names
             if names is None or names[0] != key:
                 table: dict[str, str] = {}
-                for entry_name, e in self._entries.items():
+                entries = self._entries
+                for entry_name, e in entries.items():
                     for form in (provider_name(entry_name), *e.tool.aliases()):
-                        table.setdefault(form, entry_name)
+                        held = table.setdefault(form, entry_name)
+                        # A form held by two tools goes to the one it names most strongly.
+                        if held != entry_name and alias_rank(e.tool, form) < alias_rank(
+                            entries[held].tool, form
+                        ):
+                            table[form] = entry_name
                 names = self._provider_names = (key, table)
             canonical = names[1].get(name)
             return self._entries[canonical].tool if canonical is not None else None

@@ -39,7 +39,7 @@ from ._tool.lazy import install_lazy_fields
 from ._tool.values import _thaw, _utf16_prefix
 from .errors import ToolDefinitionError
 
-__all__ = ["Tool", "mcp_name", "provider_name"]
+__all__ = ["Tool", "alias_rank", "mcp_name", "mcp_prefix", "provider_name"]
 
 #: How many UTF-16 code units of the description make the fallback summary (as OMP).
 SUMMARY_UTF16_UNITS = 200
@@ -68,21 +68,63 @@ def _sanitize_part(part: str) -> str:
     return _UNSAFE_NAME_CHAR.sub(lambda m: "__" if m.group() > "\uffff" else "_", part)
 
 
+# A part ending like a hashed part (``_`` and 10 lowercase hex digits) is hashed itself, so a
+# raw name can never equal another name's hashed form.
+_HASH_TAIL = re.compile(r"_[0-9a-f]{10}\Z")
+_UNDERSCORES = re.compile(r"_+")
+#: Hex digits of the hash suffix of a canonical name part that is not kept as it is.
+_PART_HASH = 10
+
+
+def _kept_part(part: str, server: bool) -> bool:
+    """Whether :func:`mcp_name` writes ``part`` unchanged (the twin of ``kept_part`` in
+    ``rust/build/records.rs``)."""
+    if not part or not _SAFE_NAME.fullmatch(part) or _HASH_TAIL.search(part):
+        return False
+    return not server or ("__" not in part and not part.endswith("_"))
+
+
+@lru_cache(maxsize=65536)
+def _name_part(part: str, server: bool) -> str:
+    if _kept_part(part, server):
+        return part
+    readable = _UNDERSCORES.sub("_", _UNSAFE_NAME_CHAR.sub("_", part)).rstrip("_")
+    digest = hashlib.sha256(part.encode("utf-8", "surrogatepass")).hexdigest()[:_PART_HASH]
+    return f"{readable}_{digest}"
+
+
+def mcp_prefix(server: str) -> str:
+    """``mcp__<server>__``: the start of the canonical name of every tool of ``server``."""
+    return f"mcp__{_name_part(server, True)}__"
+
+
 def mcp_name(server: str, tool: str) -> str:
     """The canonical name of an MCP tool: ``mcp__<server>__<tool>``.
 
-    Each part is sanitised by replacing every character outside ``[A-Za-z0-9_-]`` with ``_``
-    (one ``_`` per UTF-16 code unit, so an emoji becomes ``__``), which is Claude Code's
-    convention and keeps the name valid as an OpenAI or Anthropic function name.
+    A part made only of ``[A-Za-z0-9_-]`` is kept as it is (Claude Code's convention, and a
+    valid OpenAI or Anthropic function name), unless it could be read another way: a server
+    part with ``__`` or a trailing ``_`` (server ``a__b`` with tool ``c`` against server ``a``
+    with tool ``b__c``), or a part that ends like a hashed one. Any other part is written with
+    its unsafe characters as ``_`` (runs of ``_`` made one), then ``_`` and 10 hex digits of
+    the SHA-256 of the raw part. So two different server/tool pairs never get the same name
+    (``get.time`` and ``get_time``, or two non-ASCII names, are told apart by their hashes).
 
     Arguments:
-        server: The MCP server name, as configured (e.g. ``"@smithery-ai/slack"``).
+        server: The MCP server name, as configured (e.g. ``"github"``).
         tool: The raw MCP tool name (e.g. ``"read_file"``).
 
     Returns:
-        The canonical name, e.g. ``mcp___smithery-ai_slack__slack_post_message``.
+        The canonical name.
+
+    Example:
+        >>> mcp_name("github", "create_issue")
+        'mcp__github__create_issue'
+        >>> mcp_name("a", "b__c") != mcp_name("a__b", "c")
+        True
+        >>> mcp_name("time", "get.time")
+        'mcp__time__get_time_1d1114c3f4'
     """
-    return f"mcp__{_sanitize_part(server)}__{_sanitize_part(tool)}"
+    return f"mcp__{_name_part(server, True)}__{_name_part(tool, False)}"
 
 
 #: What OpenAI and Anthropic accept as a tool name.
@@ -138,6 +180,29 @@ def tool_aliases(name: str, server: str | None, mcp_tool_name: str | None) -> tu
     elif mcp_tool_name is not None:
         forms.append(mcp_tool_name)
     return tuple(dict.fromkeys(forms))
+
+
+def alias_rank(tool: Tool, form: str) -> int:
+    """How strongly ``form`` names ``tool``, when several tools answer to it (lowest wins):
+    0 its canonical name or provider alias, 1 ``server.tool`` / ``server/tool`` of its own
+    server, 2 its raw MCP name, 3 its sanitised plain name. So another server's raw tool name
+    ``fs.write`` never captures ``fs.write``, the qualified name of server ``fs``'s ``write``.
+
+    Example:
+        >>> fs = Tool(mcp_name("fs", "write"), server="fs", mcp_tool_name="write")
+        >>> other = Tool(mcp_name("x", "fs.write"), server="x", mcp_tool_name="fs.write")
+        >>> alias_rank(fs, "fs.write"), alias_rank(other, "fs.write")
+        (1, 2)
+    """
+    if form == tool.name or form == provider_name(tool.name):
+        return 0
+    server, raw = tool.server, tool.mcp_tool_name
+    if server is not None:
+        raw = raw if raw is not None else tool.name
+        if len(form) == len(server) + len(raw) + 1 and form[len(server)] in "./":
+            if form.startswith(server) and form.endswith(raw):
+                return 1
+    return 2 if form == raw else 3
 
 
 @dataclass(frozen=True, **_SLOTS)

@@ -150,29 +150,143 @@ fn push_sanitized(out: &mut String, part: &str) {
     }
 }
 
-/// `mcp__{server}__{tool}`, each part sanitised ([`sanitize_part`]).
+/// Whether `toolsift.tools.mcp_name` writes `part` as it is: `[A-Za-z0-9_-]+` not ending in `_`
+/// and 10 lowercase hex digits (the form of a hashed part), and for a server part also without
+/// `__` and a trailing `_` (so the canonical name splits back at its first `__`). Any other
+/// part gets a hash suffix, which is left to Python.
+pub fn kept_part(part: &str, server: bool) -> bool {
+    let b = part.as_bytes();
+    if b.is_empty() || !b.iter().all(|&c| kept_byte(c)) {
+        return false;
+    }
+    let n = b.len();
+    if n >= 11
+        && b[n - 11] == b'_'
+        && b[n - 10..]
+            .iter()
+            .all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+    {
+        return false;
+    }
+    !server || (!part.contains("__") && !part.ends_with('_'))
+}
+
+/// `toolsift.tools._name_part`: `part` itself when [`kept_part`], else its readable form
+/// (every character outside `[A-Za-z0-9-]` written `_`, runs of `_` made one, a trailing `_`
+/// dropped), `_` and the first 10 hex digits of the SHA-256 of `part`.
+pub fn name_part(part: &str, server: bool) -> std::borrow::Cow<'_, str> {
+    if kept_part(part, server) {
+        return std::borrow::Cow::Borrowed(part);
+    }
+    let mut out = String::with_capacity(part.len() + 11);
+    let mut underscore = false;
+    for c in part.chars() {
+        if c.is_ascii_alphanumeric() || c == '-' {
+            out.push(c);
+            underscore = false;
+        } else if !underscore {
+            out.push('_');
+            underscore = true;
+        }
+    }
+    if out.ends_with('_') {
+        out.pop();
+    }
+    out.push('_');
+    for byte in &sha256(part.as_bytes())[..5] {
+        out.push(char::from(b"0123456789abcdef"[usize::from(byte >> 4)]));
+        out.push(char::from(b"0123456789abcdef"[usize::from(byte & 15)]));
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The SHA-256 digest of `data` (FIPS 180-4), for [`name_part`]'s hash suffix.
+fn sha256(data: &[u8]) -> [u8; 32] {
+    const K: [u32; 64] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+        0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+        0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+        0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+        0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+        0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+        0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+        0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+        0xc67178f2,
+    ];
+    let mut h: [u32; 8] = [
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+        0x5be0cd19,
+    ];
+    let mut message = data.to_vec();
+    message.push(0x80);
+    while message.len() % 64 != 56 {
+        message.push(0);
+    }
+    message.extend_from_slice(&((data.len() as u64) * 8).to_be_bytes());
+    for block in message.chunks_exact(64) {
+        let mut w = [0u32; 64];
+        for (i, word) in block.chunks_exact(4).enumerate() {
+            w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        for i in 16..64 {
+            let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
+            let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
+            w[i] = w[i - 16]
+                .wrapping_add(s0)
+                .wrapping_add(w[i - 7])
+                .wrapping_add(s1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
+        for i in 0..64 {
+            let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
+            let ch = (e & f) ^ (!e & g);
+            let t1 = hh
+                .wrapping_add(s1)
+                .wrapping_add(ch)
+                .wrapping_add(K[i])
+                .wrapping_add(w[i]);
+            let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
+            let maj = (a & b) ^ (a & c) ^ (b & c);
+            let t2 = s0.wrapping_add(maj);
+            hh = g;
+            g = f;
+            f = e;
+            e = d.wrapping_add(t1);
+            d = c;
+            c = b;
+            b = a;
+            a = t1.wrapping_add(t2);
+        }
+        for (slot, add) in h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
+            *slot = slot.wrapping_add(add);
+        }
+    }
+    let mut out = [0u8; 32];
+    for (i, word) in h.iter().enumerate() {
+        out[i * 4..i * 4 + 4].copy_from_slice(&word.to_be_bytes());
+    }
+    out
+}
+
+/// `toolsift.tools.mcp_name`: `mcp__{server}__{tool}`, each part by [`name_part`].
 pub fn canonical_name(server: &str, tool: &str) -> String {
+    let server = name_part(server, true);
+    let tool = name_part(tool, false);
     let mut name = String::with_capacity(server.len() + tool.len() + 7);
     name.push_str("mcp__");
-    push_sanitized(&mut name, server);
+    name.push_str(&server);
     name.push_str("__");
-    push_sanitized(&mut name, tool);
+    name.push_str(&tool);
     name
 }
 
-/// The tool part of `raw` when it is `mcp__{server}__{tool}` with `server` sanitised
-/// ([`sanitize_part`]) and a non-empty tool part (`raw.startswith(prefix) and len(raw) >
+/// The tool part of `raw` when it is `mcp__{server}__{tool}` with `server` as
+/// [`name_part`] writes it and a non-empty tool part (`raw.startswith(prefix) and len(raw) >
 /// len(prefix)` in `_record_item`), found without building the prefix.
 pub fn canonical_tool<'r>(raw: &'r str, server: &str) -> Option<&'r str> {
-    let mut rest = raw.strip_prefix("mcp__")?;
-    if server.bytes().all(kept_byte) {
-        rest = rest.strip_prefix(server)?; // (most servers: sanitising keeps them)
-    } else {
-        let mut buf = [0u8; 4];
-        for c in server.chars() {
-            rest = rest.strip_prefix(sanitized_char(c, &mut buf))?;
-        }
-    }
+    let rest = raw.strip_prefix("mcp__")?;
+    let rest = rest.strip_prefix(name_part(server, true).as_ref())?;
     rest.strip_prefix("__").filter(|tool| !tool.is_empty())
 }
 
@@ -441,7 +555,7 @@ mod tests {
     fn finds_the_canonical_tool_part_as_the_prefix_test_does() {
         // The definition: `raw.starts_with(prefix) && raw.len() > prefix.len()`.
         fn by_prefix<'r>(raw: &'r str, server: &str) -> Option<&'r str> {
-            let prefix = format!("mcp__{}__", sanitize_part(server));
+            let prefix = format!("mcp__{}__", name_part(server, true));
             let n = prefix.len();
             (raw.starts_with(&prefix) && raw.len() > n).then(|| &raw[n..])
         }
@@ -456,7 +570,7 @@ mod tests {
         ];
         let tools = ["read", "", "_x", "😀", "mcp__fs__read"];
         for server in servers {
-            let sanitized = sanitize_part(server);
+            let sanitized = name_part(server, true);
             for tool in tools {
                 for raw in [
                     format!("mcp__{sanitized}__{tool}"),
@@ -474,9 +588,44 @@ mod tests {
             }
             assert_eq!(
                 canonical_name(server, "a.b"),
-                format!("mcp__{sanitized}__{}", sanitize_part("a.b"))
+                format!("mcp__{sanitized}__a_b_{}", &hex(&sha256(b"a.b"))[..10])
             );
         }
+    }
+
+    #[test]
+    fn keeps_only_parts_that_split_back() {
+        for (part, server, kept) in [
+            ("fs", true, true),
+            ("a_b-c", true, true),
+            ("a__b", true, false),
+            ("a_", true, false),
+            ("a_", false, true),
+            ("b__c", false, true),
+            ("get.time", false, false),
+            ("x_0123456789", false, false),
+            ("x_012345678A", false, true),
+            ("", false, false),
+        ] {
+            assert_eq!(kept_part(part, server), kept, "{part}");
+        }
+        assert_eq!(canonical_name("a", "b__c"), "mcp__a__b__c");
+        // The same names as `tests/test_tools.py::test_mcp_name`.
+        assert_eq!(canonical_name("a__b", "c"), "mcp__a_b_63e5c1c455__c");
+        assert_eq!(
+            canonical_name("文件", "读取"),
+            "mcp___39932f24fe___534cb3fa8f"
+        );
+        assert_eq!(canonical_name("x\u{1F600}", "t"), "mcp__x_c3cd6bb319__t");
+        assert_eq!(
+            hex(&sha256(b"abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(hex(&sha256(&[b'a'; 200]))[..10], *"c2a908d98f");
+    }
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
     }
 
     #[test]

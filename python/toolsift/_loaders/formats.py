@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any, Callable, Optional
 
 from ..errors import ToolDefinitionError
-from ..tools import Tool, _default_schema, _invalid, _kind, _sanitize_part, mcp_name
+from ..tools import Tool, _default_schema, _invalid, _kind, mcp_name, mcp_prefix
 
 # This alias is evaluated at run time, so it keeps typing's spelling for Python 3.9.
 _Converter = Callable[[Mapping[str, Any], Optional[str], bool], Optional[Tool]]
@@ -171,12 +171,12 @@ def _record_item(item: Mapping[str, Any], server: str | None, skip: bool) -> Too
             raise _invalid(
                 raw, "mcp_tool_name", f"must be a string or None, got {_kind(mcp_tool_name)}"
             )
-        prefix = f"mcp__{_sanitize_part(server)}__"
+        prefix = mcp_prefix(server)
         if raw.startswith(prefix) and len(raw) > len(prefix):  # already canonical
             if mcp_tool_name is None:
                 mcp_tool_name = raw[len(prefix) :]
         else:
-            name = prefix + _sanitize_part(raw)
+            name = mcp_name(server, raw)
             if mcp_tool_name is None:
                 mcp_tool_name = raw
             elif mcp_tool_name != raw:

@@ -34,7 +34,7 @@ from .._index.build import collector_paused
 from .._overlay import OverlayMap
 from ..errors import DuplicateToolError
 from ..index import EngineName, ToolIndex
-from ..tools import Tool, provider_name
+from ..tools import Tool, alias_rank, provider_name
 from .checks import _as_tools, _check_tools
 from .state import ToolSource, _Entry
 
@@ -112,7 +112,7 @@ class Generation:
                 for form in _forms(entry.tool):
                     every[form] = (*every.get(form, ()), name)
             forms = self._cache["forms"] = OverlayMap(every)
-        return _FirstName(forms)
+        return _FirstName(forms, self.entries)
 
     def non_mcp_names(self) -> frozenset[str]:
         """The tools that no MCP server provides (visible in ``"mcp-only"`` mode)."""
@@ -143,17 +143,28 @@ class Generation:
 class _FirstName(Mapping[str, str]):
     """Name form -> the first tool that answers to it (a view of the forms' tool tuples)."""
 
-    __slots__ = ("_forms",)
+    __slots__ = ("_forms", "_entries")
 
-    def __init__(self, forms: Mapping[str, tuple[str, ...]]) -> None:
+    def __init__(self, forms: Mapping[str, tuple[str, ...]], entries: Mapping[str, Any]) -> None:
         self._forms = forms
+        self._entries = entries
 
     def __getitem__(self, form: str) -> str:
-        return self._forms[form][0]
+        names = self._forms[form]
+        return names[0] if len(names) == 1 else self._best(form, names)
 
     def get(self, form: str, default: Any = None) -> Any:  # type: ignore[override]
         names = self._forms.get(form)
-        return default if names is None else names[0]
+        if names is None:
+            return default
+        return names[0] if len(names) == 1 else self._best(form, names)
+
+    def _best(self, form: str, names: tuple[str, ...]) -> str:
+        """The tool ``form`` names most strongly (:func:`~toolsift.tools.alias_rank`), the
+        first of equals: a qualified ``server.tool`` is never captured by another server's
+        raw tool name."""
+        entries = self._entries
+        return min(names, key=lambda n: alias_rank(entries[n].tool, form))
 
     def __contains__(self, form: object) -> bool:
         return form in self._forms

@@ -159,14 +159,11 @@ class Dashboard:
     def _connection(self, server: str) -> dict[str, Any]:
         if self.gateway is None:
             return {"state": "offline", "error": None}
-        downstream = self.gateway.downstreams.get(server)
-        if downstream is None:
+        state = self.gateway.catalog.servers().get(server)
+        if state is None:
             return {"state": "offline", "error": None}
-        return {
-            "state": "connected" if downstream.connected else "disconnected",
-            "error": downstream.last_error,
-            "connections": downstream.connections,
-        }
+        # connecting, connected or failed (with its last error), and the tools it refused.
+        return {k: state[k] for k in ("state", "error", "connections", "refused")}
 
     def tool(self, name: str) -> dict[str, Any] | None:
         """A tool's full definition (as ``tools/list`` gives it, under its canonical name)."""

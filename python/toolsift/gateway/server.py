@@ -35,22 +35,20 @@ from fastmcp.exceptions import ToolError
 from fastmcp.server.context import Context
 from fastmcp.server.dependencies import get_context
 from fastmcp.server.middleware import Middleware
-from fastmcp.server.providers import Provider
-from fastmcp.tools.base import Tool as FastMCPTool
 from fastmcp.tools.base import ToolResult
-from pydantic import PrivateAttr
 from starlette.middleware import Middleware as ASGIMiddleware
 
 from .. import __version__
 from ..config import GatewayConfig, ToolSearchConfig
 from ..contract import dumps
 from ..errors import ConfigError, ToolsiftError
-from ..loaders import from_mcp
 from ..metatool import call_meta_tool, meta_tool, regex_meta_tool
 from ..session import in_thread
 from ..tools import Tool
 from .auth import StaticToken
-from .downstream import Downstream, DownstreamError
+from .catalog import GatewayCatalog
+from .catalog import gateway_tool as _tool
+from .downstream import DownstreamError
 from .http import HostOriginGuard, check_bind, is_local
 from .identity import identify
 from .limits import gate_message, rate_limit_message
@@ -60,47 +58,6 @@ __all__ = ["Gateway", "SEARCH_TOOLS", "CALL_TOOL"]
 
 #: The tool names of the ``search-and-call`` style (FastMCP's search transforms' names).
 SEARCH_TOOLS, CALL_TOOL = "search_tools", "call_tool"
-#: How long startup waits for the downstream servers' first tool lists (seconds).
-STARTUP_WAIT = 30.0
-
-
-class _GatewayTool(FastMCPTool):
-    """A tool whose call the gateway handles (a downstream tool, or a synthetic one)."""
-
-    _handler: Any = PrivateAttr(default=None)
-
-    async def run(self, arguments: dict[str, Any]) -> ToolResult:
-        return await self._handler(self.name, arguments)
-
-
-def _tool(name: str, description: str, schema: dict[str, Any], handler: Any, **extra: Any) -> Any:
-    tool = _GatewayTool(name=name, description=description, parameters=schema, **extra)
-    tool._handler = handler
-    return tool
-
-
-class _CatalogProvider(Provider):
-    """The gateway's tools for FastMCP: ``tools/list`` gets the tools the current client may
-    see (the search tools and its listed tools), a call looks any tool up by name in O(1)."""
-
-    def __init__(self, gateway: Gateway) -> None:
-        super().__init__()
-        self.gateway = gateway
-        self.tools: dict[str, Any] = {}
-        self.synthetic: dict[str, Any] = {}
-
-    async def _list_tools(self) -> list[Any]:
-        gateway = self.gateway
-        listed = gateway.listed(gateway.client())
-        tools = self.tools
-        return [*self.synthetic.values(), *(tools[n] for n in listed if n in tools)]
-
-    async def _get_tool(self, name: str, version: Any = None) -> Any:
-        found = self.synthetic.get(name) or self.tools.get(name)
-        if found is None:  # another name of a tool: raw, server/tool, provider alias
-            tool = self.gateway.registry.find(name)
-            found = self.tools.get(tool.name) if tool is not None else None
-        return found
 
 
 #: The tool error of an activating search from a client the gateway cannot tell apart.
@@ -150,13 +107,11 @@ class Gateway:
         self.config = config
         self.settings = config.tool_search
         self.registry = SessionRegistry(self.settings)
-        self.downstreams = {
-            s.name: Downstream(s, self._on_tools, self.settings.call_timeout)
-            for s in config.servers
-        }
-        self._registered: dict[str, tuple[str, ...]] = {}
-        self._changes = asyncio.Lock()
-        self._provider = _CatalogProvider(self)
+        #: The downstream servers and their catalogue (:mod:`toolsift.gateway.catalog`).
+        self.catalog = GatewayCatalog(self)
+        self.downstreams = self.catalog.downstreams
+        self._changes = self.catalog.changes
+        self._provider = self.catalog.provider
         token = config.tool_search.token
         #: What authenticates ``/mcp`` requests (``None``: nothing, on a local bind only).
         self.auth = auth if auth is not None else (StaticToken(token) if token else None)
@@ -177,14 +132,13 @@ class Gateway:
         finally:
             await self.stop()
 
-    async def start(self, wait: float = STARTUP_WAIT) -> None:
-        """Connect to every downstream server and wait (up to ``wait`` s) for their tools."""
-        for downstream in self.downstreams.values():
-            downstream.start()
-        await asyncio.gather(*(d.wait_ready(wait) for d in self.downstreams.values()))
+    async def start(self) -> None:
+        """Start connecting to every downstream server; serve at once (servers join as they
+        connect)."""
+        await self.catalog.start()
 
     async def stop(self) -> None:
-        await asyncio.gather(*(d.stop() for d in self.downstreams.values()))
+        await self.catalog.stop()
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until interrupted: ``"stdio"``, or ``"http"`` with ``host`` and ``port``.
@@ -231,31 +185,6 @@ class Gateway:
         return {"host_origin_protection": False, "middleware": [guard]}
 
     # --- the catalogue -------------------------------------------------------------------------
-
-    async def _on_tools(self, server: str, tools: list[Any] | None) -> None:
-        """A downstream server listed its tools (``None``: it went away; its tools stay listed
-        and their calls fail until it is back)."""
-        if tools is None:
-            return
-        converted = from_mcp(tools, server)
-        async with self._changes:
-            if self.registry.catalog.get(server) == tuple(converted):
-                return
-            registry = self._provider.tools
-            for old in self._registered.get(server, ()):
-                registry.pop(old, None)
-            for tool in converted:
-                registry[tool.name] = _tool(
-                    tool.name,
-                    tool.description,
-                    dict(tool.to_mcp()["inputSchema"]),
-                    self._call_downstream,
-                    title=tool.title,
-                )
-            self._registered[server] = tuple(t.name for t in converted)
-            self.registry.set_server(server, converted)
-            self._register_synthetic()  # the meta-tool description lists the servers
-        await self.registry.notify_all()
 
     def _register_synthetic(self) -> None:
         settings = self.settings
@@ -334,8 +263,7 @@ class Gateway:
             self.settings = settings
             self.config = GatewayConfig(self.config.servers, settings, self.config.path)
             self.registry.reconfigure(settings)
-            for downstream in self.downstreams.values():
-                downstream.call_timeout = settings.call_timeout
+            self.catalog.set_call_timeout(settings.call_timeout)
             self._register_synthetic()
         await self.registry.notify_all()
 
@@ -396,6 +324,7 @@ class Gateway:
         if state.ephemeral:
             raise ToolError(NO_IDENTITY)
         self._check_rate(state)
+        await self.catalog.settle()
         call = await _search(state, arguments, ranker)
         state.record(call.result.query, call.result)
         if call.result.activated:
@@ -410,6 +339,7 @@ class Gateway:
     async def _search_definitions(self, _name: str, arguments: dict[str, Any]) -> ToolResult:
         state = self.client()
         self._check_rate(state)
+        await self.catalog.settle()
         call = await _search(state, arguments)
         state.record(arguments["query"], call.result)
         result = call.result
@@ -439,7 +369,12 @@ class Gateway:
             raise ToolError(f"Unknown tool: {name!r}. Find tools with {SEARCH_TOOLS}.")
         if not self.may_call(state, tool.name):
             raise ToolError(gate_message(tool.name, SEARCH_TOOLS))
-        return await self._forward(tool, arguments.get("arguments") or {})
+        given = arguments.get("arguments")
+        if given is not None and not isinstance(given, dict):
+            raise ToolError(
+                f"The arguments of {name!r} must be a JSON object, got {type(given).__name__}."
+            )
+        return await self._forward(tool, given or {})
 
     async def _call_downstream(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         tool = self.registry.find(name)
