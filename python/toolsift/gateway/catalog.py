@@ -104,6 +104,9 @@ class CatalogProvider(Provider):
 
     async def _list_tools(self) -> list[Any]:
         gateway = self.gateway
+        # A client's first listing sees the servers that connect in the first seconds (the
+        # meta-tool's description names them); later listings never wait.
+        await gateway.catalog.settle()
         find = gateway.registry.find
         listed = [find(n) for n in gateway.listed(gateway.client())]
         return [*self.synthetic.values(), *(self.fastmcp_tool(t) for t in listed if t)]

@@ -367,8 +367,7 @@ class Gateway:
         tool = state.session.find_tool(name)
         if tool is None:
             raise ToolError(f"Unknown tool: {name!r}. Find tools with {SEARCH_TOOLS}.")
-        if not self.may_call(state, tool.name):
-            raise ToolError(gate_message(tool.name, SEARCH_TOOLS))
+        self.check_gate(state, tool)
         given = arguments.get("arguments")
         if given is not None and not isinstance(given, dict):
             raise ToolError(
@@ -380,7 +379,16 @@ class Gateway:
         tool = self.registry.find(name)
         if tool is None:
             raise ToolError(f"Unknown tool: {name!r}.")
+        # The gate again where the call is forwarded: the middleware's check may have run
+        # while the tool was briefly out of the catalogue (its server relisting).
+        self.check_gate(self.client(), tool)
         return await self._forward(tool, arguments)
+
+    def check_gate(self, state: ClientState, tool: Tool) -> None:
+        """Refuse (``ToolError``) a call to ``tool`` that ``state``'s client may not make."""
+        if not self.may_call(state, tool.name):
+            search = self.settings.meta_tool_name if self.settings.style == "activate" else SEARCH_TOOLS
+            raise ToolError(gate_message(tool.name, search))
 
     async def _forward(self, tool: Tool, arguments: dict[str, Any]) -> ToolResult:
         downstream = self.downstreams.get(tool.server or "")
@@ -410,12 +418,9 @@ class _GatewayMiddleware(Middleware):
         if name not in gateway._synthetic:
             state = gateway.client(context.fastmcp_context)
             tool = gateway.registry.find(name)
-            if tool is not None and not gateway.may_call(state, tool.name):
-                name = tool.name
-                search = (
-                    gateway.settings.meta_tool_name
-                    if gateway.settings.style == "activate"
-                    else SEARCH_TOOLS
-                )
-                raise ToolError(gate_message(name, search))
+            if tool is None:  # a server still making its first connection may hold it
+                await gateway.catalog.settle()
+                tool = gateway.registry.find(name)
+            if tool is not None:
+                gateway.check_gate(state, tool)
         return await call_next(context)
