@@ -14,8 +14,9 @@ Example:
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from ..result import Match, QueryKind, _new
 from .snapshot import _current, _Ranked, _redefined
@@ -48,6 +49,10 @@ class DiscoveryResult:
         already_active_matches: the matches of ``already_active``, in the same order (a Claude
             Code ``ToolSearch`` ``select:`` response lists them with the fresh ones: the model
             asked for their schemas).
+        suggestions: for each ``missing`` name, up to three close tool names ("did you
+            mean"; may be empty).
+        notices: remarks on caps the search applied (a query cut at the length cap, a
+            ``select:`` cut after its last whole name, a clamped limit).
 
     Example:
         >>> from toolsift import DiscoverySession, Tool
@@ -68,6 +73,11 @@ class DiscoveryResult:
     missing: tuple[str, ...] = ()
     generation: int = 0
     already_active_matches: tuple[Match, ...] = ()
+    suggestions: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    notices: tuple[str, ...] = ()
+
+
+_NO_SUGGESTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType({})
 
 
 def _discovery_result(  # noqa: PLR0913 - one argument per field
@@ -82,6 +92,8 @@ def _discovery_result(  # noqa: PLR0913 - one argument per field
     missing: tuple[str, ...],
     generation: int,
     already_active_matches: tuple[Match, ...],
+    suggestions: Mapping[str, tuple[str, ...]] = _NO_SUGGESTIONS,
+    notices: tuple[str, ...] = (),
 ) -> DiscoveryResult:
     """``DiscoveryResult(...)`` without the frozen dataclass's ``__init__`` (one
     ``object.__setattr__`` per field): the same object, in a fraction of the time."""
@@ -98,6 +110,8 @@ def _discovery_result(  # noqa: PLR0913 - one argument per field
         missing=missing,
         generation=generation,
         already_active_matches=already_active_matches,
+        suggestions=suggestions,
+        notices=notices,
     )
     return found
 
@@ -156,10 +170,20 @@ class _Activation(_SessionState):
             # A select: name of an always-visible tool is found, not missing.
             also_missing = set(fixed_result.missing)
             missing = tuple(n for n in missing if n in also_missing)
+        suggestions = _NO_SUGGESTIONS
+        if missing:
+            found = result.suggestions
+            other = fixed_result.suggestions if fixed_result is not None else _NO_SUGGESTIONS
+            suggestions = MappingProxyType(
+                {
+                    n: tuple(dict.fromkeys((*found.get(n, ()), *other.get(n, ()))))[:3]
+                    for n in missing
+                }
+            )
         return _discovery_result(
             result.query, limit, tuple(fresh), tuple(m.tool.name for m in fresh),
             tuple(already)[:limit], active_selected, ranked.total, result.query_kind, missing,
-            generation, tuple(already_matches.values())[:limit],
+            generation, tuple(already_matches.values())[:limit], suggestions, result.notices,
         )  # fmt: skip
 
     def _active_test(self, mode: str) -> Callable[[str], bool]:
