@@ -74,6 +74,20 @@ def test_regex_meta_tool_reports_a_select_miss_too() -> None:
     assert content["suggestions"]["git_stats"][0] == "git_status"
 
 
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"pattern": 3}, "Pattern must be a string, got int."),
+        ({"pattern": "  "}, "Pattern must not be empty."),
+        ({}, "Pattern must not be empty."),
+        ({"query": " "}, "Query must not be empty."),  # the pattern given as `query`
+    ],
+)
+def test_regex_meta_tool_errors_name_its_argument(arguments: dict, message: str) -> None:
+    with pytest.raises(QueryError, match=message):
+        call_meta_tool(_session(), arguments, ranker="regex")
+
+
 def test_tool_search_response_carries_suggestions() -> None:
     response = tool_search_response(_session().search("select:write_fil"))
     assert response["missing"] == ["write_fil"]

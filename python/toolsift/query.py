@@ -114,19 +114,24 @@ TRIMMED = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003
 _FAST_PARSE = True
 
 
-def check_query_text(query: object) -> str:
+def check_query_text(query: object, what: str = "Query") -> str:
     """``query`` trimmed, or the ``QueryError`` of a query that is not a string or is empty
     once trimmed (every caller's check: the search calls and the meta-tool's arguments).
+    ``what`` names the argument in the message (the regex meta-tool's is ``Pattern``).
 
     Example:
         >>> check_query_text("  read a file ")
         'read a file'
+        >>> check_query_text(" ", "Pattern")
+        Traceback (most recent call last):
+        ...
+        toolsift.errors.QueryError: Pattern must not be empty.
     """
     if not isinstance(query, str):
-        raise QueryError(f"Query must be a string, got {type(query).__name__}.")
+        raise QueryError(f"{what} must be a string, got {type(query).__name__}.")
     query = query.strip(TRIMMED)
     if not query:
-        raise QueryError("Query must not be empty.")
+        raise QueryError(f"{what} must not be empty.")
     return query
 
 
