@@ -12,21 +12,38 @@ servers over stdio that this script writes to a temporary folder):
 - ``locked``: ``strongroom_hatch``, which no client ever activates (the gate must refuse every
   call of it: no search of the soak shares a word with it).
 
-Each of ``--clients`` sessions (the official MCP SDK's client) runs ``--cycles`` cycles: a
-search that activates a tool (``select:NAME`` or words from its description), a call of it with
-a fresh nonce, the reply checked against the request (server, nonce, client, cycle); every few
-cycles a call of a tool the session never activated (the gate must refuse it) and a
-``tools/list`` (it must not list it). It counts lost replies (no answer within
-``--reply-timeout``), mismatched replies, calls the gate let through, and the errors by kind (a
-call to a server that is down must end at once in a tool error naming it), and samples the
-gateway's resident memory (RSS) every half second.
+- ``roster``: ``badge_000`` ... one badge tool per client; client ``i`` activates only
+  ``badge_i``, so a badge of another client in a session's tool list is an activation seen by
+  another client, and a call of it that succeeds went through the gate.
+
+Each of ``--clients`` clients (the official MCP SDK's client) runs ``--cycles`` cycles: a
+search that activates a tool (``select:NAME``, words from its description, or its own badge),
+a call of it with a fresh nonce, the reply checked against the request (server, tool, nonce,
+client, cycle); every few cycles a call of a tool the client never activated (the locked tool,
+another client's badge: the gate must refuse it) and a ``tools/list`` (it must list no tool
+the client did not activate). The last ``--sessionless`` clients speak the sessionless
+protocol (2026-07-28: no MCP session, so the gateway keeps one state for all of them, by
+design); the others hold an MCP session each (the handshake). ``--hostile`` more sessions run
+beside them until they finish: bad arguments, calls that fail downstream, unknown tools,
+``select:`` names that do not exist (the answer must name them as ``missing``), searches
+cancelled in flight, and, with ``--token``, requests without it or with a wrong one (which
+must be refused). With ``--token T`` the gateway is started with ``--token T`` and every
+client sends ``Authorization: Bearer T``.
+
+It counts lost replies (no answer within ``--reply-timeout``), mismatched replies, calls the
+gate let through, activations seen by another client, requests served without the token, and
+the errors by kind (a call to a server that is down must end at once in a tool error naming
+it), and samples the gateway's resident memory (RSS) every half second (reported after the
+warm-up: the first 10% of the cycles).
 
 Usage::
 
     nice -n 10 python fuzz/soak.py --clients 50 --cycles 1000 --out soak.json
     python fuzz/soak.py --clients 5 --cycles 20        # a quick look
 
-Exit status 1 if a reply was lost or mismatched, or a call went through the gate.
+Exit status 1 if a reply was lost or mismatched, a call went through the gate, an activation
+was seen by another client, a request was served without the token, or a client did not
+finish.
 """
 
 from __future__ import annotations
@@ -51,9 +68,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import psutil
-from mcp import ClientSession
+from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 #: A minimal MCP server over stdio (newline-delimited JSON-RPC), standard library only, so that
 #: a killed one is back in a few milliseconds. ``argv``: its name, then ``shift SECONDS`` for a
@@ -68,8 +87,14 @@ DOWNSTREAM = textwrap.dedent(
               "client": {"type": "integer"}, "cycle": {"type": "integer"}},
               "required": ["nonce"]}
     TOOLS = {f"{NAME}_echo": f"Echo the nonce back from the {NAME} server."}
+    FAILING = "stable_fail"
+    if NAME == "stable":  # a tool whose every call fails (the hostile clients call it)
+        TOOLS[FAILING] = "Always answers with a tool error."
     if NAME == "locked":  # shares no word with the soak's queries (no argument either)
         TOOLS = {"strongroom_hatch": "Unlock strongroom hatch."}
+    if NAME == "roster":  # one badge per client: argv "badges N"
+        TOOLS = {f"badge_{i:03d}": f"Badge {i:03d} of the roster."
+                 for i in range(int(sys.argv[3]))}
     EXTRA = (f"{NAME}_extra", f"Repeat the nonce from the {NAME} server's extra tool.")
     lock = threading.Lock()
     state = {"extra": False, "ready": False, "changes": 0}
@@ -122,7 +147,10 @@ DOWNSTREAM = textwrap.dedent(
         elif method == "tools/call":
             name = msg["params"]["name"]
             args = msg["params"].get("arguments") or {}
-            if name in TOOLS or (state["extra"] and name == EXTRA[0]):
+            if name == FAILING and NAME == "stable":
+                result = {"content": [{"type": "text", "text": "failed on purpose"}],
+                          "isError": True}
+            elif name in TOOLS or (state["extra"] and name == EXTRA[0]):
                 text = json.dumps({"server": NAME, "tool": name, **args}, sort_keys=True)
                 result = {"content": [{"type": "text", "text": text}], "isError": False}
             else:
@@ -155,8 +183,14 @@ TARGETS = [
 VAULT = canonical("locked", "strongroom_hatch")
 
 
-def write_setup(folder: Path, change_every: float, call_timeout: float) -> Path:
-    """The downstream script and the gateway's config in ``folder``; the config's path."""
+def badge(index: int) -> str:
+    """Client ``index``'s own tool (canonical name)."""
+    return canonical("roster", f"badge_{index:03d}")
+
+
+def write_setup(folder: Path, change_every: float, call_timeout: float, badges: int = 64) -> Path:
+    """The downstream script and the gateway's config in ``folder`` (``badges``: the roster's
+    size, at least the number of clients); the config's path."""
     script = folder / "downstream.py"
     script.write_text(DOWNSTREAM)
     py = sys.executable
@@ -165,6 +199,7 @@ def write_setup(folder: Path, change_every: float, call_timeout: float) -> Path:
         "flaky": {"command": py, "args": [str(script), "flaky"]},
         "shifting": {"command": py, "args": [str(script), "shifting", "shift", str(change_every)]},
         "locked": {"command": py, "args": [str(script), "locked"]},
+        "roster": {"command": py, "args": [str(script), "roster", "badges", str(badges)]},
     }
     config = folder / "mcp.json"
     settings = {"max_results": 1, "call_timeout": call_timeout}
@@ -179,10 +214,13 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def gateway(config: Path, nice: int = 0) -> Any:
-    """``toolsift serve CONFIG --transport http`` on a free port: (process, url)."""
+def gateway(config: Path, nice: int = 0, token: str | None = None) -> Any:
+    """``toolsift serve CONFIG --transport http`` on a free port (with ``--token`` when
+    ``token`` is given): (process, url)."""
     port = free_port()
     command = [sys.executable, "-m", "toolsift", "serve", str(config), "--transport", "http"]
+    if token is not None:
+        command += ["--token", token]
     process = subprocess.Popen(
         [*command, "--host", "127.0.0.1", "--port", str(port)],
         stdout=subprocess.DEVNULL,
@@ -232,6 +270,10 @@ class Tally:
     gate_refusals: int = 0
     probes: int = 0
     listed_unactivated: int = 0
+    leaked: int = 0
+    auth_bypass: int = 0
+    hostile: Counter[str] = field(default_factory=Counter)
+    protocols: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
     examples: list[str] = field(default_factory=list)
 
@@ -273,12 +315,57 @@ def _text(result: Any) -> str:
     return "".join(getattr(c, "text", "") for c in result.content)
 
 
+def _headers(token: str | None) -> dict[str, str] | None:
+    return {"Authorization": f"Bearer {token}"} if token is not None else None
+
+
 @contextlib.asynccontextmanager
-async def client_session(url: str) -> AsyncIterator[ClientSession]:
-    async with streamable_http_client(url) as streams:
-        async with ClientSession(streams[0], streams[1]) as session:
-            await session.initialize()
-            yield session
+async def client_session(
+    url: str, token: str | None = None, tally: Tally | None = None
+) -> AsyncIterator[ClientSession]:
+    """An MCP session over Streamable HTTP (the initialize handshake: the gateway keeps a
+    state for this session alone)."""
+    async with create_mcp_http_client(headers=_headers(token)) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                init = await session.initialize()
+                if tally is not None:
+                    version = getattr(init, "protocol_version", None)
+                    tally.protocols[f"session {version}"] += 1
+                yield session
+
+
+@contextlib.asynccontextmanager
+async def sessionless_client(
+    url: str, token: str | None = None, tally: Tally | None = None
+) -> AsyncIterator[Any]:
+    """A client of the sessionless protocol (no MCP session: the gateway cannot tell such
+    clients apart and keeps one state for all of them, by design). Its ``call_tool`` and
+    ``list_tools`` answer as a session's do."""
+    async with create_mcp_http_client(headers=_headers(token)) as http:
+        transport = streamable_http_client(url, http_client=http)
+        async with Client(transport, mode="auto") as client:
+            if tally is not None:
+                tally.protocols[f"sessionless {client.protocol_version}"] += 1
+            yield client
+
+
+async def unauthenticated(url: str, token: str | None) -> int:
+    """The HTTP status of an ``initialize`` sent with ``token`` (None: no header)."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "soak", "version": "1"},
+        },
+    }
+    headers = {"Accept": "application/json, text/event-stream", **(_headers(token) or {})}
+    async with httpx2.AsyncClient(timeout=30) as http:
+        response = await http.post(url, json=body, headers=headers)
+        return response.status_code
 
 
 class Triggers:
@@ -308,6 +395,33 @@ class Triggers:
                 self.counts["tool list changes on cue"] += 1
 
 
+@dataclass
+class Roles:
+    """Who is who among the clients: the sessionless ones share one state in the gateway."""
+
+    clients: int
+    sessionless: int = 0
+    token: str | None = None
+    #: What the sessionless clients activated, together (they share the gateway's state).
+    shared: set[str] = field(default_factory=set)
+    #: Sessionless searches sent whose answers are not yet in ``shared``.
+    pending: int = 0
+
+    async def settled(self, limit: float) -> None:
+        """Wait (at most ``limit`` seconds) until every sessionless search sent so far is in
+        ``shared``: a tool a co-tenant's search activated a moment ago is then known."""
+        deadline = time.monotonic() + limit
+        while self.pending and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+
+    def is_sessionless(self, index: int) -> bool:
+        return index >= self.clients - self.sessionless
+
+    @property
+    def sessionful(self) -> list[int]:
+        return list(range(self.clients - self.sessionless))
+
+
 async def run_client(
     url: str,
     index: int,
@@ -317,9 +431,17 @@ async def run_client(
     tally: Tally,
     triggers: Triggers | None = None,
     deadline: float | None = None,
+    roles: Roles | None = None,
 ) -> None:
     rng = random.Random(f"{seed}:{index}")
-    activated: set[str] = set()
+    roles = roles or Roles(clients=index + 1)
+    sessionless = roles.is_sessionless(index)
+    # A sessionless client shares the gateway's state with the others: their activations too.
+    activated: set[str] = roles.shared if sessionless else set()
+    own: set[str] = set()  # what this client's own searches activated (or found active)
+    sessionful = roles.sessionful
+    others = [i for i in sessionful if i != index]  # badges this client must never reach
+    others_badges = {badge(i) for i in sessionful if i != index}
 
     async def request(coro: Any, what: str) -> Any:
         try:
@@ -331,31 +453,46 @@ async def run_client(
             tally.note(f"protocol error ({type(exc).__name__})", f"{what}: {exc}")
         return None
 
-    async with client_session(url) as session:
+    connect = sessionless_client if sessionless else client_session
+    async with connect(url, roles.token, tally) as session:
         for cycle in range(cycles):
             if deadline is not None and time.monotonic() > deadline:
                 break
-            server, tool, words = rng.choice(TARGETS)
-            name = canonical(server, tool)
-            query = f"select:{name}" if rng.random() < 0.5 else words
-            found = await request(session.call_tool(META, {"query": query}), f"search {query}")
-            if found is not None and not found.is_error:
-                content = json.loads(_text(found))
-                activated.update(content["activated_tools"])
-                activated.update(content.get("already_active_tools", ()))
-            else:  # what did the search activate? The tools listed now are those active.
-                if found is not None:
-                    tally.note("search error", _text(found))
-                listed = await request(session.list_tools(), "tools/list after a failed search")
-                if listed is not None:
-                    activated.update(t.name for t in listed.tools)
+            if rng.random() < 0.2:  # the client's own badge: no other client activates it
+                server, tool = "roster", f"badge_{index:03d}"
+                name = badge(index)
+                query = f"select:{name}"
+            else:
+                server, tool, words = rng.choice(TARGETS)
+                name = canonical(server, tool)
+                query = f"select:{name}" if rng.random() < 0.5 else words
+            roles.pending += sessionless
+            try:
+                found = await request(session.call_tool(META, {"query": query}), f"search {query}")
+                if found is not None and not found.is_error:
+                    content = json.loads(_text(found))
+                    seen = {*content["activated_tools"], *content.get("already_active_tools", ())}
+                    activated.update(seen)
+                    own.update(seen)
+                else:  # what did the search activate? The tools listed now are those active.
+                    if found is not None:
+                        tally.note("search error", _text(found))
+                    listed = await request(session.list_tools(), "tools/list after a failed search")
+                    if listed is not None:
+                        activated.update(t.name for t in listed.tools)
+                        own.update(t.name for t in listed.tools)
+            finally:
+                roles.pending -= sessionless
             nonce = f"{index}-{cycle}-{rng.getrandbits(64):016x}"
             arguments = {"nonce": nonce, "client": index, "cycle": cycle}
             tally.calls += 1
             reply = await request(session.call_tool(name, arguments), f"call {name}")
             if reply is not None:
                 text = _text(reply)
-                if name not in activated:  # the search did not find it: the gate must refuse
+                # (A sessionless client may find a tool activated by another one a moment ago,
+                # which it has not heard of yet: only a session's own activations are certain.)
+                if name not in activated and not sessionless:
+                    # The search did not find it: the gate must refuse it.
                     tally.probes += 1
                     if reply.is_error and "is not active in this session" in text:
                         tally.gate_refusals += 1
@@ -369,7 +506,12 @@ async def run_client(
                         )
                         print(tally.examples[-1], file=sys.stderr, flush=True)
                 elif reply.is_error:
-                    tally.note(error_kind(text, server), text)
+                    kind = error_kind(text, server)
+                    if kind == "gate refused an activated tool" and name not in own:
+                        # Only a co-tenant's answer said it was active.
+                        kind = "sessionless: refused a tool a co-tenant's search activated"
+                    role = "sessionless" if sessionless else "session"
+                    tally.note(kind, f"client {index} ({role}) cycle {cycle}: {text}")
                 else:
                     expected = {"server": server, "tool": tool, **arguments}
                     try:
@@ -381,25 +523,159 @@ async def run_client(
                     else:
                         tally.mismatched += 1
                         tally.examples.append(f"mismatch: sent {expected}, got {text[:300]}")
-            if cycle % 10 == 9 and VAULT not in activated:
-                tally.probes += 1
-                probe = await request(session.call_tool(VAULT, {"nonce": nonce}), "gate probe")
-                if probe is not None:
+            if cycle % 10 == 9:
+                # Tools this client never activated: the locked one, another client's badge
+                # (a keyword search may activate a badge too: its weakest matches fill the
+                # limit, as search_tool_bm25's do; those are not probed).
+                probes = [] if VAULT in activated else [VAULT]
+                unseen = [b for b in (badge(i) for i in others) if b not in activated]
+                if unseen:
+                    probes.append(unseen[cycle // 10 % len(unseen)])
+                for probe_name in probes:
+                    tally.probes += 1
+                    probe = await request(
+                        session.call_tool(probe_name, {"nonce": nonce}), "gate probe"
+                    )
+                    if probe is None:
+                        continue
                     text = _text(probe)
-                    if probe.is_error and f"Tool '{VAULT}' is not active in this session" in text:
+                    if probe.is_error and f"Tool '{probe_name}' is not active" in text:
                         tally.gate_refusals += 1
-                    else:
-                        tally.ungated += 1
-                        tally.examples.append(f"ungated: {VAULT} answered {text[:300]}")
+                        continue
+                    if sessionless:
+                        await roles.settled(reply_timeout)
+                        if probe_name in activated:
+                            # A co-tenant's search activated it meanwhile: the shared state
+                            # has it, so the gate rightly let the call through.
+                            tally.errors["sessionless: probed tool activated by a co-tenant"] += 1
+                            continue
+                    tally.ungated += 1
+                    tally.examples.append(
+                        f"ungated: client {index} cycle {cycle}: {probe_name} (activated: "
+                        f"{sorted(activated)}) answered {text[:300]}"
+                    )
+                    print(tally.examples[-1], file=sys.stderr, flush=True)
             if cycle % 25 == 24:
                 listed = await request(session.list_tools(), "tools/list")
                 if listed is not None:
                     names = {t.name for t in listed.tools}
                     if VAULT in names and VAULT not in activated:
                         tally.listed_unactivated += 1
+                    # Listed, yet never activated here: another client's activation.
+                    if sessionless:
+                        leaked = names & others_badges - activated
+                        if leaked:  # perhaps a co-tenant's search in flight: let it land
+                            await roles.settled(reply_timeout)
+                            leaked -= activated
+                    else:
+                        leaked = {n for n in names if n.startswith("mcp__")} - activated
+                    if leaked:
+                        tally.leaked += 1
+                        tally.examples.append(
+                            f"leak: client {index} cycle {cycle} lists {sorted(leaked)} "
+                            f"(activated: {sorted(activated)})"
+                        )
+                        print(tally.examples[-1], file=sys.stderr, flush=True)
             tally.cycles += 1
             if triggers is not None:
                 triggers.fire(tally.cycles)
+
+
+#: The hostile clients' bad meta-tool arguments (each must end in a tool error).
+BAD_ARGUMENTS: list[dict[str, Any]] = [
+    {"query": 5},
+    {"query": ""},
+    {"query": "   "},
+    {"query": "echo", "limit": -3},
+    {"query": "echo", "limit": "many"},
+    {"query": ["echo"]},
+    {},
+    {"query": "+++ ---"},
+]
+UNKNOWN_TOOLS = ["mcp__nope__missing", "nope", "mcp__stable__", "x" * 300, "search_tools"]
+
+
+async def run_hostile(
+    url: str, index: int, seed: int, reply_timeout: float, tally: Tally, stop: asyncio.Event,
+    token: str | None = None,
+) -> None:  # fmt: skip
+    """A hostile session beside the others until ``stop``: bad arguments, calls that fail,
+    unknown tools, misspelt ``select:`` names, cancelled searches and (with ``token``)
+    requests without the token or with a wrong one. Each outcome is counted in
+    ``tally.hostile``; one the gateway should not give is also an error."""
+    rng = random.Random(f"{seed}:hostile:{index}")
+    hostile = tally.hostile
+
+    async def request(coro: Any, what: str) -> Any:
+        try:
+            return await asyncio.wait_for(coro, reply_timeout)
+        except TimeoutError:
+            tally.lost += 1
+            tally.note("lost reply (hostile)", what)
+        except Exception as exc:
+            tally.note(f"protocol error (hostile, {type(exc).__name__})", f"{what}: {exc}")
+        return None
+
+    def expect_error(result: Any, kind: str, needle: str = "") -> None:
+        if result is None:
+            return
+        if result.is_error and needle in _text(result):
+            hostile[f"{kind}: refused"] += 1
+        else:
+            hostile[f"{kind}: UNEXPECTED"] += 1
+            tally.note(f"hostile {kind} not refused", _text(result))
+
+    async with client_session(url, token) as session:
+        while not stop.is_set():
+            op = rng.randrange(6 if token is not None else 5)
+            if op == 0:
+                arguments = rng.choice(BAD_ARGUMENTS)
+                found = await request(session.call_tool(META, arguments), f"bad {arguments}")
+                expect_error(found, "bad meta-tool arguments")
+            elif op == 1:
+                failing = canonical("stable", "stable_fail")
+                await request(session.call_tool(META, {"query": f"select:{failing}"}), "select")
+                called = await request(session.call_tool(failing, {"nonce": 1}), "failing call")
+                expect_error(called, "call that fails downstream", "failed on purpose")
+            elif op == 2:
+                unknown = rng.choice(UNKNOWN_TOOLS)
+                called = await request(session.call_tool(unknown, {}), f"unknown {unknown[:20]}")
+                expect_error(called, "unknown tool")
+            elif op == 3:
+                wrong = "select:stabel_echo,flaky_ecko"
+                found = await request(session.call_tool(META, {"query": wrong}), wrong)
+                if found is not None:
+                    content = json.loads(_text(found)) if not found.is_error else {}
+                    if content.get("missing") == ["stabel_echo", "flaky_ecko"] and content.get(
+                        "suggestions", {}
+                    ).get("stabel_echo"):
+                        hostile["misspelt select: missing and suggestions reported"] += 1
+                    else:
+                        hostile["misspelt select: UNEXPECTED"] += 1
+                        tally.note("misspelt select: not reported", _text(found))
+            elif op == 4:
+                task = asyncio.ensure_future(
+                    session.call_tool(META, {"query": "echo the nonce back"})
+                )
+                await asyncio.sleep(rng.random() * 0.02)
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+                hostile["searches cancelled in flight"] += 1
+                # The session still works after a cancellation.
+                found = await request(session.call_tool(META, {"query": "select:nope"}), "after")
+                if found is None or found.is_error:
+                    tally.note("session broken after a cancelled search", repr(found))
+            else:
+                sent = rng.choice([None, "wrong-token"])
+                with contextlib.suppress(Exception):
+                    status = await asyncio.wait_for(unauthenticated(url, sent), reply_timeout)
+                    if status in (401, 403):
+                        hostile["request without the token: refused"] += 1
+                    else:
+                        tally.auth_bypass += 1
+                        tally.examples.append(f"auth bypass: token {sent!r} answered {status}")
+            await asyncio.sleep(0.05)  # hostile, not a flood: the soak measures the others
 
 
 async def chaos(
@@ -466,12 +742,20 @@ async def soak(
     progress: float = 0.0,
     triggers: Triggers | None = None,
     max_seconds: float | None = None,
+    *,
+    sessionless: int = 0,
+    hostile: int = 0,
+    token: str | None = None,
 ) -> dict[str, Any]:
-    """``clients`` sessions of ``cycles`` cycles through the gateway at ``url`` (its process
-    ``gateway_pid``), the ``flaky`` server killed every ``kill_every`` seconds (0: never) and
-    on the ``triggers``' cues; the counts (see :func:`passed`). With ``max_seconds``, the
-    clients start no new cycle after that time (``cycles_done`` then says how far they got)."""
+    """``clients`` clients of ``cycles`` cycles through the gateway at ``url`` (its process
+    ``gateway_pid``), the last ``sessionless`` of them sessionless, ``hostile`` hostile
+    sessions beside them, every request with ``token`` if given; the ``flaky`` server killed
+    every ``kill_every`` seconds (0: never) and on the ``triggers``' cues; the counts (see
+    :func:`passed`). With ``max_seconds``, the clients start no new cycle after that time
+    (``cycles_done`` then says how far they got)."""
     tally = Tally()
+    roles = Roles(clients=clients, sessionless=min(sessionless, clients), token=token)
+    done = asyncio.Event()
     client_log = _ClientLog(tally)
     logging.getLogger("mcp").addHandler(client_log)
     logging.getLogger("mcp").propagate = False
@@ -493,6 +777,7 @@ async def soak(
                 print(
                     f"soak: {time.monotonic() - start:.0f} s, {tally.cycles:,} cycles, "
                     f"{tally.lost} lost, {tally.mismatched} mismatched, {tally.ungated} ungated, "
+                    f"{tally.leaked} leaked, "
                     f"{counts['kills']} kills, RSS {rss:.1f} MiB",
                     file=sys.stderr,
                     flush=True,
@@ -505,13 +790,25 @@ async def soak(
         asyncio.create_task(sample_rss(gateway_pid, stop, samples)),
         asyncio.create_task(watch()),
     ]
+    if token is not None:  # the token is required: a request without it is refused
+        for sent in (None, f"{token}-wrong"):
+            status = await unauthenticated(url, sent)
+            if status not in (401, 403):
+                tally.auth_bypass += 1
+                tally.examples.append(f"auth bypass: token {sent!r} answered {status}")
+    hostiles = [
+        asyncio.create_task(run_hostile(url, i, seed, reply_timeout, tally, done, token))
+        for i in range(hostile)
+    ]
     results = await asyncio.gather(
         *(
-            run_client(url, i, cycles, seed, reply_timeout, tally, triggers, deadline)
+            run_client(url, i, cycles, seed, reply_timeout, tally, triggers, deadline, roles)
             for i in range(clients)
         ),
         return_exceptions=True,
     )
+    done.set()
+    results += await asyncio.gather(*hostiles, return_exceptions=True)
     stop.set()
     await asyncio.gather(*background, return_exceptions=True)
     logging.getLogger("mcp").removeHandler(client_log)
@@ -531,6 +828,13 @@ async def soak(
         "gate_probes": tally.probes,
         "gate_refusals": tally.gate_refusals,
         "listed_unactivated": tally.listed_unactivated,
+        "leaked_activations": tally.leaked,
+        "auth_bypass": tally.auth_bypass,
+        "sessionless_clients": roles.sessionless,
+        "hostile_clients": hostile,
+        "authenticated": token is not None,
+        "protocols": dict(tally.protocols),
+        "hostile": dict(sorted(tally.hostile.items())),
         "errors": dict(tally.errors.most_common()),
         "chaos": {**counts, **(triggers.counts if triggers else {})},
         "shifting_alive": shifting is not None,
@@ -541,12 +845,17 @@ async def soak(
 
 
 def passed(result: dict[str, Any]) -> bool:
-    """No lost or mismatched reply, no call through the gate, every client finished."""
+    """No lost or mismatched reply, no call through the gate, no activation seen by another
+    client, no request served without the token, no hostile request answered as if it were
+    fine, every client finished."""
     return (
         result["lost"] == 0
         and result["mismatched"] == 0
         and result["ungated"] == 0
         and result["listed_unactivated"] == 0
+        and result["leaked_activations"] == 0
+        and result["auth_bypass"] == 0
+        and not any("UNEXPECTED" in kind for kind in result["hostile"])
         and result["cycles_done"] == result["clients"] * result["cycles_per_client"]
     )
 
@@ -564,11 +873,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--max-seconds", type=float, default=None, help="start no cycle after this (a time box)"
     )
+    parser.add_argument(
+        "--sessionless",
+        type=int,
+        default=None,
+        help="how many of the clients are sessionless (default: a fifth)",
+    )
+    parser.add_argument("--hostile", type=int, default=4, help="hostile sessions beside them")
+    parser.add_argument(
+        "--token",
+        default=None,
+        help="start the gateway with --token TOKEN and send Authorization: Bearer TOKEN",
+    )
     parser.add_argument("--out", help="write the counts as JSON here")
     args = parser.parse_args(argv)
+    sessionless = args.clients // 5 if args.sessionless is None else args.sessionless
     with tempfile.TemporaryDirectory(prefix="toolsift-soak-") as tmp:
-        config = write_setup(Path(tmp), args.change_every, args.call_timeout)
-        with gateway(config) as (process, url):
+        config = write_setup(
+            Path(tmp), args.change_every, args.call_timeout, badges=max(args.clients, 1)
+        )
+        with gateway(config, token=args.token) as (process, url):
             result = asyncio.run(
                 soak(
                     url,
@@ -580,6 +904,9 @@ def main(argv: list[str] | None = None) -> int:
                     args.reply_timeout,
                     args.progress,
                     max_seconds=args.max_seconds,
+                    sessionless=sessionless,
+                    hostile=args.hostile,
+                    token=args.token,
                 )
             )
     print(json.dumps({k: v for k, v in result.items() if k != "examples"}, indent=2))
