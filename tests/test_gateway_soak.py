@@ -20,7 +20,7 @@ import pytest
 if sys.version_info < (3, 11):  # pragma: no cover - FastMCP and the MCP SDK need 3.11+
     pytest.skip("the MCP SDK and FastMCP need Python 3.11+", allow_module_level=True)
 
-from fuzz import soak  # noqa: E402
+from fuzz import soak, soak_clients  # noqa: E402
 
 CLIENTS, CYCLES, SESSIONLESS = 5, 20, 2
 
@@ -34,7 +34,7 @@ def _after_the_kill(url: str, killed: int, gateway_pid: int) -> tuple[bool, str]
             await session.call_tool(soak.META, {"query": f"select:{name}"})
             while True:  # bounded by the wait_for below
                 result = await session.call_tool(name, {"nonce": "back"})
-                text = soak._text(result)
+                text = soak_clients._text(result)
                 if not result.is_error:
                     return soak.downstream_pid(gateway_pid, "flaky") != killed, text
                 assert "Server 'flaky'" in text, text  # down: a tool error naming it
@@ -145,9 +145,9 @@ def test_the_soak_counts_an_activation_seen_by_another_client(
     async def fake(url: str, token: str | None = None, tally: object = None):
         yield _Listing(soak.badge(1))
 
-    monkeypatch.setattr(soak, "client_session", fake)
+    monkeypatch.setattr(soak_clients, "client_session", fake)
     monkeypatch.setattr(
-        soak.random,
+        soak_clients.random,
         "Random",
         lambda seed: SimpleNamespace(
             random=lambda: 0.0, getrandbits=lambda n: 0, choice=lambda xs: xs[0]
