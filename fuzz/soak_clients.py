@@ -421,8 +421,11 @@ async def run_hostile(
     def expect_error(result: Any, kind: str, needle: str = "") -> None:
         if result is None:
             return
-        if result.is_error and needle in _text(result):
+        text = _text(result)
+        if result.is_error and needle in text:
             hostile[f"{kind}: refused"] += 1
+        elif result.is_error and "Server 'stable'" in text:  # down or slow: still a tool error
+            hostile[f"{kind}: refused (the server down or slow)"] += 1
         else:
             hostile[f"{kind}: UNEXPECTED"] += 1
             tally.note(f"hostile {kind} not refused", _text(result))
