@@ -12,21 +12,41 @@ servers over stdio that this script writes to a temporary folder):
 - ``locked``: ``strongroom_hatch``, which no client ever activates (the gate must refuse every
   call of it: no search of the soak shares a word with it).
 
-Each of ``--clients`` sessions (the official MCP SDK's client) runs ``--cycles`` cycles: a
-search that activates a tool (``select:NAME`` or words from its description), a call of it with
-a fresh nonce, the reply checked against the request (server, nonce, client, cycle); every few
-cycles a call of a tool the session never activated (the gate must refuse it) and a
-``tools/list`` (it must not list it). It counts lost replies (no answer within
-``--reply-timeout``), mismatched replies, calls the gate let through, and the errors by kind (a
-call to a server that is down must end at once in a tool error naming it), and samples the
-gateway's resident memory (RSS) every half second.
+- ``roster``: ``badge_000`` ... one badge tool per client; client ``i`` activates only
+  ``badge_i``, so a badge of another client in a session's tool list is an activation seen by
+  another client, and a call of it that succeeds went through the gate.
+
+Each of ``--clients`` clients (the official MCP SDK's client) runs ``--cycles`` cycles: a
+search that activates a tool (``select:NAME``, words from its description, or its own badge),
+a call of it with a fresh nonce, the reply checked against the request (server, tool, nonce,
+client, cycle); every few cycles a call of a tool the client never activated (the locked tool,
+another client's badge: the gate must refuse it) and a ``tools/list`` (it must list no tool
+the client did not activate). The last ``--sessionless`` clients speak the sessionless
+protocol (2026-07-28: no MCP session, so the gateway keeps one state for all of them, by
+design); the others hold an MCP session each (the handshake). ``--hostile`` more sessions run
+beside them until they finish: bad arguments, calls that fail downstream, unknown tools,
+``select:`` names that do not exist (the answer must name them as ``missing``), searches
+cancelled in flight, and, with ``--token``, requests without it or with a wrong one (which
+must be refused). With ``--token T`` the gateway is started with ``--token T`` and every
+client sends ``Authorization: Bearer T``.
+
+It counts lost replies (no answer within ``--reply-timeout``), mismatched replies, calls the
+gate let through, activations seen by another client, requests served without the token, and
+the errors by kind (a call to a server that is down must end at once in a tool error naming
+it), and samples the gateway's resident memory (RSS) every half second (reported after the
+warm-up: the first 10% of the cycles).
+
+The clients themselves (their cycles, the hostile sessions, the counters) are in
+``fuzz/soak_clients.py``.
 
 Usage::
 
     nice -n 10 python fuzz/soak.py --clients 50 --cycles 1000 --out soak.json
     python fuzz/soak.py --clients 5 --cycles 20        # a quick look
 
-Exit status 1 if a reply was lost or mismatched, or a call went through the gate.
+Exit status 1 if a reply was lost or mismatched, a call went through the gate, an activation
+was seen by another client, a request was served without the token, or a client did not
+finish.
 """
 
 from __future__ import annotations
@@ -37,8 +57,6 @@ import contextlib
 import json
 import logging
 import os
-import random
-import signal
 import socket
 import subprocess
 import sys
@@ -46,14 +64,72 @@ import tempfile
 import textwrap
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import psutil
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
+
+if __package__:  # imported as fuzz.soak
+    from .soak_clients import (
+        META,
+        TARGETS,
+        VAULT,
+        Roles,
+        Tally,
+        Triggers,
+        _ClientLog,
+        badge,
+        canonical,
+        client_session,
+        downstream_pid,
+        error_kind,
+        run_client,
+        run_hostile,
+        sessionless_client,
+        unauthenticated,
+    )
+else:  # run as a script: python fuzz/soak.py
+    from soak_clients import (  # type: ignore[no-redef]
+        META,
+        TARGETS,
+        VAULT,
+        Roles,
+        Tally,
+        Triggers,
+        _ClientLog,
+        badge,
+        canonical,
+        client_session,
+        downstream_pid,
+        error_kind,
+        run_client,
+        run_hostile,
+        sessionless_client,
+        unauthenticated,
+    )
+
+__all__ = [
+    "META",
+    "TARGETS",
+    "VAULT",
+    "Roles",
+    "Tally",
+    "Triggers",
+    "badge",
+    "canonical",
+    "client_session",
+    "downstream_pid",
+    "error_kind",
+    "gateway",
+    "passed",
+    "run_client",
+    "run_hostile",
+    "sessionless_client",
+    "soak",
+    "unauthenticated",
+    "write_setup",
+]
+
 
 #: A minimal MCP server over stdio (newline-delimited JSON-RPC), standard library only, so that
 #: a killed one is back in a few milliseconds. ``argv``: its name, then ``shift SECONDS`` for a
@@ -68,8 +144,14 @@ DOWNSTREAM = textwrap.dedent(
               "client": {"type": "integer"}, "cycle": {"type": "integer"}},
               "required": ["nonce"]}
     TOOLS = {f"{NAME}_echo": f"Echo the nonce back from the {NAME} server."}
+    FAILING = "stable_fail"
+    if NAME == "stable":  # a tool whose every call fails (the hostile clients call it)
+        TOOLS[FAILING] = "Always answers with a tool error."
     if NAME == "locked":  # shares no word with the soak's queries (no argument either)
         TOOLS = {"strongroom_hatch": "Unlock strongroom hatch."}
+    if NAME == "roster":  # one badge per client: argv "badges N"
+        TOOLS = {f"badge_{i:03d}": f"Badge {i:03d} of the roster."
+                 for i in range(int(sys.argv[3]))}
     EXTRA = (f"{NAME}_extra", f"Repeat the nonce from the {NAME} server's extra tool.")
     lock = threading.Lock()
     state = {"extra": False, "ready": False, "changes": 0}
@@ -122,7 +204,10 @@ DOWNSTREAM = textwrap.dedent(
         elif method == "tools/call":
             name = msg["params"]["name"]
             args = msg["params"].get("arguments") or {}
-            if name in TOOLS or (state["extra"] and name == EXTRA[0]):
+            if name == FAILING and NAME == "stable":
+                result = {"content": [{"type": "text", "text": "failed on purpose"}],
+                          "isError": True}
+            elif name in TOOLS or (state["extra"] and name == EXTRA[0]):
                 text = json.dumps({"server": NAME, "tool": name, **args}, sort_keys=True)
                 result = {"content": [{"type": "text", "text": text}], "isError": False}
             else:
@@ -138,25 +223,10 @@ DOWNSTREAM = textwrap.dedent(
     """
 )
 
-META = "search_tool_bm25"
 
-
-def canonical(server: str, tool: str) -> str:
-    return f"mcp__{server}__{tool}"
-
-
-#: The tools a client searches for and calls: (server, tool name, words of its description).
-TARGETS = [
-    ("stable", "stable_echo", "echo the nonce back from the stable server"),
-    ("flaky", "flaky_echo", "echo the nonce back from the flaky server"),
-    ("shifting", "shifting_echo", "echo the nonce back from the shifting server"),
-    ("shifting", "shifting_extra", "repeat the nonce from the shifting server's extra tool"),
-]
-VAULT = canonical("locked", "strongroom_hatch")
-
-
-def write_setup(folder: Path, change_every: float, call_timeout: float) -> Path:
-    """The downstream script and the gateway's config in ``folder``; the config's path."""
+def write_setup(folder: Path, change_every: float, call_timeout: float, badges: int = 64) -> Path:
+    """The downstream script and the gateway's config in ``folder`` (``badges``: the roster's
+    size, at least the number of clients); the config's path."""
     script = folder / "downstream.py"
     script.write_text(DOWNSTREAM)
     py = sys.executable
@@ -165,6 +235,7 @@ def write_setup(folder: Path, change_every: float, call_timeout: float) -> Path:
         "flaky": {"command": py, "args": [str(script), "flaky"]},
         "shifting": {"command": py, "args": [str(script), "shifting", "shift", str(change_every)]},
         "locked": {"command": py, "args": [str(script), "locked"]},
+        "roster": {"command": py, "args": [str(script), "roster", "badges", str(badges)]},
     }
     config = folder / "mcp.json"
     settings = {"max_results": 1, "call_timeout": call_timeout}
@@ -179,10 +250,13 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def gateway(config: Path, nice: int = 0) -> Any:
-    """``toolsift serve CONFIG --transport http`` on a free port: (process, url)."""
+def gateway(config: Path, nice: int = 0, token: str | None = None) -> Any:
+    """``toolsift serve CONFIG --transport http`` on a free port (with ``--token`` when
+    ``token`` is given): (process, url)."""
     port = free_port()
     command = [sys.executable, "-m", "toolsift", "serve", str(config), "--transport", "http"]
+    if token is not None:
+        command += ["--token", token]
     process = subprocess.Popen(
         [*command, "--host", "127.0.0.1", "--port", str(port)],
         stdout=subprocess.DEVNULL,
@@ -208,198 +282,6 @@ def gateway(config: Path, nice: int = 0) -> Any:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-
-
-def downstream_pid(gateway_pid: int, name: str) -> int | None:
-    for child in psutil.Process(gateway_pid).children():
-        with contextlib.suppress(psutil.Error):
-            cmdline = child.cmdline()
-            if len(cmdline) > 2 and cmdline[1].endswith("downstream.py") and cmdline[2] == name:
-                return child.pid
-    return None
-
-
-@dataclass
-class Tally:
-    """What the clients saw, over all of them."""
-
-    cycles: int = 0
-    calls: int = 0
-    replies_ok: int = 0
-    lost: int = 0
-    mismatched: int = 0
-    ungated: int = 0
-    gate_refusals: int = 0
-    probes: int = 0
-    listed_unactivated: int = 0
-    errors: Counter[str] = field(default_factory=Counter)
-    examples: list[str] = field(default_factory=list)
-
-    def note(self, kind: str, text: str) -> None:
-        self.errors[kind] += 1
-        if len(self.examples) < 30 and kind not in {e.split(":")[0] for e in self.examples}:
-            self.examples.append(f"{kind}: {text[:300]}")
-
-
-class _ClientLog(logging.Handler):
-    """Counts what the MCP SDK's client logs (in this process, not the gateway's)."""
-
-    def __init__(self, tally: Tally) -> None:
-        super().__init__(logging.WARNING)
-        self.tally = tally
-
-    def emit(self, record: logging.LogRecord) -> None:
-        exc = record.exc_info[1] if record.exc_info else None
-        detail = f" ({type(exc).__name__})" if exc is not None else ""
-        self.tally.errors[f"client SDK log: {record.getMessage()[:60]}{detail}"] += 1
-
-
-def error_kind(text: str, server: str) -> str:
-    """The kind of a tool error (the soak's counters)."""
-    if f"Server {server!r} is unavailable" in text:
-        return "server down (unavailable)"
-    if f"Server {server!r} failed during" in text:
-        return "server down (failed during the call)"
-    if f"Server {server!r} did not answer" in text:
-        return "server too slow (call timeout)"
-    if "is not active in this session" in text:
-        return "gate refused an activated tool"
-    if "Unknown tool" in text or "no tool" in text:
-        return "tool removed from its server"
-    return "other tool error"
-
-
-def _text(result: Any) -> str:
-    return "".join(getattr(c, "text", "") for c in result.content)
-
-
-@contextlib.asynccontextmanager
-async def client_session(url: str) -> AsyncIterator[ClientSession]:
-    async with streamable_http_client(url) as streams:
-        async with ClientSession(streams[0], streams[1]) as session:
-            await session.initialize()
-            yield session
-
-
-class Triggers:
-    """Chaos on cue: kill the ``flaky`` server, or make the ``shifting`` one change its tool
-    list (``SIGUSR1``), when the clients have done a given number of cycles in all."""
-
-    def __init__(
-        self, gateway_pid: int, kill_at: Sequence[int] = (), change_at: Sequence[int] = ()
-    ) -> None:
-        self.gateway_pid = gateway_pid
-        self.kill_at, self.change_at = set(kill_at), set(change_at)
-        self.counts: Counter[str] = Counter()
-        self.killed: list[int] = []
-
-    def fire(self, cycles: int) -> None:
-        if cycles in self.kill_at:
-            pid = downstream_pid(self.gateway_pid, "flaky")
-            if pid is not None:
-                with contextlib.suppress(psutil.Error):
-                    psutil.Process(pid).kill()
-                    self.killed.append(pid)
-                    self.counts["kills on cue"] += 1
-        if cycles in self.change_at:
-            pid = downstream_pid(self.gateway_pid, "shifting")
-            if pid is not None:
-                os.kill(pid, signal.SIGUSR1)
-                self.counts["tool list changes on cue"] += 1
-
-
-async def run_client(
-    url: str,
-    index: int,
-    cycles: int,
-    seed: int,
-    reply_timeout: float,
-    tally: Tally,
-    triggers: Triggers | None = None,
-    deadline: float | None = None,
-) -> None:
-    rng = random.Random(f"{seed}:{index}")
-    activated: set[str] = set()
-
-    async def request(coro: Any, what: str) -> Any:
-        try:
-            return await asyncio.wait_for(coro, reply_timeout)
-        except TimeoutError:
-            tally.lost += 1
-            tally.note("lost reply", what)
-        except Exception as exc:  # a protocol-level error (not a tool error)
-            tally.note(f"protocol error ({type(exc).__name__})", f"{what}: {exc}")
-        return None
-
-    async with client_session(url) as session:
-        for cycle in range(cycles):
-            if deadline is not None and time.monotonic() > deadline:
-                break
-            server, tool, words = rng.choice(TARGETS)
-            name = canonical(server, tool)
-            query = f"select:{name}" if rng.random() < 0.5 else words
-            found = await request(session.call_tool(META, {"query": query}), f"search {query}")
-            if found is not None and not found.is_error:
-                content = json.loads(_text(found))
-                activated.update(content["activated_tools"])
-                activated.update(content.get("already_active_tools", ()))
-            else:  # what did the search activate? The tools listed now are those active.
-                if found is not None:
-                    tally.note("search error", _text(found))
-                listed = await request(session.list_tools(), "tools/list after a failed search")
-                if listed is not None:
-                    activated.update(t.name for t in listed.tools)
-            nonce = f"{index}-{cycle}-{rng.getrandbits(64):016x}"
-            arguments = {"nonce": nonce, "client": index, "cycle": cycle}
-            tally.calls += 1
-            reply = await request(session.call_tool(name, arguments), f"call {name}")
-            if reply is not None:
-                text = _text(reply)
-                if name not in activated:  # the search did not find it: the gate must refuse
-                    tally.probes += 1
-                    if reply.is_error and "is not active in this session" in text:
-                        tally.gate_refusals += 1
-                    elif reply.is_error and "Unknown tool" in text:
-                        tally.note("tool removed from its server", text)
-                    else:
-                        tally.ungated += 1
-                        tally.examples.append(
-                            f"ungated: client {index} cycle {cycle}: {name} (activated: "
-                            f"{sorted(activated)}) answered {text[:300]}"
-                        )
-                        print(tally.examples[-1], file=sys.stderr, flush=True)
-                elif reply.is_error:
-                    tally.note(error_kind(text, server), text)
-                else:
-                    expected = {"server": server, "tool": tool, **arguments}
-                    try:
-                        same = json.loads(text) == expected
-                    except ValueError:
-                        same = False
-                    if same:
-                        tally.replies_ok += 1
-                    else:
-                        tally.mismatched += 1
-                        tally.examples.append(f"mismatch: sent {expected}, got {text[:300]}")
-            if cycle % 10 == 9 and VAULT not in activated:
-                tally.probes += 1
-                probe = await request(session.call_tool(VAULT, {"nonce": nonce}), "gate probe")
-                if probe is not None:
-                    text = _text(probe)
-                    if probe.is_error and f"Tool '{VAULT}' is not active in this session" in text:
-                        tally.gate_refusals += 1
-                    else:
-                        tally.ungated += 1
-                        tally.examples.append(f"ungated: {VAULT} answered {text[:300]}")
-            if cycle % 25 == 24:
-                listed = await request(session.list_tools(), "tools/list")
-                if listed is not None:
-                    names = {t.name for t in listed.tools}
-                    if VAULT in names and VAULT not in activated:
-                        tally.listed_unactivated += 1
-            tally.cycles += 1
-            if triggers is not None:
-                triggers.fire(tally.cycles)
 
 
 async def chaos(
@@ -466,12 +348,20 @@ async def soak(
     progress: float = 0.0,
     triggers: Triggers | None = None,
     max_seconds: float | None = None,
+    *,
+    sessionless: int = 0,
+    hostile: int = 0,
+    token: str | None = None,
 ) -> dict[str, Any]:
-    """``clients`` sessions of ``cycles`` cycles through the gateway at ``url`` (its process
-    ``gateway_pid``), the ``flaky`` server killed every ``kill_every`` seconds (0: never) and
-    on the ``triggers``' cues; the counts (see :func:`passed`). With ``max_seconds``, the
-    clients start no new cycle after that time (``cycles_done`` then says how far they got)."""
+    """``clients`` clients of ``cycles`` cycles through the gateway at ``url`` (its process
+    ``gateway_pid``), the last ``sessionless`` of them sessionless, ``hostile`` hostile
+    sessions beside them, every request with ``token`` if given; the ``flaky`` server killed
+    every ``kill_every`` seconds (0: never) and on the ``triggers``' cues; the counts (see
+    :func:`passed`). With ``max_seconds``, the clients start no new cycle after that time
+    (``cycles_done`` then says how far they got)."""
     tally = Tally()
+    roles = Roles(clients=clients, sessionless=min(sessionless, clients), token=token)
+    done = asyncio.Event()
     client_log = _ClientLog(tally)
     logging.getLogger("mcp").addHandler(client_log)
     logging.getLogger("mcp").propagate = False
@@ -493,6 +383,7 @@ async def soak(
                 print(
                     f"soak: {time.monotonic() - start:.0f} s, {tally.cycles:,} cycles, "
                     f"{tally.lost} lost, {tally.mismatched} mismatched, {tally.ungated} ungated, "
+                    f"{tally.leaked} leaked, "
                     f"{counts['kills']} kills, RSS {rss:.1f} MiB",
                     file=sys.stderr,
                     flush=True,
@@ -505,13 +396,25 @@ async def soak(
         asyncio.create_task(sample_rss(gateway_pid, stop, samples)),
         asyncio.create_task(watch()),
     ]
+    if token is not None:  # the token is required: a request without it is refused
+        for sent in (None, f"{token}-wrong"):
+            status = await unauthenticated(url, sent)
+            if status not in (401, 403):
+                tally.auth_bypass += 1
+                tally.examples.append(f"auth bypass: token {sent!r} answered {status}")
+    hostiles = [
+        asyncio.create_task(run_hostile(url, i, seed, reply_timeout, tally, done, token))
+        for i in range(hostile)
+    ]
     results = await asyncio.gather(
         *(
-            run_client(url, i, cycles, seed, reply_timeout, tally, triggers, deadline)
+            run_client(url, i, cycles, seed, reply_timeout, tally, triggers, deadline, roles)
             for i in range(clients)
         ),
         return_exceptions=True,
     )
+    done.set()
+    results += await asyncio.gather(*hostiles, return_exceptions=True)
     stop.set()
     await asyncio.gather(*background, return_exceptions=True)
     logging.getLogger("mcp").removeHandler(client_log)
@@ -531,6 +434,13 @@ async def soak(
         "gate_probes": tally.probes,
         "gate_refusals": tally.gate_refusals,
         "listed_unactivated": tally.listed_unactivated,
+        "leaked_activations": tally.leaked,
+        "auth_bypass": tally.auth_bypass,
+        "sessionless_clients": roles.sessionless,
+        "hostile_clients": hostile,
+        "authenticated": token is not None,
+        "protocols": dict(tally.protocols),
+        "hostile": dict(sorted(tally.hostile.items())),
         "errors": dict(tally.errors.most_common()),
         "chaos": {**counts, **(triggers.counts if triggers else {})},
         "shifting_alive": shifting is not None,
@@ -541,12 +451,17 @@ async def soak(
 
 
 def passed(result: dict[str, Any]) -> bool:
-    """No lost or mismatched reply, no call through the gate, every client finished."""
+    """No lost or mismatched reply, no call through the gate, no activation seen by another
+    client, no request served without the token, no hostile request answered as if it were
+    fine, every client finished."""
     return (
         result["lost"] == 0
         and result["mismatched"] == 0
         and result["ungated"] == 0
         and result["listed_unactivated"] == 0
+        and result["leaked_activations"] == 0
+        and result["auth_bypass"] == 0
+        and not any("UNEXPECTED" in kind for kind in result["hostile"])
         and result["cycles_done"] == result["clients"] * result["cycles_per_client"]
     )
 
@@ -564,11 +479,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--max-seconds", type=float, default=None, help="start no cycle after this (a time box)"
     )
+    parser.add_argument(
+        "--sessionless",
+        type=int,
+        default=None,
+        help="how many of the clients are sessionless (default: a fifth)",
+    )
+    parser.add_argument("--hostile", type=int, default=4, help="hostile sessions beside them")
+    parser.add_argument(
+        "--token",
+        default=None,
+        help="start the gateway with --token TOKEN and send Authorization: Bearer TOKEN",
+    )
     parser.add_argument("--out", help="write the counts as JSON here")
     args = parser.parse_args(argv)
+    sessionless = args.clients // 5 if args.sessionless is None else args.sessionless
     with tempfile.TemporaryDirectory(prefix="toolsift-soak-") as tmp:
-        config = write_setup(Path(tmp), args.change_every, args.call_timeout)
-        with gateway(config) as (process, url):
+        config = write_setup(
+            Path(tmp), args.change_every, args.call_timeout, badges=max(args.clients, 1)
+        )
+        with gateway(config, token=args.token) as (process, url):
             result = asyncio.run(
                 soak(
                     url,
@@ -580,6 +510,9 @@ def main(argv: list[str] | None = None) -> int:
                     args.reply_timeout,
                     args.progress,
                     max_seconds=args.max_seconds,
+                    sessionless=sessionless,
+                    hostile=args.hostile,
+                    token=args.token,
                 )
             )
     print(json.dumps({k: v for k, v in result.items() if k != "examples"}, indent=2))

@@ -143,10 +143,19 @@ def test_tool_search_keyword_shape():
 def test_tool_search_select_omits_score_and_carries_missing():
     result = _result(query="select:create_issue,Nope", query_kind="select", missing=("Nope",))
     response = tool_search_response(result)
-    assert list(response) == ["query", "query_kind", "total_deferred_tools", "matches", "missing"]
+    assert list(response) == [
+        "query",
+        "query_kind",
+        "total_deferred_tools",
+        "matches",
+        "missing",
+        "suggestions",
+    ]
     assert list(response["matches"][0]) == ["name", "description", "parameters"]
     assert response["missing"] == ["Nope"]
-    assert tool_search_response(_result(query_kind="select"))["missing"] == []
+    assert response["suggestions"] == {"Nope": []}
+    everything_found = tool_search_response(_result(query_kind="select"))
+    assert everything_found["missing"] == [] and "suggestions" not in everything_found
 
 
 def test_golden_tool_search(default_session, golden):

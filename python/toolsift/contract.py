@@ -29,7 +29,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from .session import NO_MATCH_MESSAGE, DiscoveryResult
 from .tools import Tool, provider_name
@@ -37,6 +37,7 @@ from .tools import Tool, provider_name
 __all__ = [
     "dumps",
     "round_score",
+    "search_notes",
     "search_tool_bm25_content",
     "search_tool_bm25_details",
     "tool_search_response",
@@ -127,6 +128,45 @@ def dumps(value: Any) -> str:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
+# --- what a search could not do ---------------------------------------------------------------
+
+
+class _Noted(Protocol):
+    """A search result's fields the notes read (a ``DiscoveryResult`` or a ``SearchResult``)."""
+
+    @property
+    def missing(self) -> tuple[str, ...]: ...
+    @property
+    def suggestions(self) -> Mapping[str, tuple[str, ...]]: ...
+    @property
+    def notices(self) -> tuple[str, ...]: ...
+
+
+def search_notes(result: _Noted) -> dict[str, Any]:
+    """What an answer adds so the model learns its request was not met as written: ``missing``
+    (the ``select:`` names that match no tool, in the order asked) with ``suggestions`` (for
+    each, up to three close tool names, possibly none), and ``notices`` (caps applied: a query
+    or a ``select:`` cut at the length cap, a clamped limit). Each key is present only when it
+    has something to say; an answer with nothing to report gets ``{}``.
+
+    Example:
+        >>> from toolsift import DiscoverySession, Tool
+        >>> session = DiscoverySession([Tool(name="read_file", description="Read a file")])
+        >>> search_notes(session.search("select:raed_file"))
+        {'missing': ['raed_file'], 'suggestions': {'raed_file': ['read_file']}}
+        >>> search_notes(session.search("read a file"))
+        {}
+    """
+    notes: dict[str, Any] = {}
+    if result.missing:
+        notes["missing"] = list(result.missing)
+        suggestions = result.suggestions
+        notes["suggestions"] = {n: list(suggestions.get(n, ())) for n in result.missing}
+    if result.notices:
+        notes["notices"] = list(result.notices)
+    return notes
+
+
 # --- OMP search_tool_bm25 ----------------------------------------------------------------------
 
 
@@ -134,9 +174,11 @@ def search_tool_bm25_content(result: DiscoveryResult, *, already_active: bool = 
     """OMP ``search_tool_bm25``'s model-visible ``content`` text:
     ``{"query","activated_tools","match_count","total_tools"}`` as compact JSON.
 
-    ``already_active_tools`` is appended (toolsift's one extension) only when the query matched
-    tools that are already active, so that the model does not conclude they are missing;
-    otherwise the bytes are exactly the original's. ``already_active=False`` never appends it.
+    toolsift appends fields only when they have something to say, so an ordinary answer's bytes
+    are exactly the original's: ``already_active_tools`` when the query matched tools that are
+    already active (so that the model does not conclude they are missing; never with
+    ``already_active=False``), then :func:`search_notes`' ``missing`` and ``suggestions`` when
+    ``select:`` names matched no tool, and ``notices`` when a cap was applied.
     A search that abstained ("nothing fits", :attr:`DiscoveryResult.abstained`) ends with
     ``"no_match":true``, its ``"confidence"`` and a ``"message"`` telling the model to rephrase
     or go on without a tool.
@@ -155,6 +197,7 @@ def search_tool_bm25_content(result: DiscoveryResult, *, already_active: bool = 
     }
     if already_active and result.already_active:
         content["already_active_tools"] = list(result.already_active)
+    content.update(search_notes(result))
     _no_match(content, result)
     return dumps(content)
 
@@ -191,7 +234,8 @@ def search_tool_bm25_details(
     activated_tools, active_selected_tools, tools: [{name, label, description, server_name?,
     mcp_tool_name?, schema_keys, score}]}``, with ``description`` the tool's summary and
     ``score`` rounded to 6 decimals. ``already_active_tools`` is appended only when non-empty,
-    as in the content, and never with ``already_active=False``.
+    as in the content, and never with ``already_active=False``; so are :func:`search_notes`'
+    ``missing``, ``suggestions`` and ``notices``.
 
     Example:
         >>> from toolsift import DiscoverySession
@@ -210,6 +254,7 @@ def search_tool_bm25_details(
     }
     if already_active and result.already_active:
         details["already_active_tools"] = list(result.already_active)
+    details.update(search_notes(result))
     _no_match(details, result)
     return details
 
@@ -219,15 +264,18 @@ def search_tool_bm25_details(
 
 def tool_search_response(result: DiscoveryResult) -> dict[str, Any]:
     """Claude Code ``ToolSearch``'s response: ``{"query", "query_kind", "total_deferred_tools",
-    "matches": [{name, score?, description, parameters}], "missing"?}``.
+    "matches": [{name, score?, description, parameters}], "missing"?, "suggestions"?,
+    "notices"?}``.
 
     ``score`` (rounded to 6 decimals) is left out of ``select`` responses, and ``missing`` is
-    present in ``select`` responses only. ``parameters`` is the full JSON Schema. A ``select``
-    response lists every requested tool the session has: the ones it activated, then those
-    already active (``already_active_matches``), whose schemas the model asked for too; a
-    keyword response lists the fresh matches only. ``total_deferred_tools`` is the number of
-    hidden tools the search ran over (``search_tool_bm25``'s ``total_tools``), so it falls as
-    tools are activated.
+    present in ``select`` responses only (empty when every name was found). toolsift adds
+    ``suggestions`` (up to three close tool names per missing name) beside a non-empty
+    ``missing``, and ``notices`` when a cap was applied (:func:`search_notes`).
+    ``parameters`` is the full JSON Schema. A ``select`` response lists every requested tool
+    the session has: the ones it activated, then those already active
+    (``already_active_matches``), whose schemas the model asked for too; a keyword response lists
+    the fresh matches only. ``total_deferred_tools`` is the number of hidden tools the search
+    ran over (``search_tool_bm25``'s ``total_tools``), so it falls as tools are activated.
 
     Example:
         >>> from toolsift import DiscoverySession
@@ -254,6 +302,9 @@ def tool_search_response(result: DiscoveryResult) -> dict[str, Any]:
     }
     if select:
         response["missing"] = list(result.missing)
+    notes = search_notes(result)
+    notes.pop("missing", None)
+    response.update(notes)
     _no_match(response, result)
     return response
 

@@ -265,7 +265,7 @@ def call_meta_tool(
             session.") or discovery is off ("Tool discovery is disabled. Enable
             tools.discoveryMode or mcp.discoveryMode to use search_tool_bm25.").
         QueryError: the query is missing, not a string, empty after trimming, or has no letter
-            or number.
+            or number (the regex meta-tool's messages name its ``pattern`` argument).
         LimitError: ``limit`` is not a positive integer.
 
     Example:
@@ -280,11 +280,12 @@ def call_meta_tool(
     if not isinstance(arguments, Mapping):
         raise QueryError(f"Arguments must be a JSON object, got {type(arguments).__name__}.")
     query = arguments.get("query")
+    what = "Query"
     if ranker == "regex" and query is None:
-        query = arguments.get("pattern")
+        query, what = arguments.get("pattern"), "Pattern"
     # The query is checked before the limit, as ``search_tool_bm25`` does (a missing one is empty).
     query = "" if query is None else query
-    check_query_text(query)
+    check_query_text(query, what)
     # A limit above the session's max_limit (default 25) is clamped to it by the search.
     limit = _limit(arguments.get("limit"), session.default_limit)
     result = session.search(query, limit, ranker=ranker)

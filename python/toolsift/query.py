@@ -4,6 +4,8 @@ Two forms (Claude Code ``ToolSearch``-compatible):
 
 * ``select:A,B,C`` — fetch these tools by name, in this order (comma-separated, spaces tolerated,
   quotes and backticks stripped). Any of a tool's names works (:meth:`toolsift.Tool.aliases`).
+  One longer than the query length cap is cut after its last whole name within the cap (never
+  inside a name), and the result says how many names were left out (:func:`cut_notice`).
 * anything else is a keyword query. A word written ``+term`` is *required*: a tool must contain
   every required term in some field, and required terms only filter (they add nothing to the
   score) unless the query has no other word, in which case they also rank.
@@ -30,11 +32,13 @@ from dataclasses import dataclass
 
 from ._text.tokenize import tokenize
 from .errors import NO_SEARCHABLE_TERMS, QueryError
+from .limits import MAX_NAME_LENGTH
 
 __all__ = [
     "ParsedQuery",
     "parse_query",
     "check_query_text",
+    "cut_notice",
     "name_key",
     "name_candidates",
     "squashed_candidates",
@@ -43,6 +47,9 @@ __all__ = [
 
 #: Queries longer than this many characters are cut (a cap against abuse).
 DEFAULT_MAX_QUERY_LENGTH = 500
+#: The longest name a ``select:`` looks up when the name alone is over the query length cap: a
+#: server-qualified alias (``mcp__SERVER__TOOL``) of two names at the name cap, with separators.
+MAX_SELECT_NAME_LENGTH = 2 * MAX_NAME_LENGTH + 16
 
 _SELECT = re.compile(r"select\s*:", re.IGNORECASE)
 # Characters stripped from both ends of a name or word: quotes, backticks, brackets, punctuation.
@@ -85,7 +92,8 @@ class ParsedQuery:
         text: for ``keyword``, the ranking text (every word that is not ``+required``). When the
             query has only required words, it is those words, so they rank.
         required: for ``keyword``, the required words without their ``+``, in order.
-        truncated: the query was cut to the length cap.
+        truncated: the query was cut to the length cap (a ``select:`` after a whole name).
+        dropped: for a cut ``select:``, how many names after the cut were not looked up.
     """
 
     query: str
@@ -94,6 +102,7 @@ class ParsedQuery:
     text: str = ""
     required: tuple[str, ...] = ()
     truncated: bool = False
+    dropped: int = 0
 
 
 _new = object.__new__
@@ -105,19 +114,24 @@ TRIMMED = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003
 _FAST_PARSE = True
 
 
-def check_query_text(query: object) -> str:
+def check_query_text(query: object, what: str = "Query") -> str:
     """``query`` trimmed, or the ``QueryError`` of a query that is not a string or is empty
     once trimmed (every caller's check: the search calls and the meta-tool's arguments).
+    ``what`` names the argument in the message (the regex meta-tool's is ``Pattern``).
 
     Example:
         >>> check_query_text("  read a file ")
         'read a file'
+        >>> check_query_text(" ", "Pattern")
+        Traceback (most recent call last):
+        ...
+        toolsift.errors.QueryError: Pattern must not be empty.
     """
     if not isinstance(query, str):
-        raise QueryError(f"Query must be a string, got {type(query).__name__}.")
+        raise QueryError(f"{what} must be a string, got {type(query).__name__}.")
     query = query.strip(TRIMMED)
     if not query:
-        raise QueryError("Query must not be empty.")
+        raise QueryError(f"{what} must not be empty.")
     return query
 
 
@@ -134,8 +148,14 @@ def parse_query(query: object, *, max_length: int = DEFAULT_MAX_QUERY_LENGTH) ->
     """
     query = check_query_text(query)
     truncated = len(query) > max_length
+    dropped = 0
     if truncated:
-        query = query[:max_length].rstrip()
+        select = _SELECT.match(query)
+        if select:
+            query, dropped = _cut_select(query, select.end(), max_length)
+            truncated = dropped > 0
+        else:
+            query = query[:max_length].rstrip()
     if _FAST_PARSE and "+" not in query and (":" not in query or query[:1] not in "sS\u017f"):
         # The common query: no ``+required`` word, and no ``select:`` (which starts the query
         # and holds a colon; ``ſ`` is an ``s`` to the case-insensitive regex). The loop below
@@ -145,7 +165,13 @@ def parse_query(query: object, *, max_length: int = DEFAULT_MAX_QUERY_LENGTH) ->
             raise QueryError(NO_SEARCHABLE_TERMS)
         parsed = _new(ParsedQuery)
         parsed.__dict__.update(
-            query=query, kind="keyword", names=(), text=text, required=(), truncated=truncated
+            query=query,
+            kind="keyword",
+            names=(),
+            text=text,
+            required=(),
+            truncated=truncated,
+            dropped=0,
         )
         return parsed
     select = _SELECT.match(query)
@@ -157,7 +183,9 @@ def parse_query(query: object, *, max_length: int = DEFAULT_MAX_QUERY_LENGTH) ->
                 names[name] = None
         if not names:
             raise QueryError("select: needs at least one tool name, e.g. select:read_file.")
-        return ParsedQuery(query, "select", names=tuple(names), truncated=truncated)
+        return ParsedQuery(
+            query, "select", names=tuple(names), truncated=truncated, dropped=dropped
+        )
     free: list[str] = []
     required: dict[str, None] = {}
     for word in query.split():
@@ -179,6 +207,55 @@ def parse_query(query: object, *, max_length: int = DEFAULT_MAX_QUERY_LENGTH) ->
         required=tuple(required),
         truncated=truncated,
     )
+
+
+def _names_in(text: str) -> int:
+    """How many names a ``select:`` list holds (empty parts are not names)."""
+    return sum(1 for part in text.split(",") if part.strip().strip(_STRIP).strip())
+
+
+def _cut_select(query: str, start: int, max_length: int) -> tuple[str, int]:
+    """``(query, dropped)``: a ``select:`` over ``max_length`` characters cut after its last
+    whole name within them, and how many names it left out. A first name alone over the cap is
+    kept whole when a tool could have it (at most :data:`MAX_SELECT_NAME_LENGTH` characters).
+
+    Raises:
+        QueryError: the first name is longer than any tool's name.
+    """
+    end = query.rfind(",", start, max_length + 1)  # a comma just past the cap ends a whole name
+    if end < 0 or not _names_in(query[start:end]):
+        # No whole name fits within the cap: the first name, whole, if a tool could have it.
+        end = query.find(",", start, start + MAX_SELECT_NAME_LENGTH + 1)
+        if end < 0:
+            end = len(query)
+        first = query[start:end].strip().strip(_STRIP).strip()
+        if len(first) > MAX_SELECT_NAME_LENGTH:
+            raise QueryError(
+                f"select: a name of more than {MAX_SELECT_NAME_LENGTH:,} characters is longer "
+                "than any tool name; separate names with commas, e.g. select:read_file,git_status."
+            )
+    return query[:end].rstrip(), _names_in(query[end:])
+
+
+def cut_notice(parsed: ParsedQuery, max_length: int) -> str:
+    """The notice of a query cut at the length cap (``""`` if it was not cut).
+
+    Example:
+        >>> parsed = parse_query("select:read_file,git_status,a,b", max_length=28)
+        >>> parsed.names, parsed.dropped
+        (('read_file', 'git_status'), 2)
+        >>> cut_notice(parsed, 28)
+        'select: cut at the 28-character query cap after 2 names; 2 more not looked up'
+    """
+    if not parsed.truncated:
+        return ""
+    if parsed.kind == "select":
+        kept = len(parsed.names)
+        return (
+            f"select: cut at the {max_length}-character query cap after {kept} "
+            f"name{'' if kept == 1 else 's'}; {parsed.dropped} more not looked up"
+        )
+    return f"query cut to {max_length} characters"
 
 
 def without(text: str, start: int, end: int) -> str:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .._options import MAX_COUNT_OPTION, SearchOptions, check_flag, check_names
 from .._snapshot.tools_section import LazyTools
 from .._text.documents import FieldWeights, scored_text
-from ..query import ParsedQuery, parse_query
+from ..query import ParsedQuery, cut_notice, parse_query
 from ..result import Match, SearchResult
 from ..tools import Tool
 from .lookups import _NEW_MATCHES, NameLookups
@@ -135,7 +135,7 @@ class Searcher:
         one, without the batch bookkeeping (a few microseconds a call)."""
         notices = request.notices
         if parsed.truncated:
-            notices = (*notices, f"query cut to {request.max_query_length} characters")
+            notices = (*notices, cut_notice(parsed, request.max_query_length))
         if parsed.kind == "select":
             return self._lookups.select(
                 parsed, request.limit, request.max_limit, request.allowed, list(notices),
@@ -263,7 +263,7 @@ class Searcher:
         for i, parsed in enumerate(queries):
             notices = list(request.notices)
             if parsed.truncated:
-                notices.append(f"query cut to {request.max_query_length} characters")
+                notices.append(cut_notice(parsed, request.max_query_length))
             if parsed.kind == "select":
                 results[i] = self._lookups.select(
                     parsed, request.limit, request.max_limit, request.allowed, notices,

@@ -10,11 +10,14 @@ Example:
     [((0,), 'run on the repo')]
     >>> table.finder.names_none("read the manual and more words")
     True
+    >>> [ids for ids, _ in table.finder.find_names("read_file and search_graph")]
+    [(1,), (0,)]
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -45,6 +48,11 @@ _ASCII_NOT_KEY = bytes(
 _ASCII_PUNCT = "".join(c for c in map(chr, range(128)) if not c.isalnum() and not c.isspace())
 #: Texts of at most this many words have the whole text as a name candidate (``name_spans``).
 _WHOLE_TEXT_WORDS = 8
+#: A list of names (:meth:`NameFinder.name_list`): at most this many words...
+LIST_WORDS_MAX = 16
+#: ...each a tool name or one of these joining words (by their normalised form).
+LIST_JOINERS = frozenset({"and", "or", "then", "plus"})
+_WORD = re.compile(r"\S+")
 
 
 class NameFinder:
@@ -112,9 +120,45 @@ class NameFinder:
         query takes the candidate-by-candidate path (:meth:`find_names_slow`), which is the
         specification: both give the same list on every text.
         """
-        if self.names_none(text):
+        if self.names_none(text):  # never true of a list of names (see name_list)
             return []
         return self.find_names_slow(text, spans=spans)
+
+    def name_list(self, text: str) -> list[tuple[int, int, str]]:
+        """The words of ``text`` as ``(start, end, word)`` name candidates when the text is a
+        list of tool names, else ``[]``.
+
+        A list of names is 2 to :data:`LIST_WORDS_MAX` words, each either a name of the table
+        (any of a tool's names, case and separators aside, of at least :data:`MIN_KEY_LENGTH`
+        characters; ``fetch``, ``git_status``, ``read_file,``) or a joining word
+        (:data:`LIST_JOINERS`), with at least two names, one of them written as an identifier
+        (``git_status``, ``getTime``: plain words alone, ``fetch time``, read as a phrase).
+        Then every name word is a candidate, ordinary words such as ``fetch`` included; in any
+        other text an ordinary word is not (``fetch the git status of a file`` names no tool).
+        Per query: at most one dict lookup per word, stopping at the first word that is neither.
+
+        A list holds an identifier word that names a tool, so :meth:`names_none` (both its
+        forms) never proves that a list names nothing: the fast paths that skip the tier on that
+        proof see no list either.
+        """
+        if text.count(" ") > 4 * LIST_WORDS_MAX:  # surely too many words (cheap, in C)
+            return []
+        out: list[tuple[int, int, str]] = []
+        words = 0
+        marked = False
+        for m in _WORD.finditer(text):
+            words += 1
+            if words > LIST_WORDS_MAX:
+                return []
+            word = m.group()
+            key = name_key(word)
+            if key in LIST_JOINERS:
+                continue
+            if len(key) < MIN_KEY_LENGTH or not self.lookup_key(key):
+                return []
+            marked = marked or is_identifier(word)
+            out.append((m.start(), m.end(), word))
+        return out if marked and len(out) >= 2 else []
 
     def names_none(self, text: str) -> bool:
         """True only if :meth:`find_names_slow` finds nothing in ``text`` (False: not known).
@@ -241,8 +285,15 @@ class NameFinder:
         out: list[tuple[tuple[int, ...], int, int]] = []
         seen: set[tuple[int, ...]] = set()
         tools = self._tools
+        listed = self.name_list(text)
         for squashed in (False, True):
-            for start, end, name in name_spans(text, squashed=squashed):
+            candidates = name_spans(text, squashed=squashed)
+            if listed and not squashed:
+                # A list of names: its words join the candidates, by position (the whole
+                # text, when it is a candidate, stays first).
+                whole = candidates[:1] if candidates and candidates[0][:2] == (0, len(text)) else []
+                candidates = whole + sorted([*candidates[len(whole) :], *listed])
+            for start, end, name in candidates:
                 key = name.lower() if squashed and name.isascii() else name_key(name)
                 if len(key) < MIN_KEY_LENGTH:
                     continue

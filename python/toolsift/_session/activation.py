@@ -14,8 +14,9 @@ Example:
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from ..result import Match, QueryKind, _new
 from .snapshot import _current, _Ranked, _redefined
@@ -58,6 +59,10 @@ class DiscoveryResult:
             where the ranking computes none: the lexical path, ``select:``, regex).
         abstained: "nothing fits": the best match's confidence was below the session's
             ``min_confidence``, so nothing was activated or listed (see :data:`NO_MATCH_MESSAGE`).
+        suggestions: for each ``missing`` name, up to three close tool names ("did you
+            mean"; may be empty).
+        notices: remarks on caps the search applied (a query cut at the length cap, a
+            ``select:`` cut after its last whole name, a clamped limit).
 
     Example:
         >>> from toolsift import DiscoverySession, Tool
@@ -80,11 +85,16 @@ class DiscoveryResult:
     already_active_matches: tuple[Match, ...] = ()
     confidence: float | None = None
     abstained: bool = False
+    suggestions: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    notices: tuple[str, ...] = ()
 
     @property
     def message(self) -> str | None:
         """What to tell the model when nothing fits (:data:`NO_MATCH_MESSAGE`), else ``None``."""
         return NO_MATCH_MESSAGE if self.abstained else None
+
+
+_NO_SUGGESTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType({})
 
 
 def _discovery_result(  # noqa: PLR0913 - one argument per field
@@ -101,6 +111,8 @@ def _discovery_result(  # noqa: PLR0913 - one argument per field
     already_active_matches: tuple[Match, ...],
     confidence: float | None = None,
     abstained: bool = False,
+    suggestions: Mapping[str, tuple[str, ...]] = _NO_SUGGESTIONS,
+    notices: tuple[str, ...] = (),
 ) -> DiscoveryResult:
     """``DiscoveryResult(...)`` without the frozen dataclass's ``__init__`` (one
     ``object.__setattr__`` per field): the same object, in a fraction of the time."""
@@ -119,6 +131,8 @@ def _discovery_result(  # noqa: PLR0913 - one argument per field
         already_active_matches=already_active_matches,
         confidence=confidence,
         abstained=abstained,
+        suggestions=suggestions,
+        notices=notices,
     )
     return found
 
@@ -180,10 +194,21 @@ class _Activation(_SessionState):
             # A select: name of an always-visible tool is found, not missing.
             also_missing = set(fixed_result.missing)
             missing = tuple(n for n in missing if n in also_missing)
+        suggestions = _NO_SUGGESTIONS
+        if missing:
+            found = result.suggestions
+            other = fixed_result.suggestions if fixed_result is not None else _NO_SUGGESTIONS
+            suggestions = MappingProxyType(
+                {
+                    n: tuple(dict.fromkeys((*found.get(n, ()), *other.get(n, ()))))[:3]
+                    for n in missing
+                }
+            )
         return _discovery_result(
             result.query, limit, tuple(fresh), tuple(m.tool.name for m in fresh),
             tuple(already)[:limit], active_selected, ranked.total, result.query_kind, missing,
             generation, tuple(already_matches.values())[:limit], result.confidence, abstained,
+            suggestions, result.notices,
         )  # fmt: skip
 
     def _active_test(self, mode: str) -> Callable[[str], bool]:

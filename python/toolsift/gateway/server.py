@@ -337,6 +337,9 @@ class Gateway:
         return await self._search_activate(name, arguments, "regex")
 
     async def _search_definitions(self, _name: str, arguments: dict[str, Any]) -> ToolResult:
+        """``search_tools``: the found definitions as a JSON list (text block one), then, when a
+        ``select:`` name matched nothing or the query was cut, ``{"missing", "suggestions",
+        "notices"}`` (each key only when it has something to say) in a second text block."""
         state = self.client()
         self._check_rate(state)
         await self.catalog.settle()
@@ -355,7 +358,15 @@ class Gateway:
             matches.sort(key=lambda m: -m.score)
         matches = matches[: result.limit]
         definitions = [{**m.tool.to_mcp(), "name": m.tool.name} for m in matches]
-        return _text(dumps(definitions))
+        # The definitions stay the first block; what the search could not do as asked (missing
+        # select: names with suggestions, a cut query) follows in a second one, only then.
+        notes = {
+            k: call.details[k] for k in ("missing", "suggestions", "notices") if k in call.details
+        }
+        content = [mcp_types.TextContent(type="text", text=dumps(definitions))]
+        if notes:
+            content.append(mcp_types.TextContent(type="text", text=dumps(notes)))
+        return ToolResult(content=content)
 
     async def _call_proxy(self, _name: str, arguments: dict[str, Any]) -> ToolResult:
         name = arguments.get("name")

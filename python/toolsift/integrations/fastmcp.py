@@ -11,6 +11,15 @@ the tool objects FastMCP hands over with the indexed ones by identity (one point
 per tool), and only when they differ compares names, descriptions and schemas; the index is
 rebuilt only if one of those really changed. No search hashes the catalogue.
 
+A tool over toolsift's input caps (:mod:`toolsift.limits`: a name over 1,024 characters, a
+description over 1,000,000, a schema nested deeper than 64 levels) is left out of the index, with
+one warning naming it and the cap; it stays listed and callable through ``call_tool``, and every
+other tool stays searchable.
+
+A ``select:`` name that matches no tool, or a query cut at the length cap, is reported in a
+second text block after the definitions (``{"missing": [...], "suggestions": {...}}``, see
+``docs/contracts.md``); the first block and the structured result are FastMCP's, unchanged.
+
 FastMCP lists the whole server for every search (providers, transforms, visibility, ``auth``,
 middleware): at 10k tools that costs far more than the search. On a server whose listing
 cannot depend on the caller and whose tools are compared on each call (local tools only, no
@@ -25,6 +34,7 @@ Example:
     >>> mcp.add_transform(ToolsiftSearchTransform(max_results=3))
 """
 
+import logging
 import operator
 import threading
 from collections.abc import Sequence
@@ -33,16 +43,25 @@ from typing import Annotated, Any, Literal
 from fastmcp.server.context import Context
 from fastmcp.server.transforms.search.base import BaseSearchTransform, SearchResultSerializer
 from fastmcp.tools.base import Tool as FastMCPTool
+from fastmcp.tools.base import ToolResult
+from mcp.types import TextContent
 from pydantic import Field
 
 from .._session.options import _check_min_confidence, _check_semantic
 from ..config import ToolSearchConfig
+from ..contract import dumps, search_notes
+from ..errors import ToolDefinitionError
 from ..index import DEFAULT_MAX_LIMIT, ToolIndex
 from ..session import NO_MATCH_MESSAGE
+from ..result import SearchResult
 from ..tools import Tool
 from ._fastmcp_catalog import CatalogCache
 
 __all__ = ["ToolsiftSearchTransform", "to_toolsift_tool"]
+
+_log = logging.getLogger(__name__)
+#: The most names of left-out tools a transform remembers having warned about.
+_WARNED_MAX = 4096
 
 
 def to_toolsift_tool(tool: Any) -> Tool:
@@ -151,6 +170,7 @@ class ToolsiftSearchTransform(BaseSearchTransform):
         self._catalog = CatalogCache(self._always_visible)
         self._synthetic: dict[str, FastMCPTool] = {}
         self._build_lock = threading.Lock()
+        self._warned: set[str] = set()  # names of left-out tools already warned about
         #: How many times the index was built (a catalogue change rebuilds it once).
         self.builds = 0
 
@@ -203,10 +223,23 @@ class ToolsiftSearchTransform(BaseSearchTransform):
             relevance, in the same format as list_tools. Call one with call_tool. When no tool
             fits the request, it says so: rephrase, or go on without a tool."""
             hidden = await transform._get_visible_tools(ctx)
-            results, abstained = transform._ranked(hidden, query, limit)
-            if abstained:  # nothing fits: say so rather than list weak matches
+            found, result = transform._ranked(hidden, query, limit)
+            if result.abstained:  # nothing fits: say so rather than list weak matches
                 return NO_MATCH_MESSAGE
-            return await transform._render_results(results)
+            rendered = await transform._render_results(found)
+            report = search_notes(result)
+            if not report:
+                return rendered  # type: ignore[no-any-return]
+            # Something the model asked for was not found (or was cut): say so after the
+            # definitions, which stay the first block and the structured result.
+            first = rendered if isinstance(rendered, str) else dumps(rendered)
+            return ToolResult(  # type: ignore[return-value]
+                content=[
+                    TextContent(type="text", text=first),
+                    TextContent(type="text", text=dumps(report)),
+                ],
+                structured_content={"result": rendered},
+            )
 
         # The limit's schema carries this transform's cap, fixed when the tool is made.
         search_tools.__annotations__["limit"] = Annotated[
@@ -231,8 +264,9 @@ class ToolsiftSearchTransform(BaseSearchTransform):
 
     def _ranked(
         self, tools: Sequence[FastMCPTool], query: str, limit: int | None
-    ) -> tuple[list[FastMCPTool], bool]:
-        """The best tools for ``query``, and whether the search abstained (nothing fits)."""
+    ) -> tuple[list[FastMCPTool], SearchResult]:
+        """The matched FastMCP tools, best first, and toolsift's result (``missing``,
+        ``abstained``...)."""
         indexed = self._index_for(tools)
         options: dict[str, Any] = {"max_limit": self._max_limit}
         if self._threshold:
@@ -241,7 +275,7 @@ class ToolsiftSearchTransform(BaseSearchTransform):
             options["abstain"] = True
             options["min_confidence"] = self._min_confidence
         result = indexed.index.search(query, limit or self._max_results, **options)
-        return [indexed.by_name[m.tool.name] for m in result], result.abstained
+        return [indexed.by_name[m.tool.name] for m in result], result
 
     # --- the index -----------------------------------------------------------------------------
 
@@ -262,9 +296,8 @@ class ToolsiftSearchTransform(BaseSearchTransform):
                 # on every listing): keep the index, remember the objects to return.
                 fresh = _Indexed(objects, indexed.index)
             else:
-                catalogue = _dedupe(objects)
                 index = ToolIndex(
-                    [to_toolsift_tool(t) for t in catalogue],
+                    self._indexable(_dedupe(objects)),
                     engine=self._engine,  # type: ignore[arg-type]
                     profile=self._profile,  # type: ignore[arg-type]
                     semantic=self._semantic,
@@ -273,6 +306,24 @@ class ToolsiftSearchTransform(BaseSearchTransform):
                 self.builds += 1
             self._indexed = fresh
             return fresh
+
+    def _indexable(self, catalogue: list[Any]) -> list[Tool]:
+        """The toolsift tools of ``catalogue``, without those over the input caps (each warned
+        about once: FastMCP still lists it and ``call_tool`` still calls it)."""
+        out: list[Tool] = []
+        for tool in catalogue:
+            try:
+                out.append(to_toolsift_tool(tool))
+            except ToolDefinitionError as exc:
+                name = str(tool.name)
+                if name not in self._warned:
+                    if len(self._warned) >= _WARNED_MAX:
+                        self._warned.clear()
+                    self._warned.add(name)
+                    _log.warning(
+                        "search_tools leaves out tool %.80r (it stays callable): %s", name, exc
+                    )
+        return out
 
 
 def _unchanged(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
