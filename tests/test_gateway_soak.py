@@ -23,13 +23,14 @@ if sys.version_info < (3, 11):  # pragma: no cover - FastMCP and the MCP SDK nee
 from fuzz import soak, soak_clients  # noqa: E402
 
 CLIENTS, CYCLES, SESSIONLESS = 5, 20, 2
+TOKEN = "soak-token"
 
 
 def _after_the_kill(url: str, killed: int, gateway_pid: int) -> tuple[bool, str]:
     """A new session calls the flaky server until the gateway has started it again."""
 
     async def scenario() -> tuple[bool, str]:
-        async with soak.client_session(url) as session:
+        async with soak.client_session(url, TOKEN) as session:
             name = soak.canonical("flaky", "flaky_echo")
             await session.call_tool(soak.META, {"query": f"select:{name}"})
             while True:  # bounded by the wait_for below
@@ -49,7 +50,10 @@ def _after_the_kill(url: str, killed: int, gateway_pid: int) -> tuple[bool, str]
 def test_sessions_through_a_killed_and_a_changing_downstream(tmp_path: Path) -> None:
     config = soak.write_setup(tmp_path, change_every=0, call_timeout=10.0)
     total = CLIENTS * CYCLES
-    with soak.gateway(config) as (process, url):
+    # Authentication on: the sessionless clients carry the gateway's token, so they are one
+    # principal (they share its state, as the soak's model of them expects); without a token a
+    # sessionless client could keep no activations at all.
+    with soak.gateway(config, token=TOKEN) as (process, url):
         triggers = soak.Triggers(process.pid, kill_at=[total // 3], change_at=[total // 2])
         result = asyncio.run(
             soak.soak(
@@ -61,6 +65,7 @@ def test_sessions_through_a_killed_and_a_changing_downstream(tmp_path: Path) -> 
                 triggers=triggers,
                 sessionless=SESSIONLESS,
                 hostile=1,
+                token=TOKEN,
             )
         )
         assert triggers.counts == {"kills on cue": 1, "tool list changes on cue": 1}

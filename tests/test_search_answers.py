@@ -125,7 +125,7 @@ def _gateway() -> Gateway:
         mcp_types.Tool(name=t.name, description=t.description, inputSchema={"type": "object"})
         for t in TOOLS
     ]
-    asyncio.run(gateway._on_tools("fs", listed))
+    asyncio.run(gateway.catalog.on_tools("fs", listed))
     return gateway
 
 

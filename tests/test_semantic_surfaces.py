@@ -362,7 +362,7 @@ def test_gateway_answers_nothing_fits(style: str) -> None:
     search = "search_tool_bm25" if style == "activate" else "search_tools"
 
     async def scenario() -> None:
-        await gateway._on_tools("weather", _mcp_tools())
+        await gateway.catalog.on_tools("weather", _mcp_tools())
         async with Client(gateway.mcp) as client:
             before = [t.name for t in await client.list_tools()]
             result = await client.call_tool_mcp(search, {"query": NO_FIT})
@@ -437,7 +437,7 @@ def test_transform_and_gateway_fall_back(no_model) -> None:
             result = await client.call_tool_mcp("search_tools", query)
             assert not result.is_error and len(result.structured_content["result"]) == 2
         gateway = Gateway(GatewayConfig((), settings))
-        await gateway._on_tools("weather", _mcp_tools())
+        await gateway.catalog.on_tools("weather", _mcp_tools())
         async with Client(gateway.mcp) as client:
             result = await client.call_tool_mcp("search_tool_bm25", {"query": "weather forecast"})
             assert FORECAST in json.loads(_text(result))["activated_tools"]
