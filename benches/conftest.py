@@ -13,6 +13,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# The benchmark tests time and check the lexical path: semantic="auto" means off here, as in the
+# test suite (benches/semantic_latency.py and benches/semantic_model.py measure semantic search).
+os.environ.setdefault("TOOLSIFT_SEMANTIC", "off")
+
 
 def shared_data_dir() -> Path | None:
     env = os.environ.get("TOOLSIFT_SHARED_DIR")

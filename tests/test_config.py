@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -228,7 +229,7 @@ def test_cli_reads_the_config(capsys, tmp_path: Path) -> None:
     assert code == 2 and err == (
         f"toolsift: error: {path}: tool_search.max_result is not a known key (known: "
         "always_available, call_timeout, enabled, gate, max_limit, max_results, meta_tool_name, "
-        "mode, profile, rate_limit, regex_tool, style, threshold)\n"
+        "min_confidence, mode, profile, rate_limit, regex_tool, semantic, style, threshold)\n"
     )
 
 
@@ -239,3 +240,34 @@ def test_regex_tool_is_a_flag_like_gate() -> None:
     assert parse_tool_search({}).regex_tool is False
     with pytest.raises(ConfigError, match="tool_search.regex_tool"):
         parse_tool_search({"regex_tool": "yes please"})
+
+
+@pytest.mark.parametrize("suffix", [".toml", ".json"])
+def test_semantic_keys_round_trip(tmp_path: Path, suffix: str) -> None:
+    """tool_search.semantic and tool_search.min_confidence survive save and load; the default
+    (min_confidence None: the fitted default) is left out of the file."""
+    path = tmp_path / f"toolsift{suffix}"
+    for config in (
+        ToolSearchConfig(semantic=False, min_confidence=0.25),
+        ToolSearchConfig(semantic=True, min_confidence=0.0),
+        ToolSearchConfig(),
+    ):
+        save_config(config, path)
+        assert load_config(path) == config
+    assert "min_confidence" not in path.read_text()
+    assert ToolSearchConfig().semantic == "auto" and ToolSearchConfig().min_confidence is None
+
+
+def test_semantic_keys_are_checked() -> None:
+    assert parse_tool_search({"semantic": "on"}).semantic is True
+    assert parse_tool_search({"semantic": "off"}).semantic is False
+    assert parse_tool_search({"semantic": "auto", "min_confidence": 1}).min_confidence == 1.0
+    for block, problem in (
+        ({"semantic": "yes"}, 'tool_search.semantic must be true, false or "auto"'),
+        ({"semantic": 1}, "tool_search.semantic must be"),
+        ({"min_confidence": 1.5}, "tool_search.min_confidence must be between 0 and 1"),
+        ({"min_confidence": -0.1}, "tool_search.min_confidence must be a finite number >= 0"),
+        ({"min_confidence": "high"}, "tool_search.min_confidence must be a number"),
+    ):
+        with pytest.raises(ConfigError, match=re.escape(problem)):
+            parse_tool_search(block)

@@ -328,3 +328,61 @@ def test_a_loaded_index_updates_with_its_vectors():
     fresh = ToolIndex([*TOOLS[:4], *new], semantic=True)
     assert np.array_equal(updated._semantic.vectors.matrix, fresh._semantic.vectors.matrix)
     assert updated.search("merge the remote") == fresh.search("merge the remote")
+
+
+def test_both_engines_agree_on_the_built_in_catalogue():
+    from toolsift import default_tools
+
+    tools = default_tools()
+    rust = ToolIndex(tools, engine="rust", semantic=True)
+    python = ToolIndex(tools, engine="python", semantic=True)
+    queries = [
+        "open a pull request and ask for a review",
+        "what's on my calendar tomorrow",
+        "mcp__github__create_issue",
+        "store this note",
+        "deploy, then tell the team",
+    ]
+    for query in queries:
+        a, b = rust.search(query, 10), python.search(query, 10)
+        assert names(a) == names(b), query
+        assert [m.score for m in a] == pytest.approx([m.score for m in b], abs=1e-9)
+        assert a.confidence == pytest.approx(b.confidence, abs=1e-9)
+
+
+def test_from_records_takes_the_switch():
+    records = [{"name": "read_file", "description": "Read a file from disk"}]
+    assert ToolIndex.from_records(records, server="fs", semantic=True).semantic
+    assert not ToolIndex.from_records(records, server="fs", semantic=False).semantic
+
+
+def test_a_long_build_draws_a_progress_bar_on_a_terminal(monkeypatch):
+    import io
+
+    from toolsift.semantic import vectors as vectors_module
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    encoder = default_encoder()
+    texts = [f"tool number {i} does a thing" for i in range(30)]
+    monkeypatch.setattr(vectors_module, "PROGRESS_TOOLS", 20)
+    monkeypatch.setattr(vectors_module, "BATCH", 8)
+    stream = Terminal()
+    drawn = vectors_module._with_progress(encoder.encode, texts, stream)
+    assert "embedding tools" in stream.getvalue()
+    assert np.allclose(drawn, encoder.encode(texts), atol=1e-6)
+    quiet = io.StringIO()  # not a terminal: no bar
+    vectors_module._with_progress(encoder.encode, texts, quiet)
+    assert quiet.getvalue() == ""
+
+
+def test_normalize_on_the_semantic_path():
+    result = ToolIndex(TOOLS, semantic=True).search("send a message", normalize=True)
+    assert result[0].normalized_score == 1.0
+    normalized = [m.normalized_score for m in result]
+    assert normalized == sorted(normalized, reverse=True) and normalized[0] == 1.0
+    assert normalized == [m.score / result[0].score for m in result]
+    lexical = ToolIndex(TOOLS, semantic=True).search("message", ranker="keyword")
+    assert {m.reason for m in lexical} == {"keyword"} and lexical.confidence is None

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from ._session.activation import DiscoveryResult, _discovery_result
 from ._session.checks import (
@@ -36,7 +36,7 @@ from ._session.checks import (
     _check_mode,
 )
 from ._session.generation import CatalogCore, Generation
-from ._session.options import _check_limits
+from ._session.options import _check_limits, _check_min_confidence, _check_semantic
 from ._session.snapshot import _Ranked, _Snapshot
 from ._session.state import DEFAULT_ALWAYS_AVAILABLE, DiscoveryMode, ToolSource, _Entry
 from .errors import DiscoveryError
@@ -109,10 +109,14 @@ class _CatalogSession(DiscoverySession):
         meta_tool_name: str,
         rebuild_on_activation: bool,
         limits: tuple[int, int, float],
+        semantic: bool | Literal["auto"] = "auto",
+        min_confidence: float | None = None,
     ) -> None:
         # Not DiscoverySession.__init__: a view checks its options and shares everything else.
         default_limit, max_limit, threshold = limits
         _check_limits(default_limit, max_limit, threshold)
+        self._semantic = _check_semantic(semantic)
+        self.min_confidence = _check_min_confidence(min_confidence)
         self.default_limit = default_limit
         self.max_limit = max_limit
         self.threshold = float(threshold)
@@ -215,6 +219,7 @@ class _CatalogSession(DiscoverySession):
         *,
         threshold: float | None = None,
         ranker: Ranker = "bm25",
+        min_confidence: float | None = None,
     ) -> DiscoveryResult:
         """:meth:`DiscoverySession.search` (same arguments, result and errors); a plain query
         with the default options takes the engine's one call for a view (see
@@ -222,6 +227,7 @@ class _CatalogSession(DiscoverySession):
         if (
             type(query) is str
             and threshold is None
+            and min_confidence is None
             and type(ranker) is str
             and ranker == "bm25"
             and (limit is None or (type(limit) is int and limit > 0))
@@ -229,7 +235,9 @@ class _CatalogSession(DiscoverySession):
             found = self._search_view(query, limit)
             if found is not None:
                 return found
-        return super().search(query, limit, threshold=threshold, ranker=ranker)
+        return super().search(
+            query, limit, threshold=threshold, ranker=ranker, min_confidence=min_confidence
+        )
 
     def _search_view(self, query: str, limit: int | None) -> DiscoveryResult | None:
         """The search and its activation under one hold of the lock, the ranking in one engine
@@ -246,6 +254,9 @@ class _CatalogSession(DiscoverySession):
             if self._effective_mode() == "off":
                 return None  # the general path raises
             index = gen.index
+            if self._ranks_semantically(index):
+                return None  # the semantic ranking and its confidence: the general path
+            # (a semantic catalogue's engine call ranks with BM25+ alone: semantic=False)
             view, engine, tools, keys = self._view_filter(index)
             if keys is None:
                 return None
@@ -309,10 +320,17 @@ class _CatalogSession(DiscoverySession):
     def _ready(self) -> bool:
         return not self._rebuild_on_activation or super()._ready()
 
+    def _ranks_semantically(self, index: ToolIndex) -> bool:
+        """Whether this view's searches of ``index`` rank semantically: the catalogue's
+        vectors are on (``Catalog(semantic=...)``) and the session did not turn them off."""
+        return self._semantic is not False and index.semantic
+
     def _base_index(self, previous: _Snapshot | None) -> ToolIndex | None:
         # Exact scores: this session's index is the shared one less its visible tools.
         gen = self._gen
-        return gen.index if gen is not None else None
+        if gen is None:
+            return None
+        return gen.index if self._semantic is not False else gen.index._lexical()  # noqa: SLF001
 
     def _active_test(self, mode: str) -> Callable[[str], bool]:
         if mode == "off":  # every tool is visible (the cached set is of the modes that hide)
@@ -347,6 +365,18 @@ class _CatalogSession(DiscoverySession):
         index = gen.index
         total = len(index) - len(visible)
         cap, ranker = options["max_limit"], options["ranker"]
+        if self._ranks_semantically(index):
+            # The public search (semantic ranking, confidence, abstention); the visible tools
+            # are left out before the cut, and the ranking with them says which are active.
+            result = index.search(query, limit, exclude=visible, **options)
+            ranked = list(result)
+            if visible and result.query_kind == "keyword":
+                ranked = list(index.search(query, limit, **options))
+            return _Ranked(result, list(result), ranked, None, total)
+        # BM25+ alone (a semantic catalogue's lexical side, for a session with semantic=False):
+        # no confidence, so no abstention.
+        index = index._lexical()  # noqa: SLF001
+        options = {k: v for k, v in options.items() if k not in ("abstain", "min_confidence")}
         if ranker == "bm25" and "threshold" not in options:
             # One search of `limit` more than the visible tools (at most _SPLIT_AT_MOST more),
             # nothing excluded, split: the hidden ones are the top `limit` of the search that

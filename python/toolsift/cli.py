@@ -155,6 +155,21 @@ def _parser() -> argparse.ArgumentParser:
         help="the tool_use_id of --format anthropic's tool_result",
     )
     search.add_argument(
+        "--semantic",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="semantic ranking on (--semantic) or off (--no-semantic); default: the config's "
+        "tool_search.semantic, else on when toolsift[semantic] is installed",
+    )
+    search.add_argument(
+        "--min-confidence",
+        type=float,
+        default=None,
+        metavar="C",
+        help="answer that no tool matches when the best match's confidence is below C, 0 to 1 "
+        "(0: never; default: the config's, else the fitted default)",
+    )
+    search.add_argument(
         "--embed",
         choices=["minilm", "wordllama"],
         default=None,

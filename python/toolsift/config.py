@@ -116,6 +116,11 @@ class ToolSearchConfig:
         rate_limit: searches allowed per client session (a token bucket), or ``None``.
         call_timeout: seconds a downstream tool call may take before it fails.
         meta_tool_name: the name of the search tool the model sees.
+        semantic: semantic ranking: ``True``, ``False`` or ``"auto"`` (on when the
+            ``toolsift[semantic]`` extra is installed; ``TOOLSIFT_SEMANTIC`` decides otherwise).
+        min_confidence: "nothing fits": a search whose best match is less confident than
+            this (0..1) answers that no tool matches; ``None`` is the fitted default, 0 never
+            abstains.
 
     Example:
         >>> ToolSearchConfig(max_results=3).max_results
@@ -135,6 +140,8 @@ class ToolSearchConfig:
     rate_limit: RateLimit | None = None
     call_timeout: float = 30.0
     meta_tool_name: str = "search_tool_bm25"
+    semantic: bool | Literal["auto"] = "auto"
+    min_confidence: float | None = None
 
     def __post_init__(self) -> None:
         if self.profile in PROFILE_ALIASES:  # a former name: the profile's own is kept
@@ -163,10 +170,10 @@ class ToolSearchConfig:
             value = getattr(self, f.name)
             if f.name == "always_available":
                 value = list(value)
-            elif f.name == "rate_limit":
+            elif f.name in ("rate_limit", "min_confidence"):
                 if value is None:
                     continue
-                value = str(value)
+                value = str(value) if f.name == "rate_limit" else value
             out[f.name] = value
         return out
 
@@ -323,12 +330,27 @@ def parse_tool_search(block: Any, *, path: StrPath | None = None) -> ToolSearchC
                 values[key] = RateLimit.parse(value)
             except ValueError as exc:
                 raise _fail(file, name, str(exc)) from None
+        elif key == "semantic":
+            values[key] = _semantic(value, file, name)
+        elif key == "min_confidence":
+            values[key] = None if value is None else _typed(value, "float", file, name)
+            if values[key] is not None and values[key] > 1:
+                raise _fail(file, name, f"must be between 0 and 1, got {value!r}")
         else:  # meta_tool_name
             values[key] = _typed(value, "str", file, name)
     try:
         return ToolSearchConfig(**values)
     except ConfigError as exc:
         raise _fail(file, f"tool_search.{exc.key}", str(exc).split(": ", 1)[-1]) from None
+
+
+def _semantic(value: Any, file: str | None, key: str) -> bool | Literal["auto"]:
+    """``tool_search.semantic``: true, false, ``"auto"``, ``"on"`` or ``"off"``."""
+    if value in ("on", "off"):
+        return value == "on"
+    if isinstance(value, bool) or value == "auto":
+        return value  # type: ignore[no-any-return]
+    raise _fail(file, key, f'must be true, false or "auto", got {value!r}')
 
 
 def load_config(path: StrPath) -> ToolSearchConfig:

@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .session import DiscoveryResult
+from .session import NO_MATCH_MESSAGE, DiscoveryResult
 from .tools import Tool, provider_name
 
 __all__ = [
@@ -137,6 +137,9 @@ def search_tool_bm25_content(result: DiscoveryResult, *, already_active: bool = 
     ``already_active_tools`` is appended (toolsift's one extension) only when the query matched
     tools that are already active, so that the model does not conclude they are missing;
     otherwise the bytes are exactly the original's. ``already_active=False`` never appends it.
+    A search that abstained ("nothing fits", :attr:`DiscoveryResult.abstained`) ends with
+    ``"no_match":true``, its ``"confidence"`` and a ``"message"`` telling the model to rephrase
+    or go on without a tool.
 
     Example:
         >>> from toolsift import DiscoverySession
@@ -152,7 +155,18 @@ def search_tool_bm25_content(result: DiscoveryResult, *, already_active: bool = 
     }
     if already_active and result.already_active:
         content["already_active_tools"] = list(result.already_active)
+    _no_match(content, result)
     return dumps(content)
+
+
+def _no_match(out: dict[str, Any], result: DiscoveryResult) -> None:
+    """ "Nothing fits": ``"no_match":true``, the ``confidence`` and the message to the model,
+    appended only to an answer that abstained (any other keeps its original bytes)."""
+    if result.abstained:
+        out["no_match"] = True
+        if result.confidence is not None:
+            out["confidence"] = round_score(result.confidence)
+        out["message"] = NO_MATCH_MESSAGE
 
 
 def _match_details(tool: Tool, score: float) -> dict[str, Any]:
@@ -196,6 +210,7 @@ def search_tool_bm25_details(
     }
     if already_active and result.already_active:
         details["already_active_tools"] = list(result.already_active)
+    _no_match(details, result)
     return details
 
 
@@ -239,6 +254,7 @@ def tool_search_response(result: DiscoveryResult) -> dict[str, Any]:
     }
     if select:
         response["missing"] = list(result.missing)
+    _no_match(response, result)
     return response
 
 
@@ -263,7 +279,8 @@ def anthropic_tool_result(result: DiscoveryResult, tool_use_id: str) -> dict[str
         {"type": "tool_reference", "tool_name": provider_name(name)} for name in result.activated
     ]
     if not content:
-        content = [{"type": "text", "text": "No matching tools found."}]
+        text = NO_MATCH_MESSAGE if result.abstained else "No matching tools found."
+        content = [{"type": "text", "text": text}]
     return {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
 
 

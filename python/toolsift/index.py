@@ -268,7 +268,10 @@ class ToolIndex:
                 :data:`toolsift.semantic.DEFAULT_MIN_CONFIDENCE`) returns no match and says so
                 (:attr:`SearchResult.abstained`) when ``abstain`` is true. A query that names a
                 tool (``select:``, the exact-name tier) never abstains; on the lexical path
-                there is no confidence and no abstention.
+                there is no confidence and no abstention. With semantic search on, the BM25+
+                ranker fuses words and meaning (``ranker="keyword"`` and ``"regex"`` stay
+                lexical); ``threshold``, ``relative_floor`` and ``coverage`` gate its BM25+
+                side.
 
         Raises:
             QueryError: the query is empty after trimming, has no letter or number, or is

@@ -56,6 +56,8 @@ def _status(details: Mapping[str, Any], found: bool = False) -> str:
     total = int(details.get("total_tools") or 0)
     if not tools:
         line = NO_TOOLS_LOADED if total == 0 else NO_MATCHES
+        if details.get("no_match") and details.get("message"):  # nothing fits (abstained)
+            line = str(details["message"])
     elif found:
         query = _quoted(details.get("query", ""))
         line = f"Found {len(tools)} of {_plural(total, 'tool')} for {query}"

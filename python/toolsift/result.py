@@ -92,7 +92,7 @@ class Match:
         score: its score for the whole query: BM25+ for ``bm25`` and ``exact_name`` matches,
             Claude Code ``ToolSearch``'s keyword points for ``keyword`` matches, the regex
             ranker's field points plus ``1 / (2 + offset)`` for ``regex`` matches, the fused
-            score (about 0..1) for ``semantic`` matches, 0.0 for ``select`` matches.
+            score (higher is better) for ``semantic`` matches, 0.0 for ``select`` matches.
         reason: why it is in the list: ``"select"`` (asked for by name in a ``select:`` query),
             ``"exact_name"`` (the query names it exactly), ``"bm25"``, ``"keyword"``,
             ``"regex"`` or ``"semantic"`` (ranked; ``"semantic"``: BM25+ fused with dense

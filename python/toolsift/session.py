@@ -40,18 +40,24 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from ._engine.select import select_engine
 from ._index.regex import check_regex_query
 from ._options import check_limit
-from ._session.activation import DiscoveryResult, _Activation
+from ._session.activation import NO_MATCH_MESSAGE, DiscoveryResult, _Activation
 from ._session.checks import _check_flag, _check_meta_tool_name, _check_mode
 from ._session.indexes import DISABLED_MESSAGE, _IndexedSession
-from ._session.options import META_TOOL_NAME, _check_limits
+from ._session.options import (
+    META_TOOL_NAME,
+    _check_limits,
+    _check_min_confidence,
+    _check_semantic,
+)
 from ._session.snapshot import _Snapshot
 from ._session.state import AUTO_MAX_TOKENS as AUTO_MAX_TOKENS
 from ._session.state import AUTO_MAX_TOOLS as AUTO_MAX_TOOLS
@@ -72,6 +78,7 @@ __all__ = [
     "DEFAULT_ALWAYS_AVAILABLE",
     "DISABLED_MESSAGE",
     "UNAVAILABLE_MESSAGE",
+    "NO_MATCH_MESSAGE",
 ]
 # The modes, sources and auto budgets live with the catalogue state (_session.state), the
 # result with the activation (_session.activation), and are re-exported here.
@@ -117,9 +124,18 @@ class DiscoverySession(_IndexedSession, _Activation):
         max_limit: the cap on a search's ``limit`` (default 25): a larger one is clamped to it,
             in :meth:`search`, the meta-tool call and its schema's ``maximum``.
         threshold: drop ranked matches scoring below this (0.0 = off); a search may override it.
+        semantic: semantic ranking of the indexes (see :class:`~toolsift.ToolIndex`): ``True``,
+            ``False`` or ``"auto"`` (default: on when the ``toolsift[semantic]`` extra is
+            installed; a model that fails to load falls back to BM25+ with one warning).
+        min_confidence: "nothing fits": a search whose best match is less confident than this
+            (0..1) activates nothing and says so (:attr:`DiscoveryResult.abstained`); ``None``
+            (default) is :data:`toolsift.semantic.DEFAULT_MIN_CONFIDENCE`, ``0`` never abstains.
+            ``select:`` and exact tool names never abstain, nor does a ranking that computes no
+            confidence (the lexical path).
         config: a :class:`toolsift.config.ToolSearchConfig` whose ``mode``/``enabled``,
-            ``always_available``, ``profile``, ``max_results``, ``max_limit``, ``threshold`` and
-            ``meta_tool_name`` are taken, unless the corresponding argument is given.
+            ``always_available``, ``profile``, ``max_results``, ``max_limit``, ``threshold``,
+            ``meta_tool_name``, ``semantic`` and ``min_confidence`` are taken, unless the
+            corresponding argument is given.
 
     Raises:
         DuplicateToolError: two tools share a canonical name.
@@ -154,14 +170,19 @@ class DiscoverySession(_IndexedSession, _Activation):
         default_limit: int = DEFAULT_LIMIT,
         max_limit: int = DEFAULT_MAX_LIMIT,
         threshold: float = 0.0,
+        semantic: bool | Literal["auto"] = "auto",
+        min_confidence: float | None = None,
         config: ToolSearchConfig | None = None,
     ) -> None:
         if config is not None:
             given = locals()
-            mode, always_available, profile, default_limit, max_limit, threshold, meta_tool_name = (
-                _session_arguments(config, given)
-            )
+            (
+                mode, always_available, profile, default_limit, max_limit, threshold,
+                meta_tool_name, semantic, min_confidence,
+            ) = _session_arguments(config, given)  # fmt: skip
         _check_limits(default_limit, max_limit, threshold)
+        self._semantic = _check_semantic(semantic)
+        self.min_confidence = _check_min_confidence(min_confidence)
         self.default_limit = default_limit
         self.max_limit = max_limit
         self.threshold = float(threshold)
@@ -274,6 +295,7 @@ class DiscoverySession(_IndexedSession, _Activation):
         *,
         threshold: float | None = None,
         ranker: Ranker = "bm25",
+        min_confidence: float | None = None,
     ) -> DiscoveryResult:
         """Rank the hidden tools for ``query`` and activate the matches (``search_tool_bm25``'s
         ``execute``).
@@ -285,6 +307,8 @@ class DiscoverySession(_IndexedSession, _Activation):
         ``limit`` defaults to :attr:`default_limit` and is clamped to :attr:`max_limit`;
         ``threshold`` (default :attr:`threshold`) drops ranked matches scoring below it.
         ``ranker`` is :meth:`ToolIndex.search`'s (``"regex"``: the query is a pattern).
+        ``min_confidence`` (default :attr:`min_confidence`) is the "nothing fits" threshold:
+        below it the search activates nothing and the result says so (``abstained``).
 
         Raises:
             DiscoveryError: discovery is off (OMP's message).
@@ -314,6 +338,13 @@ class DiscoverySession(_IndexedSession, _Activation):
         options: dict[str, Any] = {"max_limit": self.max_limit, "ranker": ranker}
         if threshold:
             options["threshold"] = float(threshold)
+        if min_confidence is None:
+            min_confidence = self.min_confidence
+        else:
+            min_confidence = _check_min_confidence(min_confidence)
+        if min_confidence != 0:  # None: the fitted default; 0: never abstain
+            options["abstain"] = True
+            options["min_confidence"] = min_confidence
         attempt = 1
         while True:
             found = self._search_once(query, limit, options, retry=attempt < _SEARCH_ATTEMPTS)
@@ -328,6 +359,7 @@ class DiscoverySession(_IndexedSession, _Activation):
         *,
         threshold: float | None = None,
         ranker: Ranker = "bm25",
+        min_confidence: float | None = None,
     ) -> DiscoveryResult:
         """:meth:`search` for asyncio code: same arguments, result and errors.
 
@@ -342,11 +374,11 @@ class DiscoverySession(_IndexedSession, _Activation):
             >>> asyncio.run(s.asearch("create a calendar event", limit=1)).activated
             ('mcp__calendar__create_event',)
         """
+        options: dict[str, Any] = {"threshold": threshold, "ranker": ranker}
+        options["min_confidence"] = min_confidence
         if self._ready():
-            return self.search(query, limit, threshold=threshold, ranker=ranker)
-        return await asyncio.to_thread(
-            self.search, query, limit, threshold=threshold, ranker=ranker
-        )
+            return self.search(query, limit, **options)
+        return await asyncio.to_thread(functools.partial(self.search, query, limit, **options))
 
     def _search_once(
         self, query: str, limit: int, options: dict[str, Any], *, retry: bool
@@ -404,8 +436,9 @@ class DiscoverySession(_IndexedSession, _Activation):
 
 def _session_arguments(config: ToolSearchConfig, given: Mapping[str, Any]) -> tuple[Any, ...]:
     """A :class:`~toolsift.DiscoverySession`'s ``mode``, ``always_available``, ``profile``,
-    ``default_limit``, ``max_limit``, ``threshold`` and ``meta_tool_name``: ``config``'s,
-    except where ``given`` (the constructor's arguments) holds another value than the default.
+    ``default_limit``, ``max_limit``, ``threshold``, ``meta_tool_name``, ``semantic`` and
+    ``min_confidence``: ``config``'s, except where ``given`` (the constructor's arguments)
+    holds another value than the default.
     """
     if not isinstance(config, ToolSearchConfig):
         raise TypeError(f"config must be a ToolSearchConfig, got {type(config).__name__}.")
@@ -421,4 +454,6 @@ def _session_arguments(config: ToolSearchConfig, given: Mapping[str, Any]) -> tu
         pick("max_limit", DEFAULT_MAX_LIMIT, config.max_limit),
         pick("threshold", 0.0, config.threshold),
         pick("meta_tool_name", META_TOOL_NAME, config.meta_tool_name),
+        pick("semantic", "auto", config.semantic),
+        pick("min_confidence", None, config.min_confidence),
     )

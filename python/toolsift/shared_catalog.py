@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from ._catalog_view import _CatalogSession
 from ._session.checks import (
@@ -175,13 +175,17 @@ class Catalog:
         default_limit: int = DEFAULT_LIMIT,
         max_limit: int = DEFAULT_MAX_LIMIT,
         threshold: float = 0.0,
+        semantic: bool | Literal["auto"] = "auto",
+        min_confidence: float | None = None,
         config: ToolSearchConfig | None = None,
     ) -> DiscoverySession:
         """A new discovery session over this catalogue: a view with its own mode, options and
         activations, and no index of its own (unless ``rebuild_on_activation``).
 
         The arguments are :class:`DiscoverySession`'s (``config`` included: its settings apply
-        unless the corresponding argument is given); the analysis profile is the catalogue's.
+        unless the corresponding argument is given); the analysis profile is the catalogue's,
+        and so are the tool vectors: the session ranks semantically when the catalogue does
+        (``Catalog(semantic=...)``), unless it says ``semantic=False``.
         The session's tools are the catalogue's: its ``connect_server``, ``disconnect_server``,
         ``add_tools`` and ``remove_tools`` raise :class:`~toolsift.DiscoveryError` (change the
         catalogue instead).
@@ -197,9 +201,10 @@ class Catalog:
         """
         if config is not None:
             given = {**locals(), "profile": DEFAULT_PROFILE}
-            mode, always_available, profile, default_limit, max_limit, threshold, meta_tool_name = (
-                _session_arguments(config, given)
-            )
+            (
+                mode, always_available, profile, default_limit, max_limit, threshold,
+                meta_tool_name, semantic, min_confidence,
+            ) = _session_arguments(config, given)  # fmt: skip
             if profile != self.index.profile:
                 raise ProfileError(
                     f"The config's profile {profile!r} is not this catalogue's "
@@ -215,6 +220,8 @@ class Catalog:
             meta_tool_name=meta_tool_name,
             rebuild_on_activation=rebuild_on_activation,
             limits=(default_limit, max_limit, threshold),
+            semantic=semantic,
+            min_confidence=min_confidence,
         )
 
     # --- changes: each publishes one generation, or nothing -------------------------------------

@@ -73,6 +73,10 @@ def _session(args: argparse.Namespace) -> tuple[DiscoverySession, str]:
     options: dict[str, Any] = {"mode": "all", "always_available": ()}
     if args.config is not None:
         options = {"config": load_config(args.config)}
+    if getattr(args, "semantic", None) is not None:  # search's --semantic/--no-semantic
+        options["semantic"] = args.semantic
+    if getattr(args, "min_confidence", None) is not None:
+        options["min_confidence"] = args.min_confidence
     session = DiscoverySession(
         tools,
         summaries=summaries,

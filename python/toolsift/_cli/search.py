@@ -33,7 +33,15 @@ __all__ = ["_search"]
 
 
 def _search(args: argparse.Namespace) -> int:
+    if args.min_confidence is not None and not 0 <= args.min_confidence <= 1:
+        raise _Failure(f"--min-confidence must be between 0 and 1, got {args.min_confidence:g}")
     if args.embed is not None:
+        if args.semantic or args.min_confidence is not None:
+            option = "--semantic" if args.semantic else "--min-confidence"
+            raise _Failure(
+                f"{option} cannot be combined with --embed (the hybrid search of an embedder "
+                "of your choice): use one or the other"
+            )
         if args.ranker != "bm25":
             raise _Failure(
                 f"--ranker {args.ranker} cannot be combined with --embed (hybrid search)"
@@ -90,6 +98,11 @@ def _search_report(result: DiscoveryResult, explain: Explainer | None) -> dict[s
     }
     if result.query_kind == "select":
         report["missing"] = list(result.missing)
+    if result.confidence is not None:
+        report["confidence"] = result.confidence
+    if result.abstained:  # nothing fits
+        report["no_match"] = True
+        report["message"] = result.message
     return report
 
 

@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -235,6 +236,12 @@ class SemanticSearcher:
         abstained = abstain and confidence is not None and confidence < threshold
         if abstained:
             matches = []
+        elif request.normalize and matches:
+            best = max(m.score for m in matches)
+            matches = [
+                dataclasses.replace(m, normalized_score=m.score / best if best > 0 else 0.0)
+                for m in matches
+            ]
         result = SearchResult._keyword(
             parsed.query, request.limit, tuple(matches), tuple(notices), request.clamped,
             parsed.truncated, len(self._tools),

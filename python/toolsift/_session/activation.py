@@ -21,7 +21,13 @@ from ..result import Match, QueryKind, _new
 from .snapshot import _current, _Ranked, _redefined
 from .state import _SessionState
 
-__all__ = ["DiscoveryResult", "_Activation", "_discovery_result"]
+__all__ = ["NO_MATCH_MESSAGE", "DiscoveryResult", "_Activation", "_discovery_result"]
+
+#: What a search that abstained ("nothing fits") tells the model.
+NO_MATCH_MESSAGE = (
+    "No tool matches this request: nothing was activated. Rephrase it (other words, or the "
+    "name of the tool you need), or go on without a tool."
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,10 @@ class DiscoveryResult:
         already_active_matches: the matches of ``already_active``, in the same order (a Claude
             Code ``ToolSearch`` ``select:`` response lists them with the fresh ones: the model
             asked for their schemas).
+        confidence: how sure the ranking is that its best match fits the query, 0..1 (``None``
+            where the ranking computes none: the lexical path, ``select:``, regex).
+        abstained: "nothing fits": the best match's confidence was below the session's
+            ``min_confidence``, so nothing was activated or listed (see :data:`NO_MATCH_MESSAGE`).
 
     Example:
         >>> from toolsift import DiscoverySession, Tool
@@ -68,6 +78,13 @@ class DiscoveryResult:
     missing: tuple[str, ...] = ()
     generation: int = 0
     already_active_matches: tuple[Match, ...] = ()
+    confidence: float | None = None
+    abstained: bool = False
+
+    @property
+    def message(self) -> str | None:
+        """What to tell the model when nothing fits (:data:`NO_MATCH_MESSAGE`), else ``None``."""
+        return NO_MATCH_MESSAGE if self.abstained else None
 
 
 def _discovery_result(  # noqa: PLR0913 - one argument per field
@@ -82,6 +99,8 @@ def _discovery_result(  # noqa: PLR0913 - one argument per field
     missing: tuple[str, ...],
     generation: int,
     already_active_matches: tuple[Match, ...],
+    confidence: float | None = None,
+    abstained: bool = False,
 ) -> DiscoveryResult:
     """``DiscoveryResult(...)`` without the frozen dataclass's ``__init__`` (one
     ``object.__setattr__`` per field): the same object, in a fraction of the time."""
@@ -98,6 +117,8 @@ def _discovery_result(  # noqa: PLR0913 - one argument per field
         missing=missing,
         generation=generation,
         already_active_matches=already_active_matches,
+        confidence=confidence,
+        abstained=abstained,
     )
     return found
 
@@ -152,6 +173,9 @@ class _Activation(_SessionState):
             active_selected = tuple(filter(entries.__contains__, selected))
             generation = self._generation
         missing = result.missing
+        # "Nothing fits": the search abstained and no active tool fits either (a search whose
+        # best match is active activates nothing new but is answered).
+        abstained = result.abstained and not fresh and not already
         if missing and fixed_result is not None:
             # A select: name of an always-visible tool is found, not missing.
             also_missing = set(fixed_result.missing)
@@ -159,7 +183,7 @@ class _Activation(_SessionState):
         return _discovery_result(
             result.query, limit, tuple(fresh), tuple(m.tool.name for m in fresh),
             tuple(already)[:limit], active_selected, ranked.total, result.query_kind, missing,
-            generation, tuple(already_matches.values())[:limit],
+            generation, tuple(already_matches.values())[:limit], result.confidence, abstained,
         )  # fmt: skip
 
     def _active_test(self, mode: str) -> Callable[[str], bool]:

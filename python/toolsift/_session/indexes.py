@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from typing import Any
+from typing import Any, Literal
 
 from .._text.analysis import ProfileName
 from .._text.documents import FieldWeights
@@ -53,6 +53,7 @@ class _IndexedSession(_SessionState):
     _engine: EngineName
     _profile: ProfileName
     _field_weights: FieldWeights | None
+    _semantic: bool | Literal["auto"]
     _rebuild_on_activation: bool
     _snapshot: _Snapshot | None
     _builds: int
@@ -146,13 +147,13 @@ class _IndexedSession(_SessionState):
                         self._base_index(previous),
                         discoverable,
                         self._engine,
-                        (self._profile, self._field_weights),
+                        (self._profile, self._field_weights, self._semantic),
                     ),
                     fixed=_derive(
                         previous.fixed if previous else None,
                         fixed,
                         self._engine,
-                        (self._profile, self._field_weights),
+                        (self._profile, self._field_weights, self._semantic),
                     ),
                     catalog=catalog,
                     selected=n_selected,

@@ -14,10 +14,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._index.semantic import check_min_confidence
 from .._options import check_limit, check_threshold
 from ..errors import LimitError
+from ..semantic.model import check_semantic
 
-__all__ = ["META_TOOL_NAME", "_check_limits"]
+__all__ = ["META_TOOL_NAME", "_check_limits", "_check_min_confidence", "_check_semantic"]
+
+# The checks of ``semantic`` and ``min_confidence`` are the index's, so every surface says the
+# same (re-exported for the sessions, the catalogue views and the FastMCP transform).
+_check_semantic = check_semantic
+_check_min_confidence = check_min_confidence
 
 META_TOOL_NAME = "search_tool_bm25"
 

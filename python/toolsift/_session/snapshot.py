@@ -5,7 +5,7 @@ the session decides what it activates.
 Example:
     >>> from toolsift import Tool, ToolIndex
     >>> index = ToolIndex([Tool(name="a"), Tool(name="b")])
-    >>> [t.name for t in _derive(index, [Tool(name="a")], "auto", ("english", None))]
+    >>> [t.name for t in _derive(index, [Tool(name="a")], "auto", ("english", None, False))]
     ['a']
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from .._text.analysis import ProfileName
 from .._text.documents import FieldWeights
@@ -50,26 +51,38 @@ def _derive(
     previous: ToolIndex | None,
     tools: list[Tool],
     engine: EngineName,
-    analysis: tuple[ProfileName, FieldWeights | None],
+    analysis: tuple[ProfileName, FieldWeights | None, bool | Literal["auto"]],
 ) -> ToolIndex:
     """An index over ``tools``: the previous snapshot's index updated in place of a rebuild when
     few tools changed (an activation moves one or a few tools out of the hidden corpus).
 
     ``ToolIndex.with_tools`` ranks exactly like a rebuild over the same tools (IDF and average
     length included), so scores stay OMP's; only the order of ``.tools`` may differ, and
-    names are unique, so no ranking depends on it.
+    names are unique, so no ranking depends on it. ``analysis``: the profile, field weights and
+    ``semantic`` switch of a new index.
     """
     if previous is None or previous.engine != _resolved(engine, previous):
-        return ToolIndex(tools, engine=engine, profile=analysis[0], field_weights=analysis[1])
+        return _new_index(tools, engine, analysis)
     old = {t.name: t for t in previous.tools}
     new = {t.name for t in tools}
     remove = [name for name in old if name not in new]
     add = [t for t in tools if old.get(t.name) is not t]
     if len(remove) + len(add) > max(_UPDATE_AT_MOST, len(tools) // 4):
-        return ToolIndex(tools, engine=engine, profile=analysis[0], field_weights=analysis[1])
+        return _new_index(tools, engine, analysis)
     if not remove and not add:
         return previous
     return previous.with_tools(add=add, remove=remove)
+
+
+def _new_index(
+    tools: list[Tool],
+    engine: EngineName,
+    analysis: tuple[ProfileName, FieldWeights | None, bool | Literal["auto"]],
+) -> ToolIndex:
+    profile, weights, semantic = analysis
+    return ToolIndex(
+        tools, engine=engine, profile=profile, field_weights=weights, semantic=semantic
+    )
 
 
 def _moved_out(index: ToolIndex, moved: list[Tool]) -> ToolIndex:

@@ -25,7 +25,13 @@ import os
 import sys
 from typing import Any
 
-from ..config import GatewayConfig, load_config, load_gateway_config, with_overrides
+from ..config import (
+    GatewayConfig,
+    ToolSearchConfig,
+    load_config,
+    load_gateway_config,
+    with_overrides,
+)
 from ..errors import ConfigError
 
 __all__ = ["add_parsers"]
@@ -57,6 +63,21 @@ def add_parsers(subparsers: Any) -> None:
         metavar="SECONDS",
         help="how long a downstream tool call may take (default: the config's, else 30)",
     )
+    serve.add_argument(
+        "--semantic",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="semantic ranking on or off (default: the config's tool_search.semantic, else on "
+        "when toolsift[semantic] is installed)",
+    )
+    serve.add_argument(
+        "--min-confidence",
+        type=float,
+        default=None,
+        metavar="C",
+        help="answer that no tool matches below this confidence, 0 to 1 (0: never; default: "
+        "the config's tool_search.min_confidence, else the fitted default)",
+    )
     serve.set_defaults(handler=_serve)
 
     catalog = subparsers.add_parser(
@@ -77,7 +98,18 @@ def _gateway_config(args: argparse.Namespace, path: str) -> GatewayConfig:
         if not args.call_timeout > 0:
             raise ConfigError(f"--call-timeout must be above 0, got {args.call_timeout}")
         settings = with_overrides(settings, call_timeout=args.call_timeout)
+    settings = _semantic_overrides(args, settings)
     return GatewayConfig(config.servers, settings, config.path)
+
+
+def _semantic_overrides(args: argparse.Namespace, settings: ToolSearchConfig) -> ToolSearchConfig:
+    """``--semantic/--no-semantic`` and ``--min-confidence`` over the config's settings."""
+    confidence = getattr(args, "min_confidence", None)
+    if confidence is not None and not 0 <= confidence <= 1:
+        raise ConfigError(f"--min-confidence must be between 0 and 1, got {confidence}")
+    return with_overrides(
+        settings, semantic=getattr(args, "semantic", None), min_confidence=confidence
+    )
 
 
 def _serve(args: argparse.Namespace) -> int:

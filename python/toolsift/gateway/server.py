@@ -237,7 +237,8 @@ class Gateway:
                     SEARCH_TOOLS,
                     "Search for tools by what they do. Returns the matching tool definitions "
                     "(name, description, inputSchema), best first; call one with call_tool. "
-                    "`select:NAME` fetches a tool by exact name.",
+                    "`select:NAME` fetches a tool by exact name. When no tool fits the request, "
+                    "it says so: rephrase, or go on without a tool.",
                     search_schema,
                     self._search_definitions,
                 ),
@@ -342,6 +343,8 @@ class Gateway:
         call = await _search(state, arguments)
         state.record(arguments["query"], call.result)
         result = call.result
+        if result.abstained:  # nothing fits: say so rather than list weak matches
+            return _text(result.message or "")
         # Found tools are never listed in this style: those activated by an earlier search are
         # found again (as are always-available ones that a select: names).
         selected = set(state.session.selected)

@@ -101,7 +101,10 @@ class SessionRegistry:
         #: Every server's tools as the gateway set them (the dashboard lists them).
         self._catalog: dict[str, tuple[Tool, ...]] = {}
         #: The one catalogue and index every client session searches.
-        self.shared = Catalog(profile=config.profile)  # type: ignore[arg-type]
+        self.shared = Catalog(
+            profile=config.profile,  # type: ignore[arg-type]
+            semantic=config.semantic,
+        )
         self._states: dict[str, ClientState] = {}
         self._lock = threading.Lock()
         #: A session of the catalogue that is never searched: the meta-tool description reads it.
@@ -134,12 +137,15 @@ class SessionRegistry:
     def reconfigure(self, config: ToolSearchConfig) -> None:
         """New ``tool_search`` settings for every client, live: each session is made again by
         :func:`new_session` and keeps its activations; a changed ``rate_limit`` gives each
-        client a new, full bucket. A new analysis ``profile`` indexes the catalogue again
-        (once, for every client)."""
+        client a new, full bucket. A new analysis ``profile`` or ``semantic`` switch indexes the
+        catalogue again (once, for every client)."""
         with self._lock:
             rate_changed = config.rate_limit != self.config.rate_limit
-            if config.profile != self.shared.index.profile:
-                self.shared = _rebuilt(self.shared, config.profile)
+            if (
+                config.profile != self.shared.index.profile
+                or config.semantic != self.config.semantic
+            ):
+                self.shared = _rebuilt(self.shared, config.profile, config.semantic)
             self.config = config
             self.template = new_session(self.shared, config)
             for state in self._states.values():
@@ -181,8 +187,9 @@ class SessionRegistry:
                     await server_session.send_notification(mcp_types.ToolListChangedNotification())
 
 
-def _rebuilt(catalog: Catalog, profile: str) -> Catalog:
-    """``catalog``'s tools and servers in a new catalogue indexed with ``profile``."""
+def _rebuilt(catalog: Catalog, profile: str, semantic: Any = "auto") -> Catalog:
+    """``catalog``'s tools and servers in a new catalogue indexed with ``profile`` and
+    ``semantic``."""
     servers = catalog.servers
     in_server = {n for names in servers.values() for n in names}
     tools = catalog.tools
@@ -192,4 +199,5 @@ def _rebuilt(catalog: Catalog, profile: str) -> Catalog:
         servers={s: [by_name[n] for n in names] for s, names in servers.items()},
         engine=catalog.index.engine,  # type: ignore[arg-type]
         profile=profile,  # type: ignore[arg-type]
+        semantic=semantic,
     )

@@ -28,15 +28,17 @@ Example:
 import operator
 import threading
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastmcp.server.context import Context
 from fastmcp.server.transforms.search.base import BaseSearchTransform, SearchResultSerializer
 from fastmcp.tools.base import Tool as FastMCPTool
 from pydantic import Field
 
+from .._session.options import _check_min_confidence, _check_semantic
 from ..config import ToolSearchConfig
 from ..index import DEFAULT_MAX_LIMIT, ToolIndex
+from ..session import NO_MATCH_MESSAGE
 from ..tools import Tool
 from ._fastmcp_catalog import CatalogCache
 
@@ -96,9 +98,14 @@ class ToolsiftSearchTransform(BaseSearchTransform):
         profile: the analysis profile, ``"english"`` (default) or ``"omp"``.
         max_limit: the cap on the model's ``limit`` (also the schema's ``maximum``).
         engine: the ranking engine (``"auto"``, ``"rust"``, ``"python"``).
+        semantic: semantic ranking: ``True``, ``False`` or ``"auto"`` (default: on when the
+            ``toolsift[semantic]`` extra is installed; see :class:`~toolsift.ToolIndex`).
+        min_confidence: "nothing fits": when the best match is less confident than this
+            (0..1), ``search_tools`` returns no tools but a message telling the model to
+            rephrase or go on without a tool; ``None`` is the fitted default, 0 never abstains.
         config: a :class:`~toolsift.config.ToolSearchConfig` giving ``max_results``,
-            ``always_available`` (as ``always_visible``), ``threshold``, ``profile`` and
-            ``max_limit`` unless those arguments are given.
+            ``always_available`` (as ``always_visible``), ``threshold``, ``profile``,
+            ``max_limit``, ``semantic`` and ``min_confidence`` unless those arguments are given.
 
     Example:
         >>> from fastmcp import FastMCP
@@ -118,6 +125,8 @@ class ToolsiftSearchTransform(BaseSearchTransform):
         profile: str | None = None,
         max_limit: int | None = None,
         engine: str = "auto",
+        semantic: bool | Literal["auto"] | None = None,
+        min_confidence: float | None = None,
         config: ToolSearchConfig | None = None,
     ) -> None:
         base = config or ToolSearchConfig(max_results=5)
@@ -134,6 +143,10 @@ class ToolsiftSearchTransform(BaseSearchTransform):
         self._profile = profile or base.profile
         self._max_limit = max_limit or (base.max_limit if config else DEFAULT_MAX_LIMIT)
         self._engine = engine
+        self._semantic = _check_semantic(semantic if semantic is not None else base.semantic)
+        self._min_confidence = _check_min_confidence(
+            min_confidence if min_confidence is not None else base.min_confidence
+        )
         self._indexed: _Indexed | None = None
         self._catalog = CatalogCache(self._always_visible)
         self._synthetic: dict[str, FastMCPTool] = {}
@@ -187,9 +200,12 @@ class ToolsiftSearchTransform(BaseSearchTransform):
             ctx: Context = None,  # type: ignore[assignment]
         ) -> str | list[dict[str, Any]]:
             """Search for tools by what they do; returns matching tool definitions ranked by
-            relevance, in the same format as list_tools. Call one with call_tool."""
+            relevance, in the same format as list_tools. Call one with call_tool. When no tool
+            fits the request, it says so: rephrase, or go on without a tool."""
             hidden = await transform._get_visible_tools(ctx)
-            results = transform._rank(hidden, query, limit)
+            results, abstained = transform._ranked(hidden, query, limit)
+            if abstained:  # nothing fits: say so rather than list weak matches
+                return NO_MATCH_MESSAGE
             return await transform._render_results(results)
 
         # The limit's schema carries this transform's cap, fixed when the tool is made.
@@ -211,12 +227,21 @@ class ToolsiftSearchTransform(BaseSearchTransform):
     def _rank(
         self, tools: Sequence[FastMCPTool], query: str, limit: int | None
     ) -> list[FastMCPTool]:
+        return self._ranked(tools, query, limit)[0]
+
+    def _ranked(
+        self, tools: Sequence[FastMCPTool], query: str, limit: int | None
+    ) -> tuple[list[FastMCPTool], bool]:
+        """The best tools for ``query``, and whether the search abstained (nothing fits)."""
         indexed = self._index_for(tools)
         options: dict[str, Any] = {"max_limit": self._max_limit}
         if self._threshold:
             options["threshold"] = self._threshold
+        if self._min_confidence != 0:  # None: the fitted default; 0: never abstain
+            options["abstain"] = True
+            options["min_confidence"] = self._min_confidence
         result = indexed.index.search(query, limit or self._max_results, **options)
-        return [indexed.by_name[m.tool.name] for m in result]
+        return [indexed.by_name[m.tool.name] for m in result], result.abstained
 
     # --- the index -----------------------------------------------------------------------------
 
@@ -242,6 +267,7 @@ class ToolsiftSearchTransform(BaseSearchTransform):
                     [to_toolsift_tool(t) for t in catalogue],
                     engine=self._engine,  # type: ignore[arg-type]
                     profile=self._profile,  # type: ignore[arg-type]
+                    semantic=self._semantic,
                 )
                 fresh = _Indexed(objects, index)
                 self.builds += 1

@@ -29,7 +29,7 @@ import os
 import struct
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Union
 
@@ -133,7 +133,9 @@ class WordMemo:
     A query is a few words, and the words of queries and tools repeat: a remembered word costs
     a dict lookup, where one call into ``tokenizers`` costs about 0.1 ms. Words not seen yet
     are tokenized together in one batch call. A text's words are its whitespace-separated
-    parts, each tokenized as the tokenizer tokenizes a word after a space.
+    parts, each tokenized as the tokenizer tokenizes a word after a space. ``known`` seeds the
+    memo (say, every word that is one token of the vocabulary), so that most words of a query
+    are found even the first time.
 
     Example:
         >>> from tokenizers import Tokenizer, models
@@ -142,14 +144,15 @@ class WordMemo:
         ([0, 1, 2], [[1], []])
     """
 
-    def __init__(self, tokenizer: Any) -> None:
+    def __init__(self, tokenizer: Any, known: Mapping[str, tuple[int, ...]] | None = None) -> None:
         self._tokenizer = tokenizer
-        self._memo: dict[str, tuple[int, ...]] = {}
+        self._known = dict(known or {})
+        self._memo: dict[str, tuple[int, ...]] = dict(self._known)
 
     def _learn(self, words: Sequence[str]) -> None:
         memo = self._memo
-        if len(memo) + len(words) > MEMO_SIZE:
-            memo.clear()
+        if len(memo) + len(words) > MEMO_SIZE + len(self._known):
+            memo = self._memo = dict(self._known)
         encodings = self._tokenizer.encode_batch(list(words), add_special_tokens=False)
         for word, encoding in zip(words, encodings):
             memo[word] = tuple(encoding.ids)
@@ -191,7 +194,8 @@ class StaticEncoder:
     """A static (lookup-table) text encoder: token rows averaged, then normalised.
 
     Arguments:
-        rows: ``(vocabulary, dim)`` float32 token vectors.
+        rows: ``(vocabulary, dim)`` token vectors, kept as float16 when they are (wordllama's
+            are: 16 MB, not 33) and summed in float32.
         tokenizer: what turns texts into row ids: ``ids(text)`` and ``batch_ids(texts)``
             (a :class:`WordMemo`).
         model_id: the model's identity (stored with tool vectors in snapshots).
@@ -208,7 +212,9 @@ class StaticEncoder:
     def __init__(self, rows: np.ndarray, tokenizer: Any, model_id: str) -> None:
         import numpy as np
 
-        self._rows = np.ascontiguousarray(rows, dtype=np.float32)
+        rows = np.asarray(rows)
+        kept = np.float16 if rows.dtype == np.float16 else np.float32
+        self._rows = np.ascontiguousarray(rows, dtype=kept)
         self._tokenizer = tokenizer
         self.model_id = model_id
         self.dim = int(self._rows.shape[1])
@@ -234,15 +240,22 @@ class StaticEncoder:
         tokenizer.no_truncation()
         if matrix.shape[0] != tokenizer.get_vocab_size() or not 1 <= dim <= matrix.shape[1]:
             raise OSError(f"{WEIGHTS_FILE} does not match its tokenizer, or has under {dim} dims")
-        rows = matrix[:, :dim].astype(np.float32)
-        return cls(rows, WordMemo(tokenizer), f"{MODEL_NAME}-{dim}")
+        rows = np.ascontiguousarray(matrix[:, :dim])
+        # A word that is one token of the vocabulary ("▁word") tokenizes to that token (checked
+        # for all 16,402 of them): known from the start.
+        known = {
+            token[1:]: (i,)
+            for token, i in tokenizer.get_vocab().items()
+            if token.startswith("\u2581") and len(token) > 1 and not any(c.isspace() for c in token)
+        }
+        return cls(rows, WordMemo(tokenizer, known), f"{MODEL_NAME}-{dim}")
 
     def _vector(self, ids: Sequence[int]) -> np.ndarray:
         import numpy as np
 
         if not ids:
             return np.zeros(self.dim, dtype=np.float32)
-        vector: np.ndarray = self._rows[list(ids)].sum(axis=0)
+        vector: np.ndarray = self._rows[list(ids)].sum(axis=0, dtype=np.float32)
         norm = float(np.sqrt(vector @ vector))
         return vector / norm if norm > 0 else vector
 
@@ -265,7 +278,7 @@ class StaticEncoder:
             starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
             has = lengths > 0
             # Each text's rows summed in order (an empty text stays zero).
-            sums = np.add.reduceat(self._rows[flat], starts[has], axis=0)
+            sums = np.add.reduceat(self._rows[flat], starts[has], axis=0, dtype=np.float32)
             out[start + np.flatnonzero(has)] = sums
         norms = np.sqrt(np.einsum("ij,ij->i", out, out))[:, None]
         norms[norms == 0] = 1.0
