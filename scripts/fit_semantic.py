@@ -19,9 +19,10 @@ What it fits, written to the weights file:
               sub-sampled).
   tasks       the coverage merge's part and covered weights (grid, on whole-task requests and on
               every other train query routed as a task).
-  confidence  a logistic model over ``confidence.SIGNALS`` (label: the best match is relevant;
-              no-tool requests are negatives) and ``min_confidence``: the lowest threshold at
-              which at most 10 % of the no-tool train requests are answered.
+  confidence  a logistic model over ``confidence.SIGNALS`` (label: a relevant tool is in the
+              top 5; no-tool requests are negatives), on the catalogues that have no-tool
+              requests, and ``min_confidence``: the lowest threshold at which at most 10 % of
+              the no-tool train requests are answered.
 """
 
 from __future__ import annotations
@@ -295,14 +296,14 @@ def lexical_baseline(items: list[Labelled]) -> dict[str, float]:
 
 
 def signals(ranker: SemanticRanker, items: list[Labelled]) -> tuple[np.ndarray, np.ndarray]:
-    """The confidence signals of every query and the label (its best match is relevant)."""
+    """The confidence signals of every query and the label (a relevant tool in the top 5)."""
     xs, ys = [], []
     for it in items:
         cat = it.catalogue
         whole = ranker.score(it.text, route(it.text), cat.lexical, cat.dense, 10)
         xs.append(ranker.signals(whole))
         ranked = ranker.rank(it.text, 10, cat.lexical, cat.dense).positions
-        ys.append(1.0 if ranked and ranked[0] in it.relevant else 0.0)
+        ys.append(1.0 if any(need.intersection(ranked[:5]) for need in it.needs) else 0.0)
     return np.array(xs), np.array(ys)
 
 
@@ -429,6 +430,10 @@ def fit_tasks(weights: dict[str, Any], items: list[Labelled]) -> None:
 
 
 def fit_confidence(weights: dict[str, Any], items: list[Labelled]) -> None:
+    """The logistic calibration, on the catalogues that have no-tool requests (their in-scope
+    requests, whole tasks and no-tool requests), and the threshold."""
+    with_notool = {it.catalogue.name for it in items if not it.relevant}
+    items = [it for it in items if it.catalogue.name in with_notool]
     ranker = SemanticRanker(weights)
     x, y = signals(ranker, items)
     sets = [it.set for it in items]
