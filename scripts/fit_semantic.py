@@ -445,7 +445,19 @@ def fit_confidence(weights: dict[str, Any], items: list[Labelled]) -> None:
     n_out = max(len({s for s, i in zip(sets, in_scope) if not i}), 1)
     weight = np.array([1.0 / (count[s] * (n_in if i else n_out)) for s, i in zip(sets, in_scope)])
     weight *= len(items) / weight.sum()
-    coef = fit_logistic(x, y, weight)
+    # the evidence signals get non-negative weights, so that a clearer best match never lowers
+    # the confidence: a signal fitted below zero is dropped and the rest refitted
+    evidence = [i for i, name in enumerate(conf_mod.SIGNALS) if name not in conf_mod.KINDS]
+    kept = list(range(x.shape[1]))
+    while True:
+        sub = fit_logistic(x[:, kept], y, weight)
+        negative = [kept[j] for j, v in enumerate(sub[1:]) if kept[j] in evidence and v < 0]
+        if not negative:
+            break
+        kept.remove(min(negative, key=lambda i: sub[1 + kept.index(i)]))
+    coef = np.zeros(x.shape[1] + 1)
+    coef[0] = sub[0]
+    coef[1 + np.array(kept)] = sub[1:]
     weights["confidence"]["bias"] = round(float(coef[0]), 6)
     weights["confidence"]["weights"] = [round(float(v), 6) for v in coef[1:]]
     conf = 1 / (1 + np.exp(-(coef[0] + x @ coef[1:])))

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 
-__all__ = ["Calibration", "SIGNALS", "signals_of", "DEFAULT_MIN_CONFIDENCE"]
+__all__ = ["Calibration", "SIGNALS", "KINDS", "signals_of", "DEFAULT_MIN_CONFIDENCE"]
 
 #: The confidence model's inputs, in order.
 SIGNALS = (
@@ -34,6 +34,9 @@ SIGNALS = (
     "keyword",
     "task",
 )
+#: The signals that say what kind of query it is (the others are evidence for the best match,
+#: fitted with non-negative weights: a clearer best match never lowers the confidence).
+KINDS = ("names", "keyword", "task")
 
 
 def _fitted_threshold() -> float:
