@@ -569,9 +569,12 @@ def render(report: dict[str, Any]) -> str:
             add(_row(target, value, _met(ok)))
         add("")
     if q:
-        add("**Ranking quality** (test splits): nDCG@10 / recall@5; semantic over the best peer")
+        add(
+            "**Ranking quality** (test splits): semantic's nDCG@10 over the best other engine's; "
+            "nDCG@10 / recall@5"
+        )
         add("")
-        add("| set (test queries, tools) | " + " | ".join(names) + " | semantic / best peer |")
+        add("| set (test queries, tools) | semantic / best other | " + " | ".join(names) + " |")
         add("|---|" + "---|" * (len(names) + 1))
         for ds, row in q.items():
             cells = [f"{row[n]['nDCG@10']:.3f} / {row[n]['R@5']:.3f}" for n in names]
@@ -582,9 +585,9 @@ def render(report: dict[str, Any]) -> str:
                 else "-"
             )
             add(
-                f"| {ds} ({row['queries']}, {row['tools']:,}) | "
+                f"| {ds} ({row['queries']}, {row['tools']:,}) | {ratio} | "
                 + " | ".join(cells)
-                + f" | {ratio} |"
+                + " |"
             )
         add("")
     a = report.get("abstention")
@@ -634,16 +637,18 @@ def render(report: dict[str, Any]) -> str:
             f"{s['queries']} searches of mcp_mixed's test queries, query embedding included"
         )
         add("")
-        add("| engine | p50 ms | p99 ms | mean ms |")
-        add("|---|---|---|---|")
+        lexical = s.get("toolsift-lexical") or {}
+        add("| engine | p50 / lexical p50 | p50 ms | p99 ms | mean ms |")
+        add("|---|---|---|---|---|")
         for n in ("toolsift-lexical", "toolsift-semantic"):
             r = s.get(n)
             if r and "p50_ms" in r:
-                add(
-                    f"| {r['label']} | {r['p50_ms']:.3f} | {r['p99_ms']:.3f} | {r['mean_ms']:.3f} |"
-                )
+                times = lexical.get("p50_ms")
+                ratio = f"{r['p50_ms'] / times:.1f}x" if times else "-"
+                p50, p99, mean = (f"{r[k]:.3f}" for k in ("p50_ms", "p99_ms", "mean_ms"))
+                add(_row(r["label"], ratio, p50, p99, mean))
             elif r:
-                add(f"| {r['label']} | - | - | - |")
+                add(f"| {r['label']} | - | - | - | - |")
         add("")
     base = (s or {}).get("baseline")
     if base and "current" in base:

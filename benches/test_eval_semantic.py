@@ -101,7 +101,7 @@ def test_render_has_every_table():
     text = es.render(_report())
     for heading in ("**Targets**", "**Ranking quality**", "**No tool fits**", "**Whole tasks**"):
         assert heading in text
-    assert "| mcp_mixed (10, 100) | 0.500 / 0.500 | 0.600 / 0.600 | 0.730 / 0.730 | 1.22x |" in text
+    assert "| mcp_mixed (10, 100) | 1.22x | 0.500 / 0.500 | 0.600 / 0.600 | 0.730 / 0.730 |" in text
     assert "| 11,578 | 0.50 | 20 | 1.50 | 60 | 12.0 | 0.20 |" in text
     assert "NOT met" in text and "| met |" in text
     assert "p50 0.040 ms vs 0.050 ms (0.80x), p99 0.300 ms vs 0.300 ms (1.00x)" in text
