@@ -8,9 +8,10 @@ Schema) and hands them here with the objects. :class:`AgentToolSearch` indexes t
 (``select:``, ``+required``, exact names, and whatever ranking the session is configured with),
 and gives back the framework objects the model may call now, in the session's order.
 
-The model-visible answer of a search is ``search_tool_bm25``'s JSON, plus ``missing`` (the
-``select:`` names that match no tool) and, when the session says no tool fits the request,
-``"abstained": true`` with a sentence telling the model to answer without a tool.
+The model-visible answer of a search is ``search_tool_bm25``'s JSON, which adds ``missing`` (the
+``select:`` names that match no tool) with ``suggestions`` and, when the session says no tool
+fits the request, ``"no_match": true`` with a message telling the model to rephrase or go on
+without a tool.
 
 Example:
     >>> from toolsift import Tool
@@ -19,7 +20,7 @@ Example:
     []
     >>> search.run("select:send_email,fax")
     '{"query":"select:send_email,fax","activated_tools":["send_email"],"match_count":1,\
-"total_tools":1,"missing":["fax"]}'
+"total_tools":1,"missing":["fax"],"suggestions":{"fax":[]}}'
     >>> search.visible_objects()
     ['obj']
 """
@@ -30,21 +31,17 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
-from ..contract import dumps, search_tool_bm25_content
+from ..contract import search_tool_bm25_content
 from ..errors import DiscoveryError, ToolsiftError
 from ..metatool import call_meta_tool, meta_tool
 from ..session import DiscoveryResult, DiscoverySession
 from ..shared_catalog import Catalog
 from ..tools import Tool
 
-__all__ = ["AgentToolSearch", "ABSTAINED_MESSAGE", "DEFAULT_SEARCH_DESCRIPTION"]
+__all__ = ["AgentToolSearch", "DEFAULT_SEARCH_DESCRIPTION"]
 
 T = TypeVar("T")
 
-#: What the model reads when the session reports that no tool fits its request.
-ABSTAINED_MESSAGE = (
-    "No tool fits this request: answer without a tool, or search again with other words."
-)
 #: The short description of the search tool where a framework needs one before any tool exists.
 DEFAULT_SEARCH_DESCRIPTION = (
     "Search the hidden tools and activate the best matches: they can be called from the next "
@@ -164,18 +161,10 @@ class AgentToolSearch(Generic[T]):
 
 
 def answer(result: DiscoveryResult) -> str:
-    """The model-visible JSON of one search: ``search_tool_bm25``'s, with ``missing`` and the
-    session's abstention (read generically: ``abstained`` and ``confidence`` when present)."""
-    content: dict[str, Any] = json.loads(search_tool_bm25_content(result))
-    if result.missing:
-        content["missing"] = list(result.missing)
-    if getattr(result, "abstained", False):
-        content["abstained"] = True
-        confidence = getattr(result, "confidence", None)
-        if confidence is not None:
-            content["confidence"] = confidence
-        content["message"] = ABSTAINED_MESSAGE
-    return dumps(content)
+    """The model-visible JSON of one search: ``search_tool_bm25``'s content, which reports the
+    ``select:`` names that match no tool (``missing``, with ``suggestions``) and, when the
+    session says no tool fits, ``"no_match": true`` with its ``confidence`` and ``message``."""
+    return search_tool_bm25_content(result)
 
 
 def abstained(result: DiscoveryResult) -> bool:

@@ -8,7 +8,7 @@ session's order. The model, not the user's message, decides what to look for: th
 takes a natural-language or keyword query, ``select:name1,name2``, ``+required``, exact names.
 
 The search tool's answer is ``search_tool_bm25``'s JSON, with ``missing`` for ``select:`` names
-that match no tool and ``"abstained": true`` when the session says no tool fits. One retriever
+that match no tool and ``"no_match": true`` when the session says no tool fits. One retriever
 is one discovery session: :meth:`ToolsiftObjectRetriever.new_session` gives another
 conversation its own, over the same catalogue.
 

@@ -8,7 +8,7 @@ starts with the search tool alone (and the ``always_available`` tools); the tool
 are offered from its next model call on, for the rest of the session.
 
 The search tool's answer is ``search_tool_bm25``'s JSON, with ``missing`` for ``select:`` names
-that match no tool and ``"abstained": true`` when the session says no tool fits. One
+that match no tool and ``"no_match": true`` when the session says no tool fits. One
 :class:`ToolsiftToolSearch` is one discovery session: make one per conversation
 (:meth:`ToolsiftToolSearch.new_session` shares the catalogue, in microseconds).
 
