@@ -23,7 +23,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sys
 from collections.abc import AsyncIterator, Iterable
@@ -398,7 +397,9 @@ class Gateway:
     def check_gate(self, state: ClientState, tool: Tool) -> None:
         """Refuse (``ToolError``) a call to ``tool`` that ``state``'s client may not make."""
         if not self.may_call(state, tool.name):
-            search = self.settings.meta_tool_name if self.settings.style == "activate" else SEARCH_TOOLS
+            search = (
+                self.settings.meta_tool_name if self.settings.style == "activate" else SEARCH_TOOLS
+            )
             raise ToolError(gate_message(tool.name, search))
 
     async def _forward(self, tool: Tool, arguments: dict[str, Any]) -> ToolResult:

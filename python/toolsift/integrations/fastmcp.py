@@ -52,8 +52,8 @@ from ..config import ToolSearchConfig
 from ..contract import dumps, search_notes
 from ..errors import ToolDefinitionError
 from ..index import DEFAULT_MAX_LIMIT, ToolIndex
-from ..session import NO_MATCH_MESSAGE
 from ..result import SearchResult
+from ..session import NO_MATCH_MESSAGE
 from ..tools import Tool
 from ._fastmcp_catalog import CatalogCache
 
