@@ -3,6 +3,7 @@ driven by a scripted ``FunctionModel`` (no network, no key)."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from typing import Any
 
@@ -68,7 +69,7 @@ def test_search_activates_the_tool_the_model_calls_it_and_answers(tools) -> None
         ]
     )
     agent = Agent(FunctionModel(script), tools=tools, capabilities=[toolsift_tool_search(limit=2)])
-    result = agent.run_sync("Weather in Paris?")
+    result = asyncio.run(agent.run("Weather in Paris?"))
     assert result.output == "It is sunny in Paris."
     assert script.offered[0] == ["search_tools"]
     assert "get_weather" in script.offered[1] and "book_flight" not in script.offered[1]
@@ -81,7 +82,7 @@ def test_a_tool_never_found_is_not_offered_and_its_call_is_refused(tools) -> Non
         [ToolCallPart("book_flight", {"city": "Rome"}, tool_call_id="b"), TextPart("gave up")]
     )
     agent = Agent(FunctionModel(script), tools=tools, capabilities=[toolsift_tool_search()])
-    assert agent.run_sync("Fly me to Rome").output == "gave up"
+    assert asyncio.run(agent.run("Fly me to Rome")).output == "gave up"
     assert script.offered[0] == ["search_tools"] and script.offered[1] == ["search_tools"]
     assert "book_flight" in str(script.returns[-1]) and "booked" not in str(script.returns[-1])
 
@@ -89,7 +90,7 @@ def test_a_tool_never_found_is_not_offered_and_its_call_is_refused(tools) -> Non
 def test_select_finds_exact_names_and_reports_missing_ones(tools) -> None:
     capability = toolsift_tool_search()
     script = Script([_search("select:book_flight,teleport"), TextPart("ok")])
-    Agent(FunctionModel(script), tools=tools, capabilities=[capability]).run_sync("go")
+    asyncio.run(Agent(FunctionModel(script), tools=tools, capabilities=[capability]).run("go"))
     assert sorted(script.offered[1]) == ["book_flight", "search_tools"]
     assert capability.strategy.last_results[0].missing == ("teleport",)
 
@@ -97,7 +98,7 @@ def test_select_finds_exact_names_and_reports_missing_ones(tools) -> None:
 def test_nothing_found_is_said_to_the_model(tools) -> None:
     script = Script([_search("zzyzx qwerty"), TextPart("none")])
     agent = Agent(FunctionModel(script), tools=tools, capabilities=[toolsift_tool_search()])
-    agent.run_sync("go")
+    asyncio.run(agent.run("go"))
     assert script.offered[1] == ["search_tools"]
     assert "No matching tools" in str(script.returns[-1])
 

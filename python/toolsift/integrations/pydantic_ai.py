@@ -23,7 +23,8 @@ Example:
     ...     return f"sunny in {city}"
     >>> agent = Agent(TestModel(call_tools=[]), tools=[get_weather],
     ...               capabilities=[toolsift_tool_search()])
-    >>> agent.run_sync("hi").output
+    >>> import asyncio
+    >>> asyncio.run(agent.run("hi")).output
     'success (no tool calls)'
 """
 
