@@ -227,3 +227,22 @@ def test_tool_index_search_many_matches_search_with_every_option(engine):
         index.search_many(["ok", "select:"])
     with pytest.raises(TypeError):
         index.search_many("a single string")
+
+
+def test_tool_index_search_many_takes_exactly_searchs_options(engine):
+    """search_many's keyword options are search's (one signature): each is accepted, the
+    defaults are search's, and a name search does not take is a TypeError naming it."""
+    import inspect
+
+    from toolsift._index.calls import SearchOptions
+
+    params = inspect.signature(ToolIndex.search).parameters
+    keywords = {n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    assert set(SearchOptions.__annotations__) == keywords
+    index = ToolIndex(TOOLS, engine=engine)
+    defaults = {n: params[n].default for n in keywords}
+    assert index.search_many(TOOL_QUERIES, 3, **defaults) == index.search_many(TOOL_QUERIES, 3)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'limits'"):
+        index.search_many(TOOL_QUERIES, limits=3)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="abstain must be a bool"):
+        index.search_many(TOOL_QUERIES, abstain=1)  # type: ignore[arg-type]

@@ -4,26 +4,18 @@ façade: each method hands its work to a part in ``toolsift._index``)."""
 from __future__ import annotations
 
 import copy
-import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ._engine.select import EngineName, available_engines
 from ._engine.select import select_engine as _select_engine
-from ._index import calls, persist
+from ._index import calls
 from ._index.build import checked_tools, engine_index
 from ._index.explain import explain
-from ._index.lookups import NameLookups
 from ._index.records import RecordSource, build_records, load_records
-from ._index.regex import RegexSearcher
-from ._index.search import Ranker, Searcher
-from ._index.semantic import (
-    SemanticSearcher,
-    carried_state,
-    check_min_confidence,
-    semantic_state,
-    updated_state,
-)
+from ._index.search import Ranker
+from ._index.semantic import carried_state, check_min_confidence, semantic_state
+from ._index.snapshots import Snapshots
 from ._names.table import NameTable
 from ._options import DEFAULT_LIMIT as DEFAULT_LIMIT
 from ._options import DEFAULT_MAX_LIMIT as DEFAULT_MAX_LIMIT
@@ -34,19 +26,20 @@ from ._snapshot.tools_section import LazyTools
 from ._text.analysis import DEFAULT_PROFILE, ProfileName, check_profile
 from ._text.documents import FieldWeights, check_field_weights, default_delta
 from .explain import Explanation
-from .limits import MAX_SNAPSHOT_BYTES
 from .query import DEFAULT_MAX_QUERY_LENGTH, parse_query
 from .result import Match, SearchResult
 from .semantic.model import Semantic, check_semantic, resolve
 from .tools import Tool
 
 if TYPE_CHECKING:
-    from ._engine.protocol import EngineIndex
+    from typing_extensions import Unpack
+
+    from ._index.calls import SearchOptions
 
 __all__ = ["FieldWeights", "Match", "SearchResult", "ToolIndex", "EngineName", "available_engines"]
 
 
-class ToolIndex:
+class ToolIndex(Snapshots):
     """A searchable, immutable index of tools (threads share it without a lock).
 
     Arguments:
@@ -107,44 +100,6 @@ class ToolIndex:
             tools, by_name, name, index, field_weights, params, state,
             servers=servers, name_parts=names,
         )  # fmt: skip
-
-    @classmethod
-    def _from_parts(
-        cls, parts: persist.Parts, table: NameTable | None = None,
-        by_name: Mapping[str, int] | None = None, semantic: Any = None,
-    ) -> ToolIndex:  # fmt: skip
-        """An index of parts already made (a snapshot's, an update's); ``table``: its name
-        table, if known (derived from the tools alone, so never stored: rebuilt on first use);
-        ``by_name``: its name -> id map, if known (an update's); ``semantic``: its encoder and
-        tool vectors, if semantic search is on."""
-        self = cls.__new__(cls)
-        if by_name is None:
-            by_name = persist.positions(parts)
-        self._wire(
-            parts.tools, by_name, parts.engine, parts.index, parts.field_weights, parts.params,
-            semantic, table=table,
-        )  # fmt: skip
-        return self
-
-    def _wire(
-        self, tools: tuple[Tool, ...] | LazyTools, by_name: Mapping[str, int], engine: str,
-        index: EngineIndex, field_weights: FieldWeights, params: tuple[float, float, float],
-        semantic: Any = None, **known: Any,
-    ) -> None:  # fmt: skip
-        """Holds the index's state and its collaborators: the name-driven lookups (``known``:
-        its servers or name table, if known) and the searchers that use them (``semantic``:
-        the encoder and tool vectors of the semantic searcher, or ``None``)."""
-        self._tools, self._by_name, self.engine, self._index = tools, by_name, engine, index
-        self.field_weights, self.params = field_weights, params
-        self._lookups = lookups = NameLookups(tools, engine, index, field_weights, **known)
-        self._searcher = Searcher(tools, by_name, engine, index, field_weights, lookups)
-        self._regex = RegexSearcher(tools, engine, self._searcher)
-        self._semantic: SemanticSearcher | None = None
-        if semantic is not None:
-            encoder, vectors = semantic
-            self._semantic = SemanticSearcher(
-                self._searcher, lookups, index, tools, field_weights, encoder, vectors
-            )
 
     @property
     def semantic(self) -> bool:
@@ -331,25 +286,7 @@ class ToolIndex:
         return calls.search(self._searcher, self._regex, query, limit, options, defaults)
 
     def search_many(
-        self,
-        queries: Iterable[str],
-        limit: int | None = None,
-        *,
-        exclude: Iterable[str] = (),
-        servers: Iterable[str] | None = None,
-        ranker: Ranker = "bm25",
-        exact_names: bool = True,
-        prefix_fraction: float = DEFAULT_PREFIX_FRACTION,
-        prefix_min_len: int = 3,
-        max_expansions: int = 16,
-        threshold: float = 0.0,
-        relative_floor: float = 0.0,
-        coverage: bool = False,
-        normalize: bool = False,
-        max_limit: int = DEFAULT_MAX_LIMIT,
-        max_query_length: int = DEFAULT_MAX_QUERY_LENGTH,
-        abstain: bool = False,
-        min_confidence: float | None = None,
+        self, queries: Iterable[str], limit: int | None = None, **options: Unpack[SearchOptions]
     ) -> list[SearchResult]:
         """:meth:`search` for many queries with the same options, in one call: in query order,
         each result equal to what :meth:`search` returns for it. On the Rust engine the
@@ -358,35 +295,31 @@ class ToolIndex:
 
         Arguments:
             queries: the queries (an iterable of str, not a single str).
-            limit: and every other option: as for :meth:`search`, applied to every query
-                (``exclude`` and ``servers`` are read once). With semantic search on, the
-                queries run one after another.
+            limit, options: :meth:`search`'s limit and keyword options (the same names and
+                defaults), applied to every query (``exclude`` and ``servers`` are read once).
+                With semantic search on, the queries run one after another.
 
         Raises:
-            TypeError: ``queries`` is a single str; else as :meth:`search`.
+            TypeError: ``queries`` is a single str, or an option is not one of :meth:`search`'s;
+                else as :meth:`search`.
 
         Example:
             >>> index = ToolIndex([Tool(name="get_weather", description="Weather for a city")])
             >>> [r[0].tool.name for r in index.search_many(["weather", "city weather"])]
             ['get_weather', 'get_weather']
         """
-        options: dict[str, Any] = dict(
-            exclude=exclude, servers=servers, ranker=ranker, exact_names=exact_names,
-            prefix_fraction=prefix_fraction, prefix_min_len=prefix_min_len,
-            max_expansions=max_expansions, threshold=threshold, relative_floor=relative_floor,
-            coverage=coverage, normalize=normalize, max_limit=max_limit,
-            max_query_length=max_query_length,
-        )  # fmt: skip
+        given = calls.many_options(options, _SEARCH_DEFAULTS)
+        abstain, min_confidence = given.pop("abstain"), given.pop("min_confidence")
         if self._semantic is not None or abstain is not False or min_confidence is not None:
             if isinstance(queries, str):
                 raise TypeError("queries must be an iterable of str, not a single str")
             queries = list(queries)
             for key in ("exclude", "servers"):
-                if not (options[key] is None or isinstance(options[key], str)):
-                    options[key] = tuple(options[key])  # read once
-            options.update(abstain=abstain, min_confidence=min_confidence)
-            return [self.search(query, limit, **options) for query in queries]
-        return calls.search_many(self.search, self._searcher, self._regex, queries, limit, options)
+                if not (given[key] is None or isinstance(given[key], str)):
+                    given[key] = tuple(given[key])  # read once
+            given.update(abstain=abstain, min_confidence=min_confidence)
+            return [self.search(query, limit, **given) for query in queries]
+        return calls.search_many(self.search, self._searcher, self._regex, queries, limit, given)
 
     def explain(
         self,
@@ -463,108 +396,6 @@ class ToolIndex:
             return cls._from_parts(parts, semantic=state)
         return cls(load_records(source, server), **options, semantic=semantic)
 
-    def to_bytes(self) -> bytes:
-        """The index, its tools, parameters and field weights as snapshot bytes (the same bytes
-        from both engines; each reads the other's).
-
-        Example:
-            >>> index = ToolIndex([Tool(name="get_weather", description="Weather for a city")])
-            >>> ToolIndex.from_bytes(index.to_bytes()).search("weather")[0].name
-            'get_weather'
-        """
-        sem = self._semantic
-        entry = None if sem is None else sem.vectors.to_header()
-        return persist.to_bytes(self._tools, self._index, self.field_weights, entry)
-
-    @classmethod
-    def from_bytes(
-        cls, data: bytes, *, engine: EngineName = "auto", semantic: Semantic = "auto"
-    ) -> ToolIndex:
-        """Loads :meth:`to_bytes` output (written by either engine) without re-tokenizing.
-        ``semantic`` as for :class:`ToolIndex`: the snapshot's tool vectors are used when it
-        has them (from the same model), else the tools are embedded now.
-
-        Raises:
-            SnapshotError: the data is truncated, corrupted, of a newer version, not a ToolIndex
-                snapshot, or its parts disagree (a name twice, other field weights).
-
-        Example:
-            >>> data = ToolIndex([Tool(name="a", description="alpha")]).to_bytes()
-            >>> ToolIndex.from_bytes(data, engine="python").get("a").description
-            'alpha'
-        """
-        semantic = check_semantic(semantic)
-        parts = persist.from_bytes(data, engine)
-        state = semantic_state(resolve(semantic), parts.tools, parts.engine, parts.semantic)
-        loaded = cls._from_parts(parts, semantic=state)
-        persist.check_unique(loaded._by_name, parts.names)
-        return loaded
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Writes :meth:`to_bytes` to ``path`` atomically (a temporary file, then a rename), so a
-        gateway can build once and every worker :meth:`load` s it in milliseconds.
-
-        Example:
-            >>> import os, tempfile
-            >>> path = os.path.join(tempfile.mkdtemp(), "tools.tsift")
-            >>> ToolIndex([Tool(name="get_weather", description="Weather")]).save(path)
-            >>> len(ToolIndex.load(path))
-            1
-        """
-        persist.write(path, self.to_bytes())
-
-    @classmethod
-    def load(
-        cls,
-        path: str | os.PathLike[str],
-        *,
-        engine: EngineName = "auto",
-        max_bytes: int = MAX_SNAPSHOT_BYTES,
-        semantic: Semantic = "auto",
-    ) -> ToolIndex:
-        """Reads a file written by :meth:`save` (by either engine); ``max_bytes``: the largest
-        file read (default 4 GiB, :data:`toolsift.limits.MAX_SNAPSHOT_BYTES`); ``semantic``:
-        as for :meth:`from_bytes`.
-
-        Raises:
-            SnapshotError: the file is truncated, corrupted or of a newer format version, is
-                not a regular file (a device, a FIFO), or is over ``max_bytes``.
-            OSError: the file cannot be read.
-
-        Example:
-            >>> import os, tempfile
-            >>> path = os.path.join(tempfile.mkdtemp(), "tools.tsift")
-            >>> ToolIndex([Tool(name="a", description="alpha")]).save(path)
-            >>> ToolIndex.load(path, engine="python").search("alpha")[0].name
-            'a'
-        """
-        data = persist.read(path, max_bytes)
-        return cls.from_bytes(data, engine=engine, semantic=semantic)
-
-    def with_tools(self, add: Iterable[Tool] = (), remove: Iterable[str] = ()) -> ToolIndex:
-        """A new index with ``add`` added (replacing a tool of the same name) and the tools
-        named in ``remove`` (names, or one ``str``) removed; this one is not changed
-        (copy-on-write). The kept tools come first, in their order, then ``add``; it ranks
-        exactly like ``ToolIndex(kept + add)``, and only the added tools are tokenized. The
-        engine's update runs with the GIL released; the Python work is proportional to the
-        change (the name -> id map is layered over this index's, not copied).
-
-        Raises:
-            KeyError: a name in ``remove`` is not indexed.
-            DuplicateToolError: two tools in ``add`` share a name.
-            TypeError: ``add`` is not an iterable of :class:`Tool`, or ``remove`` not of names.
-
-        Example:
-            >>> index = ToolIndex([Tool(name="a", description="alpha")])
-            >>> [t.name for t in index.with_tools(add=[Tool(name="b", description="beta")])]
-            ['a', 'b']
-        """
-        old = self._parts()
-        parts, by_name, drop, kept = persist.updated(old, self._by_name, add, remove)
-        table = self._lookups.carried_table(parts.tools, len(self._tools), drop, kept)
-        state = updated_state(self._semantic, parts.tools, drop, kept, len(self._tools))
-        return type(self)._from_parts(parts, table, by_name, state)
-
     def _rebuilt(self, tools: Iterable[Tool]) -> ToolIndex:
         """``ToolIndex(tools)`` with this index's options (engine, profile, field weights,
         parameters); with semantic search on, the vectors of tools it already holds unchanged
@@ -578,29 +409,6 @@ class ToolIndex:
         if state is None:
             return rebuilt
         return type(self)._from_parts(rebuilt._parts(), None, rebuilt._by_name, state)
-
-    def _parts(self) -> persist.Parts:
-        return persist.Parts(
-            self._tools, self.engine, self._index, self.field_weights, self.params, ()
-        )
-
-    def replace_server(self, server: str, tools: Iterable[Tool]) -> ToolIndex:
-        """A new index in which ``server``'s tools are exactly ``tools`` (an MCP server connected,
-        changed its tool list, or disconnected with ``tools=[]``): :meth:`with_tools` with
-        ``add=tools`` and ``remove`` the server's current tools.
-
-        Raises:
-            TypeError: ``server`` is not a str, or ``tools`` not an iterable of :class:`Tool`.
-            ValueError: a tool in ``tools`` belongs to another server.
-
-        Example:
-            >>> index = ToolIndex([Tool(name="mcp__s__a", server="s", mcp_tool_name="a")])
-            >>> [t.name for t in index.replace_server("s", [])]
-            []
-        """
-        tools = persist.server_tools(server, tools)
-        old = [persist.name_at(self._tools, i) for i in self._lookups.server_ids(server)]
-        return self.with_tools(add=tools, remove=old)
 
 
 # The signature's default objects, for the identity checks of search()'s default-options path.

@@ -14,23 +14,66 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, TypedDict
 
 from .._options import check_names
 from ..query import parse_query
 from ..result import SearchResult
 from .regex import RegexSearcher
 from .request import _checked_limit, _Request
-from .search import Searcher
+from .search import Ranker, Searcher
 
 if TYPE_CHECKING:
     from .._text.documents import FieldWeights
     from .lookups import NameLookups
 
 __all__ = [
-    "DEFAULT_REQUESTS", "REQUESTS", "REQUEST_CACHE_SIZE", "bind_plain", "search", "search_many",
+    "DEFAULT_REQUESTS", "REQUESTS", "REQUEST_CACHE_SIZE", "SearchOptions", "bind_plain",
+    "many_options", "search", "search_many",
 ]  # fmt: skip
+
+
+class SearchOptions(TypedDict, total=False):
+    """The keyword options of ``ToolIndex.search``, for ``ToolIndex.search_many``'s
+    ``**options`` (their defaults and meaning: ``search``'s signature and docstring, the one
+    place they are written)."""
+
+    exclude: Iterable[str]
+    servers: Iterable[str] | None
+    ranker: Ranker
+    exact_names: bool
+    prefix_fraction: float
+    prefix_min_len: int
+    max_expansions: int
+    threshold: float
+    relative_floor: float
+    coverage: bool
+    normalize: bool
+    max_limit: int
+    max_query_length: int
+    abstain: bool
+    min_confidence: float | None
+
+
+def many_options(given: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """``search_many``'s keyword options (``given``) completed with ``search``'s ``defaults``
+    (its ``__kwdefaults__``), in signature order; an option ``search`` does not take is the
+    ``TypeError`` Python raises for an unexpected keyword.
+
+    Example:
+        >>> many_options({"ranker": "keyword"}, {"exclude": (), "ranker": "bm25"})
+        {'exclude': (), 'ranker': 'keyword'}
+        >>> many_options({"limits": 3}, {"exclude": ()})
+        Traceback (most recent call last):
+        ...
+        TypeError: search_many() got an unexpected keyword argument 'limits'
+    """
+    for name in given:
+        if name not in defaults:
+            raise TypeError(f"search_many() got an unexpected keyword argument {name!r}")
+    return {name: given.get(name, default) for name, default in defaults.items()}
+
 
 #: Validated requests of search() calls without exclude / servers, keyed by their options and
 #: the options' types: such a request does not depend on the index, and agents repeat their
