@@ -37,7 +37,7 @@ from ._session.checks import (
     _check_mode,
 )
 from ._session.generation import CatalogCore, Generation
-from ._session.options import _check_limits, _check_min_confidence, _check_semantic
+from ._session.options import checked_search_options
 from ._session.snapshot import _Ranked, _Snapshot
 from ._session.state import DEFAULT_ALWAYS_AVAILABLE, DiscoveryMode, ToolSource, _Entry
 from .errors import DiscoveryError
@@ -115,12 +115,9 @@ class _CatalogSession(DiscoverySession):
     ) -> None:
         # Not DiscoverySession.__init__: a view checks its options and shares everything else.
         default_limit, max_limit, threshold = limits
-        _check_limits(default_limit, max_limit, threshold)
-        self._semantic = _check_semantic(semantic)
-        self.min_confidence = _check_min_confidence(min_confidence)
-        self.default_limit = default_limit
-        self.max_limit = max_limit
-        self.threshold = float(threshold)
+        self.default_limit, self.max_limit, self.threshold, self._semantic, self.min_confidence = (
+            checked_search_options(default_limit, max_limit, threshold, semantic, min_confidence)
+        )
         _check_mode(mode)
         _check_meta_tool_name(meta_tool_name)
         self._core = core

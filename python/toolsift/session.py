@@ -57,7 +57,7 @@ from ._session.options import (
     META_TOOL_NAME,
     _check_limits,
     _check_min_confidence,
-    _check_semantic,
+    checked_search_options,
 )
 from ._session.snapshot import _Snapshot
 from ._session.state import AUTO_MAX_TOKENS as AUTO_MAX_TOKENS
@@ -182,12 +182,9 @@ class DiscoverySession(_IndexedSession, _Activation):
                 mode, always_available, profile, default_limit, max_limit, threshold,
                 meta_tool_name, semantic, min_confidence,
             ) = _session_arguments(config, given)  # fmt: skip
-        _check_limits(default_limit, max_limit, threshold)
-        self._semantic = _check_semantic(semantic)
-        self.min_confidence = _check_min_confidence(min_confidence)
-        self.default_limit = default_limit
-        self.max_limit = max_limit
-        self.threshold = float(threshold)
+        self.default_limit, self.max_limit, self.threshold, self._semantic, self.min_confidence = (
+            checked_search_options(default_limit, max_limit, threshold, semantic, min_confidence)
+        )
         _check_mode(mode)
         self._profile: ProfileName = check_profile(profile)
         self._field_weights = check_field_weights(field_weights)
