@@ -1,6 +1,6 @@
 """The search path's shortcuts give exactly what the general path gives.
 
-``ToolIndex.search`` skips work on the common query: ``NameTable.find_names`` proves "no name
+``ToolIndex.search`` skips work on the common query: ``NameFinder.find_names`` proves "no name
 here" with a few C-level passes (else ``find_names_slow``, the specification), ``parse_query``
 takes a shortcut when there is no ``select:`` or ``+word``, validated options are cached, and
 ``Match`` / ``SearchResult`` objects are built without their dataclass ``__init__``. Hypothesis
@@ -23,6 +23,7 @@ from toolsift import query as query_module
 from toolsift._index import calls as calls_module
 from toolsift._index import lookups as named_module
 from toolsift._index import search as search_module
+from toolsift._names.find import NameFinder
 from toolsift._names.table import NameTable
 from toolsift.query import parse_query
 from toolsift.result import new_match
@@ -91,8 +92,10 @@ tool_subsets = st.lists(st.sampled_from(range(len(TOOLS))), unique=True).map(
 @given(tools=tool_subsets, text=texts)
 def test_find_names_equals_the_candidate_by_candidate_path(tools, text):
     table = NameTable(tools)
-    assert table.find_names(text) == table.find_names_slow(text)
-    assert table.find_names(text) == table.find_names_slow(text)  # memoised answers too
+    assert table.finder.find_names(text) == table.finder.find_names_slow(text)
+    assert table.finder.find_names(text) == table.finder.find_names_slow(
+        text
+    )  # memoised answers too
 
 
 @given(tools=tool_subsets, text=texts)
@@ -103,19 +106,19 @@ def test_the_compiled_proof_answers_as_the_python_one(tools, text):
     assert table.finder.names_none(text) == table.finder.names_none_py(text)
     # Without the extension (a pure-Python install) the Python proof runs, and agrees too.
     table.finder._keys = None
-    assert table.find_names(text) == table.find_names_slow(text)
+    assert table.finder.find_names(text) == table.finder.find_names_slow(text)
 
 
 def test_find_names_shortcut_decides_the_common_query():
     table = NameTable(TOOLS)
     text = "please look up the forecast for tomorrow and tell me whether to take an umbrella"
     assert table.finder.names_none(text)
-    assert table.find_names(text) == []
+    assert table.finder.find_names(text) == []
     capitalised = "Search the web for the forecast of tomorrow and tell me whether to take one"
     assert table.finder.names_none(capitalised)
     named = "please read the file with readFile and then look up the forecast for tomorrow"
     assert not table.finder.names_none(named)
-    assert [ids for ids, _ in table.find_names(named)] == [(0, 1)]
+    assert [ids for ids, _ in table.finder.find_names(named)] == [(0, 1)]
 
 
 @pytest.mark.parametrize(
@@ -211,7 +214,7 @@ def _search_general(index, query, opts, monkeypatch):
         m.setattr(calls_module, "REQUESTS", {})
         m.setattr(calls_module, "DEFAULT_REQUESTS", {})
         m.setattr(query_module, "_FAST_PARSE", False)
-        m.setattr(NameTable, "find_names", NameTable.find_names_slow)
+        m.setattr(NameFinder, "find_names", NameFinder.find_names_slow)
         general = {e: _dataclass_matches for e in ("python", "rust")}
         for module in (search_module, named_module):  # the search path and the exact-name tier
             m.setattr(module, "_NEW_MATCHES", general)

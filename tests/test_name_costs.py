@@ -127,7 +127,7 @@ def reference_tier(self, named, text, excluded, filters, limit):
     """``NameLookups.exact_name_tier`` before the fix (every name scored, then cut)."""
     tools = self._tools
     queues = []
-    for ids, rest in self.names.find_names(text):
+    for ids, rest in self.names.finder.find_names(text):
         scored = self._index.score_documents(
             rest if len(ids) > 1 else "", list(ids), sorted(excluded), **filters
         )
@@ -388,7 +388,7 @@ def test_the_exact_name_tier_scores_about_limit_names(engine, monkeypatch):
         tools += [mcp(f"a{k}", f"op{k}_run", f"run op {k} alpha"), mcp(f"b{k}", f"op{k}_run", "x")]
     index = ToolIndex(tools, engine=engine)
     query = " ".join(f"op{k}_run" for k in range(60))
-    assert len(index.names.find_names(query)) == 60
+    assert len(index.names.finder.find_names(query)) == 60
     counting = CountingEngine(index._index)
     for holder in (index, index._lookups, index._searcher):  # the index and its collaborators
         monkeypatch.setattr(holder, "_index", counting)

@@ -107,8 +107,12 @@ def test_the_compiled_table_answers_as_the_python_one(tools, texts):
     names = [*texts, *(a for t in tools for a in t.aliases())]
     assert compiled.lookup_names(names) == python.lookup_names(names) == pure.lookup_names(names)
     for t in texts:
-        assert compiled.find_names(t) == python.find_names(t) == pure.find_names(t), t
-        assert compiled.find_names(t) == compiled.find_names_slow(t), t
+        assert (
+            compiled.finder.find_names(t)
+            == python.finder.find_names(t)
+            == pure.finder.find_names(t)
+        ), t
+        assert compiled.finder.find_names(t) == compiled.finder.find_names_slow(t), t
         every = range(len(tools))
         assert compiled.suggest(t, every) == python.suggest(t, every) == pure.suggest(t, every)
 
@@ -252,8 +256,8 @@ def assert_answers_as(table: NameTable, fresh: NameTable, texts) -> None:
     names = [*texts, *(a for t in fresh.sources for a in t.aliases())]
     assert table.lookup_names(names) == fresh.lookup_names(names)
     for t in texts:
-        assert table.find_names(t) == fresh.find_names_slow(t), t
-        assert table.find_names_slow(t) == fresh.find_names_slow(t), t
+        assert table.finder.find_names(t) == fresh.finder.find_names_slow(t), t
+        assert table.finder.find_names_slow(t) == fresh.finder.find_names_slow(t), t
 
 
 @pytest.mark.parametrize("overlay_at_least", [0, 10**9])
@@ -297,7 +301,7 @@ def test_an_update_shares_the_base_dicts_and_layers_the_compiled_keys():
     assert len(updated.keys) == len(table.keys) + 40
     assert updated.lookup("new/fetch_3") == (len(kept) + 3,)
     assert updated.lookup("tool_0") == ()  # removed: its stale key names nothing
-    assert updated.find_names("call fetch_3 now") == [((len(kept) + 3,), "call now")]
+    assert updated.finder.find_names("call fetch_3 now") == [((len(kept) + 3,), "call now")]
     assert "fetch3" not in table._plain and table.lookup("fetch_3") == ()
     # A second update layers on the first without copying the base either.
     n = len(updated.sources)

@@ -240,8 +240,8 @@ def assert_same_names(table, fresh):
     for key in keys | {"mcp" + k for k in keys}:
         assert table.lookup_key(key) == fresh.lookup_key(key), key
     for text in NAME_TEXTS:
-        assert table.find_names(text) == fresh.find_names_slow(text), text
-        assert table.find_names_slow(text) == fresh.find_names_slow(text), text
+        assert table.finder.find_names(text) == fresh.finder.find_names_slow(text), text
+        assert table.finder.find_names_slow(text) == fresh.finder.find_names_slow(text), text
         assert table.lookup(text) == fresh.lookup(text), text
         assert table.suggest(text, range(len(fresh._tools))) == fresh.suggest(
             text, range(len(fresh._tools))

@@ -219,7 +219,8 @@ class NameLookups:
         """
         excluded = request.excluded
         floor = request.relative_floor
-        named = self.names.find_names(parsed.text, spans=True) if request.exact_names else None
+        finder = self.names.finder
+        named = finder.find_names(parsed.text, spans=True) if request.exact_names else None
         if not named:  # the common case: no name in the query, nothing to score here
             return [], request.limit, (request.excluded_sorted, parsed.required, floor)
         filters = {"include": request.include, "required": parsed.required, **request.prefix}
@@ -250,7 +251,8 @@ class NameLookups:
         has none (``searchgraph`` names ``search_graph`` but matches none of its parts): the
         keyword index's own search, restricted to these tools, in either engine.
         """
-        named = self.names.find_names(parsed.text, spans=True) if request.exact_names else None
+        finder = self.names.finder
+        named = finder.find_names(parsed.text, spans=True) if request.exact_names else None
         if not named:
             return [], []
         filters = {"include": request.include, "required": parsed.required, **request.prefix}
@@ -270,7 +272,7 @@ class NameLookups:
         limit: int,
     ) -> list[int]:
         """The first ``limit`` tools the query names exactly (exact-name prefixing), in query order,
-        deduplicated, from the names :meth:`NameTable.find_names` found in ``text`` (as spans).
+        deduplicated, from the names :meth:`NameFinder.find_names` found in ``text`` (as spans).
 
         A name held by several tools (``read_file`` on many servers) lists them by their score
         for the rest of the query (the query without that name), then by name; the names then

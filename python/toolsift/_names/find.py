@@ -34,7 +34,7 @@ MIN_KEY_LENGTH = 3
 # The most keys whose "squashable" answer is memoised (bounded memory on huge tables).
 _SQUASHABLE_MEMO = 65_536
 
-# The fast path of :meth:`NameTable.find_names` (ASCII text): every byte that is neither a
+# The fast path of :meth:`NameFinder.find_names` (ASCII text): every byte that is neither a
 # lowercase ASCII letter or digit nor one of the whitespace characters ``str.split`` splits ASCII
 # text on. Deleting them from the lowercased text leaves each word's normalised key (``name_key``)
 # in place (``bytes.translate`` does it three times faster than a regex).

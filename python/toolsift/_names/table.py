@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Union, cast, overload
+from typing import TYPE_CHECKING, Any, Union, cast
 
 from .._snapshot.name_columns import ListColumns
 from .._snapshot.tools_section import NameViews
@@ -305,34 +305,6 @@ class NameTable:
     def finder(self) -> NameFinder:
         """The search for the names a text holds (the exact-name tier), over this table."""
         return self._finder
-
-    @overload
-    def find_names(
-        self, text: str, *, spans: Literal[False] = False
-    ) -> list[tuple[tuple[int, ...], str]]: ...
-
-    @overload
-    def find_names(
-        self, text: str, *, spans: Literal[True]
-    ) -> list[tuple[tuple[int, ...], int, int]]: ...
-
-    def find_names(
-        self, text: str, *, spans: bool = False
-    ) -> list[tuple[tuple[int, ...], str]] | list[tuple[tuple[int, ...], int, int]]:
-        """The tool names written in ``text``: :meth:`NameFinder.find_names`.
-
-        Example:
-            >>> table = NameTable([Tool(name="search_graph"), Tool(name="read_file")])
-            >>> table.find_names("run search_graph on the repo")
-            [((0,), 'run on the repo')]
-        """
-        return self._finder.find_names(text, spans=spans)
-
-    def find_names_slow(
-        self, text: str, *, spans: bool = False
-    ) -> list[tuple[tuple[int, ...], str]] | list[tuple[tuple[int, ...], int, int]]:
-        """:meth:`find_names`, candidate by candidate: :meth:`NameFinder.find_names_slow`."""
-        return self._finder.find_names_slow(text, spans=spans)
 
     @property
     def keys(self) -> NameKeys | None:
