@@ -69,44 +69,26 @@ from typing import Any
 
 import psutil
 
-if __package__:  # imported as fuzz.soak
-    from .soak_clients import (
-        META,
-        TARGETS,
-        VAULT,
-        Roles,
-        Tally,
-        Triggers,
-        _ClientLog,
-        badge,
-        canonical,
-        client_session,
-        downstream_pid,
-        error_kind,
-        run_client,
-        run_hostile,
-        sessionless_client,
-        unauthenticated,
-    )
-else:  # run as a script: python fuzz/soak.py
-    from soak_clients import (  # type: ignore[no-redef]
-        META,
-        TARGETS,
-        VAULT,
-        Roles,
-        Tally,
-        Triggers,
-        _ClientLog,
-        badge,
-        canonical,
-        client_session,
-        downstream_pid,
-        error_kind,
-        run_client,
-        run_hostile,
-        sessionless_client,
-        unauthenticated,
-    )
+if not __package__:  # run as a script (python fuzz/soak.py): `fuzz` from the repository root
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from fuzz.soak_clients import (
+    META,
+    TARGETS,
+    VAULT,
+    Roles,
+    Tally,
+    Triggers,
+    _ClientLog,
+    badge,
+    canonical,
+    client_session,
+    downstream_pid,
+    error_kind,
+    run_client,
+    run_hostile,
+    sessionless_client,
+    unauthenticated,
+)
 
 __all__ = [
     "META",
