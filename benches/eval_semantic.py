@@ -377,6 +377,9 @@ def run_probe(spec: str, data: Path) -> dict[str, Any]:
 
 
 #: The lexical latency child: only APIs every checkout has (the baseline may predate this file).
+#: Its warm-up and timing loop is a deliberate twin of :func:`speed`'s: it runs as source text
+#: under another checkout's ``toolsift``, so it can import nothing from this file; keep the two
+#: loops alike (20 warm-up searches, then ``rounds`` timed passes at ``limit=10``).
 _LATENCY_CHILD = r"""
 import json, sys, time
 import toolsift
