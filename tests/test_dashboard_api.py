@@ -124,6 +124,11 @@ def test_search_errors_name_their_field(board: Dashboard) -> None:
         ({"rate_limit": "lots"}, "rate_limit"),
         ({"always_available": [""]}, "always_available"),
         ({"bogus": 1}, "bogus"),
+        ({"semantic": "maybe"}, "semantic"),
+        ({"semantic": 1}, "semantic"),
+        ({"min_confidence": 1.5}, "min_confidence"),
+        ({"min_confidence": -0.1}, "min_confidence"),
+        ({"min_confidence": "high"}, "min_confidence"),
     ],
 )
 def test_invalid_settings_are_refused_nothing_applied_nothing_saved(
@@ -167,6 +172,37 @@ def test_settings_apply_live_and_save_atomically(
     assert on_disk.tool_search.threshold == 1.5 and on_disk.tool_search.max_results == 2
     assert on_disk.tool_search.always_available == ("github",)
     assert Path(f"{config}.bak").read_text() == before
+
+
+def test_semantic_and_min_confidence_apply_live_and_save(board: Dashboard, config: Path) -> None:
+    """Semantic ranking switched on from the page with a confidence bar no ranked search
+    clears: the next search finds nothing and says so, ``select:`` still answers; the bar set
+    back to the default (``null``) finds matches again; the file holds what was saved."""
+    client = _client(board)
+    view = client.get("/api/settings").json()
+    assert {"semantic", "min_confidence"} <= set(view["editable"])
+    assert view["choices"]["semantic"] == ["auto", True, False]
+    assert view["semantic_on"] is False  # the suite runs with TOOLSIFT_SEMANTIC=off
+    changes = {"semantic": True, "min_confidence": 1.0}
+    on = client.put("/api/settings", json={"tool_search": changes, "save": True})
+    assert on.status_code == 200, on.json()
+    assert on.json()["semantic_on"] is True
+    assert on.json()["settings"]["semantic"] is True
+    assert on.json()["settings"]["min_confidence"] == 1.0
+    nothing = client.get("/api/search", params={"q": "open a pull request"}).json()
+    assert nothing["matches"] == [] and json.loads(nothing["response"])["no_match"] is True
+    named = client.get("/api/search", params={"q": f"select:{PR}"}).json()
+    assert [m["name"] for m in named["matches"]] == [PR]
+    saved = load_config(config)
+    assert saved.semantic is True and saved.min_confidence == 1.0
+    default = client.put("/api/settings", json={"tool_search": {"min_confidence": None}})
+    assert "min_confidence" not in default.json()["settings"]
+    found = client.get("/api/search", params={"q": "open a pull request"}).json()
+    assert found["matches"][0]["name"] == PR
+    off = client.put("/api/settings", json={"tool_search": {"semantic": "off"}, "save": True})
+    assert off.json()["settings"]["semantic"] is False and off.json()["semantic_on"] is False
+    saved = load_config(config)
+    assert saved.semantic is False and saved.min_confidence is None
 
 
 def test_rate_limit_off_and_saving_without_a_config(board: Dashboard) -> None:

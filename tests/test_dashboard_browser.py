@@ -194,8 +194,19 @@ def test_dashboard_in_chromium_against_a_live_gateway(tmp_path: Path) -> None:
                 )
                 assert config.read_text() == before
 
-                # Toggle the gate, pick an always-available server, save: the file has them.
+                # A minimum confidence over 1 is refused next to its field.
                 page.fill("#settings-form input[name=max_results]", "2")
+                page.fill("#settings-form input[name=min_confidence]", "1.5")
+                page.click("#apply")
+                expect(page.locator(".field-error[data-field=min_confidence]")).to_contain_text(
+                    "between 0 and 1"
+                )
+                expect(page.locator("#semantic-on")).to_have_text("(BM25+ now)")
+
+                # Toggle the gate, pick an always-available server, semantic ranking off and a
+                # minimum confidence, save: the file has them (semantic as a JSON boolean).
+                page.select_option("#settings-form select[name=semantic]", "false")
+                page.fill("#settings-form input[name=min_confidence]", "0.4")
                 page.uncheck("#settings-form input[name=gate]")
                 page.fill("#always-filter", "time")
                 page.check("#always-list input[value=time]")
@@ -205,6 +216,8 @@ def test_dashboard_in_chromium_against_a_live_gateway(tmp_path: Path) -> None:
                 assert saved["tool_search"]["gate"] is False
                 assert saved["tool_search"]["max_results"] == 2
                 assert saved["tool_search"]["always_available"] == ["time"]
+                assert saved["tool_search"]["semantic"] is False
+                assert saved["tool_search"]["min_confidence"] == 0.4
                 assert set(saved["mcpServers"]) == {"time", "git"}
                 assert json.loads(Path(f"{config}.bak").read_text())["tool_search"] == {
                     "max_results": 3

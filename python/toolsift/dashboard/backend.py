@@ -57,8 +57,12 @@ EDITABLE = (
     "regex_tool",
     "rate_limit",
     "call_timeout",
+    "semantic",
+    "min_confidence",
 )
 _MODES = ("all", "mcp-only", "auto", "off")
+#: ``tool_search.semantic``'s values, as the page offers them (JSON values, not labels).
+_SEMANTIC = ("auto", True, False)
 
 
 class Dashboard:
@@ -249,12 +253,19 @@ class Dashboard:
     # --- settings ------------------------------------------------------------------------------
 
     def settings_view(self) -> dict[str, Any]:
-        """The current settings, which of them the page edits, and their choices."""
+        """The current settings, which of them the page edits, and their choices (JSON values);
+        ``semantic_on``: whether the catalogue's index ranks by meaning now (what ``"auto"``
+        came to, or ``false`` when the model could not load)."""
         return {
             "settings": self.settings.to_dict(),
             "editable": list(EDITABLE),
             "restart_only": ["style", "meta_tool_name", "allowed_origins"],
-            "choices": {"mode": list(_MODES), "profile": sorted(PROFILES)},
+            "choices": {
+                "mode": list(_MODES),
+                "profile": sorted(PROFILES),
+                "semantic": list(_SEMANTIC),
+            },
+            "semantic_on": self.registry.shared.index.semantic,
             "config_path": self.config_path,
             "saveable": self.config_path is not None,
         }

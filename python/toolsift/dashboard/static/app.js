@@ -128,15 +128,17 @@ function showSettings(view) {
   const form = $("#settings-form");
   for (const [field, choices] of Object.entries(view.choices)) {
     const select = form.elements[field];
-    select.replaceChildren(...choices.map((c) => el("option", { value: c }, c)));
+    // Choices are JSON values (semantic: "auto", true, false): an option holds their text.
+    select.replaceChildren(...choices.map((c) => el("option", { value: String(c) }, String(c))));
   }
   const s = view.settings;
   for (const field of view.editable) {
     const input = form.elements[field];
     if (!input || field === "always_available") continue;
     if (input.type === "checkbox") input.checked = Boolean(s[field]);
-    else input.value = s[field] === undefined || s[field] === null ? (field === "rate_limit" ? "off" : "") : s[field];
+    else input.value = s[field] === undefined || s[field] === null ? (field === "rate_limit" ? "off" : "") : String(s[field]);
   }
+  $("#semantic-on").textContent = view.semantic_on ? "(ranking by meaning now)" : "(BM25+ now)";
   $("#restart-only").textContent =
     `style: ${s.style} · search tool: ${s.meta_tool_name} (these change with a restart)` +
     (view.saveable ? ` · saves to ${view.config_path}` : " · no config file: saving is off");
@@ -184,7 +186,11 @@ function formValues() {
     const input = form.elements[field];
     if (input.type === "checkbox") values[field] = input.checked;
     else if (input.type === "number") values[field] = input.value === "" ? null : Number(input.value);
-    else values[field] = input.value;
+    else if (settings.choices[field]) {
+      // The choice whose text is selected, as its JSON value (true, not "true").
+      const choice = settings.choices[field].find((c) => String(c) === input.value);
+      values[field] = choice === undefined ? input.value : choice;
+    } else values[field] = input.value;
   }
   values.always_available = [...(pickerState || chosenAlways())];
   return values;
