@@ -83,6 +83,23 @@ def test_format_json_of_a_select_query_lists_missing(capsys) -> None:
     assert report["query_kind"] == "select"
     assert [m["name"] for m in report["matches"]] == ["mcp__weather__get_forecast"]
     assert report["missing"] == ["nope"]
+    assert report["suggestions"] == {"nope": []}
+
+
+def test_format_json_suggests_names_for_a_misspelt_select(capsys) -> None:
+    """A misspelt ``select:`` name gets the same "did you mean" suggestions in the CLI's JSON as
+    the gateway and the agent adapters give the model; a found name gets none."""
+    code, err, out = cli(capsys, "search", "select:get_forcast,get_forecast", "--format", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    session = DiscoverySession(default_tools())
+    expected = session.search("select:get_forcast,get_forecast")
+    assert report["missing"] == ["get_forcast"]
+    assert report["suggestions"] == {"get_forcast": list(expected.suggestions["get_forcast"])}
+    assert report["suggestions"]["get_forcast"][0] == "get_forecast"
+    code, err, out = cli(capsys, "search", "pull request " + "x " * 300, "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["notices"] == ["query cut to 500 characters"]
 
 
 def test_explain_json_sums_to_each_score(capsys) -> None:

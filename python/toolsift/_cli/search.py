@@ -18,6 +18,7 @@ from .._options import check_limit
 from ..contract import (
     anthropic_tool_result,
     dumps,
+    search_notes,
     search_tool_bm25_details,
     tool_search_response,
 )
@@ -78,7 +79,9 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _search_report(result: DiscoveryResult, explain: Explainer | None) -> dict[str, Any]:
-    """``search --format json``: the ranking, and with ``--explain`` each match's explanation."""
+    """``search --format json``: the ranking, and with ``--explain`` each match's explanation;
+    a ``select:`` query's ``missing`` names with their ``suggestions``, and ``notices``
+    (:func:`toolsift.contract.search_notes`)."""
     matches = []
     for m in result.matches:
         entry: dict[str, Any] = {
@@ -97,7 +100,10 @@ def _search_report(result: DiscoveryResult, explain: Explainer | None) -> dict[s
         "matches": matches,
     }
     if result.query_kind == "select":
-        report["missing"] = list(result.missing)
+        report["missing"] = list(result.missing)  # on every select:, empty when all were found
+    # What the gateway and the agent adapters tell the model (one function): "did you mean"
+    # suggestions for each missing name, and the caps applied (notices).
+    report.update(search_notes(result))
     if result.confidence is not None:
         report["confidence"] = result.confidence
     if result.abstained:  # nothing fits
