@@ -263,3 +263,24 @@ def test_the_compressed_source_gives_every_tool_and_saves_identically(tmp_path: 
     assert fast.tools == slow.tools
     again = pickle.loads(pickle.dumps(ToolIndex.from_records(path)))
     assert_same(again, slow, ["read file 3", "select:tool_150"])
+
+
+def test_from_records_takes_exactly_the_constructors_options() -> None:
+    """from_records' keyword options are the constructor's (one signature): each is accepted
+    with the constructor's default, and a name the constructor does not take is a TypeError
+    naming it, before anything is read."""
+    import inspect
+
+    from toolsift._index.records import IndexOptions
+
+    params = inspect.signature(ToolIndex.__init__).parameters
+    keywords = {n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    assert set(IndexOptions.__annotations__) == keywords
+    items = [{"name": "read_file", "description": "Read a file from disk"}]
+    defaults = {n: params[n].default for n in keywords}
+    built = ToolIndex.from_records(items, server="fs", **defaults)
+    assert built.to_bytes() == ToolIndex.from_records(items, server="fs").to_bytes()
+    omp = ToolIndex.from_records(items, engine="python", profile="omp", k1=1.5, semantic=False)
+    assert (omp.engine, omp.profile, omp.params[0]) == ("python", "omp", 1.5)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'engin'"):
+        ToolIndex.from_records(iter(()), engin="rust")  # type: ignore[call-arg]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .errors import LimitError
 
@@ -278,3 +279,24 @@ def check_names(value: object, what: str) -> tuple[str, ...]:
         if not name:
             raise ValueError(f"{what} must not hold an empty name")
     return names  # type: ignore[return-value]  # every item is a str
+
+
+def keyword_options(
+    given: Mapping[str, Any], defaults: Mapping[str, Any], caller: str
+) -> dict[str, Any]:
+    """The keyword options a call passed on as ``**options`` (``given``), completed with the
+    ``defaults`` of the signature they are taken from (its ``__kwdefaults__``), in its order;
+    an option it does not take is the ``TypeError`` Python raises for ``caller``.
+
+    Example:
+        >>> keyword_options({"ranker": "keyword"}, {"exclude": (), "ranker": "bm25"}, "f")
+        {'exclude': (), 'ranker': 'keyword'}
+        >>> keyword_options({"limits": 3}, {"exclude": ()}, "search_many")
+        Traceback (most recent call last):
+        ...
+        TypeError: search_many() got an unexpected keyword argument 'limits'
+    """
+    for name in given:
+        if name not in defaults:
+            raise TypeError(f"{caller}() got an unexpected keyword argument {name!r}")
+    return {name: given.get(name, default) for name, default in defaults.items()}

@@ -20,7 +20,7 @@ from ._names.table import NameTable
 from ._options import DEFAULT_LIMIT as DEFAULT_LIMIT
 from ._options import DEFAULT_MAX_LIMIT as DEFAULT_MAX_LIMIT
 from ._options import DEFAULT_PREFIX_FRACTION as DEFAULT_PREFIX_FRACTION
-from ._options import check_bm25_params
+from ._options import check_bm25_params, keyword_options
 from ._options import check_query_length as check_query_length
 from ._snapshot.tools_section import LazyTools
 from ._text.analysis import DEFAULT_PROFILE, ProfileName, check_profile
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from ._index.calls import SearchOptions
+    from ._index.records import IndexOptions
 
 __all__ = ["FieldWeights", "Match", "SearchResult", "ToolIndex", "EngineName", "available_engines"]
 
@@ -308,7 +309,7 @@ class ToolIndex(Snapshots):
             >>> [r[0].tool.name for r in index.search_many(["weather", "city weather"])]
             ['get_weather', 'get_weather']
         """
-        given = calls.many_options(options, _SEARCH_DEFAULTS)
+        given = keyword_options(options, _SEARCH_DEFAULTS, "search_many")
         abstain, min_confidence = given.pop("abstain"), given.pop("min_confidence")
         if self._semantic is not None or abstain is not False or min_confidence is not None:
             if isinstance(queries, str):
@@ -356,13 +357,7 @@ class ToolIndex(Snapshots):
         source: RecordSource,
         *,
         server: str | None = None,
-        engine: EngineName = "auto",
-        k1: float = 1.2,
-        b: float = 0.75,
-        delta: float | None = None,
-        field_weights: FieldWeights | None = None,
-        profile: ProfileName = DEFAULT_PROFILE,
-        semantic: Semantic = "auto",
+        **options: Unpack[IndexOptions],
     ) -> ToolIndex:
         """The index of ``ToolIndex(load_tools(source, server=server), ...)`` (or
         ``load_catalog(path)``), same rankings, scores and errors, parsed and indexed in Rust:
@@ -377,8 +372,8 @@ class ToolIndex(Snapshots):
                 reads; ``bytes`` of a JSON or JSON Lines catalogue (errors name them
                 ``<bytes>``); or the path of a ``.json`` / ``.jsonl`` file.
             server: the MCP server of every item that names none itself.
-            engine, k1, b, delta, field_weights, profile, semantic: as for
-                :class:`ToolIndex`.
+            options: :class:`ToolIndex`'s keyword options (``engine``, ``k1``, ``b``,
+                ``delta``, ``field_weights``, ``profile``, ``semantic``), the same defaults.
 
         Example:
             >>> index = ToolIndex.from_records(
@@ -387,14 +382,13 @@ class ToolIndex(Snapshots):
             >>> [m.name for m in index.search("read a file")]
             ['mcp__fs__read_file']
         """
-        options: dict[str, Any] = {"engine": engine, "k1": k1, "b": b, "delta": delta}
-        options.update(field_weights=field_weights, profile=profile)
-        semantic = check_semantic(semantic)
-        parts = build_records(source, server, options)
+        given = keyword_options(options, _INIT_DEFAULTS, "from_records")
+        semantic = check_semantic(given.pop("semantic"))
+        parts = build_records(source, server, given)
         if parts is not None:
             state = semantic_state(resolve(semantic), parts.tools, parts.engine)
             return cls._from_parts(parts, semantic=state)
-        return cls(load_records(source, server), **options, semantic=semantic)
+        return cls(load_records(source, server), **given, semantic=semantic)
 
     def _rebuilt(self, tools: Iterable[Tool]) -> ToolIndex:
         """``ToolIndex(tools)`` with this index's options (engine, profile, field weights,
@@ -411,7 +405,10 @@ class ToolIndex(Snapshots):
         return type(self)._from_parts(rebuilt._parts(), None, rebuilt._by_name, state)
 
 
-# The signature's default objects, for the identity checks of search()'s default-options path.
+# The constructor's keyword defaults, for from_records' options.
+_INIT_DEFAULTS: dict[str, Any] = ToolIndex.__init__.__kwdefaults__ or {}
+# The signature's default objects, for the identity checks of search()'s default-options path
+# (and search_many's options).
 _SEARCH_DEFAULTS: dict[str, Any] = ToolIndex.search.__kwdefaults__ or {}
 (_NO_EXCLUDE, _BM25, _PREFIX_FRACTION, _PREFIX_MIN_LEN, _MAX_EXPANSIONS, _ZERO, _ZERO_FLOOR,
  _MAX_LIMIT, _MAX_QUERY_LENGTH) = map(_SEARCH_DEFAULTS.__getitem__, (

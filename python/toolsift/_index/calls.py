@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Callable, TypedDict
 
 from .._options import check_names
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_REQUESTS", "REQUESTS", "REQUEST_CACHE_SIZE", "SearchOptions", "bind_plain",
-    "many_options", "search", "search_many",
+    "search", "search_many",
 ]  # fmt: skip
 
 
@@ -54,25 +54,6 @@ class SearchOptions(TypedDict, total=False):
     max_query_length: int
     abstain: bool
     min_confidence: float | None
-
-
-def many_options(given: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
-    """``search_many``'s keyword options (``given``) completed with ``search``'s ``defaults``
-    (its ``__kwdefaults__``), in signature order; an option ``search`` does not take is the
-    ``TypeError`` Python raises for an unexpected keyword.
-
-    Example:
-        >>> many_options({"ranker": "keyword"}, {"exclude": (), "ranker": "bm25"})
-        {'exclude': (), 'ranker': 'keyword'}
-        >>> many_options({"limits": 3}, {"exclude": ()})
-        Traceback (most recent call last):
-        ...
-        TypeError: search_many() got an unexpected keyword argument 'limits'
-    """
-    for name in given:
-        if name not in defaults:
-            raise TypeError(f"search_many() got an unexpected keyword argument {name!r}")
-    return {name: given.get(name, default) for name, default in defaults.items()}
 
 
 #: Validated requests of search() calls without exclude / servers, keyed by their options and

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, TypedDict, Union
 
 from .._engine.select import select_engine
 from .._loaders.compiled import compiled_tools
@@ -42,12 +42,30 @@ from .persist import Parts
 
 if TYPE_CHECKING:
     from .._core import SourceItems
+    from .._engine.select import EngineName
+    from .._text.analysis import ProfileName
+    from ..semantic.model import Semantic
 
-__all__ = ["RecordSource", "SourceTools", "build_records", "load_records"]
+__all__ = ["IndexOptions", "RecordSource", "SourceTools", "build_records", "load_records"]
 
 #: What :meth:`toolsift.ToolIndex.from_records` reads: parsed definitions, a catalogue's bytes,
 #: or the path of a catalogue file.
 RecordSource = Union[Iterable[Any], bytes, str, "os.PathLike[str]"]
+
+
+class IndexOptions(TypedDict, total=False):
+    """The keyword options of ``ToolIndex(...)``, for ``ToolIndex.from_records``'s
+    ``**options`` (their defaults and meaning: the constructor's signature and docstring, the
+    one place they are written)."""
+
+    engine: EngineName
+    k1: float
+    b: float
+    delta: float | None
+    field_weights: FieldWeights | None
+    profile: ProfileName
+    semantic: Semantic
+
 
 #: The name that errors give bytes passed without a file.
 _BYTES_NAME = "<bytes>"
