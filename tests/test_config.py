@@ -230,7 +230,7 @@ def test_cli_reads_the_config(capsys, tmp_path: Path) -> None:
         f"toolsift: error: {path}: tool_search.max_result is not a known key (known: "
         "allowed_origins, always_available, call_timeout, client_ttl, enabled, gate, max_clients, "
         "max_limit, max_results, meta_tool_name, min_confidence, mode, profile, rate_limit, "
-        "regex_tool, semantic, style, threshold, token)\n"
+        "regex_tool, semantic, storage, style, threshold, token)\n"
     )
 
 

@@ -108,7 +108,12 @@ class CatalogProvider(Provider):
         # meta-tool's description names them); later listings never wait.
         await gateway.catalog.settle()
         find = gateway.registry.find
-        listed = [find(n) for n in gateway.listed(gateway.client())]
+        try:
+            state = await gateway.synced()
+        except Exception as exc:  # the shared store does not answer: the search tools only
+            log.warning("tools/list without the client's tools: %s", exc)
+            return list(self.synthetic.values())
+        listed = [find(n) for n in gateway.listed(state)]
         return [*self.synthetic.values(), *(self.fastmcp_tool(t) for t in listed if t)]
 
     async def _get_tool(self, name: str, version: Any = None) -> Any:

@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
@@ -36,11 +37,13 @@ from fastmcp.server.dependencies import get_context
 from fastmcp.server.middleware import Middleware
 from fastmcp.tools.base import ToolResult
 from starlette.middleware import Middleware as ASGIMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse
 
 from .. import __version__
 from ..config import GatewayConfig, ToolSearchConfig
 from ..contract import dumps
-from ..errors import ConfigError, ToolsiftError
+from ..errors import ConfigError, StoreError, ToolsiftError
 from ..metatool import call_meta_tool, meta_tool, regex_meta_tool
 from ..session import in_thread
 from ..tools import Tool
@@ -48,12 +51,16 @@ from .auth import StaticToken
 from .catalog import GatewayCatalog
 from .catalog import gateway_tool as _tool
 from .downstream import DownstreamError
-from .http import HostOriginGuard, check_bind, is_local
+from .http import HostOriginGuard, check_bind, health, is_local
 from .identity import identify
 from .limits import gate_message, rate_limit_message
+from .replicas import SharedClients, rate_wait
 from .sessions import ClientState, SessionRegistry
+from .storage import open_store, replica_id
 
 __all__ = ["Gateway", "SEARCH_TOOLS", "CALL_TOOL"]
+
+log = logging.getLogger("toolsift.gateway")
 
 #: The tool names of the ``search-and-call`` style (FastMCP's search transforms' names).
 SEARCH_TOOLS, CALL_TOOL = "search_tools", "call_tool"
@@ -95,17 +102,38 @@ class Gateway:
         name: the server name the gateway reports to its clients.
         auth: a FastMCP auth provider for ``/mcp`` (e.g. a ``JWTVerifier``: each subject is
             then its own client); default: the static ``tool_search.token``, if set.
+        replica: this replica's id, shown by the dashboard beside the clients it served last
+            (default ``HOST:PID``).
 
     Attributes:
         mcp: the FastMCP server; run it with ``gateway.mcp.run(transport="stdio")`` (or
             ``"http"``), or :meth:`run`.
         registry: the per-client discovery sessions.
+        store: the shared state store of ``tool_search.storage`` (``None``: ``memory://``).
+
+    Raises:
+        ConfigError: the storage URL needs the ``redis`` extra, which is not installed.
     """
 
-    def __init__(self, config: GatewayConfig, *, name: str = "toolsift", auth: Any = None) -> None:
+    def __init__(
+        self,
+        config: GatewayConfig,
+        *,
+        name: str = "toolsift",
+        auth: Any = None,
+        replica: str | None = None,
+    ) -> None:
         self.config = config
         self.settings = config.tool_search
         self.registry = SessionRegistry(self.settings)
+        self.replica = replica or replica_id()
+        self.store = open_store(self.settings.storage, replica=self.replica)
+        #: With a shared store: each request's view made from it (None: memory://).
+        self.shared = (
+            SharedClients(self.registry, self.store, lambda: self.settings)
+            if self.store is not None
+            else None
+        )
         #: The downstream servers and their catalogue (:mod:`toolsift.gateway.catalog`).
         self.catalog = GatewayCatalog(self)
         self.downstreams = self.catalog.downstreams
@@ -119,6 +147,7 @@ class Gateway:
         )
         self.mcp.add_provider(self._provider)
         self.mcp.add_middleware(_GatewayMiddleware(self))
+        self.mcp.custom_route("/healthz", methods=["GET"])(self._healthz)
         self._register_synthetic()
 
     # --- lifecycle -----------------------------------------------------------------------------
@@ -135,9 +164,23 @@ class Gateway:
         """Start connecting to every downstream server; serve at once (servers join as they
         connect)."""
         await self.catalog.start()
+        if self.store is not None:
+            try:
+                await self.store.open()
+            except StoreError as exc:  # serve anyway: what needs the store is refused
+                log.error("%s", exc)
 
     async def stop(self) -> None:
         await self.catalog.stop()
+        if self.store is not None:
+            await self.store.close()
+
+    async def _healthz(self, _request: Request) -> JSONResponse:
+        """``GET /healthz``: 200 when this replica can serve, else 503 (:func:`health`)."""
+        reachable = self.store is None or await self.store.reachable()
+        states = [s["state"] for s in self.catalog.servers().values()]
+        healthy, body = health(states, reachable, shared=self.store is not None)
+        return JSONResponse({**body, "replica": self.replica}, status_code=200 if healthy else 503)
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until interrupted: ``"stdio"``, or ``"http"`` with ``host`` and ``port``.
@@ -253,7 +296,7 @@ class Gateway:
         Raises:
             ConfigError: ``settings`` changes ``style`` or ``meta_tool_name``.
         """
-        for key in ("style", "meta_tool_name", "allowed_origins"):
+        for key in ("style", "meta_tool_name", "allowed_origins", "storage"):
             if getattr(settings, key) != getattr(self.settings, key):
                 raise ConfigError(
                     f"tool_search.{key} changes only when the gateway restarts", key=key
@@ -285,6 +328,28 @@ class Gateway:
                 state.hooked = True
         return state
 
+    async def synced(self, ctx: Context | None = None) -> ClientState:
+        """:meth:`client`, with a shared store: its view made from the stored state now (a
+        replica serves any client; the execution gate reads the store, never a stale copy).
+
+        Raises:
+            ToolError: the store did not answer (nothing that needs it is allowed).
+        """
+        if ctx is None:
+            with contextlib.suppress(RuntimeError):
+                ctx = get_context()
+        state = self.client(ctx)
+        if self.shared is None or state.ephemeral:
+            return state
+        try:
+            tell = await self.shared.sync(state)
+        except StoreError as exc:
+            raise ToolError(str(exc)) from None
+        if tell and ctx is not None:
+            with contextlib.suppress(Exception):
+                await ctx.send_notification(mcp_types.ToolListChangedNotification())
+        return state
+
     def _drop_at_end(self, ctx: Context, key: str) -> None:
         """Drop client ``key``'s state when its MCP session ends (``DELETE /mcp``, the SDK's
         idle expiry, a closed connection); without the hook, ``client_ttl`` drops it."""
@@ -292,6 +357,13 @@ class Gateway:
             connection = getattr(ctx.session, "_connection", None)
             if connection is not None:
                 connection.exit_stack.callback(self.registry.drop, key)
+                if self.shared is not None:
+                    connection.exit_stack.push_async_callback(self._forget, key)
+
+    async def _forget(self, key: str) -> None:
+        if self.shared is not None:
+            with contextlib.suppress(StoreError):  # else its idle expiry removes it
+                await self.shared.forget(key)
 
     def listed(self, state: ClientState) -> list[str]:
         """The downstream tools ``tools/list`` shows this client, in catalogue order."""
@@ -310,22 +382,27 @@ class Gateway:
             return self.settings.style == "search-and-call"
         return name in {t.name for t in state.session.visible_tools}
 
-    def _check_rate(self, state: ClientState) -> None:
-        bucket = state.bucket
-        if bucket is not None and not bucket.take():
-            raise ToolError(rate_limit_message(bucket.limit, bucket.retry_after()))
+    async def _check_rate(self, state: ClientState) -> None:
+        wait = await rate_wait(self.shared, state, self.settings.rate_limit)
+        if wait is not None:
+            raise ToolError(rate_limit_message(*wait))
 
     async def _search_activate(
         self, _name: str, arguments: dict[str, Any], ranker: str = "bm25"
     ) -> ToolResult:
         ctx = get_context()
-        state = self.client(ctx)
+        state = await self.synced(ctx)
         if state.ephemeral:
             raise ToolError(NO_IDENTITY)
-        self._check_rate(state)
+        await self._check_rate(state)
         await self.catalog.settle()
         call = await _search(state, arguments, ranker)
         state.record(call.result.query, call.result)
+        if self.shared is not None:
+            try:
+                await self.shared.keep(state)
+            except StoreError as exc:  # the activations are not kept: say so
+                raise ToolError(str(exc)) from None
         if call.result.activated:
             with contextlib.suppress(Exception):
                 await ctx.send_notification(mcp_types.ToolListChangedNotification())
@@ -339,11 +416,14 @@ class Gateway:
         """``search_tools``: the found definitions as a JSON list (text block one), then, when a
         ``select:`` name matched nothing or the query was cut, ``{"missing", "suggestions",
         "notices"}`` (each key only when it has something to say) in a second text block."""
-        state = self.client()
-        self._check_rate(state)
+        state = await self._searcher()
+        await self._check_rate(state)
         await self.catalog.settle()
         call = await _search(state, arguments)
         state.record(arguments["query"], call.result)
+        if self.shared is not None and not state.ephemeral:  # the history only: best effort
+            with contextlib.suppress(StoreError):
+                await self.shared.keep(state)
         result = call.result
         if result.abstained:  # nothing fits: say so rather than list weak matches
             return _text(result.message or "")
@@ -373,7 +453,7 @@ class Gateway:
             raise ToolError("call_tool needs the name of a tool found with search_tools.")
         if name in self._synthetic:
             raise ToolError(f"{name!r} cannot be called through {CALL_TOOL}.")
-        state = self.client()
+        state = await self._gated()
         tool = state.session.find_tool(name)
         if tool is None:
             raise ToolError(f"Unknown tool: {name!r}. Find tools with {SEARCH_TOOLS}.")
@@ -390,9 +470,25 @@ class Gateway:
         if tool is None:
             raise ToolError(f"Unknown tool: {name!r}.")
         # The gate again where the call is forwarded: the middleware's check may have run
-        # while the tool was briefly out of the catalogue (its server relisting).
-        self.check_gate(self.client(), tool)
+        # while the tool was briefly out of the catalogue (its server relisting). With a
+        # shared store, from the stored state again (no view outlives a request unread).
+        self.check_gate(await self._gated(), tool)
         return await self._forward(tool, arguments)
+
+    async def _gated(self, ctx: Context | None = None) -> ClientState:
+        """The client's state for the execution gate: read from the shared store when the
+        gate is on (a store that does not answer refuses the call: fail closed)."""
+        if not self.settings.gate:
+            return self.client(ctx)
+        return await self.synced(ctx)
+
+    async def _searcher(self) -> ClientState:
+        """The state of a ``search_tools`` client: read from the shared store, or, while the
+        store does not answer, this replica's view (a search changes no activation)."""
+        try:
+            return await self.synced()
+        except ToolError:
+            return self.client()
 
     def check_gate(self, state: ClientState, tool: Tool) -> None:
         """Refuse (``ToolError``) a call to ``tool`` that ``state``'s client may not make."""
@@ -428,7 +524,7 @@ class _GatewayMiddleware(Middleware):
         gateway = self.gateway
         name = context.message.name
         if name not in gateway._synthetic:
-            state = gateway.client(context.fastmcp_context)
+            state = await gateway._gated(context.fastmcp_context)
             tool = gateway.registry.find(name)
             if tool is None:  # a server still making its first connection may hold it
                 await gateway.catalog.settle()
