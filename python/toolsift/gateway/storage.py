@@ -213,7 +213,7 @@ class SharedStore:
             from key_value.aio.stores.redis import RedisStore
             from redis.asyncio import Redis
             from redis.backoff import NoBackoff
-            from redis.retry import Retry
+            from redis.asyncio.retry import Retry
 
             # One retry: a pooled connection that died with a restarted server is replaced
             # at once; a server that is down fails within ``timeout``.
