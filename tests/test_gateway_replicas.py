@@ -204,8 +204,7 @@ def test_concurrent_searches_on_both_replicas_take_exactly_the_limit(pair, keys)
     async def scenario() -> list[bool]:
         async with Client(a.mcp, auth=token) as on_a, Client(b.mcp, auth=token) as on_b:
             calls = [
-                (on_a if i % 2 else on_b).call_tool_mcp(SEARCH, {"query": "time"})
-                for i in range(8)
+                (on_a if i % 2 else on_b).call_tool_mcp(SEARCH, {"query": "time"}) for i in range(8)
             ]
             return [not r.is_error for r in await asyncio.gather(*calls)]
 

@@ -212,8 +212,8 @@ class SharedStore:
         if self._redis is None:
             from key_value.aio.stores.redis import RedisStore
             from redis.asyncio import Redis
-            from redis.backoff import NoBackoff
             from redis.asyncio.retry import Retry
+            from redis.backoff import NoBackoff
 
             # One retry: a pooled connection that died with a restarted server is replaced
             # at once; a server that is down fails within ``timeout``.
