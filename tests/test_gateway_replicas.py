@@ -301,3 +301,33 @@ def test_serve_refuses_to_start_when_the_store_is_unreachable(tmp_path: Path, ca
 def test_memory_storage_keeps_no_store(replicas) -> None:
     gateway = replicas.gateway("memory://", "m")
     assert gateway.store is None and gateway.shared is None
+
+
+def test_list_changed_reaches_the_client_from_the_replica_it_talks_to(pair, keys) -> None:
+    """The client's activations change on A; its next request on B tells it (B finds a newer
+    activation version in the store than it last told the client)."""
+    a, b = pair
+    token = _token(keys, "heidi")
+    heard: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        if getattr(message, "method", "") == "notifications/tools/list_changed":
+            heard.append(message)
+
+    async def scenario() -> None:
+        async with Client(b.mcp, auth=token, message_handler=on_message) as on_b:
+            assert await _names(on_b) == [SEARCH]
+            async with Client(a.mcp, auth=token) as on_a:
+                found = await on_a.call_tool_mcp(SEARCH, {"query": f"select:{GET_TIME}"})
+                assert not found.is_error
+            assert heard == []
+            assert await _names(on_b) == [SEARCH, GET_TIME]
+            for _ in range(50):  # delivered with the response, or just after it
+                if heard:
+                    break
+                await asyncio.sleep(0.02)
+            assert len(heard) == 1
+            await _names(on_b)  # told once: not again
+            assert len(heard) == 1
+
+    asyncio.run(scenario())
