@@ -331,3 +331,18 @@ def test_list_changed_reaches_the_client_from_the_replica_it_talks_to(pair, keys
             assert len(heard) == 1
 
     asyncio.run(scenario())
+
+
+def test_a_burst_past_the_connection_pool_waits_instead_of_failing(redis_server) -> None:
+    """More concurrent store requests than the pool has connections queue for one (a burst
+    of clients on one replica is not refused as if the store were down)."""
+    from toolsift.gateway.storage import MAX_CONNECTIONS, SharedStore
+
+    async def burst() -> list[Any]:
+        store = SharedStore(redis_server.url(4))
+        try:
+            return await asyncio.gather(*(store.load(f"k{i}") for i in range(MAX_CONNECTIONS * 3)))
+        finally:
+            await store.close()
+
+    assert asyncio.run(burst()) == [None] * (MAX_CONNECTIONS * 3)

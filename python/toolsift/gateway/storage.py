@@ -68,6 +68,8 @@ COLLECTION = "toolsift-clients"
 BUCKET_PREFIX = "toolsift:rate:"
 #: Seconds a store request may take before it fails (the gateway then refuses, fail closed).
 STORE_TIMEOUT = 2.0
+#: The most connections a replica opens to the store (more concurrent requests wait for one).
+MAX_CONNECTIONS = 64
 #: How many searches of a client the store keeps (the latest).
 STORED_SEARCHES = 50
 
@@ -211,19 +213,24 @@ class SharedStore:
     def _client(self) -> Any:
         if self._redis is None:
             from key_value.aio.stores.redis import RedisStore
-            from redis.asyncio import Redis
+            from redis.asyncio import BlockingConnectionPool, Redis
             from redis.asyncio.retry import Retry
             from redis.backoff import NoBackoff
 
-            # One retry: a pooled connection that died with a restarted server is replaced
-            # at once; a server that is down fails within ``timeout``.
-            self._redis = Redis.from_url(
+            # A bounded pool that waits (``timeout``) for a free connection: a burst of
+            # requests past its size queues instead of failing. One retry: a pooled
+            # connection that died with a restarted server is replaced at once; a server
+            # that is down fails within ``timeout``.
+            pool = BlockingConnectionPool.from_url(
                 _client_url(self._url),
+                max_connections=MAX_CONNECTIONS,
+                timeout=self.timeout,
                 decode_responses=True,
                 socket_timeout=self.timeout,
                 socket_connect_timeout=self.timeout,
                 retry=Retry(NoBackoff(), 1),
             )
+            self._redis = Redis(connection_pool=pool)
             self._kv = RedisStore(client=self._redis, default_collection=COLLECTION)
             self._take = self._redis.register_script(TAKE_SCRIPT)
         return self._redis
@@ -262,6 +269,7 @@ class SharedStore:
         if redis is not None:
             try:
                 await redis.aclose()
+                await redis.connection_pool.disconnect()
             except Exception:  # closing a client whose server is gone
                 log.debug("state store client closed with an error", exc_info=True)
 
