@@ -9,6 +9,7 @@ FastMCP server over Streamable HTTP (a process too), driven by the MCP SDK's cli
 - **per-call latency**: one client, ``--calls`` calls of an activated tool, one after another,
   through a gateway with ``memory://`` and with Redis (p50 / p99, and the difference: what the
   store adds to a call — one read of the client's state before the gate);
+- **store work per request**: ``SharedClients.sync`` alone, in process (p50 / p99);
 - **Redis memory per client**: ``INFO memory`` before and after 10,000 client states written
   through ``SharedStore`` (8 activations and 5 searches each, and a rate-limit bucket);
 - **throughput**: ``--clients`` concurrent MCP sessions (handshake era, each kept on one replica
@@ -160,6 +161,32 @@ async def _throughput(urls: list[str], clients: int, seconds: float) -> float:
     return done / (time.monotonic() - start)
 
 
+async def _sync_times(redis: RedisServer, rounds: int) -> list[float]:
+    """What the store adds to each request, alone: ``SharedClients.sync`` of a client with 8
+    activations (one read of its state; the write that pushes its expiry back is at most once
+    a minute), in process, ``rounds`` times."""
+    from toolsift import Tool
+    from toolsift.config import ToolSearchConfig
+    from toolsift.gateway.replicas import SharedClients
+    from toolsift.gateway.sessions import SessionRegistry
+
+    settings = ToolSearchConfig(storage=redis.url(5))
+    registry = SessionRegistry(settings)
+    registry.set_server("s", [Tool(name=f"mcp__s__t{i}", server="s") for i in range(50)])
+    store = SharedStore(settings.storage, replica="bench")
+    shared = SharedClients(registry, store, lambda: settings)
+    state = registry.state("session:bench")
+    state.session.activate([f"mcp__s__t{i}" for i in range(8)])
+    await shared.keep(state, searched=False)
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        await shared.sync(state)
+        times.append(time.perf_counter() - start)
+    await store.close()
+    return sorted(times)
+
+
 def _used_memory(redis: RedisServer) -> int:
     reply = redis.command("INFO", "memory").decode()
     for line in reply.splitlines():
@@ -177,7 +204,7 @@ async def _memory_per_client(redis: RedisServer, count: int) -> tuple[int, int]:
     names = [f"mcp__server{i % 7}__a_tool_name_{i}" for i in range(8)]
     search = {"at": time.time(), "query": "open a pull request", "kind": "keyword"}
     search |= {"activated": names[:2], "already_active": [], "missing": []}
-    for start in range(0, count, 500):
+    for start in range(0, count, 50):
         await asyncio.gather(
             *(
                 store.save(
@@ -190,11 +217,11 @@ async def _memory_per_client(redis: RedisServer, count: int) -> tuple[int, int]:
                     ),
                     1800,
                 )
-                for i in range(start, min(count, start + 500))
+                for i in range(start, min(count, start + 50))
             ),
             *(
                 store.take(f"user:client{i}~0123456789ab", RateLimit(30, 60.0))
-                for i in range(start, min(count, start + 500))
+                for i in range(start, min(count, start + 50))
             ),
         )
     after = _used_memory(redis)
@@ -219,6 +246,14 @@ def main() -> None:
             (
                 f"Redis memory per client state ({args.states:,} clients, INFO used_memory)",
                 f"{grown / args.states:,.0f} B (state JSON {value:,} B + its bucket)",
+            )
+        )
+        sync = asyncio.run(_sync_times(redis, 2000))
+        rows.append(
+            (
+                "store work per request (SharedClients.sync, in process, 2,000 rounds)",
+                f"p50 {statistics.median(sync) * 1e3:.3f} ms, "
+                f"p99 {sync[int(len(sync) * 0.99) - 1] * 1e3:.3f} ms",
             )
         )
         with tempfile.TemporaryDirectory() as tmp:

@@ -29,10 +29,11 @@ from typing import Callable
 
 from ..config import RateLimit, ToolSearchConfig
 from ..errors import StoreError
+from .identity import PROCESS
 from .sessions import ClientState, SessionRegistry
 from .storage import SharedStore, StoredClient, searches_value
 
-__all__ = ["SharedClients", "rate_wait", "touch_interval"]
+__all__ = ["SharedClients", "rate_wait", "shares", "touch_interval"]
 
 log = logging.getLogger("toolsift.gateway")
 
@@ -42,6 +43,21 @@ def touch_interval(ttl: float) -> float:
     a quarter of ``client_ttl``, at most a minute (one write per client per minute at most,
     and never an expiry while the client is active)."""
     return min(60.0, ttl / 4)
+
+
+def shares(state: ClientState) -> bool:
+    """Whether ``state``'s client is kept in the shared store: every client with an identity
+    over HTTP. A request without one keeps nothing; a stdio gateway's one client (the process)
+    is that process's alone, so two stdio gateways on one store never share a state.
+
+    Example:
+        >>> from toolsift.gateway.sessions import SessionRegistry
+        >>> from toolsift.config import ToolSearchConfig
+        >>> registry = SessionRegistry(ToolSearchConfig())
+        >>> shares(registry.state("session:abc")), shares(registry.state("process"))
+        (True, False)
+    """
+    return not state.ephemeral and state.key != PROCESS.key
 
 
 class SharedClients:
@@ -145,7 +161,7 @@ async def rate_wait(
     the limit and the seconds until the next token. With a shared store the bucket is the
     store's, atomic across replicas; while the store does not answer, the replica's own
     bucket limits the client (searches keep answering, each replica limiting alone)."""
-    if shared is not None and limit is not None and not state.ephemeral:
+    if shared is not None and limit is not None and shares(state):
         try:
             wait = await shared.take(state, limit)
         except StoreError as exc:

@@ -54,7 +54,7 @@ from .downstream import DownstreamError
 from .http import HostOriginGuard, check_bind, health, is_local
 from .identity import identify
 from .limits import gate_message, rate_limit_message
-from .replicas import SharedClients, rate_wait
+from .replicas import SharedClients, rate_wait, shares
 from .sessions import ClientState, SessionRegistry
 from .storage import open_store, replica_id
 
@@ -339,7 +339,7 @@ class Gateway:
             with contextlib.suppress(RuntimeError):
                 ctx = get_context()
         state = self.client(ctx)
-        if self.shared is None or state.ephemeral:
+        if self.shared is None or not shares(state):
             return state
         try:
             tell = await self.shared.sync(state)
@@ -398,7 +398,7 @@ class Gateway:
         await self.catalog.settle()
         call = await _search(state, arguments, ranker)
         state.record(call.result.query, call.result)
-        if self.shared is not None:
+        if self.shared is not None and shares(state):
             try:
                 await self.shared.keep(state)
             except StoreError as exc:  # the activations are not kept: say so
@@ -421,7 +421,7 @@ class Gateway:
         await self.catalog.settle()
         call = await _search(state, arguments)
         state.record(arguments["query"], call.result)
-        if self.shared is not None and not state.ephemeral:  # the history only: best effort
+        if self.shared is not None and shares(state):  # the history only: best effort
             with contextlib.suppress(StoreError):
                 await self.shared.keep(state)
         result = call.result
