@@ -346,3 +346,39 @@ def test_a_burst_past_the_connection_pool_waits_instead_of_failing(redis_server)
             await store.close()
 
     assert asyncio.run(burst()) == [None] * (MAX_CONNECTIONS * 3)
+
+
+def test_a_search_keeps_its_activations_when_a_concurrent_request_remade_the_view(
+    redis_server,
+) -> None:
+    """Two requests of one client on one replica: the second makes the client's view again
+    from the store while the first's search is activating on the old view. The search's
+    activations are still written (else the search would say "activated" and the gate refuse)."""
+    from toolsift import Tool
+    from toolsift.config import ToolSearchConfig
+    from toolsift.gateway.replicas import SharedClients
+    from toolsift.gateway.sessions import SessionRegistry
+    from toolsift.gateway.storage import SharedStore
+
+    settings = ToolSearchConfig(storage=redis_server.url(6))
+    registry = SessionRegistry(settings)
+    registry.set_server("s", [Tool(name=f"mcp__s__t{i}", server="s") for i in range(3)])
+
+    async def scenario() -> tuple[str, ...]:
+        store = SharedStore(settings.storage, replica="r")
+        shared = SharedClients(registry, store, lambda: settings)
+        try:
+            state = registry.state("session:race")
+            await shared.sync(state)
+            searching = state.session  # the first request's search runs on this view
+            state.adopted = (-1.0, -1)
+            await shared.sync(state)  # the second request makes the view again
+            activated = searching.activate(["mcp__s__t1"])
+            await shared.keep(state, activated)
+            stored = await store.load("session:race")
+            assert stored is not None
+            return stored.activated
+        finally:
+            await store.close()
+
+    assert asyncio.run(scenario()) == ("mcp__s__t1",)

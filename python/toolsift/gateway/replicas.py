@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from typing import Callable
 
 from ..config import RateLimit, ToolSearchConfig
@@ -114,9 +115,12 @@ class SharedClients:
         state.told = version
         return tell
 
-    async def keep(self, state: ClientState, searched: bool = True) -> None:
-        """Write ``state``'s activations (and its latest search) to the store, merged into
-        the state stored now.
+    async def keep(
+        self, state: ClientState, activated: Sequence[str] = (), searched: bool = True
+    ) -> None:
+        """Write ``state``'s activations, with ``activated`` (what the search just activated:
+        kept even if a concurrent request of the client made its view again meanwhile) and
+        its latest search, to the store, merged into the state stored now.
 
         Raises:
             StoreError: the store did not answer: the activations are not kept (the next
@@ -126,7 +130,9 @@ class SharedClients:
             latest = await self.store.load(state.key)
             base = latest or StoredClient(state.key, created=state.created)
             names = base.activated + tuple(
-                n for n in state.session.selected if n not in base.activated
+                dict.fromkeys(
+                    n for n in (*state.session.selected, *activated) if n not in base.activated
+                )
             )
             if names != base.activated:
                 base.activated, base.version = names, base.version + 1

@@ -400,7 +400,7 @@ class Gateway:
         state.record(call.result.query, call.result)
         if self.shared is not None and shares(state):
             try:
-                await self.shared.keep(state)
+                await self.shared.keep(state, call.result.activated)
             except StoreError as exc:  # the activations are not kept: say so
                 raise ToolError(str(exc)) from None
         if call.result.activated:
@@ -421,9 +421,9 @@ class Gateway:
         await self.catalog.settle()
         call = await _search(state, arguments)
         state.record(arguments["query"], call.result)
-        if self.shared is not None and shares(state):  # the history only: best effort
+        if self.shared is not None and shares(state):  # best effort: the search answers
             with contextlib.suppress(StoreError):
-                await self.shared.keep(state)
+                await self.shared.keep(state, call.result.activated)
         result = call.result
         if result.abstained:  # nothing fits: say so rather than list weak matches
             return _text(result.message or "")
