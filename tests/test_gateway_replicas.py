@@ -382,3 +382,40 @@ def test_a_search_keeps_its_activations_when_a_concurrent_request_remade_the_vie
             await store.close()
 
     assert asyncio.run(scenario()) == ("mcp__s__t1",)
+
+
+def test_a_closed_session_s_state_leaves_the_store(pair, keys) -> None:
+    """A handshake-era MCP session (Mcp-Session-Id) closes with ``DELETE /mcp``: its state is
+    removed from the store at once (not only at its idle expiry)."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    a, _ = pair
+    token = _token(keys, "ivan")
+
+    async def scenario() -> None:
+        headers = {"authorization": f"Bearer {token}"}
+        async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+            async with streamable_http_client(a.mcp, http_client=http) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    await session.call_tool(SEARCH, {"query": f"select:{GET_TIME}"})
+                    assert len(await _ivan(a)) == 1
+        for _ in range(100):  # the session's end is handled as the connection closes
+            if not await _ivan(a):
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError("the closed session's state is still stored")
+
+    async def _ivan(replica: Replica) -> list[Any]:
+        # A store of its own: the gateway's Redis client belongs to the gateway's event loop.
+        from toolsift.gateway.storage import SharedStore
+
+        store = SharedStore(replica.gateway.settings.storage)
+        try:
+            clients = await store.clients()
+        finally:
+            await store.close()
+        return [c for c in clients if c.key.startswith("user:ivan~") and "/session:" in c.key]
+
+    asyncio.run(scenario())

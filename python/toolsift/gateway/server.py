@@ -358,12 +358,7 @@ class Gateway:
             if connection is not None:
                 connection.exit_stack.callback(self.registry.drop, key)
                 if self.shared is not None:
-                    connection.exit_stack.push_async_callback(self._forget, key)
-
-    async def _forget(self, key: str) -> None:
-        if self.shared is not None:
-            with contextlib.suppress(StoreError):  # else its idle expiry removes it
-                await self.shared.forget(key)
+                    connection.exit_stack.push_async_callback(self.shared.forget, key)
 
     def listed(self, state: ClientState) -> list[str]:
         """The downstream tools ``tools/list`` shows this client, in catalogue order."""
@@ -484,7 +479,8 @@ class Gateway:
 
     async def _searcher(self) -> ClientState:
         """The state of a ``search_tools`` client: read from the shared store, or, while the
-        store does not answer, this replica's view (a search changes no activation)."""
+        store does not answer, this replica's view: the search still answers (what it found
+        is kept only if the store answers, so the gate refuses its calls until then)."""
         try:
             return await self.synced()
         except ToolError:
