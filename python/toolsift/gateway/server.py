@@ -44,12 +44,11 @@ from .. import __version__
 from ..config import GatewayConfig, ToolSearchConfig
 from ..contract import dumps
 from ..errors import ConfigError, StoreError, ToolsiftError
-from ..metatool import call_meta_tool, meta_tool, regex_meta_tool
+from ..metatool import call_meta_tool
 from ..session import in_thread
 from ..tools import Tool
 from .auth import StaticToken
-from .catalog import GatewayCatalog
-from .catalog import gateway_tool as _tool
+from .catalog import CALL_TOOL, SEARCH_TOOLS, GatewayCatalog, synthetic_tools
 from .downstream import DownstreamError
 from .http import HostOriginGuard, check_bind, health, is_local
 from .identity import identify
@@ -61,9 +60,6 @@ from .storage import open_store, replica_id
 __all__ = ["Gateway", "SEARCH_TOOLS", "CALL_TOOL"]
 
 log = logging.getLogger("toolsift.gateway")
-
-#: The tool names of the ``search-and-call`` style (FastMCP's search transforms' names).
-SEARCH_TOOLS, CALL_TOOL = "search_tools", "call_tool"
 
 
 #: The tool error of an activating search from a client the gateway cannot tell apart.
@@ -229,57 +225,7 @@ class Gateway:
     # --- the catalogue -------------------------------------------------------------------------
 
     def _register_synthetic(self) -> None:
-        settings = self.settings
-        definition = meta_tool(self.registry.template)
-        if settings.style == "activate":
-            tools = [
-                _tool(
-                    definition.name,
-                    definition.description,
-                    dict(definition.to_mcp()["inputSchema"]),
-                    self._search_activate,
-                )
-            ]
-            if settings.regex_tool:
-                regex = regex_meta_tool(self.registry.template)
-                tools.append(
-                    _tool(
-                        regex.name,
-                        regex.description,
-                        dict(regex.to_mcp()["inputSchema"]),
-                        self._search_activate_regex,
-                    )
-                )
-        else:
-            search_schema = dict(definition.to_mcp()["inputSchema"])
-            tools = [
-                _tool(
-                    SEARCH_TOOLS,
-                    "Search for tools by what they do. Returns the matching tool definitions "
-                    "(name, description, inputSchema), best first; call one with call_tool. "
-                    "`select:NAME` fetches a tool by exact name. When no tool fits the request, "
-                    "it says so: rephrase, or go on without a tool.",
-                    search_schema,
-                    self._search_definitions,
-                ),
-                _tool(
-                    CALL_TOOL,
-                    "Call a tool found with search_tools, by its name, with its arguments.",
-                    {
-                        "type": "object",
-                        "properties": {
-                            "name": {"type": "string", "description": "The tool's name."},
-                            "arguments": {
-                                "type": "object",
-                                "description": "The tool's arguments.",
-                            },
-                        },
-                        "required": ["name"],
-                    },
-                    self._call_proxy,
-                ),
-            ]
-        self._provider.synthetic = {t.name: t for t in tools}
+        self._provider.synthetic = {t.name: t for t in synthetic_tools(self)}
 
     @property
     def _synthetic(self) -> dict[str, Any]:
