@@ -275,6 +275,8 @@ def test_while_redis_is_down_no_call_passes_and_the_gateway_recovers(replicas, k
                     assert search.is_error and "state store" in _text(search)
                     assert await _names(client) == [SEARCH]
                     assert replica.get("/healthz").status_code == 503
+                    down = replica.get("/api/sessions")  # the dashboard says why
+                    assert down.status_code == 503 and "hunter2" not in down.text
                     redis.start()
                     redis.command("CONFIG", "SET", "requirepass", "hunter2")
                     assert replica.get("/healthz").status_code == 200
@@ -419,3 +421,19 @@ def test_a_closed_session_s_state_leaves_the_store(pair, keys) -> None:
         return [c for c in clients if c.key.startswith("user:ivan~") and "/session:" in c.key]
 
     asyncio.run(scenario())
+
+
+def test_a_valkey_url_is_served_by_the_same_store(redis_server) -> None:
+    """``valkey://`` speaks Redis's protocol: the same client (here against redis-server)."""
+    from toolsift.gateway.storage import SharedStore, StoredClient
+
+    async def scenario() -> Any:
+        store = SharedStore(redis_server.url(7).replace("redis://", "valkey://"))
+        try:
+            await store.save(StoredClient("session:v", ("mcp__s__t",), 1), 60)
+            return await store.load("session:v")
+        finally:
+            await store.close()
+
+    loaded = asyncio.run(scenario())
+    assert loaded is not None and loaded.activated == ("mcp__s__t",) and loaded.version == 1
