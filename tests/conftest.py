@@ -114,3 +114,14 @@ def golden():
         assert data == path.read_bytes().decode("utf-8"), f"{name} differs from its golden file"
 
     return check
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    """A real ``redis-server`` on a free loopback port, once per test session (per xdist
+    worker); skipped with the reason where ``redis-server`` is not on PATH."""
+    from ._redis import RedisServer
+
+    server = RedisServer()
+    yield server
+    server.stop()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -230,7 +231,7 @@ def test_cli_reads_the_config(capsys, tmp_path: Path) -> None:
         f"toolsift: error: {path}: tool_search.max_result is not a known key (known: "
         "allowed_origins, always_available, call_timeout, client_ttl, enabled, gate, max_clients, "
         "max_limit, max_results, meta_tool_name, min_confidence, mode, profile, rate_limit, "
-        "regex_tool, semantic, style, threshold, token)\n"
+        "regex_tool, semantic, storage, style, threshold, token)\n"
     )
 
 
@@ -272,3 +273,29 @@ def test_semantic_keys_are_checked() -> None:
     ):
         with pytest.raises(ConfigError, match=re.escape(problem)):
             parse_tool_search(block)
+
+
+def test_storage_urls_are_checked_and_their_password_never_shown(tmp_path) -> None:
+    from toolsift.config import ToolSearchConfig, load_config, parse_tool_search, save_config
+
+    config = parse_tool_search({"storage": "rediss://app:hunter2@cache:6380/2"})
+    assert config.storage == "rediss://app:hunter2@cache:6380/2"
+    assert config.to_dict()["storage"] == "rediss://app:***@cache:6380/2"
+    assert "hunter2" not in repr(config)
+    assert ToolSearchConfig().storage == "memory://"
+    for bad, why in [
+        ("mysql://db", "must start with one of memory://, redis://"),
+        ("redis://:pw@/0", "names no host: 'redis://:***@/0'"),
+        ("redis://cache/x", "the database after the host must be a number"),
+        ("memory://here", "must be exactly memory://"),
+        (6379, "must be a storage URL"),
+    ]:
+        with pytest.raises(ConfigError, match="tool_search.storage") as caught:
+            parse_tool_search({"storage": bad})
+        assert why in str(caught.value) and "pw@" not in str(caught.value)
+    # Saving other settings keeps the file's URL, password included (never the masked form).
+    path = tmp_path / "toolsift.toml"
+    path.write_text('[tool_search]\nstorage = "redis://:hunter2@cache:6379/0"\n')
+    save_config(replace(load_config(path), max_results=3), path)
+    again = load_config(path)
+    assert again.storage == "redis://:hunter2@cache:6379/0" and again.max_results == 3

@@ -24,6 +24,7 @@ from .errors import (
     ProfileError,
     QueryError,
     SnapshotError,
+    StoreError,
     ToolDefinitionError,
     ToolsiftError,
 )
@@ -84,4 +85,5 @@ __all__ = [
     "SnapshotError",
     "ProfileError",
     "ConfigError",
+    "StoreError",
 ]

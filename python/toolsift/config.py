@@ -36,6 +36,7 @@ from ._config_read import MAX_CONFIG_BYTES as MAX_CONFIG_BYTES
 from ._config_read import parse_config_text as _parse
 from ._config_read import read_config as _read
 from ._config_read import read_config_text as _read_text
+from ._config_storage import MEMORY, mask_url, storage_problem
 from ._config_write import DELETE, update_text, write_atomic
 from ._text.analysis import PROFILE_ALIASES, PROFILES, check_profile
 from .errors import ConfigError
@@ -103,6 +104,10 @@ class ToolSearchConfig:
         min_confidence: "nothing fits": a search whose best match is less confident than
             this (0..1) answers that no tool matches; ``None`` is the fitted default, 0 never
             abstains.
+        storage: where the gateway keeps its clients' state: ``"memory://"`` (the process),
+            or a ``redis://``, ``rediss://``, ``valkey://`` or ``valkeys://`` URL shared by
+            every replica (:mod:`toolsift._config_storage`). Its password is never shown:
+            :meth:`to_dict` masks it and :func:`save_config` keeps the file's own.
 
     Example:
         >>> ToolSearchConfig(max_results=3).max_results
@@ -128,6 +133,7 @@ class ToolSearchConfig:
     token: str | None = field(default=None, repr=False)
     semantic: bool | Literal["auto"] = "auto"
     min_confidence: float | None = None
+    storage: str = field(default=MEMORY, repr=False)
 
     def __post_init__(self) -> None:
         if self.profile in PROFILE_ALIASES:  # a former name: the profile's own is kept
@@ -140,6 +146,9 @@ class ToolSearchConfig:
                     f"got {value!r}.",
                     key=key,
                 )
+        problem = storage_problem(self.storage)
+        if problem is not None:
+            raise ConfigError(f"tool_search.storage {problem}", key="storage")
         if self.max_results > self.max_limit:
             raise ConfigError(
                 f"tool_search.max_results ({self.max_results}) is above max_limit "
@@ -170,6 +179,8 @@ class ToolSearchConfig:
                 value = str(value) if f.name == "rate_limit" else value
             elif f.name == "token":  # a secret: never shown, saved or sent
                 continue
+            elif f.name == "storage":  # its password is a secret
+                value = mask_url(value)
             out[f.name] = value
         return out
 
@@ -308,6 +319,11 @@ def parse_tool_search(block: Any, *, path: StrPath | None = None) -> ToolSearchC
                 raise _fail(file, name, str(exc)) from None
         elif key == "semantic":
             values[key] = _semantic(value, file, name)
+        elif key == "storage":
+            problem = storage_problem(value)
+            if problem is not None:
+                raise _fail(file, name, problem)
+            values[key] = value
         elif key == "min_confidence":
             values[key] = None if value is None else _typed(value, "float", file, name)
             if values[key] is not None and values[key] > 1:
@@ -503,17 +519,25 @@ def save_config(config: ToolSearchConfig, path: StrPath) -> None:
             current = replace(current, profile="")
     old, new = current.to_dict(), config.to_dict()
     changes = {k: new.get(k, DELETE) for k in {**old, **new} if new.get(k) != old.get(k)}
+    if "storage" in changes and changes["storage"] != config.storage:
+        del changes["storage"]  # masked: the file's own URL (and password) is kept
 
     def check(written: str) -> None:
         try:
             again = parse_tool_search(_parse(file, written).get("tool_search", {}), path=file)
         except ConfigError as exc:
             raise ConfigError(f"{file}: the settings would not read back: {exc}") from None
-        if replace(again, token=None) != replace(config, token=None):  # the token: never written
+        if _unsaved(again) != _unsaved(config):  # never written: the token, a URL's password
             raise ConfigError(f"{file}: the settings would not read back as written", path=file)
 
     if changes or not text:
         write_atomic(file, update_text(file, text, "tool_search", changes), check)
+
+
+def _unsaved(config: ToolSearchConfig) -> ToolSearchConfig:
+    """``config`` without what :func:`save_config` never writes: the token, and a storage
+    URL's password (the file's own is kept)."""
+    return replace(config, token=None, storage=mask_url(config.storage))
 
 
 def with_overrides(config: ToolSearchConfig, **changes: Any) -> ToolSearchConfig:

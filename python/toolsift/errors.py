@@ -27,6 +27,7 @@ __all__ = [
     "SnapshotError",
     "ProfileError",
     "ConfigError",
+    "StoreError",
     "SemanticWarning",
 ]
 
@@ -118,6 +119,17 @@ class ConfigError(ToolsiftError, ValueError):
         super().__init__(message)
         self.path = path
         self.key = key
+
+
+class StoreError(ToolsiftError, ConnectionError):
+    """The gateway's shared state store (``tool_search.storage``: Redis or Valkey) cannot be
+    reached, or failed a request. The message names the store by its URL, password masked
+    (``url``); the gateway refuses what needs the store rather than guess (a call is never let
+    through the execution gate because the store did not answer)."""
+
+    def __init__(self, message: str, *, url: str = ""):
+        super().__init__(message)
+        self.url = url
 
 
 class SemanticWarning(UserWarning):

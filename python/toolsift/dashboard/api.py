@@ -28,7 +28,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import json
 from collections.abc import Awaitable
@@ -40,7 +39,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from .._options import limit_error
-from ..errors import ConfigError, ToolsiftError
+from ..errors import ConfigError, StoreError, ToolsiftError
 from ..gateway.http import FRAME_HEADERS, is_local, refusal
 from ..gateway.http import check_bind as _check_bind
 from .backend import Dashboard
@@ -217,8 +216,12 @@ def routes(board: Dashboard, guard: Guard) -> list[Route]:
         return JSONResponse(view)
 
     async def sessions(_request: Request) -> Response:
-        # Off the event loop: the gateway's MCP traffic never waits for this page's poll.
-        return JSONResponse({"sessions": await asyncio.to_thread(board.sessions)})
+        # Off the event loop (for the most part): the gateway's MCP traffic never waits for
+        # this page's poll. With a shared store: every replica's clients.
+        try:
+            return JSONResponse({"sessions": await board.shared_sessions()})
+        except StoreError as exc:
+            return _error(503, str(exc))
 
     return [
         Route("/", home, methods=["GET"]),

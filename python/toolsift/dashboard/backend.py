@@ -17,9 +17,10 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from ..contract import anthropic_tool_result, search_tool_bm25_details, tool_sea
 from ..errors import ConfigError
 from ..explain import Explanation
 from ..gateway.sessions import SessionRegistry, new_session
+from ..gateway.storage import SharedStore, searches_value
 from ..metatool import call_meta_tool, meta_tool
 from ..tokens import tool_tokens
 from ..tools import Tool
@@ -324,42 +326,72 @@ class Dashboard:
 
     def sessions(self) -> list[dict[str, Any]]:
         """The connected clients, latest active first: activated tools, searches, token
-        savings. Ended sessions are left out; the catalogue's totals are computed once per
-        catalogue generation, so this costs O(clients × their visible tools)."""
-        out = []
-        every, count, base_sent, base_visible = self._catalog_totals()
-        for state in reversed(self.registry.states()):
-            if state.ended:
-                continue
-            session = state.session
-            extra = [
-                tool
-                for name in session.selected
-                if name not in base_visible and (tool := session.find_tool(name)) is not None
-            ]
-            sent = base_sent + (session.schema_tokens(extra) if extra else 0)
-            out.append(
-                {
-                    "key": state.key,
-                    "created": state.created,
-                    "activated": list(session.selected),
-                    "visible": len(base_visible) + len(extra),
-                    "tools": count,
-                    "searches": [
-                        {
-                            "at": r.at,
-                            "query": r.query,
-                            "kind": r.kind,
-                            "activated": list(r.activated),
-                            "already_active": list(r.already_active),
-                            "missing": list(r.missing),
-                        }
-                        for r in reversed(state.searches)
-                    ],
-                    "tokens": {"all_schemas": every, "sent": sent, "saved": every - sent},
-                }
+        savings, and the replica that served each last. Ended sessions are left out; the
+        catalogue's totals are computed once per catalogue generation, so this costs
+        O(clients × their visible tools). With a shared store, see :meth:`shared_sessions`."""
+        replica = self.gateway.replica if self.gateway is not None else ""
+        return [
+            self._row(
+                state.key,
+                state.created,
+                state.session.selected,
+                searches_value(reversed(state.searches)),
+                replica,
             )
-        return out
+            for state in reversed(self.registry.states())
+            if not state.ended
+        ]
+
+    @property
+    def store(self) -> SharedStore | None:
+        """The gateway's shared state store (``None``: each process keeps its clients)."""
+        return self.gateway.store if self.gateway is not None else None
+
+    async def shared_sessions(self) -> list[dict[str, Any]]:
+        """:meth:`sessions` of every replica: the clients in the shared store, latest seen
+        first, each with the replica that served it last.
+
+        Raises:
+            StoreError: the store does not answer.
+        """
+        store = self.store
+        if store is None:
+            return await asyncio.to_thread(self.sessions)
+        clients = await store.clients()
+        # Off the event loop: the gateway's MCP traffic never waits for this page's poll.
+        return await asyncio.to_thread(
+            lambda: [
+                self._row(c.key, c.created, c.activated, c.searches[::-1], c.replica)
+                for c in clients
+            ]
+        )
+
+    def _row(
+        self,
+        key: str,
+        created: float,
+        activated: Sequence[str],
+        searches: list[dict[str, Any]],
+        replica: str,
+    ) -> dict[str, Any]:
+        every, count, base_sent, base_visible = self._catalog_totals()
+        template = self.registry.template
+        extra = [
+            tool
+            for name in activated
+            if name not in base_visible and (tool := template.find_tool(name)) is not None
+        ]
+        sent = base_sent + (template.schema_tokens(extra) if extra else 0)
+        return {
+            "key": key,
+            "created": created,
+            "replica": replica,
+            "activated": list(activated),
+            "visible": len(base_visible) + len(extra),
+            "tools": count,
+            "searches": searches,
+            "tokens": {"all_schemas": every, "sent": sent, "saved": every - sent},
+        }
 
     def _catalog_totals(self) -> tuple[int, int, int, frozenset[str]]:
         """What every client of the current catalogue generation and settings shares,

@@ -125,8 +125,7 @@ def _serve(args: argparse.Namespace) -> int:
     if not args.dashboard:
         return int(args.gateway_handler(args))
     try:
-        from ..gateway.commands import _gateway_config
-        from ..gateway.server import Gateway
+        from ..gateway.commands import _gateway_config, gateway
         from .api import Guard, check_bind, is_local, routes
         from .backend import Dashboard
     except ImportError as exc:
@@ -134,17 +133,17 @@ def _serve(args: argparse.Namespace) -> int:
     token = _token(args)
     check_bind(args.host, token)
     config = _gateway_config(args, args.config)
-    gateway = Gateway(config)
-    board = Dashboard.from_gateway(gateway, args.settings or config.path)
+    served = gateway(args, config)
+    board = Dashboard.from_gateway(served, args.settings or config.path)
     guard = Guard(token, local=is_local(args.host))
     _logging()
     print(f"toolsift dashboard: {_url(args.host, args.port, token)}", file=sys.stderr)
     if args.transport == "http":
         for route in routes(board, guard):
-            gateway.mcp.custom_route(route.path, sorted(route.methods or ()))(route.endpoint)
-        gateway.run("http", host=args.host, port=args.port)
+            served.mcp.custom_route(route.path, sorted(route.methods or ()))(route.endpoint)
+        served.run("http", host=args.host, port=args.port)
         return 0
-    asyncio.run(_stdio_and_dashboard(gateway, board, guard, args.host, args.port))
+    asyncio.run(_stdio_and_dashboard(served, board, guard, args.host, args.port))
     return 0
 
 

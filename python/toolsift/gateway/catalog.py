@@ -34,14 +34,24 @@ from pydantic import PrivateAttr
 
 from ..errors import ToolsiftError
 from ..loaders import from_mcp
+from ..metatool import meta_tool, regex_meta_tool
 from ..tools import Tool
 from .downstream import Downstream
 from .resources import Extras
 
-__all__ = ["FIRST_WAIT", "GatewayCatalog", "CatalogProvider"]
+__all__ = [
+    "CALL_TOOL",
+    "FIRST_WAIT",
+    "SEARCH_TOOLS",
+    "GatewayCatalog",
+    "CatalogProvider",
+    "synthetic_tools",
+]
 
 log = logging.getLogger("toolsift.gateway")
 
+#: The tool names of the ``search-and-call`` style (FastMCP's search transforms' names).
+SEARCH_TOOLS, CALL_TOOL = "search_tools", "call_tool"
 #: How long after the start a search waits for servers still in their first connection
 #: attempt (seconds); later searches never wait.
 FIRST_WAIT = 10.0
@@ -65,6 +75,62 @@ def gateway_tool(
     tool = _GatewayTool(name=name, description=description, parameters=schema, **extra)
     tool._handler = handler
     return tool
+
+
+def synthetic_tools(gateway: Any) -> list[Any]:
+    """The gateway's own tools in its ``style``: the search meta-tool(s), or
+    ``search_tools`` and ``call_tool``."""
+    settings = gateway.settings
+    definition = meta_tool(gateway.registry.template)
+    if settings.style == "activate":
+        tools = [
+            gateway_tool(
+                definition.name,
+                definition.description,
+                dict(definition.to_mcp()["inputSchema"]),
+                gateway._search_activate,
+            )
+        ]
+        if settings.regex_tool:
+            regex = regex_meta_tool(gateway.registry.template)
+            tools.append(
+                gateway_tool(
+                    regex.name,
+                    regex.description,
+                    dict(regex.to_mcp()["inputSchema"]),
+                    gateway._search_activate_regex,
+                )
+            )
+    else:
+        search_schema = dict(definition.to_mcp()["inputSchema"])
+        tools = [
+            gateway_tool(
+                SEARCH_TOOLS,
+                "Search for tools by what they do. Returns the matching tool definitions "
+                "(name, description, inputSchema), best first; call one with call_tool. "
+                "`select:NAME` fetches a tool by exact name. When no tool fits the request, "
+                "it says so: rephrase, or go on without a tool.",
+                search_schema,
+                gateway._search_definitions,
+            ),
+            gateway_tool(
+                CALL_TOOL,
+                "Call a tool found with search_tools, by its name, with its arguments.",
+                {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string", "description": "The tool's name."},
+                        "arguments": {
+                            "type": "object",
+                            "description": "The tool's arguments.",
+                        },
+                    },
+                    "required": ["name"],
+                },
+                gateway._call_proxy,
+            ),
+        ]
+    return tools
 
 
 def _refusal(server: str, tool: str, reason: str) -> str:
@@ -108,7 +174,12 @@ class CatalogProvider(Provider):
         # meta-tool's description names them); later listings never wait.
         await gateway.catalog.settle()
         find = gateway.registry.find
-        listed = [find(n) for n in gateway.listed(gateway.client())]
+        try:
+            state = await gateway.synced()
+        except Exception as exc:  # the shared store does not answer: the search tools only
+            log.warning("tools/list without the client's tools: %s", exc)
+            return list(self.synthetic.values())
+        listed = [find(n) for n in gateway.listed(state)]
         return [*self.synthetic.values(), *(self.fastmcp_tool(t) for t in listed if t)]
 
     async def _get_tool(self, name: str, version: Any = None) -> Any:

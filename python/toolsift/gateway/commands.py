@@ -38,7 +38,7 @@ from ..config import (
 )
 from ..errors import ConfigError, ToolsiftError
 
-__all__ = ["add_parsers", "call_timeout", "gather_tools"]
+__all__ = ["add_parsers", "call_timeout", "gateway", "gather_tools"]
 
 _MCP_HINT = "this command needs the MCP extra: pip install 'toolsift[mcp]'"
 
@@ -98,6 +98,22 @@ def add_parsers(subparsers: Any) -> None:
         help="answer that no tool matches below this confidence, 0 to 1 (0: never; default: "
         "the config's tool_search.min_confidence, else the fitted default)",
     )
+    serve.add_argument(
+        "--storage",
+        type=_storage_url,
+        default=None,
+        metavar="URL",
+        help="where the clients' state is kept: memory:// (this process; the default, else the "
+        "config's tool_search.storage) or redis://HOST:PORT/DB, rediss://, valkey://, valkeys:// "
+        "(shared by every replica behind a load balancer; needs toolsift[redis])",
+    )
+    serve.add_argument(
+        "--replica-id",
+        default=None,
+        metavar="ID",
+        help="this replica's name, shown by the dashboard beside the clients it served last "
+        "(default: HOST:PID)",
+    )
     serve.set_defaults(handler=_serve)
 
     catalog = subparsers.add_parser(
@@ -133,6 +149,34 @@ def call_timeout(text: str) -> float:
         ) from None
 
 
+def _storage_url(text: str) -> str:
+    """``--storage``'s value, checked by the config file's rule (the password masked)."""
+    try:
+        return str(check_setting("storage", text))
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("tool_search.storage ")) from None
+
+
+def gateway(args: argparse.Namespace, config: GatewayConfig) -> Any:
+    """The gateway ``serve`` runs: its shared store (``--storage``) checked first.
+
+    Raises:
+        StoreError: the store does not answer (the message names it, password masked).
+        ConfigError: the MCP extra (or the ``redis`` one) is not installed.
+    """
+    try:
+        from .server import Gateway
+        from .storage import check_store
+    except ImportError as exc:
+        raise ConfigError(f"{_MCP_HINT} ({exc})") from None
+    built = Gateway(config, replica=getattr(args, "replica_id", None))
+    if built.store is not None:
+        import asyncio
+
+        asyncio.run(check_store(config.tool_search.storage))
+    return built
+
+
 def _gateway_config(args: argparse.Namespace, path: str) -> GatewayConfig:
     config = load_gateway_config(path)
     settings = config.tool_search
@@ -141,6 +185,7 @@ def _gateway_config(args: argparse.Namespace, path: str) -> GatewayConfig:
     if getattr(args, "call_timeout", None) is not None:
         settings = with_overrides(settings, call_timeout=call_timeout(str(args.call_timeout)))
     settings = _semantic_overrides(args, settings)
+    settings = with_overrides(settings, storage=getattr(args, "storage", None))
     from .http import resolve_token
 
     token = resolve_token(getattr(args, "token", None), settings.token)
@@ -159,15 +204,11 @@ def _semantic_overrides(args: argparse.Namespace, settings: ToolSearchConfig) ->
 
 def _serve(args: argparse.Namespace) -> int:
     config = _gateway_config(args, args.config)
-    try:
-        from .server import Gateway
-    except ImportError as exc:
-        raise ConfigError(f"{_MCP_HINT} ({exc})") from None
-    gateway = Gateway(config)
+    served = gateway(args, config)
     if args.transport == "stdio":
-        gateway.run("stdio")
+        served.run("stdio")
     else:
-        gateway.run("http", host=args.host, port=args.port)
+        served.run("http", host=args.host, port=args.port)
     return 0
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "Refusal",
     "TOKEN_ENV",
     "check_bind",
+    "health",
     "is_local",
     "normalized_origin",
     "refusal",
@@ -89,6 +90,28 @@ def check_bind(host: str, token: object, *, what: str = "the gateway", how: str 
             f"{what} on {host} (not a local address) needs a token: {how}, or bind to 127.0.0.1",
             key="token",
         )
+
+
+def health(
+    downstreams: list[str], store_reachable: bool, *, shared: bool = False
+) -> tuple[bool, dict[str, Any]]:
+    """Whether a gateway can serve, and the JSON body of its ``GET /healthz``: it can when its
+    state store answers and at least one of its downstream servers (``downstreams``: each
+    one's state) is connected. One failed server does not take every replica out of a load
+    balancer: the others still serve; the body counts them. No server name, URL or error is
+    shown (the route needs no token).
+
+    Example:
+        >>> health(["connected", "failed"], True)[0], health(["connected"], False)[0]
+        (True, False)
+    """
+    counts = {k: downstreams.count(k) for k in ("connected", "connecting", "failed")}
+    healthy = store_reachable and (counts["connected"] > 0 or not downstreams)
+    return healthy, {
+        "status": "ok" if healthy else "unavailable",
+        "store": {"kind": "shared" if shared else "memory", "reachable": store_reachable},
+        "downstreams": {"total": len(downstreams), **counts},
+    }
 
 
 def resolve_token(given: str | None, configured: str | None) -> str | None:

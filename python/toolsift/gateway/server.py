@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
@@ -36,27 +37,29 @@ from fastmcp.server.dependencies import get_context
 from fastmcp.server.middleware import Middleware
 from fastmcp.tools.base import ToolResult
 from starlette.middleware import Middleware as ASGIMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse
 
 from .. import __version__
 from ..config import GatewayConfig, ToolSearchConfig
 from ..contract import dumps
-from ..errors import ConfigError, ToolsiftError
-from ..metatool import call_meta_tool, meta_tool, regex_meta_tool
+from ..errors import ConfigError, StoreError, ToolsiftError
+from ..metatool import call_meta_tool
 from ..session import in_thread
 from ..tools import Tool
 from .auth import StaticToken
-from .catalog import GatewayCatalog
-from .catalog import gateway_tool as _tool
+from .catalog import CALL_TOOL, SEARCH_TOOLS, GatewayCatalog, synthetic_tools
 from .downstream import DownstreamError
-from .http import HostOriginGuard, check_bind, is_local
+from .http import HostOriginGuard, check_bind, health, is_local
 from .identity import identify
 from .limits import gate_message, rate_limit_message
+from .replicas import SharedClients, rate_wait, shares
 from .sessions import ClientState, SessionRegistry
+from .storage import open_store, replica_id
 
 __all__ = ["Gateway", "SEARCH_TOOLS", "CALL_TOOL"]
 
-#: The tool names of the ``search-and-call`` style (FastMCP's search transforms' names).
-SEARCH_TOOLS, CALL_TOOL = "search_tools", "call_tool"
+log = logging.getLogger("toolsift.gateway")
 
 
 #: The tool error of an activating search from a client the gateway cannot tell apart.
@@ -95,17 +98,38 @@ class Gateway:
         name: the server name the gateway reports to its clients.
         auth: a FastMCP auth provider for ``/mcp`` (e.g. a ``JWTVerifier``: each subject is
             then its own client); default: the static ``tool_search.token``, if set.
+        replica: this replica's id, shown by the dashboard beside the clients it served last
+            (default ``HOST:PID``).
 
     Attributes:
         mcp: the FastMCP server; run it with ``gateway.mcp.run(transport="stdio")`` (or
             ``"http"``), or :meth:`run`.
         registry: the per-client discovery sessions.
+        store: the shared state store of ``tool_search.storage`` (``None``: ``memory://``).
+
+    Raises:
+        ConfigError: the storage URL needs the ``redis`` extra, which is not installed.
     """
 
-    def __init__(self, config: GatewayConfig, *, name: str = "toolsift", auth: Any = None) -> None:
+    def __init__(
+        self,
+        config: GatewayConfig,
+        *,
+        name: str = "toolsift",
+        auth: Any = None,
+        replica: str | None = None,
+    ) -> None:
         self.config = config
         self.settings = config.tool_search
         self.registry = SessionRegistry(self.settings)
+        self.replica = replica or replica_id()
+        self.store = open_store(self.settings.storage, replica=self.replica)
+        #: With a shared store: each request's view made from it (None: memory://).
+        self.shared = (
+            SharedClients(self.registry, self.store, lambda: self.settings)
+            if self.store is not None
+            else None
+        )
         #: The downstream servers and their catalogue (:mod:`toolsift.gateway.catalog`).
         self.catalog = GatewayCatalog(self)
         self.downstreams = self.catalog.downstreams
@@ -119,6 +143,7 @@ class Gateway:
         )
         self.mcp.add_provider(self._provider)
         self.mcp.add_middleware(_GatewayMiddleware(self))
+        self.mcp.custom_route("/healthz", methods=["GET"])(self._healthz)
         self._register_synthetic()
 
     # --- lifecycle -----------------------------------------------------------------------------
@@ -135,9 +160,23 @@ class Gateway:
         """Start connecting to every downstream server; serve at once (servers join as they
         connect)."""
         await self.catalog.start()
+        if self.store is not None:
+            try:
+                await self.store.open()
+            except StoreError as exc:  # serve anyway: what needs the store is refused
+                log.error("%s", exc)
 
     async def stop(self) -> None:
         await self.catalog.stop()
+        if self.store is not None:
+            await self.store.close()
+
+    async def _healthz(self, _request: Request) -> JSONResponse:
+        """``GET /healthz``: 200 when this replica can serve, else 503 (:func:`health`)."""
+        reachable = self.store is None or await self.store.reachable()
+        states = [s["state"] for s in self.catalog.servers().values()]
+        healthy, body = health(states, reachable, shared=self.store is not None)
+        return JSONResponse({**body, "replica": self.replica}, status_code=200 if healthy else 503)
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until interrupted: ``"stdio"``, or ``"http"`` with ``host`` and ``port``.
@@ -186,57 +225,7 @@ class Gateway:
     # --- the catalogue -------------------------------------------------------------------------
 
     def _register_synthetic(self) -> None:
-        settings = self.settings
-        definition = meta_tool(self.registry.template)
-        if settings.style == "activate":
-            tools = [
-                _tool(
-                    definition.name,
-                    definition.description,
-                    dict(definition.to_mcp()["inputSchema"]),
-                    self._search_activate,
-                )
-            ]
-            if settings.regex_tool:
-                regex = regex_meta_tool(self.registry.template)
-                tools.append(
-                    _tool(
-                        regex.name,
-                        regex.description,
-                        dict(regex.to_mcp()["inputSchema"]),
-                        self._search_activate_regex,
-                    )
-                )
-        else:
-            search_schema = dict(definition.to_mcp()["inputSchema"])
-            tools = [
-                _tool(
-                    SEARCH_TOOLS,
-                    "Search for tools by what they do. Returns the matching tool definitions "
-                    "(name, description, inputSchema), best first; call one with call_tool. "
-                    "`select:NAME` fetches a tool by exact name. When no tool fits the request, "
-                    "it says so: rephrase, or go on without a tool.",
-                    search_schema,
-                    self._search_definitions,
-                ),
-                _tool(
-                    CALL_TOOL,
-                    "Call a tool found with search_tools, by its name, with its arguments.",
-                    {
-                        "type": "object",
-                        "properties": {
-                            "name": {"type": "string", "description": "The tool's name."},
-                            "arguments": {
-                                "type": "object",
-                                "description": "The tool's arguments.",
-                            },
-                        },
-                        "required": ["name"],
-                    },
-                    self._call_proxy,
-                ),
-            ]
-        self._provider.synthetic = {t.name: t for t in tools}
+        self._provider.synthetic = {t.name: t for t in synthetic_tools(self)}
 
     @property
     def _synthetic(self) -> dict[str, Any]:
@@ -253,7 +242,7 @@ class Gateway:
         Raises:
             ConfigError: ``settings`` changes ``style`` or ``meta_tool_name``.
         """
-        for key in ("style", "meta_tool_name", "allowed_origins"):
+        for key in ("style", "meta_tool_name", "allowed_origins", "storage"):
             if getattr(settings, key) != getattr(self.settings, key):
                 raise ConfigError(
                     f"tool_search.{key} changes only when the gateway restarts", key=key
@@ -285,6 +274,28 @@ class Gateway:
                 state.hooked = True
         return state
 
+    async def synced(self, ctx: Context | None = None) -> ClientState:
+        """:meth:`client`, with a shared store: its view made from the stored state now (a
+        replica serves any client; the execution gate reads the store, never a stale copy).
+
+        Raises:
+            ToolError: the store did not answer (nothing that needs it is allowed).
+        """
+        if ctx is None:
+            with contextlib.suppress(RuntimeError):
+                ctx = get_context()
+        state = self.client(ctx)
+        if self.shared is None or not shares(state):
+            return state
+        try:
+            tell = await self.shared.sync(state)
+        except StoreError as exc:
+            raise ToolError(str(exc)) from None
+        if tell and ctx is not None:
+            with contextlib.suppress(Exception):
+                await ctx.send_notification(mcp_types.ToolListChangedNotification())
+        return state
+
     def _drop_at_end(self, ctx: Context, key: str) -> None:
         """Drop client ``key``'s state when its MCP session ends (``DELETE /mcp``, the SDK's
         idle expiry, a closed connection); without the hook, ``client_ttl`` drops it."""
@@ -292,6 +303,8 @@ class Gateway:
             connection = getattr(ctx.session, "_connection", None)
             if connection is not None:
                 connection.exit_stack.callback(self.registry.drop, key)
+                if self.shared is not None:
+                    connection.exit_stack.push_async_callback(self.shared.forget, key)
 
     def listed(self, state: ClientState) -> list[str]:
         """The downstream tools ``tools/list`` shows this client, in catalogue order."""
@@ -310,22 +323,27 @@ class Gateway:
             return self.settings.style == "search-and-call"
         return name in {t.name for t in state.session.visible_tools}
 
-    def _check_rate(self, state: ClientState) -> None:
-        bucket = state.bucket
-        if bucket is not None and not bucket.take():
-            raise ToolError(rate_limit_message(bucket.limit, bucket.retry_after()))
+    async def _check_rate(self, state: ClientState) -> None:
+        wait = await rate_wait(self.shared, state, self.settings.rate_limit)
+        if wait is not None:
+            raise ToolError(rate_limit_message(*wait))
 
     async def _search_activate(
         self, _name: str, arguments: dict[str, Any], ranker: str = "bm25"
     ) -> ToolResult:
         ctx = get_context()
-        state = self.client(ctx)
+        state = await self.synced(ctx)
         if state.ephemeral:
             raise ToolError(NO_IDENTITY)
-        self._check_rate(state)
+        await self._check_rate(state)
         await self.catalog.settle()
         call = await _search(state, arguments, ranker)
         state.record(call.result.query, call.result)
+        if self.shared is not None and shares(state):
+            try:
+                await self.shared.keep(state, call.result.activated)
+            except StoreError as exc:  # the activations are not kept: say so
+                raise ToolError(str(exc)) from None
         if call.result.activated:
             with contextlib.suppress(Exception):
                 await ctx.send_notification(mcp_types.ToolListChangedNotification())
@@ -339,11 +357,14 @@ class Gateway:
         """``search_tools``: the found definitions as a JSON list (text block one), then, when a
         ``select:`` name matched nothing or the query was cut, ``{"missing", "suggestions",
         "notices"}`` (each key only when it has something to say) in a second text block."""
-        state = self.client()
-        self._check_rate(state)
+        state = await self._searcher()
+        await self._check_rate(state)
         await self.catalog.settle()
         call = await _search(state, arguments)
         state.record(arguments["query"], call.result)
+        if self.shared is not None and shares(state):  # best effort: the search answers
+            with contextlib.suppress(StoreError):
+                await self.shared.keep(state, call.result.activated)
         result = call.result
         if result.abstained:  # nothing fits: say so rather than list weak matches
             return _text(result.message or "")
@@ -373,7 +394,7 @@ class Gateway:
             raise ToolError("call_tool needs the name of a tool found with search_tools.")
         if name in self._synthetic:
             raise ToolError(f"{name!r} cannot be called through {CALL_TOOL}.")
-        state = self.client()
+        state = await self._gated()
         tool = state.session.find_tool(name)
         if tool is None:
             raise ToolError(f"Unknown tool: {name!r}. Find tools with {SEARCH_TOOLS}.")
@@ -390,9 +411,26 @@ class Gateway:
         if tool is None:
             raise ToolError(f"Unknown tool: {name!r}.")
         # The gate again where the call is forwarded: the middleware's check may have run
-        # while the tool was briefly out of the catalogue (its server relisting).
-        self.check_gate(self.client(), tool)
+        # while the tool was briefly out of the catalogue (its server relisting). With a
+        # shared store, from the stored state again (no view outlives a request unread).
+        self.check_gate(await self._gated(), tool)
         return await self._forward(tool, arguments)
+
+    async def _gated(self, ctx: Context | None = None) -> ClientState:
+        """The client's state for the execution gate: read from the shared store when the
+        gate is on (a store that does not answer refuses the call: fail closed)."""
+        if not self.settings.gate:
+            return self.client(ctx)
+        return await self.synced(ctx)
+
+    async def _searcher(self) -> ClientState:
+        """The state of a ``search_tools`` client: read from the shared store, or, while the
+        store does not answer, this replica's view: the search still answers (what it found
+        is kept only if the store answers, so the gate refuses its calls until then)."""
+        try:
+            return await self.synced()
+        except ToolError:
+            return self.client()
 
     def check_gate(self, state: ClientState, tool: Tool) -> None:
         """Refuse (``ToolError``) a call to ``tool`` that ``state``'s client may not make."""
@@ -428,7 +466,7 @@ class _GatewayMiddleware(Middleware):
         gateway = self.gateway
         name = context.message.name
         if name not in gateway._synthetic:
-            state = gateway.client(context.fastmcp_context)
+            state = await gateway._gated(context.fastmcp_context)
             tool = gateway.registry.find(name)
             if tool is None:  # a server still making its first connection may hold it
                 await gateway.catalog.settle()

@@ -40,6 +40,7 @@ from ..session import DiscoverySession
 from ..shared_catalog import Catalog
 from ..tools import Tool
 from .limits import TokenBucket
+from .storage import StoredClient
 
 __all__ = ["ANONYMOUS", "ClientState", "SearchRecord", "SessionRegistry", "new_session"]
 
@@ -94,6 +95,12 @@ class ClientState:
     searches: deque[SearchRecord] = field(
         default_factory=lambda: deque(maxlen=RECENT_SEARCHES), repr=False
     )
+    #: With a shared store: the client's state as last read from (or written to) it.
+    stored: StoredClient | None = field(default=None, repr=False)
+    #: The stored state (its ``created`` and ``version``) that ``session`` holds.
+    adopted: tuple[float, int] = (0.0, 0)
+    #: The activation version the client's connection to this replica was last told about.
+    told: int = -1
 
     def record(self, query: str, result: Any) -> None:
         """Remember a search of this client (its :class:`~toolsift.DiscoveryResult`)."""
@@ -195,6 +202,20 @@ class SessionRegistry:
         if state is not None:
             state.ended = True
             state.notify = None
+
+    def adopt(self, state: ClientState, stored: StoredClient | None) -> None:
+        """Make ``state``'s view hold exactly the activations of its ``stored`` state (read
+        from the shared store at this request; ``None``: it has none). The view is made again
+        only when the stored state is another one than the view holds."""
+        state.stored = stored
+        mark = (stored.created, stored.version) if stored is not None else (0.0, 0)
+        if mark == state.adopted:
+            return
+        session = new_session(self.shared, self.config)
+        if stored is not None and stored.activated:
+            session.activate(stored.activated)  # names no longer in the catalogue are ignored
+        state.session = session
+        state.adopted = mark
 
     def drop(self, key: str) -> None:
         """Forget client ``key`` (its MCP session ended); its principal's bucket stays."""

@@ -317,7 +317,8 @@ async function loadSessions() {
   $("#sessions").replaceChildren(el("div", { class: "sessions" }, body.sessions.map((s) =>
     el("div", { class: "session", "data-key": s.key },
       el("h3", {}, s.key),
-      el("div", { class: "muted" }, `${s.visible} of ${s.tools} tools listed · ${s.activated.length} activated`),
+      el("div", { class: "muted" }, `${s.visible} of ${s.tools} tools listed · ${s.activated.length} activated` +
+        (s.replica ? ` · served last by ${s.replica}` : "")),
       el("div", { class: "chips" }, s.activated.map((n) => el("span", { class: "chip" }, n))),
       savingsChart(s.tokens),
       el("div", { class: "muted" }, "searches, latest first"),
