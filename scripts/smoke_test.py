@@ -57,7 +57,14 @@ def cargo_version(cargo_toml: Path) -> str:
 def run(args: list[str], cwd: Path) -> str:
     """Run one command; its standard output, or a failure naming the command."""
     print("$", " ".join(args), flush=True)
-    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, env=_clean_env())
+    done = subprocess.run(
+        args,
+        cwd=cwd,
+        capture_output=True,
+        encoding="utf-8",  # what PYTHONIOENCODING asks of the child, whatever the console's
+        errors="replace",
+        env=_clean_env(),
+    )
     sys.stdout.write(done.stdout)
     sys.stderr.write(done.stderr)
     if done.returncode != 0:
@@ -123,6 +130,10 @@ def main(argv: list[str] | None = None) -> int:
         "--cargo-toml", type=Path, default=ROOT / "Cargo.toml", help="where the version is"
     )
     args = parser.parse_args(argv)
+    for stream in (sys.stdout, sys.stderr):  # a Windows console may not encode every character
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
     try:
         expected = cargo_version(args.cargo_toml)
         with tempfile.TemporaryDirectory(prefix="toolsift-smoke-") as tmp:
