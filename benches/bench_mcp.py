@@ -15,7 +15,7 @@
 
 Run from the repository root with the MCP extra installed::
 
-    python benches/bench_mcp.py                 # everything (about 3 minutes on 2 cores)
+    python benches/bench_mcp.py                 # everything (about 4 minutes on 2 idle cores)
     python benches/bench_mcp.py --skip-quality  # latency only
     python benches/bench_mcp.py --parts proxy   # the proxy case alone
 
