@@ -6,13 +6,18 @@
    11,578 tools (mcp_mixed), the same queries in the same run.
 2. nDCG@10 of both transforms' rankings on the labeled sets (``toolsift.evaluate``'s queries and
    metric), each ranking the FastMCP tools as the transform sees them.
-3. A search round-trip through ``toolsift serve`` over stdio (the official MCP client SDK) in front
+3. A ``search_tools`` call through a FastMCP **proxy** (``fastmcp.server.create_proxy``) of a
+   FastMCP server holding the 11,578 tools (in process, over FastMCP's in-memory transport):
+   ``ToolsiftSearchTransform`` vs ``BM25SearchTransform``, each added to a proxy of the same
+   remote server, the same queries; the remote's ``tools/list`` requests are counted.
+4. A search round-trip through ``toolsift serve`` over stdio (the official MCP client SDK) in front
    of mcp-server-time, mcp-server-git and mcp-server-fetch: p50 and p90.
 
 Run from the repository root with the MCP extra installed::
 
-    python benches/bench_mcp.py                 # everything (about 3 minutes on 2 cores)
+    python benches/bench_mcp.py                 # everything (about 4 minutes on 2 idle cores)
     python benches/bench_mcp.py --skip-quality  # latency only
+    python benches/bench_mcp.py --parts proxy   # the proxy case alone
 
 The labeled sets live in ../shared/data (or $TOOLSIFT_SHARED_DIR/data); where they are absent
 the 11.6k bench and the quality table are skipped with the reason printed.
@@ -35,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from fastmcp import Client, FastMCP
+from fastmcp.server import create_proxy
+from fastmcp.server.middleware import Middleware
 from fastmcp.server.transforms.search import BM25SearchTransform, RegexSearchTransform
 from fastmcp.tools import Tool as FastMCPTool
 from fastmcp.tools.base import ToolResult
@@ -143,6 +150,47 @@ def latency(tools: list[Tool], queries: list[str], label: str, rounds: int) -> d
         f"catalogue listed {toolsift['listings']} time(s)); ranking alone "
         f"{toolsift['rank_only_ms']:.3f} / {out['bm25']['rank_only_ms']:.3f} / "
         f"{out['regex']['rank_only_ms']:.3f} ms",
+        file=sys.stderr,
+    )
+    return out
+
+
+class _CountListings(Middleware):
+    """Counts a server's ``tools/list`` requests."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    async def on_list_tools(self, context: Any, call_next: Any) -> Any:
+        self.count += 1
+        return await call_next(context)
+
+
+def proxy_latency(tools: list[Tool], queries: list[str], label: str) -> dict[str, Any]:
+    """``search_tools`` through a proxy of a server holding ``tools``: toolsift vs BM25."""
+    remote = FastMCP("remote")
+    for tool in fastmcp_tools(tools):
+        remote.add_tool(tool)
+    counter = _CountListings()
+    remote.add_middleware(counter)
+    out: dict[str, Any] = {"tools": len(tools), "queries": len(queries)}
+    for name, make in (
+        ("toolsift", lambda: ToolsiftSearchTransform()),
+        ("bm25", lambda: BM25SearchTransform()),
+    ):
+        proxy = create_proxy(remote)
+        transform = make()
+        proxy.add_transform(transform)
+        before = counter.count
+        out[name] = asyncio.run(time_search_tools(proxy, queries, rounds=1))
+        out[name]["remote_listings"] = counter.count - before
+    out["ratio_p50_bm25"] = out["bm25"]["p50_ms"] / out["toolsift"]["p50_ms"]
+    print(
+        f"{label} behind a proxy: search_tools p50, toolsift vs BM25 "
+        f"{out['ratio_p50_bm25']:.0f}x (toolsift {out['toolsift']['p50_ms']:.2f} ms, first call "
+        f"{out['toolsift']['first_ms']:.0f} ms; BM25 {out['bm25']['p50_ms']:.0f} ms; the remote "
+        f"listed {out['toolsift']['remote_listings']} / {out['bm25']['remote_listings']} times "
+        f"for {len(queries) + 1} calls)",
         file=sys.stderr,
     )
     return out
@@ -263,8 +311,14 @@ def main() -> int:
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument(
         "--parts",
-        default="latency,quality,gateway",
-        help="which parts to run, comma-separated (default: all three)",
+        default="latency,proxy,quality,gateway",
+        help="which parts to run, comma-separated (default: all four)",
+    )
+    parser.add_argument(
+        "--proxy-queries",
+        type=int,
+        default=10,
+        help="queries for the proxy case (BM25 lists the remote on each: seconds a call)",
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args()
@@ -287,6 +341,15 @@ def main() -> int:
         queries = ["create an invoice", "archive ticket", "sync the calendar", "list users"]
         report["latency_2k"] = latency(generated(2000), queries, "2,000 generated tools", 3)
         report["latency_11k"] = {"skipped": reason}
+    if "proxy" not in parts:
+        pass
+    elif mixed is not None and mixed.is_file():
+        ds = evaluate.load_dataset("mcp_mixed", data_dir, limit=args.proxy_queries)
+        queries = [q.text for q in ds.queries]
+        report["proxy_11k"] = proxy_latency(list(ds.tools), queries, f"{len(ds.tools):,} tools")
+    else:
+        queries = ["create an invoice", "archive ticket", "sync the calendar", "list users"]
+        report["proxy_11k"] = proxy_latency(generated(11578), queries, "11,578 generated tools")
     if "quality" not in parts:
         pass
     elif args.skip_quality or data_dir is None:

@@ -3,15 +3,18 @@
 FastMCP hands a search transform its catalogue by listing the whole server on every
 ``search_tools`` call: every provider, every transform, the per-session visibility rules,
 every tool's ``auth`` check, version deduplication and the ``tools/list`` middleware (by
-default ``DereferenceRefsMiddleware``, which walks every tool's schema). At 11,578 tools that
-costs hundreds of milliseconds a call, for a search that takes a fraction of one.
+default ``DereferenceRefsMiddleware``, which walks every tool's schema); a proxy also lists its
+remote server over MCP. At 11,578 tools that costs from hundreds of milliseconds (local tools)
+to seconds (a proxy) a call, for a search that takes a fraction of one.
 
-FastMCP sends no signal when a provider's tools change, so :class:`CatalogCache` keeps the
-listed catalogue only for a server whose listing is known to depend on nothing but what it
+FastMCP sends no signal when a local provider's tools change, so :class:`CatalogCache` keeps
+the listed catalogue only for a server whose listing is known to depend on nothing but what it
 compares on each call:
 
 * every provider is FastMCP's ``LocalProvider`` (``mcp.add_tool``/``remove_tool``), whose
-  components it compares by identity (one pointer comparison per component, in C);
+  components it compares by identity (one pointer comparison per component, in C), a
+  ``ProxyProvider`` (a proxy's remote server, see below), a mounted FastMCP server
+  (``mcp.mount``) that meets these same rules, or such a provider wrapped in transforms;
 * the server's and the providers' transforms, and the middleware, are the same objects
   (``mcp.enable``/``disable`` add a transform; ``add_middleware`` adds a middleware), and
   every transform is one of FastMCP's whose listing depends only on the tools (``Visibility``,
@@ -21,8 +24,13 @@ compares on each call:
 * no tool has an ``auth`` check (those depend on the caller's token), and the current
   session has no visibility rules of its own (``ctx.enable_components``/``disable_components``).
 
-Anything else (a mounted server, a proxy, a custom provider, a filtering middleware, a tool
-with ``auth``) lists the server on every call, as FastMCP does.
+A remote server behind a ``ProxyProvider`` is watched (:mod:`._fastmcp_remote`): its catalogue
+stays valid until it sends ``notifications/tools/list_changed``; a remote that does not announce
+changes (its ``tools.listChanged`` capability false or absent) is listed again once the
+transform's ``refresh_interval`` has passed since the last listing.
+
+Anything else (a custom provider or transform, a filtering middleware, a tool with ``auth``)
+lists the server on every call, as FastMCP does.
 
 Example:
     >>> from fastmcp import FastMCP
@@ -33,7 +41,9 @@ Example:
 
 from __future__ import annotations
 
+import math
 import operator
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -43,9 +53,14 @@ from fastmcp.server.middleware.dereference import DereferenceRefsMiddleware
 from fastmcp.server.middleware.tool_injection import ToolInjectionMiddleware
 from fastmcp.server.providers import LocalProvider
 from fastmcp.server.providers.base import Provider
+from fastmcp.server.providers.fastmcp_provider import FastMCPProvider
+from fastmcp.server.providers.proxy import ProxyProvider
+from fastmcp.server.providers.wrapped_provider import _WrappedProvider
 from fastmcp.server.transforms import Namespace, ToolTransform, VersionFilter, Visibility
 from fastmcp.server.transforms.visibility import get_visibility_rules
 from fastmcp.tools.base import Tool as FastMCPTool
+
+from ._fastmcp_remote import RemoteWatch, watch_for
 
 __all__ = ["CatalogCache"]
 
@@ -57,6 +72,8 @@ _PROVIDER_HOOKS = ("list_tools", "_list_tools")
 # FastMCP's transforms whose listing depends only on the tools and their own settings.
 _PURE_TRANSFORMS = (Visibility, Namespace, ToolTransform, VersionFilter)
 _SERVER_HOOKS = ("list_tools", "_list_tools", "_injected_tools", "_rewrite_prefab_uris")
+#: The clock the refresh interval is measured with.
+_now = time.monotonic
 
 
 def _neutral_middleware(middleware: Any) -> bool:
@@ -69,24 +86,31 @@ def _neutral_middleware(middleware: Any) -> bool:
     return all(getattr(cls, hook) is getattr(Middleware, hook) for hook in _LIST_HOOKS)
 
 
-def _plain_local(provider: Any) -> bool:
-    """FastMCP's own local provider, listing its components as stored."""
-    if not isinstance(provider, LocalProvider):
+def _lists_as(provider: Any, kind: type[Provider]) -> bool:
+    """``provider`` is a ``kind`` (or a subclass) listing its tools as ``kind`` does."""
+    if not isinstance(provider, kind):
         return False
     cls = type(provider)
-    return all(getattr(cls, h) is getattr(LocalProvider, h) for h in _PROVIDER_HOOKS) and (
+    return all(getattr(cls, h) is getattr(kind, h) for h in _PROVIDER_HOOKS) and (
         cls.list_tools is Provider.list_tools
     )
 
 
 class _State:
-    """What a server's listing depends on: the objects compared on each call."""
+    """What a server's listing depends on: the objects compared on each call, and the watches
+    of the remote servers it lists."""
 
-    __slots__ = ("key", "components")
+    __slots__ = ("key", "components", "watches")
 
-    def __init__(self, key: tuple[Any, ...], components: tuple[tuple[Any, ...], ...]) -> None:
+    def __init__(
+        self,
+        key: tuple[Any, ...],
+        components: tuple[tuple[Any, ...], ...],
+        watches: tuple[RemoteWatch, ...],
+    ) -> None:
         self.key = key
         self.components = components
+        self.watches = watches
 
     def without_auth(self) -> bool:
         """No tool has an ``auth`` check (whose outcome depends on the caller)."""
@@ -95,6 +119,10 @@ class _State:
             for values in self.components
             for c in values
         )
+
+    def timed(self) -> bool:
+        """Some remote does not announce its tool changes: the refresh interval applies."""
+        return not all(w.announces for w in self.watches)
 
     def same(self, other: _State) -> bool:
         if self.key != other.key or len(self.components) != len(other.components):
@@ -110,33 +138,62 @@ def _pure(transform: Any, owner: Any) -> bool:
     return transform is owner or type(transform) in _PURE_TRANSFORMS
 
 
+class _Parts:
+    """What a listing depends on, gathered over a server and the servers it mounts."""
+
+    __slots__ = ("key", "components", "watches")
+
+    def __init__(self) -> None:
+        self.key: list[Any] = []
+        self.components: list[tuple[Any, ...]] = []
+        self.watches: list[RemoteWatch] = []
+
+
+def _provider(provider: Any, owner: Any, parts: _Parts, depth: int) -> bool:
+    """Add what ``provider``'s listing depends on to ``parts``; false when it may depend on
+    anything else."""
+    transforms = tuple(provider.transforms)
+    if not all(_pure(t, owner) for t in transforms):
+        return False
+    parts.key.append((provider, transforms))
+    if _lists_as(provider, LocalProvider):
+        # Its storage, compared by identity.
+        parts.components.append(tuple(provider._components.values()))
+        return True
+    if _lists_as(provider, ProxyProvider):
+        watch = watch_for(provider)
+        parts.key.append((provider.identity, watch, watch.generation))
+        parts.watches.append(watch)
+        return True
+    if _lists_as(provider, FastMCPProvider):  # a mounted server
+        return _server(provider.server, owner, parts, depth + 1)
+    if _lists_as(provider, _WrappedProvider):  # a mounted server renaming its tools
+        return _provider(provider._inner, owner, parts, depth + 1)
+    return False
+
+
+def _server(server: Any, owner: Any, parts: _Parts, depth: int = 0) -> bool:
+    if depth > 16 or not isinstance(server, FastMCP):
+        return False
+    if any(getattr(type(server), hook) is not getattr(FastMCP, hook) for hook in _SERVER_HOOKS):
+        return False
+    middleware = tuple(server.middleware)
+    if not all(_neutral_middleware(m) for m in middleware):
+        return False
+    transforms = tuple(server.transforms)
+    if not all(_pure(t, owner) for t in transforms):
+        return False
+    parts.key.append((server, transforms, middleware))
+    return all(_provider(p, owner, parts, depth) for p in server.providers)
+
+
 def _state(server: Any, owner: Any) -> _State | None:
     """The state of ``server``'s listing, or ``None`` when it may depend on the request
     (``owner``: the transform asking, which passes the catalogue through when it lists)."""
-    if not isinstance(server, FastMCP) or any(
-        getattr(type(server), hook) is not getattr(FastMCP, hook) for hook in _SERVER_HOOKS
-    ):
+    parts = _Parts()
+    if not _server(server, owner, parts):
         return None
-    providers, middleware = server.providers, server.middleware
-    if not all(_neutral_middleware(m) for m in middleware):
-        return None
-    if not all(_plain_local(p) for p in providers):
-        return None
-    transforms = tuple(server.transforms)
-    provider_transforms = tuple((p, tuple(p.transforms)) for p in providers)
-    if not all(_pure(t, owner) for t in transforms) or not all(
-        _pure(t, owner) for _, ts in provider_transforms for t in ts
-    ):
-        return None
-    # Every provider is a LocalProvider (checked above): its storage, compared by identity.
-    components = tuple(tuple(p._components.values()) for p in providers)  # type: ignore[attr-defined]
-    key = (
-        server,
-        transforms,
-        tuple(middleware),
-        provider_transforms,
-    )
-    return _State(key, components)
+    return _State(tuple(parts.key), tuple(parts.components), tuple(parts.watches))
 
 
 class CatalogCache:
@@ -144,17 +201,21 @@ class CatalogCache:
 
     Arguments:
         pinned: the names a search leaves out (the transform's ``always_visible``).
+        refresh_interval: seconds a catalogue listed from a remote server that does not
+            announce its tool changes stays valid (0: list on every call).
 
     Attributes:
         listings: how many times the whole server was listed (a search on an unchanged
             server lists nothing).
     """
 
-    def __init__(self, pinned: set[str]) -> None:
+    def __init__(self, pinned: set[str], refresh_interval: float = 30.0) -> None:
         self._pinned = pinned
+        self._interval = refresh_interval
         self._state: _State | None = None
         self._catalog: tuple[Any, ...] = ()
         self._visible: tuple[Any, ...] = ()
+        self._expires = math.inf
         self.listings = 0
 
     async def catalog(self, owner: Any, list_all: ListAll, ctx: Any) -> tuple[Any, ...]:
@@ -174,8 +235,12 @@ class CatalogCache:
         if now is not None and await get_visibility_rules(ctx):
             now = None  # this session enabled or disabled components of its own
         cached = self._state
-        if now is not None and cached is not None and cached.same(now):
+        if now is not None and cached is not None and cached.same(now) and _now() < self._expires:
             return self._catalog, self._visible
+        if now is not None:
+            for watch in now.watches:
+                await watch.ensure_probed()
+        started = _now()
         listed = tuple(await list_all(ctx))
         self.listings += 1
         pinned = self._pinned
@@ -183,7 +248,10 @@ class CatalogCache:
         if now is not None:
             after = _state(server, owner)
             if after is not None and after.same(now) and now.without_auth():
-                self._state, self._catalog, self._visible = now, listed, shown
+                timed = after.timed()
+                if not timed or self._interval > 0:
+                    self._expires = started + self._interval if timed else math.inf
+                    self._state, self._catalog, self._visible = now, listed, shown
         return listed, shown
 
     def clear(self) -> None:

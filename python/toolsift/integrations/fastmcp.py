@@ -21,11 +21,14 @@ second text block after the definitions (``{"missing": [...], "suggestions": {..
 ``docs/contracts.md``); the first block and the structured result are FastMCP's, unchanged.
 
 FastMCP lists the whole server for every search (providers, transforms, visibility, ``auth``,
-middleware): at 10k tools that costs far more than the search. On a server whose listing
-cannot depend on the caller and whose tools are compared on each call (local tools only, no
-filtering middleware, no ``auth`` checks, no per-session visibility rules), the transform keeps
-the catalogue it last listed until a tool, transform or middleware changes; any other server is
-listed on every call, as FastMCP does (see ``toolsift.integrations._fastmcp_catalog``).
+middleware; a proxy lists its remote server over MCP): at 10k tools that costs far more than
+the search. On a server whose listing cannot depend on the caller (local tools, mounted servers
+and proxied remote servers; no filtering middleware, no ``auth`` checks, no per-session
+visibility rules), the transform keeps the catalogue it last listed until a local tool,
+transform or middleware changes, or a remote server sends ``notifications/tools/list_changed``;
+a remote that does not announce changes is listed again every ``refresh_interval`` seconds. Any
+other server is listed on every call, as FastMCP does (see
+``toolsift.integrations._fastmcp_catalog``).
 
 Example:
     >>> from fastmcp import FastMCP
@@ -35,6 +38,7 @@ Example:
 """
 
 import logging
+import math
 import operator
 import threading
 from collections.abc import Sequence
@@ -60,6 +64,8 @@ from ._fastmcp_catalog import CatalogCache
 __all__ = ["ToolsiftSearchTransform", "to_toolsift_tool"]
 
 _log = logging.getLogger(__name__)
+#: Seconds a remote server's catalogue is reused when the remote does not announce changes.
+DEFAULT_REFRESH_INTERVAL = 30.0
 #: The most names of left-out tools a transform remembers having warned about.
 _WARNED_MAX = 4096
 
@@ -122,6 +128,11 @@ class ToolsiftSearchTransform(BaseSearchTransform):
         min_confidence: "nothing fits": when the best match is less confident than this
             (0..1), ``search_tools`` returns no tools but a message telling the model to
             rephrase or go on without a tool; ``None`` is the fitted default, 0 never abstains.
+        refresh_interval: seconds the catalogue listed from a proxied remote server that does
+            not announce its tool changes (its ``tools.listChanged`` capability false or
+            absent) is reused before the server is listed again (default 30; 0 lists it on
+            every call). A remote that announces them is listed again when it sends
+            ``notifications/tools/list_changed``.
         config: a :class:`~toolsift.config.ToolSearchConfig` giving ``max_results``,
             ``always_available`` (as ``always_visible``), ``threshold``, ``profile``,
             ``max_limit``, ``semantic`` and ``min_confidence`` unless those arguments are given.
@@ -146,6 +157,7 @@ class ToolsiftSearchTransform(BaseSearchTransform):
         engine: str = "auto",
         semantic: bool | Literal["auto"] | None = None,
         min_confidence: float | None = None,
+        refresh_interval: float = DEFAULT_REFRESH_INTERVAL,
         config: ToolSearchConfig | None = None,
     ) -> None:
         base = config or ToolSearchConfig(max_results=5)
@@ -167,7 +179,7 @@ class ToolsiftSearchTransform(BaseSearchTransform):
             min_confidence if min_confidence is not None else base.min_confidence
         )
         self._indexed: _Indexed | None = None
-        self._catalog = CatalogCache(self._always_visible)
+        self._catalog = CatalogCache(self._always_visible, _check_interval(refresh_interval))
         self._synthetic: dict[str, FastMCPTool] = {}
         self._build_lock = threading.Lock()
         self._warned: set[str] = set()  # names of left-out tools already warned about
@@ -324,6 +336,15 @@ class ToolsiftSearchTransform(BaseSearchTransform):
                         "search_tools leaves out tool %.80r (it stays callable): %s", name, exc
                     )
         return out
+
+
+def _check_interval(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"refresh_interval must be a number of seconds, got {type(value).__name__}")
+    seconds = float(value)
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise ValueError(f"refresh_interval must be 0 or more seconds, got {value!r}")
+    return seconds
 
 
 def _unchanged(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
