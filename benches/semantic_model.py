@@ -11,6 +11,9 @@ to embed one query.
     python benches/semantic_model.py --candidates minilm   # the full MiniLM (ONNX) as reference
     python benches/semantic_model.py --table 128=/tmp/minilm-static-128.npz
 
+The shipped encoder is adapted on the train splits (``scripts/fit_encoder.py``): its numbers
+here are in-sample; that script's ``--holdout`` scores adaptations on queries they never saw.
+
 Needs ``$TOOLSIFT_SHARED_DIR/data`` (or ``../shared/data``).
 """
 

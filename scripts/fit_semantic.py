@@ -4,6 +4,7 @@ TRAIN splits only, and print what was fitted with the train metrics.
     python scripts/fit_semantic.py                 # fit and write the shipped weights
     python scripts/fit_semantic.py --dry-run       # fit and print, write nothing
     python scripts/fit_semantic.py --report test   # score the shipped weights on the test split
+    python scripts/fit_semantic.py --adapter /tmp/adapter-80.npz   # the shipped way (below)
 
 Deterministic (fixed sub-sample, full-batch optimisation from a fixed start). The data folder
 is ``$TOOLSIFT_SHARED_DIR/data`` or ``../shared/data``; the authored no-tool, in-scope and
@@ -46,6 +47,7 @@ import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 from toolsift.evaluation import authored  # noqa: E402
 from toolsift.evaluation.datasets import DEPTH, find_data_dir, load_dataset  # noqa: E402
@@ -330,6 +332,12 @@ def main() -> int:
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--sets", default=",".join(SETS), help="the labelled sets (comma-separated)")
     ap.add_argument(
+        "--adapter",
+        default=None,
+        help="an encoder adapter of scripts/fit_encoder.py --holdout: fit on the in-scope\n"
+        "queries of its hold-out (the adapter never saw them), every no-tool request and task",
+    )
+    ap.add_argument(
         "--report",
         choices=("train", "test"),
         default=None,
@@ -343,7 +351,18 @@ def main() -> int:
     t0 = time.perf_counter()
     split = args.report or "train"
     sets = tuple(s for s in args.sets.split(",") if s)
+    if args.adapter:
+        from fit_encoder import adapted_encoder, in_holdout
+        from toolsift.semantic import model as model_mod
+
+        model_mod._LOADED[MODEL_ID] = adapted_encoder(args.adapter)
     items = load_split(data_dir, split, args.metatool_queries, sets)
+    if args.adapter:
+        items = [
+            it
+            for it in items
+            if not it.relevant or it.set.startswith("tasks-") or in_holdout(it.set, it.text)
+        ]
     for it in items:
         it.catalogue.capture(it.text)
     print(f"model {MODEL_ID}; {len(items)} {split} queries; {time.perf_counter() - t0:.0f}s")

@@ -8,7 +8,9 @@ The table is wordllama's ``l2_supercat`` token embeddings (the PyPI package ``wo
 its weights install with it, nothing is downloaded), read from the installed package without
 importing it, with its tokenizer run by ``tokenizers`` word by word (:class:`WordMemo`). It won
 the measured comparison of BENCHMARKS.md ("Choosing the semantic model") against tables toolsift
-distilled from all-MiniLM-L6-v2 (``scripts/distill_static_model.py``).
+distilled from all-MiniLM-L6-v2 (``scripts/distill_static_model.py``). toolsift adapts it to
+tool search (:data:`ADAPTER_FILE`, fitted on the train splits by ``scripts/fit_encoder.py``): a
+256 x 256 projection, applied to every row once at load (:func:`adapt_rows`).
 
 :func:`resolve` maps the ``semantic=`` switch (``True``, ``False`` or ``"auto"``) to an encoder
 or ``None``: ``"auto"`` follows ``$TOOLSIFT_SEMANTIC`` (``on``, ``off`` or ``auto``) and is on
@@ -39,13 +41,16 @@ if TYPE_CHECKING:
     import numpy as np
 
 __all__ = [
+    "ADAPTER_FILE",
     "ENV_VAR",
     "MODEL_ID",
     "Semantic",
     "StaticEncoder",
     "WordMemo",
+    "adapt_rows",
     "check_semantic",
     "default_encoder",
+    "load_adapter",
     "resolve",
     "warn_once",
 ]
@@ -58,8 +63,13 @@ ENV_VAR = "TOOLSIFT_SEMANTIC"
 MODEL_NAME = "wordllama-l2_supercat"
 #: Its dimensions used (the first ones of 256: the model is trained Matryoshka-style).
 DIM = 256
+#: toolsift's adaptation of the table, fitted on the train splits (``scripts/fit_encoder.py``):
+#: a weight per token row and a linear map of the pooled vector, in ``semantic/data``.
+ADAPTER_FILE = "adapter.npz"
+#: The adapted model's name (the plain table's is :data:`MODEL_NAME` and its dimensions).
+ADAPTED_NAME = "toolsift-adapted-1"
 #: The model's identity (stored with tool vectors in snapshots).
-MODEL_ID = f"{MODEL_NAME}-{DIM}"
+MODEL_ID = f"{MODEL_NAME}-{DIM}-{ADAPTED_NAME}"
 #: The weight and tokenizer files, in the installed ``wordllama`` package.
 WEIGHTS_FILE = "l2_supercat_256.safetensors"
 TOKENIZER_FILE = "l2_supercat_tokenizer_config.json"
@@ -220,9 +230,13 @@ class StaticEncoder:
         self.dim = int(self._rows.shape[1])
 
     @classmethod
-    def load(cls, dim: int = DIM) -> StaticEncoder:
+    def load(cls, dim: int = DIM, adapted: bool = True) -> StaticEncoder:
         """wordllama's ``l2_supercat`` token embeddings, read from the installed ``wordllama``
-        package (without importing it), their first ``dim`` dimensions.
+        package (without importing it), their first ``dim`` dimensions; ``adapted`` (with all
+        256 dimensions) applies toolsift's fitted adaptation (:data:`ADAPTER_FILE`): each row
+        scaled by its token weight and mapped by the fitted projection. The projection is
+        linear, so mapping each row once here equals mapping each text's sum: a query costs
+        what it cost before, and a text embeds to the same bits alone or in a batch.
 
         Raises:
             ImportError: ``numpy``, ``tokenizers`` or ``wordllama`` is not installed.
@@ -241,6 +255,10 @@ class StaticEncoder:
         if matrix.shape[0] != tokenizer.get_vocab_size() or not 1 <= dim <= matrix.shape[1]:
             raise OSError(f"{WEIGHTS_FILE} does not match its tokenizer, or has under {dim} dims")
         rows = np.ascontiguousarray(matrix[:, :dim])
+        model_id = f"{MODEL_NAME}-{dim}"
+        if adapted and dim == DIM:
+            rows = adapt_rows(rows, *load_adapter(rows.shape[0], dim))
+            model_id = MODEL_ID
         # A word that is one token of the vocabulary ("▁word") tokenizes to that token (checked
         # for all 16,402 of them): known from the start.
         known = {
@@ -248,7 +266,7 @@ class StaticEncoder:
             for token, i in tokenizer.get_vocab().items()
             if token.startswith("\u2581") and len(token) > 1 and not any(c.isspace() for c in token)
         }
-        return cls(rows, WordMemo(tokenizer, known), f"{MODEL_NAME}-{dim}")
+        return cls(rows, WordMemo(tokenizer, known), model_id)
 
     def _vector(self, ids: Sequence[int]) -> np.ndarray:
         import numpy as np
@@ -288,6 +306,48 @@ class StaticEncoder:
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
         """:meth:`encode`: an encoder is also an ``embed`` callable for :mod:`toolsift.hybrid`."""
         return self.encode(texts)
+
+
+def load_adapter(vocabulary: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """The shipped adaptation: ``(token_weights (vocabulary,), projection (dim, dim))``,
+    float32, read from ``semantic/data/`` :data:`ADAPTER_FILE`.
+
+    Raises:
+        OSError: the file is missing, unreadable or of other shapes.
+
+    Example:
+        >>> weights, projection = load_adapter(32000, 256)  # doctest: +SKIP
+    """
+    import numpy as np
+
+    path = Path(__file__).resolve().parent / "data" / ADAPTER_FILE
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            weights = np.asarray(data["token_weights"], dtype=np.float32)
+            projection = np.asarray(data["projection"], dtype=np.float32)
+    except (KeyError, ValueError) as exc:
+        raise OSError(f"{path} is not a readable adapter file ({exc})") from None
+    if weights.shape != (vocabulary,) or projection.shape != (dim, dim):
+        raise OSError(f"{path} does not match the model ({vocabulary} tokens, {dim} dims)")
+    if not (np.isfinite(weights).all() and np.isfinite(projection).all()):
+        raise OSError(f"{path} holds values that are not finite")
+    return weights, projection
+
+
+def adapt_rows(rows: np.ndarray, weights: np.ndarray, projection: np.ndarray) -> np.ndarray:
+    """Token rows adapted: each scaled by its weight, then mapped by ``projection``; float16.
+
+    Example:
+        >>> import numpy as np
+        >>> rows = np.array([[1.0, 0.0], [0.0, 2.0]], dtype=np.float16)
+        >>> adapt_rows(rows, np.array([2.0, 1.0]), np.array([[0.0, 1.0], [1.0, 0.0]])).tolist()
+        [[0.0, 2.0], [2.0, 0.0]]
+    """
+    import numpy as np
+
+    scaled = np.asarray(rows, dtype=np.float32) * np.asarray(weights, dtype=np.float32)[:, None]
+    adapted: np.ndarray = (scaled @ np.asarray(projection, dtype=np.float32)).astype(np.float16)
+    return np.ascontiguousarray(adapted)
 
 
 def _package_folder(name: str) -> Path:
