@@ -159,7 +159,7 @@ impl DenseMatrix {
     /// The products of checked `vectors` with every row, tile by tile.
     fn products(&self, vectors: &[f32]) -> Vec<f32> {
         let (rows, dim) = (self.rows, self.dim);
-        let queries = if dim == 0 { 1 } else { vectors.len() / dim };
+        let queries = vectors.len().checked_div(dim).unwrap_or(1);
         let mut out = vec![0.0f32; queries * rows];
         for start in (0..rows).step_by(TILE_ROWS) {
             let len = TILE_ROWS.min(rows - start);

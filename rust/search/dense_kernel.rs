@@ -126,7 +126,7 @@ fn add_products_generic<T: Value>(
     len: usize,
     out: &mut [f32],
 ) {
-    let queries = if dim == 0 { 0 } else { vectors.len() / dim };
+    let queries = vectors.len().checked_div(dim).unwrap_or(0);
     let column = |j: usize| &columns[j * rows + start..j * rows + start + len];
     let full = dim / GROUP * GROUP;
     let mut j = 0;
@@ -173,7 +173,7 @@ unsafe fn add_products_f16c(
         __m128i, _mm256_add_ps, _mm256_cvtph_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_set1_ps,
         _mm256_storeu_ps, _mm_loadu_si128,
     };
-    let queries = if dim == 0 { 0 } else { vectors.len() / dim };
+    let queries = vectors.len().checked_div(dim).unwrap_or(0);
     assert!(columns.len() >= dim * rows && start + len <= rows);
     assert!(vectors.len() == queries * dim && out.len() >= queries * rows);
     let body = len / 8 * 8;
