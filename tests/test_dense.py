@@ -63,6 +63,45 @@ def test_both_kernels_agree_bit_for_bit(problem) -> None:
     assert [(i, -s) for s, i in pool[:k]] == expected
 
 
+@given(problems())
+def test_float16_vectors_and_many_queries_give_the_float32_bits(problem) -> None:
+    """The semantic index's float16 tool vectors, kept as float16 in Rust, score as the same
+    values in float32 (Rust and the twin), one query at a time or several in one pass."""
+    from toolsift._core import DenseMatrix
+
+    matrix, vector, exclude, only, k = problem
+    with np.errstate(over="ignore"):
+        half = matrix.astype(np.float16)
+    half[~np.isfinite(half)] = 0
+    rust = _DenseRust(half, DenseMatrix)
+    wide, twin = kernels(half.astype(np.float32))
+    vectors = np.stack([vector, vector[::-1], -vector])
+    many = rust.similarities_many(vectors)
+    for row, v in zip(many, vectors):
+        expected = twin.similarities(v)
+        for got in (row, rust.similarities(v), wide.similarities(v)):
+            assert got.tobytes() == expected.tobytes() or np.array_equal(
+                got, expected, equal_nan=True
+            )
+    only_ids = None if only is None else np.asarray(only, dtype=np.intp)
+    assert rust.top_k(vector, k, exclude, only_ids) == twin.top_k(vector, k, exclude, only_ids)
+
+
+def test_float16_input_errors() -> None:
+    from toolsift._core import DenseMatrix
+
+    with pytest.raises(ValueError, match="dtype must be 'float32' or 'float16'"):
+        DenseMatrix(b"", 0, 1, "int8")
+    with pytest.raises(ValueError, match="bytes of a float16 array"):
+        DenseMatrix(b"abc", 1, 1, "float16")
+    with pytest.raises(ValueError, match="row 0 holds a non-finite value at column 1"):
+        DenseMatrix(np.array([1, np.inf], np.float16).tobytes(), 1, 2, "float16")
+    m = DenseMatrix(np.eye(2, dtype=np.float16).tobytes(), 2, 2, "float16")
+    assert m.memory_bytes == 8
+    with pytest.raises(ValueError, match="2 values each, got 3 values"):
+        m.similarities_many(np.ones(3, np.float32).tobytes())
+
+
 def test_large_subsets_take_the_full_pass_with_the_same_bits() -> None:
     rng = np.random.default_rng(3)
     matrix = rng.standard_normal((5000, 37)).astype(np.float32)

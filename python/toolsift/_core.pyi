@@ -801,8 +801,11 @@ class DenseMatrix:
         [(1, 1.0), (0, 0.0)]
     """
 
-    def __new__(cls, data: bytes, rows: int, dim: int) -> DenseMatrix:
-        """``data``: a C-ordered float32 ``rows x dim`` array's bytes, every value finite."""
+    def __new__(
+        cls, data: bytes, rows: int, dim: int, dtype: Literal["float32", "float16"] = "float32"
+    ) -> DenseMatrix:
+        """``data``: a C-ordered ``rows x dim`` array's bytes of ``dtype``, every value finite
+        (``"float16"`` values are kept as float16: half the memory, the same similarities)."""
     @property
     def rows(self) -> int: ...
     @property
@@ -811,6 +814,9 @@ class DenseMatrix:
     def memory_bytes(self) -> int: ...
     def similarities(self, vector: bytes) -> bytes:
         """The float32 similarities of ``vector`` with every row, as bytes."""
+    def similarities_many(self, vectors: bytes) -> bytes:
+        """The float32 similarities of each of ``vectors`` (``dim`` float32 values each) with
+        every row, ``rows`` values per vector, as bytes: one pass over the matrix."""
     def top_k(
         self, vector: bytes, k: int, exclude: bytes | None = None, only: bytes | None = None
     ) -> list[tuple[int, float]]:

@@ -13,6 +13,20 @@ fn floats(bytes: &[u8], what: &str) -> PyResult<Vec<f32>> {
     words(bytes, what, "float32").map(|w| w.into_iter().map(f32::from_ne_bytes).collect())
 }
 
+/// Native-endian float16 values (their bits) from `bytes`.
+fn halves(bytes: &[u8], what: &str) -> PyResult<Vec<u16>> {
+    if bytes.len() % 2 != 0 {
+        return Err(PyValueError::new_err(format!(
+            "{what} must be the bytes of a float16 array, got {} bytes",
+            bytes.len()
+        )));
+    }
+    Ok(bytes
+        .chunks_exact(2)
+        .map(|c| u16::from_ne_bytes([c[0], c[1]]))
+        .collect())
+}
+
 /// Native-endian uint32 values from `bytes`.
 fn ids(bytes: &[u8], what: &str) -> PyResult<Vec<u32>> {
     words(bytes, what, "uint32").map(|w| w.into_iter().map(u32::from_ne_bytes).collect())
@@ -39,13 +53,27 @@ pub(crate) struct PyDenseMatrix {
 
 #[pymethods]
 impl PyDenseMatrix {
-    /// `data`: the bytes of a C-ordered float32 `rows x dim` array (every value finite).
+    /// `data`: the bytes of a C-ordered `rows x dim` array of `dtype` (`"float32"`, or
+    /// `"float16"`: kept as float16, half the memory, the same similarities), every value finite.
     #[new]
-    fn new(py: Python<'_>, data: &[u8], rows: usize, dim: usize) -> PyResult<Self> {
-        let values = floats(data, "data")?;
-        let inner = py
-            .detach(|| DenseMatrix::from_rows(&values, rows, dim))
-            .map_err(PyValueError::new_err)?;
+    #[pyo3(signature = (data, rows, dim, dtype = "float32"))]
+    fn new(py: Python<'_>, data: &[u8], rows: usize, dim: usize, dtype: &str) -> PyResult<Self> {
+        let inner = match dtype {
+            "float32" => {
+                let values = floats(data, "data")?;
+                py.detach(|| DenseMatrix::from_rows(&values, rows, dim))
+            }
+            "float16" => {
+                let values = halves(data, "data")?;
+                py.detach(|| DenseMatrix::from_rows_f16(&values, rows, dim))
+            }
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "dtype must be 'float32' or 'float16', got {other:?}"
+                )))
+            }
+        }
+        .map_err(PyValueError::new_err)?;
         Ok(PyDenseMatrix { inner })
     }
 
@@ -69,6 +97,21 @@ impl PyDenseMatrix {
         let vector = floats(vector, "vector")?;
         let sims = py
             .detach(|| self.inner.similarities(&vector))
+            .map_err(PyValueError::new_err)?;
+        let bytes: Vec<u8> = sims.iter().flat_map(|s| s.to_ne_bytes()).collect();
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// The bytes of the float32 similarities of each of `vectors` (float32 bytes, `dim` values
+    /// per vector) with every row: `rows` values per vector, in one pass over the matrix.
+    fn similarities_many<'py>(
+        &self,
+        py: Python<'py>,
+        vectors: &[u8],
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let vectors = floats(vectors, "vectors")?;
+        let sims = py
+            .detach(|| self.inner.similarities_many(&vectors))
             .map_err(PyValueError::new_err)?;
         let bytes: Vec<u8> = sims.iter().flat_map(|s| s.to_ne_bytes()).collect();
         Ok(PyBytes::new(py, &bytes))

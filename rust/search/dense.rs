@@ -2,9 +2,10 @@
 //! tool vector, and their top `k`.
 //!
 //! The tool vectors are stored column by column (`columns[j * rows + i]` is value `j` of row
-//! `i`), so the product is `out += v[j] * column_j` for each dimension in turn, eight
-//! dimensions per pass over a tile of rows that stays in L1: sequential reads, one thread, no
-//! BLAS. Each similarity is summed in
+//! `i`), as float32 or float16, so the product is `out += v[j] * column_j` for each dimension in
+//! turn, eight dimensions per pass over a tile of rows that stays in L1 (`dense_kernel`):
+//! sequential reads, one thread, no BLAS; several query vectors share one pass. Each similarity
+//! is summed in
 //! dimension order from 0.0, in float32, each product rounded before it is added (Rust never
 //! fuses a multiply and an add by itself), which numpy's `out += v[j] * column_j` does too: the
 //! pure-Python fallback (`toolsift.hybrid._DenseColumns`) gets the same bits.
@@ -13,6 +14,8 @@
 //! similarities are taken (a row of huge values can overflow to infinity).
 
 use std::cmp::Ordering;
+
+use super::dense_kernel::{add_products_f16, add_products_f32, Half, Value};
 
 /// Rows per tile of the product: the tile's sums (16 KiB) stay in L1 while each group of
 /// dimensions' column slices streams past them (11,578 x 384 on a 2-core AMD EPYC: 0.43-0.6 ms
@@ -24,7 +27,49 @@ const TILE_ROWS: usize = 4096;
 pub struct DenseMatrix {
     rows: usize,
     dim: usize,
-    columns: Vec<f32>,
+    columns: Columns,
+}
+
+/// The stored values: float32, or float16 (half the memory and the bytes read per query).
+#[derive(Debug, Clone)]
+enum Columns {
+    F32(Vec<f32>),
+    F16(Vec<Half>),
+}
+
+/// `rows x dim` values, row by row, checked (see [`DenseMatrix::from_rows`]) and stored by column.
+fn by_column<T: Copy + Default>(
+    data: &[T],
+    rows: usize,
+    dim: usize,
+    finite: impl Fn(T) -> bool,
+) -> Result<Vec<T>, String> {
+    let expected = rows
+        .checked_mul(dim)
+        .ok_or_else(|| format!("an embedding matrix of {rows} x {dim} values is too large"))?;
+    if data.len() != expected {
+        return Err(format!(
+            "the embedding matrix holds {} values, not {rows} x {dim} = {expected}",
+            data.len()
+        ));
+    }
+    if dim == 0 && rows > 0 {
+        return Err("embedding vectors must have at least one value".to_owned());
+    }
+    if let Some(at) = data.iter().position(|&x| !finite(x)) {
+        return Err(format!(
+            "embedding row {} holds a non-finite value at column {}",
+            at / dim,
+            at % dim
+        ));
+    }
+    let mut columns = vec![T::default(); expected];
+    for (i, row) in data.chunks_exact(dim.max(1)).enumerate().take(rows) {
+        for (j, &x) in row.iter().enumerate() {
+            columns[j * rows + i] = x;
+        }
+    }
+    Ok(columns)
 }
 
 impl DenseMatrix {
@@ -35,31 +80,18 @@ impl DenseMatrix {
     /// A message when `data` does not hold `rows * dim` values, `dim` is 0 while `rows` is not,
     /// or a value is not finite (naming its row and column).
     pub fn from_rows(data: &[f32], rows: usize, dim: usize) -> Result<Self, String> {
-        let expected = rows
-            .checked_mul(dim)
-            .ok_or_else(|| format!("an embedding matrix of {rows} x {dim} values is too large"))?;
-        if data.len() != expected {
-            return Err(format!(
-                "the embedding matrix holds {} values, not {rows} x {dim} = {expected}",
-                data.len()
-            ));
-        }
-        if dim == 0 && rows > 0 {
-            return Err("embedding vectors must have at least one value".to_owned());
-        }
-        if let Some(at) = data.iter().position(|x| !x.is_finite()) {
-            return Err(format!(
-                "embedding row {} holds a non-finite value at column {}",
-                at / dim,
-                at % dim
-            ));
-        }
-        let mut columns = vec![0.0f32; expected];
-        for (i, row) in data.chunks_exact(dim.max(1)).enumerate().take(rows) {
-            for (j, &x) in row.iter().enumerate() {
-                columns[j * rows + i] = x;
-            }
-        }
+        let columns = Columns::F32(by_column(data, rows, dim, f32::is_finite)?);
+        Ok(DenseMatrix { rows, dim, columns })
+    }
+
+    /// [`DenseMatrix::from_rows`] of float16 values (their bits), kept as float16: the
+    /// similarities are the very sums of the same values stored as float32.
+    ///
+    /// # Errors
+    /// As [`DenseMatrix::from_rows`].
+    pub fn from_rows_f16(data: &[u16], rows: usize, dim: usize) -> Result<Self, String> {
+        let halves: Vec<Half> = data.iter().map(|&h| Half(h)).collect();
+        let columns = Columns::F16(by_column(&halves, rows, dim, Half::is_finite)?);
         Ok(DenseMatrix { rows, dim, columns })
     }
 
@@ -75,7 +107,10 @@ impl DenseMatrix {
 
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.columns.capacity() * std::mem::size_of::<f32>()
+        match &self.columns {
+            Columns::F32(c) => c.capacity() * std::mem::size_of::<f32>(),
+            Columns::F16(c) => c.capacity() * std::mem::size_of::<Half>(),
+        }
     }
 
     fn check_vector(&self, vector: &[f32]) -> Result<(), String> {
@@ -98,18 +133,42 @@ impl DenseMatrix {
     /// A message when `vector` has the wrong length or a non-finite value.
     pub fn similarities(&self, vector: &[f32]) -> Result<Vec<f32>, String> {
         self.check_vector(vector)?;
-        let mut out = vec![0.0f32; self.rows];
-        for start in (0..self.rows).step_by(TILE_ROWS) {
-            let end = (start + TILE_ROWS).min(self.rows);
-            add_products(
-                &self.columns,
-                self.rows,
-                vector,
-                start,
-                &mut out[start..end],
-            );
+        Ok(self.products(vector))
+    }
+
+    /// The similarities of each of `vectors` (`dim` values each, one after another) with every
+    /// row: `rows` values per vector, in that order, each the same sums as
+    /// [`DenseMatrix::similarities`] of that vector, in one pass over the matrix.
+    ///
+    /// # Errors
+    /// A message when `vectors` is not a whole number of vectors, or a value is not finite.
+    pub fn similarities_many(&self, vectors: &[f32]) -> Result<Vec<f32>, String> {
+        if self.dim == 0 || vectors.len() % self.dim != 0 {
+            return Err(format!(
+                "the query vectors must have {} values each, got {} values",
+                self.dim,
+                vectors.len()
+            ));
         }
-        Ok(out)
+        for vector in vectors.chunks_exact(self.dim) {
+            self.check_vector(vector)?;
+        }
+        Ok(self.products(vectors))
+    }
+
+    /// The products of checked `vectors` with every row, tile by tile.
+    fn products(&self, vectors: &[f32]) -> Vec<f32> {
+        let (rows, dim) = (self.rows, self.dim);
+        let queries = vectors.len().checked_div(dim).unwrap_or(1);
+        let mut out = vec![0.0f32; queries * rows];
+        for start in (0..rows).step_by(TILE_ROWS) {
+            let len = TILE_ROWS.min(rows - start);
+            match &self.columns {
+                Columns::F32(c) => add_products_f32(c, rows, vectors, dim, start, len, &mut out),
+                Columns::F16(c) => add_products_f16(c, rows, vectors, dim, start, len, &mut out),
+            }
+        }
+        out
     }
 
     /// The similarity of `vector` with each row of `ids`, in that order (the same sums as
@@ -120,16 +179,10 @@ impl DenseMatrix {
     pub fn similarities_of(&self, vector: &[f32], ids: &[u32]) -> Result<Vec<f32>, String> {
         self.check_vector(vector)?;
         self.check_ids(ids, "row id")?;
-        let rows = self.rows;
-        let mut out = vec![0.0f32; ids.len()];
-        // Dimension by dimension, as the full pass: each sum in dimension order.
-        for (j, &v) in vector.iter().enumerate() {
-            let column = &self.columns[j * rows..(j + 1) * rows];
-            for (sum, &i) in out.iter_mut().zip(ids) {
-                *sum += v * column[i as usize];
-            }
-        }
-        Ok(out)
+        Ok(match &self.columns {
+            Columns::F32(c) => gather(c, self.rows, vector, ids),
+            Columns::F16(c) => gather(c, self.rows, vector, ids),
+        })
     }
 
     fn check_ids(&self, ids: &[u32], what: &str) -> Result<(), String> {
@@ -198,64 +251,17 @@ impl DenseMatrix {
     }
 }
 
-/// Dimensions added per pass over a tile: each sum is loaded and stored once per group, with
-/// the group's products added to it in dimension order.
-const GROUP: usize = 8;
-
-/// `sums[i] += vector[j] * column_j[start + i]` for every dimension `j` in order, each product
-/// rounded to float32 before it is added: on AVX2 where the processor has it (the same
-/// operations, eight sums at a time), else the baseline instructions.
-fn add_products(columns: &[f32], rows: usize, vector: &[f32], start: usize, sums: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor has AVX2 (checked just above).
-        unsafe { add_products_avx2(columns, rows, vector, start, sums) };
-        return;
-    }
-    add_products_generic(columns, rows, vector, start, sums);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn add_products_avx2(
-    columns: &[f32],
-    rows: usize,
-    vector: &[f32],
-    start: usize,
-    sums: &mut [f32],
-) {
-    add_products_generic(columns, rows, vector, start, sums);
-}
-
-#[inline(always)]
-fn add_products_generic(
-    columns: &[f32],
-    rows: usize,
-    vector: &[f32],
-    start: usize,
-    sums: &mut [f32],
-) {
-    let len = sums.len();
-    let column = |j: usize| &columns[j * rows + start..j * rows + start + len];
-    let mut groups = vector.chunks_exact(GROUP);
-    let mut j = 0;
-    for values in &mut groups {
-        let group: [&[f32]; GROUP] = std::array::from_fn(|k| column(j + k));
-        for (i, sum) in sums.iter_mut().enumerate() {
-            let mut s = *sum;
-            for k in 0..GROUP {
-                s += values[k] * group[k][i];
-            }
-            *sum = s;
+/// The similarity of `vector` with each row of `ids`: dimension by dimension, as the full
+/// pass, each sum in dimension order.
+fn gather<T: Value>(columns: &[T], rows: usize, vector: &[f32], ids: &[u32]) -> Vec<f32> {
+    let mut out = vec![0.0f32; ids.len()];
+    for (j, &v) in vector.iter().enumerate() {
+        let column = &columns[j * rows..(j + 1) * rows];
+        for (sum, &i) in out.iter_mut().zip(ids) {
+            *sum += v * column[i as usize].widen();
         }
-        j += GROUP;
     }
-    for &v in groups.remainder() {
-        for (sum, &x) in sums.iter_mut().zip(column(j)) {
-            *sum += v * x;
-        }
-        j += 1;
-    }
+    out
 }
 
 /// Higher similarity first, then the lower row (similarities are finite here; -0.0 and 0.0 are
@@ -342,6 +348,44 @@ mod tests {
         assert!(m.similarities(&[1.0, f32::INFINITY, 0.0]).is_err());
         assert!(m.top_k(&[1.0, 0.0, 0.0], 2, &[5], None).is_err());
         assert!(m.top_k(&[1.0, 0.0, 0.0], 2, &[], Some(&[9])).is_err());
+    }
+
+    #[test]
+    fn half_columns_and_many_vectors_give_the_bits_of_one_float_pass() {
+        let (rows, dim) = (TILE_ROWS + 61, 21);
+        let halves: Vec<u16> = (0..rows * dim)
+            .map(|i| (((i * 7919) % 0x3c00) as u16) | if i % 5 == 0 { 0x8000 } else { 0 })
+            .collect();
+        let floats: Vec<f32> = halves
+            .iter()
+            .map(|&h| super::super::dense_kernel::half_to_f32(h))
+            .collect();
+        let half = DenseMatrix::from_rows_f16(&halves, rows, dim).unwrap();
+        let full = DenseMatrix::from_rows(&floats, rows, dim).unwrap();
+        assert_eq!(half.memory_bytes() * 2, full.memory_bytes());
+        let vectors: Vec<f32> = (0..3 * dim).map(|i| (i as f32 - 31.0) / 9.7).collect();
+        let many = half.similarities_many(&vectors).unwrap();
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for (q, vector) in vectors.chunks_exact(dim).enumerate() {
+            let one = full.similarities(vector).unwrap();
+            assert_eq!(bits(&half.similarities(vector).unwrap()), bits(&one));
+            assert_eq!(bits(&many[q * rows..(q + 1) * rows]), bits(&one));
+            let ids = [3u32, (rows - 1) as u32, 0];
+            assert_eq!(
+                bits(&half.similarities_of(vector, &ids).unwrap()),
+                bits(&full.similarities_of(vector, &ids).unwrap())
+            );
+            assert_eq!(
+                half.top_k(vector, 5, &[1], None).unwrap(),
+                full.top_k(vector, 5, &[1], None).unwrap()
+            );
+        }
+        assert!(half.similarities_many(&vectors[1..]).is_err());
+        assert!(half.similarities_many(&[f32::NAN; 21]).is_err());
+        assert!(DenseMatrix::from_rows_f16(&[0x3c00, 0x7c00], 1, 2)
+            .unwrap_err()
+            .contains("column 1"));
+        assert!(DenseMatrix::from_rows_f16(&[0x3c00], 1, 2).is_err());
     }
 
     #[test]

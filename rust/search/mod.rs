@@ -14,6 +14,7 @@
 pub mod batch;
 pub mod cache_blocked;
 pub mod dense;
+mod dense_kernel;
 mod exhaustive;
 mod explain;
 pub mod fast_path;

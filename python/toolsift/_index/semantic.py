@@ -99,6 +99,7 @@ class _MinMaxRanker:
         limit: int,
         lexical: Callable[[str, int], list[tuple[int, float]]],
         dense: Callable[[str], np.ndarray],
+        dense_many: Any = None,
     ) -> _Ranked:
         import numpy as np
 
@@ -180,15 +181,35 @@ class SemanticSearcher:
 
     def _similarities(self, text: str) -> np.ndarray:
         """Every tool's cosine with ``text`` (read-only; shared by the latest searches)."""
-        recent = self._recent
-        sims = recent.get(text)
+        sims = self._recent.get(text)
         if sims is None:
-            sims = self.vectors.similarities(self.encoder.encode_one(text))
-            sims.setflags(write=False)
-            if len(recent) >= _RECENT_TEXTS:
-                recent.clear()  # a plain dict: safe to share between threads under the GIL
-            recent[text] = sims
+            sims = self._similarities_many([text])[0]
         return sims
+
+    def _similarities_many(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """:meth:`_similarities` of each text; the texts not seen lately scored together, in
+        one pass over the tool vectors."""
+        recent = self._recent
+        got: dict[str, np.ndarray] = {}
+        for text in texts:
+            sims = recent.get(text)
+            if sims is not None:
+                got[text] = sims
+        fresh = [t for t in dict.fromkeys(texts) if t not in got]
+        if fresh:
+            import numpy as np
+
+            encode = self.encoder.encode_one
+            if len(fresh) == 1:
+                rows = [self.vectors.similarities(encode(fresh[0]))]
+            else:
+                rows = list(self.vectors.similarities_many(np.stack([encode(t) for t in fresh])))
+            if len(recent) + len(fresh) > _RECENT_TEXTS:
+                recent.clear()  # a plain dict: safe to share between threads under the GIL
+            for text, sims in zip(fresh, rows):
+                sims.setflags(write=False)
+                recent[text] = got[text] = sims
+        return [got[t] for t in texts]
 
     def search(
         self,
@@ -297,26 +318,35 @@ class SemanticSearcher:
 
         cache: dict[str, np.ndarray] = {}
 
+        def filtered(sims: np.ndarray) -> np.ndarray:
+            if barred or allowed is not None:
+                sims = sims.copy()
+                if allowed is not None:
+                    keep = sims[list(allowed)] if allowed else sims[:0]
+                    sims[:] = _BARRED
+                    if allowed:
+                        sims[list(allowed)] = keep
+                if barred:
+                    sims[list(barred)] = _BARRED
+            return sims
+
         def dense(text: str) -> np.ndarray:
             sims = cache.get(text)
             if sims is None:
-                sims = self._similarities(text)
-                if barred or allowed is not None:
-                    sims = sims.copy()
-                    if allowed is not None:
-                        keep = sims[list(allowed)] if allowed else sims[:0]
-                        sims[:] = _BARRED
-                        if allowed:
-                            sims[list(allowed)] = keep
-                    if barred:
-                        sims[list(barred)] = _BARRED
-                cache[text] = sims
+                sims = cache[text] = filtered(self._similarities(text))
             return sims
+
+        def dense_many(texts: Sequence[str]) -> list[np.ndarray]:
+            missing = [t for t in texts if t not in cache]
+            if missing:
+                for text, sims in zip(missing, self._similarities_many(missing)):
+                    cache[text] = filtered(sims)
+            return [cache[t] for t in texts]
 
         n = len(self._tools)
         ask = room
         while True:
-            ranked = self._ranker.rank(parsed.text, ask, lexical, dense)
+            ranked = self._ranker.rank(parsed.text, ask, lexical, dense, dense_many)
             pairs = [
                 (d, s)
                 for d, s in zip(ranked.positions, ranked.scores)

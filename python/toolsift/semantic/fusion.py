@@ -32,6 +32,7 @@ from .route import Route
 __all__ = [
     "Candidates",
     "features",
+    "top_positions",
     "candidate_features",
     "query_features",
     "query_signals",
@@ -100,19 +101,17 @@ class Candidates:
             # ufuncs, not BLAS: a multi-threaded BLAS dot over 10k+ values can stall for
             # milliseconds on a busy machine
             mean = float(valid.sum(dtype=np.float64)) / n_valid
-            var = float(np.square(valid, dtype=np.float64).sum()) / n_valid - mean * mean
+            wide = valid.astype(np.float64)  # the squares of np.square(valid, dtype=float64)
+            np.multiply(wide, wide, out=wide)
+            var = float(wide.sum()) / n_valid - mean * mean
             var = max(var, 0.0)
         else:
             mean = var = 0.0
         # cosines that do not vary carry no ranking: no dense candidates then
         k = min(k, n_valid) if var > 1e-12 else 0
-        if k <= 0:
-            top: list[int] = []
-        else:
-            part = np.argpartition(cos, n - k)[n - k :] if k < n else np.arange(n)
-            top = part[np.lexsort((part, -cos[part]))].tolist()
-            if low < -1.0:
-                top = [p for p in top if cos[p] >= -1.0]
+        top = top_positions(cos, k) if k > 0 else []
+        if low < -1.0:
+            top = [p for p in top if cos[p] >= -1.0]
         lex_pos = [p for p, _ in lexical]
         in_lex = set(lex_pos)
         extra = [p for p in top if p not in in_lex]
@@ -128,6 +127,46 @@ class Candidates:
         return cls(
             positions, lex_scores, lex_ranks, dense_ranks, cos[positions], cos_top, mean, var**0.5
         )
+
+
+def top_positions(values: np.ndarray, k: int) -> list[int]:
+    """The positions of the ``k`` highest ``values``, highest first, then the lower position.
+
+    A strided sample's ``k``-th highest value bounds the cut from below, so only the few values
+    above it are ordered. When values tie at the cut, the ones ``numpy.argpartition`` keeps over
+    all the values are taken (the candidates the ranking was fitted with).
+
+    Example:
+        >>> top_positions(np.array([0.5, 0.9, 0.5, 0.1], dtype=np.float32), 3)
+        [1, 0, 2]
+    """
+    n = values.shape[0]
+    k = min(k, n)
+    if k <= 0:
+        return []
+    step = n // (16 * k)
+    if step > 1:
+        sample = values[::step]  # at least 16·k values: its k-th highest is <= the cut
+        bound = np.partition(sample, sample.shape[0] - k)[sample.shape[0] - k]
+        ids = np.flatnonzero(values >= bound)
+        near = values[ids]
+        if ids.shape[0] > k:
+            cut = np.partition(near, near.shape[0] - k)[near.shape[0] - k]
+            above = np.flatnonzero(near > cut)
+            if above.shape[0] + int(np.count_nonzero(near == cut)) == k:
+                ids, near = ids[near >= cut], near[near >= cut]
+            else:  # a tie at the cut: argpartition's pick
+                ids = np.argpartition(values, n - k)[n - k :]
+                near = values[ids]
+    elif k < n:
+        ids = np.argpartition(values, n - k)[n - k :]
+        near = values[ids]
+    else:
+        ids = np.arange(n)
+        near = values
+    order = np.lexsort((ids, -near))
+    top: list[int] = ids[order].tolist()
+    return top
 
 
 def query_signals(r: Route, cand: Candidates) -> tuple[float, float, float, float, float]:

@@ -40,12 +40,16 @@ from .fusion import (
 from .route import Route, route
 from .tasks import cover, split_intents
 
-__all__ = ["SemanticRanker", "Ranked", "load_weights", "Lexical", "Dense", "WEIGHTS_FILE"]
+__all__ = [
+    "SemanticRanker", "Ranked", "load_weights", "Lexical", "Dense", "DenseMany", "WEIGHTS_FILE",
+]  # fmt: skip
 
 #: ``lexical(text, k)``: the BM25+ top ``k`` as ``(tool position, score)``, best first.
 Lexical = Callable[[str, int], Sequence[tuple[int, float]]]
 #: ``dense(text)``: the cosine of the text's vector with every tool vector, ``(n_tools,)``.
 Dense = Callable[[str], np.ndarray]
+#: ``dense_many(texts)``: ``dense`` of each text, computed together (one pass over the tools).
+DenseMany = Callable[[Sequence[str]], Sequence[np.ndarray]]
 #: The fitted weights shipped with the package.
 WEIGHTS_FILE = "weights.json"
 #: The keys of the weights file (``scripts/fit_semantic.py`` writes them; a test checks both).
@@ -162,8 +166,18 @@ class SemanticRanker:
         # the linear model over (query feature x candidate feature), factored
         return _Scored(r, cand, candidate_features(cand) @ (q @ self._w), q)
 
-    def rank(self, query: str, limit: int, lexical: Lexical, dense: Dense) -> Ranked:
+    def rank(
+        self,
+        query: str,
+        limit: int,
+        lexical: Lexical,
+        dense: Dense,
+        dense_many: DenseMany | None = None,
+    ) -> Ranked:
         """The ``limit`` best tools for ``query`` and the confidence of the first.
+
+        ``dense_many``, when given, computes the cosines of a whole task and of its steps
+        together (the same values as ``dense``, in one pass over the tool vectors).
 
         Example:
             >>> import numpy as np
@@ -174,10 +188,20 @@ class SemanticRanker:
             ([0, 1], True)
         """
         r = route(query)
+        intents = split_intents(query) if r.kind == "task" and self._tasks_on else []
+        if intents and dense_many is not None:
+            texts = [query, *intents]
+            known = dict(zip(texts, dense_many(texts)))
+            one = dense
+
+            def dense(text: str) -> np.ndarray:
+                got = known.get(text)
+                return one(text) if got is None else got
+
         whole = self.score(query, r, lexical, dense, limit)
         order = self._order(whole)
-        if r.kind == "task" and self._tasks_on:
-            order = self._cover(query, order, limit, lexical, dense)
+        if intents:
+            order = self._cover(intents, order, limit, lexical, dense)
         positions: list[int] = []
         scores: list[float] = []
         for p, s in order[:limit]:  # a merged task's tail may score above its head: clip
@@ -198,7 +222,7 @@ class SemanticRanker:
 
     def _cover(
         self,
-        query: str,
+        intents: Sequence[str],
         order: list[tuple[int, float]],
         limit: int,
         lexical: Lexical,
@@ -209,7 +233,7 @@ class SemanticRanker:
         top = order[0][1] if order else 0.0
         whole_p = {p: math.exp(s - top) for p, s in order[: max(limit, k) * 2]}
         parts = []
-        for intent in split_intents(query):
+        for intent in intents:
             part = self._order(self.score(intent, route(intent), lexical, dense, k))[:k]
             if part:
                 ptop = part[0][1]

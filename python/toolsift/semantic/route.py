@@ -73,6 +73,12 @@ class Route:
     quoted: bool
 
 
+def _maybe_identifier(piece: str) -> bool:
+    """False only for a piece that cannot be an identifier: letters and digits with no
+    upper-case letter after the first (every identifier pattern needs a separator or a hump)."""
+    return not piece.isalnum() or not (piece[1:].islower() or piece[1:].isdigit() or len(piece) < 2)
+
+
 def is_identifier(piece: str) -> bool:
     """``piece`` looks like a tool name or code identifier (not a plain word).
 
@@ -109,7 +115,7 @@ def route(query: str) -> Route:
     content = tuple(w for w in words if w not in STOP_WORDS)
     pieces = query.split()
     quoted = _QUOTED.search(query) is not None
-    idents = sum(1 for p in pieces if is_identifier(p))
+    idents = sum(1 for p in pieces if _maybe_identifier(p) and is_identifier(p))
     quoted_words = sum(
         n for n in (len(q.split()) for q in _QUOTED.findall(query)) if n <= _MAX_QUOTED_WORDS
     )

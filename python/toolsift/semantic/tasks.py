@@ -87,23 +87,28 @@ def cover(
         >>> cover({1: 1.0, 2: 0.9, 3: 0.2}, [{1: 1.0}, {3: 1.0}], 2, 1.0, 0.0)
         [(1, 2.0), (3, 1.2)]
     """
+    import numpy as np
+
     pool = set(whole)
     for part in parts:
         pool.update(part)
+    if not pool or limit <= 0:
+        return []
+    ids = sorted(pool)  # ascending: the first best is the lowest position on a tie
+    base = np.array([whole.get(d, 0.0) for d in ids])
+    columns = [np.array([part.get(d, 0.0) for d in ids]) for part in parts]
     weights = [1.0] * len(parts)
+    taken = np.zeros(len(ids), dtype=bool)
     chosen: list[tuple[int, float]] = []
-    base = {d: whole.get(d, 0.0) for d in pool}
-    while pool and len(chosen) < limit:
-        best, best_score = -1, -1.0
-        for d in pool:
-            s = base[d]
-            for w, part in zip(weights, parts):
-                s += part_weight * w * part.get(d, 0.0)
-            if s > best_score or (s == best_score and d < best):
-                best, best_score = d, s
-        chosen.append((best, best_score))
-        pool.discard(best)
-        for i, part in enumerate(parts):
-            if part.get(best, 0.0) >= 0.999:
+    for _ in range(min(limit, len(ids))):
+        scores = base.copy()
+        for w, column in zip(weights, columns):
+            scores += part_weight * w * column  # summed in order, as one tool at a time
+        scores[taken] = -np.inf
+        best = int(np.argmax(scores))
+        chosen.append((ids[best], float(scores[best])))
+        taken[best] = True
+        for i, column in enumerate(columns):
+            if column[best] >= 0.999:
                 weights[i] = covered_weight
     return chosen

@@ -4,8 +4,9 @@ catalogue updates (only added tools are embedded).
 
 The vectors are unit rows held as float16 (half the memory; a snapshot stores those values, so
 it loads the very vectors the build made), and both engines score them to the same bits: the
-Rust engine's ``DenseMatrix`` and its numpy twin :class:`DenseColumns` take them as float32 and
-sum each cosine in float32 in dimension order.
+Rust engine's ``DenseMatrix`` keeps them as float16 (half the bytes to read per query) and its
+numpy twin :class:`DenseColumns` as float32, and both sum each cosine in float32 in dimension
+order. Several query vectors (a whole task's steps) are scored in one pass over the vectors.
 
 Example:
     >>> import numpy as np
@@ -75,6 +76,13 @@ class DenseColumns:
                 out += product
         return out
 
+    def similarities_many(self, vectors: np.ndarray) -> np.ndarray:
+        """``(len(vectors), rows)``: each row :meth:`similarities` of one vector."""
+        out = np.empty((len(vectors), self.rows), dtype=np.float32)
+        for i, vector in enumerate(vectors):
+            out[i] = self.similarities(vector)
+        return out
+
     def top_k(
         self, vector: np.ndarray, k: int, exclude: np.ndarray, only: np.ndarray | None
     ) -> list[tuple[int, float]]:
@@ -101,16 +109,27 @@ class DenseColumns:
 
 class DenseRust:
     """``toolsift._core.DenseMatrix`` behind :class:`DenseColumns`' interface: one pass over
-    the vectors in Rust, on one thread, without the GIL."""
+    the vectors in Rust, on one thread, without the GIL; a float16 ``matrix`` is kept as
+    float16 (the same similarities, half the bytes read)."""
 
     def __init__(self, matrix: np.ndarray, dense_matrix: Any) -> None:
         self.rows = len(matrix)
-        data = np.ascontiguousarray(matrix, dtype=np.float32)
-        self._matrix = dense_matrix(data.tobytes(), data.shape[0], data.shape[1])
+        half = matrix.dtype == np.float16
+        data = np.ascontiguousarray(matrix, dtype=np.float16 if half else np.float32)
+        self._dim = data.shape[1] if data.ndim == 2 else 0
+        self._matrix = dense_matrix(
+            data.tobytes(), data.shape[0], self._dim, "float16" if half else "float32"
+        )
 
     def similarities(self, vector: np.ndarray) -> np.ndarray:
         vector = np.ascontiguousarray(vector, dtype=np.float32)
         return np.frombuffer(self._matrix.similarities(vector.tobytes()), dtype=np.float32)
+
+    def similarities_many(self, vectors: np.ndarray) -> np.ndarray:
+        """``(len(vectors), rows)``: each row :meth:`similarities` of one vector, one pass."""
+        data = np.ascontiguousarray(vectors, dtype=np.float32)
+        sims = np.frombuffer(self._matrix.similarities_many(data.tobytes()), dtype=np.float32)
+        return sims.reshape(len(data), self.rows)
 
     def top_k(
         self, vector: np.ndarray, k: int, exclude: np.ndarray, only: np.ndarray | None
@@ -197,7 +216,7 @@ class ToolVectors:
         """The engine's dense kernel over :attr:`matrix`, made on first use."""
         kernel = self._kernel
         if kernel is None:
-            kernel = self._kernel = dense_kernel(self.matrix.astype(np.float32), self.engine)
+            kernel = self._kernel = dense_kernel(self.matrix, self.engine)
         return kernel
 
     def similarities(self, vector: np.ndarray) -> np.ndarray:
@@ -205,6 +224,20 @@ class ToolVectors:
         if not len(self.matrix):
             return np.zeros(0, dtype=np.float32)
         return self.kernel.similarities(np.asarray(vector, dtype=np.float32))
+
+    def similarities_many(self, vectors: np.ndarray) -> np.ndarray:
+        """:meth:`similarities` of each unit row of ``vectors``, ``(len(vectors), tools)``
+        float32, in one pass over the tool vectors.
+
+        Example:
+            >>> vectors = ToolVectors(np.eye(2, dtype=np.float16), "m", "python")
+            >>> vectors.similarities_many(np.eye(2, dtype=np.float32)).tolist()
+            [[1.0, 0.0], [0.0, 1.0]]
+        """
+        vectors = np.asarray(vectors, dtype=np.float32).reshape(-1, self.matrix.shape[1])
+        if not len(self.matrix):
+            return np.zeros((len(vectors), 0), dtype=np.float32)
+        return self.kernel.similarities_many(vectors)
 
     def updated(
         self, kept: Sequence[int] | None, added: Sequence[Any], encode: Encode
