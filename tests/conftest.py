@@ -15,6 +15,18 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 
+#: Examples of a costly property in the thorough profile. Such a property draws a whole corpus or
+#: catalogue and builds indexes from it in every example: 27-60 ms of CPU an example, against a
+#: median of 8 ms for the others. At 1,000 examples the eleven of them took 474 CPU-seconds, four
+#: minutes of CI's two cores; they run 300 there (the fast profile's 200 locally).
+COSTLY_EXAMPLES = 300
+
+
+def costly(examples: int = COSTLY_EXAMPLES) -> int:
+    """``max_examples`` for a costly property: the profile's count, at most ``examples``."""
+    return min(settings().max_examples, examples)
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # The legacy suite tests the lexical path: semantic="auto" (the default) means off here. The

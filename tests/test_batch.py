@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from toolsift import LimitError, QueryError, Tool, ToolIndex
 
 from ._corpora import ENGINE_CLASSES, WEIGHTS, corpus, prefix_query, query, search_options
+from .conftest import costly
 
 
 @pytest.mark.parametrize("engine_index", ENGINE_CLASSES)
+@settings(max_examples=costly())
 @given(data=corpus(), queries=st.lists(query, max_size=12), limit=st.integers(1, 10))
 def test_search_many_equals_single_searches(engine_index, data, queries, limit):
     names, docs = data
@@ -23,6 +25,7 @@ def test_search_many_equals_single_searches(engine_index, data, queries, limit):
 
 
 @pytest.mark.parametrize("engine_index", ENGINE_CLASSES)
+@settings(max_examples=costly())
 @given(
     data=corpus(),
     queries=st.lists(prefix_query, max_size=12),
@@ -42,6 +45,7 @@ def test_search_many_applies_every_option_as_single_searches_do(
 
 
 @pytest.mark.skipif(ENGINE_CLASSES[0].values[0] is None, reason="toolsift._core is not built")
+@settings(max_examples=costly())
 @given(
     data=corpus(),
     queries=st.lists(prefix_query, max_size=8),

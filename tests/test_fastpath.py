@@ -16,7 +16,7 @@ import re
 import struct
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from toolsift import FieldWeights, LimitError, Match, QueryError, SearchResult, Tool, ToolIndex
 from toolsift import query as query_module
@@ -27,6 +27,8 @@ from toolsift._names.find import NameFinder
 from toolsift._names.table import NameTable
 from toolsift.query import parse_query
 from toolsift.result import new_match
+
+from .conftest import costly
 
 # Words that are tool names in TOOLS (plain, squashed, camelCase, with separators, with the mcp
 # prefix), ordinary words, punctuation, quotes and a few non-ASCII spellings.
@@ -652,6 +654,7 @@ def test_search_plain_equals_the_general_path_on_real_queries(shared_data):
     assert answered > 1.5 * len(queries)  # over 75 % of the queries, per profile
 
 
+@settings(max_examples=costly())
 @given(
     queries=st.lists(texts, max_size=12),
     limit=st.sampled_from([None, 1, 3]),

@@ -23,6 +23,12 @@ def repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "repo")
 
 
+def only(mcp_servers: dict, *names: str) -> dict:
+    """The servers a test's point needs: each one is a process that imports the MCP SDK (about
+    3 s of CPU), so a test starts no more of them than it uses."""
+    return {name: mcp_servers[name] for name in names}
+
+
 def test_list_search_list_changed_list_call(tmp_path: Path, repo: Path) -> None:
     config = write_config(tmp_path / "mcp.json", servers(repo), max_results=2)
 
@@ -70,7 +76,7 @@ def test_list_search_list_changed_list_call(tmp_path: Path, repo: Path) -> None:
 
 
 def test_each_client_session_has_its_own_activations(tmp_path: Path, repo: Path) -> None:
-    config = write_config(tmp_path / "mcp.json", servers(repo))
+    config = write_config(tmp_path / "mcp.json", only(servers(repo), "time"))
 
     async def scenario() -> None:
         async with serve(config) as a, serve(config) as b:
@@ -84,7 +90,7 @@ def test_each_client_session_has_its_own_activations(tmp_path: Path, repo: Path)
 
 
 def test_gate_off_allows_any_call(tmp_path: Path, repo: Path) -> None:
-    config = write_config(tmp_path / "mcp.json", servers(repo), gate="off")
+    config = write_config(tmp_path / "mcp.json", only(servers(repo), "time"), gate="off")
 
     async def scenario() -> None:
         async with serve(config) as s:
@@ -106,7 +112,7 @@ def _wait_for(predicate, timeout: float = 30.0) -> None:
 def test_a_killed_downstream_fails_its_call_and_the_others_answer(
     tmp_path: Path, repo: Path
 ) -> None:
-    config = write_config(tmp_path / "mcp.json", servers(repo))
+    config = write_config(tmp_path / "mcp.json", only(servers(repo), "time", "git"))
 
     async def scenario() -> None:
         async with serve(config) as s:
@@ -149,7 +155,7 @@ def test_a_hung_downstream_call_times_out(tmp_path: Path, repo: Path) -> None:
 
     thread = threading.Thread(target=accept, daemon=True)
     thread.start()
-    mcp_servers = servers(repo)
+    mcp_servers = only(servers(repo), "time", "fetch")
     mcp_servers["fetch"]["args"].append("--allow-private-ips")
     config = write_config(tmp_path / "mcp.json", mcp_servers, call_timeout=1.5)
 
@@ -173,7 +179,7 @@ def test_a_hung_downstream_call_times_out(tmp_path: Path, repo: Path) -> None:
 
 
 def test_search_rate_limit(tmp_path: Path, repo: Path) -> None:
-    config = write_config(tmp_path / "mcp.json", servers(repo), rate_limit="2/min")
+    config = write_config(tmp_path / "mcp.json", only(servers(repo), "time"), rate_limit="2/min")
 
     async def scenario() -> None:
         async with serve(config) as s:

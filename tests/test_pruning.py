@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ._corpora import search_options
-from .conftest import HAVE_RUST, shared_dir
+from .conftest import HAVE_RUST, costly, shared_dir
 
 pytestmark = pytest.mark.skipif(not HAVE_RUST, reason="toolsift._core is not built")
 
@@ -87,7 +87,7 @@ query_words = st.lists(
 ).map(" ".join)
 
 
-@settings(deadline=None)
+@settings(max_examples=costly(), deadline=None)
 @given(
     seed=st.integers(0, 2**32),
     n=st.sampled_from([1, 10, 70, 300, 1500]),

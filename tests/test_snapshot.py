@@ -12,14 +12,14 @@ import struct
 import zlib
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from toolsift import SnapshotError, Tool, ToolIndex
 from toolsift._pyengine.index import Index as PyIndex
 from toolsift._snapshot.format import FORMAT_VERSION
 
 from ._corpora import ENGINE_CLASSES, QUERY_LANGUAGE, VOCAB, WEIGHTS, corpus
-from .conftest import HAVE_RUST
+from .conftest import HAVE_RUST, costly
 
 QUERIES = ["read file", "the a of", "issue pull request", "send message user channel", "data"]
 needs_rust = pytest.mark.skipif(not HAVE_RUST, reason="toolsift._core is not built")
@@ -62,6 +62,7 @@ def test_round_trip_bytes_file_and_pickle(engine_index, tmp_path):
 
 
 @needs_rust
+@settings(max_examples=costly())
 @given(data=corpus(), profile=st.sampled_from(["omp", "english"]))
 def test_both_engines_write_the_same_bytes_and_read_each_other(data, profile):
     from toolsift._core import Index as RustIndex

@@ -18,7 +18,7 @@ from ._corpora import (
     corpus,
     document,
 )
-from .conftest import HAVE_RUST
+from .conftest import HAVE_RUST, costly
 
 QUERIES = ["read file", "the a of", "issue pull request", "send message user channel", "data"]
 #: Prefixes of indexed words (prefix expansion reads the sorted term list).
@@ -55,6 +55,7 @@ def update_steps(draw):
 
 
 @pytest.mark.parametrize("engine_index", ENGINE_CLASSES)
+@settings(max_examples=costly())
 @given(data=corpus(), steps=update_steps(), profile=st.sampled_from(["omp", "english"]))
 def test_updates_equal_rebuild(engine_index, data, steps, profile):
     names, docs = data
@@ -72,6 +73,7 @@ def test_updates_equal_rebuild(engine_index, data, steps, profile):
 
 
 @pytest.mark.skipif(not HAVE_RUST, reason="toolsift._core is not built")
+@settings(max_examples=costly())
 @given(data=corpus(), steps=update_steps(), profile=st.sampled_from(["omp", "english"]))
 def test_updated_snapshots_are_identical_across_engines(data, steps, profile):
     from toolsift._core import Index as RustIndex
@@ -157,7 +159,7 @@ def assert_same_tool_search(a, b):
 
 
 @pytest.mark.parametrize("engine", ENGINE_NAMES)
-@settings(max_examples=min(settings().max_examples, 200))  # each example builds 5 ToolIndexes
+@settings(max_examples=costly(200))  # each example builds 5 ToolIndexes
 @given(
     base=tool_lists(),
     new=tool_lists(),
@@ -251,7 +253,7 @@ def assert_same_names(table, fresh):
 @pytest.mark.parametrize("engine", ENGINE_NAMES)
 @pytest.mark.parametrize("stale_at_least", [0, 64])
 @settings(
-    max_examples=min(settings().max_examples, 100),
+    max_examples=costly(100),
     suppress_health_check=[HealthCheck.function_scoped_fixture],  # the same value throughout
 )
 @given(
