@@ -260,7 +260,7 @@ def main() -> int:
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--lr", type=float, default=0.01)
-    ap.add_argument("--l2-w", type=float, default=0.02)
+    ap.add_argument("--l2-w", type=float, default=0.1)
     ap.add_argument("--l2-a", type=float, default=0.01)
     ap.add_argument("--tau", type=float, default=20.0)
     ap.add_argument(

@@ -80,7 +80,9 @@ class _Capture:
     def __init__(self) -> None:
         self.last: tuple[str, Any, Any] | None = None
 
-    def rank(self, query: str, limit: int, lexical: Any, dense: Any) -> Ranked:
+    def rank(
+        self, query: str, limit: int, lexical: Any, dense: Any, dense_many: Any = None
+    ) -> Ranked:
         self.last = (query, lexical, dense)
         return Ranked([], [], 0.0)
 

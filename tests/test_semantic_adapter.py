@@ -174,3 +174,38 @@ def test_the_adapted_encoder_ranks_paraphrases_better_than_the_plain_table(encod
     assert np.mean(after) > np.mean(before) + 0.05, (before, after)
     # and no request falls far: the right tool stays in the top 5 where it was in the top 2
     assert all(a >= 0.2 for a, b in zip(after, before) if b >= 0.5), (before, after)
+
+
+def test_what_time_is_it_finds_the_current_time_before_the_converter() -> None:
+    """The confusion semantic ranking exists to fix, on the time MCP server's two tools (their
+    names, descriptions and parameters as `mcp-server-time` lists them): by words alone
+    "what time is it" ranks `convert_time` first; the shipped semantic ranking must not. An
+    adaptation fitted too close to the labelled catalogues once flipped it back."""
+    from toolsift import Tool, ToolIndex
+
+    zone = {"type": "string", "description": "IANA timezone name (e.g., 'America/New_York')"}
+    tools = [
+        Tool(
+            name="get_current_time",
+            description="Get current time in a specific timezones",
+            server="time",
+            input_schema={"type": "object", "properties": {"timezone": zone}},
+        ),
+        Tool(
+            name="convert_time",
+            description="Convert time between timezones",
+            server="time",
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "source_timezone": zone,
+                    "time": {"type": "string", "description": "Time to convert (HH:MM)"},
+                    "target_timezone": zone,
+                },
+            },
+        ),
+    ]
+    lexical = ToolIndex(tools, semantic=False).search("what time is it")
+    semantic = ToolIndex(tools, semantic=True).search("what time is it")
+    assert lexical[0].name == "convert_time"  # the failure by words alone
+    assert semantic[0].name == "get_current_time"

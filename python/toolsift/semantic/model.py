@@ -67,7 +67,7 @@ DIM = 256
 #: a weight per token row and a linear map of the pooled vector, in ``semantic/data``.
 ADAPTER_FILE = "adapter.npz"
 #: The adapted model's name (the plain table's is :data:`MODEL_NAME` and its dimensions).
-ADAPTED_NAME = "toolsift-adapted-1"
+ADAPTED_NAME = "toolsift-adapted-2"
 #: The model's identity (stored with tool vectors in snapshots).
 MODEL_ID = f"{MODEL_NAME}-{DIM}-{ADAPTED_NAME}"
 #: The weight and tokenizer files, in the installed ``wordllama`` package.
