@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from ._agent_tools import agent_registry
+
 if sys.version_info < (3, 10):  # pragma: no cover - the framework's own floor
     pytest.skip("openai-agents needs Python 3.10+", allow_module_level=True)
 
@@ -86,13 +88,7 @@ def _tool(name: str, description: str, answer: str) -> FunctionTool:
 
 @pytest.fixture(scope="module")
 def tools() -> list[FunctionTool]:
-    made = [
-        _tool(f"filler_{i}", f"Inventory record {i} for warehouse shelf {i}", "x")
-        for i in range(498)
-    ]
-    made.append(_tool("get_weather", "Current weather forecast for a city", "sunny in {city}"))
-    made.append(_tool("book_flight", "Book a flight ticket to a city", "booked to {city}"))
-    return made
+    return agent_registry(_tool)
 
 
 def _outputs(model: ScriptedModel) -> list[str]:
