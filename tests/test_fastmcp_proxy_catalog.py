@@ -102,7 +102,7 @@ def test_a_proxy_lists_its_remote_once_until_the_remote_announces_a_change(clock
                 await _found(client, query)
             called = await client.call_tool_mcp("call_tool", {"name": "send_email"})
             assert called.content[0].text == "sent"
-            clock.now += 3600  # the remote announces changes: no interval applies
+            clock.now += 4  # within the interval: nothing announced, nothing listed
             await _found(client, "email someone")
             assert counter.count == before and transform.listings == 1
             # A tool the remote adds and announces is found on the next search.
@@ -117,6 +117,26 @@ def test_a_proxy_lists_its_remote_once_until_the_remote_announces_a_change(clock
             assert refused.is_error and "Unknown tool" in refused.content[0].text
             await _found(client, "list users")
             assert transform.listings == 3
+
+    asyncio.run(scenario())
+
+
+def test_a_change_the_remote_announces_to_no_one_is_seen_after_the_interval(clock: _Clock) -> None:
+    """An announcing remote tells only the sessions open when its tools change; the proxy opens
+    one per request, so a change made between requests (an operator's, a plugin's) reaches no
+    one. The refresh interval bounds how long such a change stays unseen."""
+    remote, _ = _remote()
+    transform = ToolsiftSearchTransform(refresh_interval=5)
+    proxy = create_proxy(remote)
+    proxy.add_transform(transform)
+
+    async def scenario() -> None:
+        async with Client(proxy, mode="legacy") as client:
+            assert "launch_rocket" not in await _found(client, "launch a rocket")
+            remote.tool(lambda: "launched", name="launch_rocket", description="Launch a rocket.")
+            clock.now += 6
+            assert (await _found(client, "launch a rocket"))[0] == "launch_rocket"
+            assert transform.listings == 2
 
     asyncio.run(scenario())
 
@@ -288,7 +308,7 @@ def test_a_proxy_over_http(http_remote: Any, clock: _Clock) -> None:
             before = counter.count
             for query in ["delete a user", "update an invoice", "list tickets"]:
                 await _found(client, query)
-            clock.now += 3600
+            clock.now += 20  # within the default interval: nothing announced, nothing listed
             await _found(client, "email someone")
             assert counter.count == before and transform.listings == 1
             await client.call_tool_mcp("call_tool", {"name": "add_rocket"})

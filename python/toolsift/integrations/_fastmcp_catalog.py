@@ -25,9 +25,9 @@ compares on each call:
   session has no visibility rules of its own (``ctx.enable_components``/``disable_components``).
 
 A remote server behind a ``ProxyProvider`` is watched (:mod:`._fastmcp_remote`): its catalogue
-stays valid until it sends ``notifications/tools/list_changed``; a remote that does not announce
-changes (its ``tools.listChanged`` capability false or absent) is listed again once the
-transform's ``refresh_interval`` has passed since the last listing.
+is listed again as soon as it sends ``notifications/tools/list_changed``, and in any case once
+the transform's ``refresh_interval`` has passed since the last listing (a remote tells only the
+sessions open when its tools change).
 
 Anything else (a custom provider or transform, a filtering middleware, a tool with ``auth``)
 lists the server on every call, as FastMCP does.
@@ -120,9 +120,9 @@ class _State:
             for c in values
         )
 
-    def timed(self) -> bool:
-        """Some remote does not announce its tool changes: the refresh interval applies."""
-        return not all(w.announces for w in self.watches)
+    def remote(self) -> bool:
+        """Some tools come from a remote server: the refresh interval applies."""
+        return bool(self.watches)
 
     def same(self, other: _State) -> bool:
         if self.key != other.key or len(self.components) != len(other.components):
@@ -248,9 +248,12 @@ class CatalogCache:
         if now is not None:
             after = _state(server, owner)
             if after is not None and after.same(now) and now.without_auth():
-                timed = after.timed()
-                if not timed or self._interval > 0:
-                    self._expires = started + self._interval if timed else math.inf
+                # A remote, even one that announces its changes, is listed again after the
+                # interval: it tells only the sessions open at the time, and the proxy opens
+                # one per request, so a change made between requests reaches no one.
+                remote = after.remote()
+                if not remote or self._interval > 0:
+                    self._expires = started + self._interval if remote else math.inf
                     self._state, self._catalog, self._visible = now, listed, shown
         return listed, shown
 

@@ -128,11 +128,10 @@ class ToolsiftSearchTransform(BaseSearchTransform):
         min_confidence: "nothing fits": when the best match is less confident than this
             (0..1), ``search_tools`` returns no tools but a message telling the model to
             rephrase or go on without a tool; ``None`` is the fitted default, 0 never abstains.
-        refresh_interval: seconds the catalogue listed from a proxied remote server that does
-            not announce its tool changes (its ``tools.listChanged`` capability false or
-            absent) is reused before the server is listed again (default 30; 0 lists it on
-            every call). A remote that announces them is listed again when it sends
-            ``notifications/tools/list_changed``.
+        refresh_interval: seconds the catalogue listed from a proxied remote server is reused
+            before the server is listed again (default 30; 0 lists it on every call). A
+            remote that announces its changes (``tools.listChanged``) is also listed again as
+            soon as it sends ``notifications/tools/list_changed``.
         config: a :class:`~toolsift.config.ToolSearchConfig` giving ``max_results``,
             ``always_available`` (as ``always_visible``), ``threshold``, ``profile``,
             ``max_limit``, ``semantic`` and ``min_confidence`` unless those arguments are given.
